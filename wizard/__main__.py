@@ -1,0 +1,7 @@
+"""`python -m wizard` is `hermes-wizard`."""
+
+import sys
+
+from wizard.cli import main
+
+sys.exit(main())

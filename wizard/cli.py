@@ -1,0 +1,129 @@
+"""`hermes-wizard` command line: `check` and `explain` (headless, no UI imports).
+
+Exit codes of `check` (DESIGN.md): 0 the gateway would start and no error
+findings; 1 error findings but it would start; 78 Hermes would refuse to start (or
+crash loading its config); 2 usage error.  `--all-profiles` exits with the worst.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+EX_USAGE, EX_CONFIG = 2, 78
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # argparse exits 2 on its own; keep the message short
+        self.print_usage(sys.stderr)
+        self.exit(EX_USAGE, f"hermes-wizard: error: {message}\n")
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--home", help="Hermes home (default: $HERMES_HOME, else ~/.hermes)")
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--profile", help="a profile under <home>/profiles (default: the home itself)")
+    group.add_argument("--all-profiles", action="store_true", help="the home and every profile in it")
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("--plain", action="store_true", help="no colour, no TUI (accepted for every command)")
+    parser.add_argument("--inherit-env", action="store_true",
+                        help="judge with this process's environment as the gateway's (as in a service "
+                             "pre-start hook); by default a home is judged by its files alone")
+    parser.add_argument("--hermes-python", help="the Python that runs Hermes (to know its installed SDKs)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="hermes-wizard", description="Setup wizard and doctor for the Hermes messaging gateway.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    check = sub.add_parser("check", help="say whether the gateway will start, and why not")
+    _common(check)
+    explain = sub.add_parser("explain", help="document a check code (hermes-wizard explain HW101)")
+    explain.add_argument("code", nargs="?", help="a code such as HW101, or a check name; omit to list all")
+    explain.add_argument("--format", choices=("text", "json"), default="text")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return EX_USAGE
+    try:
+        if args.command == "explain":
+            return _explain(args)
+        return _check(args)
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        print("hermes-wizard: interrupted", file=sys.stderr)
+        return 130
+
+
+def _check(args) -> int:
+    from wizard.engine import evaluate
+    from wizard.home import HomeError, list_profiles, profile_home, resolve_root
+    from wizard.plugins import HostFacts
+
+    try:
+        root = resolve_root(args.home)
+        if args.all_profiles:
+            homes = list_profiles(root)
+        elif args.profile:
+            homes = [(args.profile, profile_home(root, args.profile))]
+        else:
+            homes = [(_profile_name(root), root)]
+    except HomeError as exc:
+        print(f"hermes-wizard: {exc}", file=sys.stderr)
+        return EX_USAGE
+    base_env = dict(os.environ) if args.inherit_env else {}
+    facts = HostFacts.detect(root, args.hermes_python, dict(os.environ))
+    reports = [evaluate(path, name, base_env=base_env, facts=facts) for name, path in homes]
+    if args.format == "json":
+        payload = [r.as_json() for r in reports] if args.all_profiles else reports[0].as_json()
+        sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+    else:
+        from wizard.report import render_text
+
+        sys.stdout.write("\n\n".join(render_text(r) for r in reports) + "\n")
+    codes = [r.exit_code() for r in reports]
+    return EX_CONFIG if EX_CONFIG in codes else max(codes)
+
+
+def _profile_name(home: Path) -> str:
+    return home.name if home.parent.name == "profiles" else "default"
+
+
+def _explain(args) -> int:
+    from wizard.checks import all_checks, get_check
+
+    if not args.code:
+        rows = all_checks()
+        if args.format == "json":
+            print(json.dumps([_check_json(c) for c in rows], indent=2))
+        else:
+            for c in rows:
+                print(f"{c.code}  {c.name:<34} {c.severity:<8} {c.summary}")
+        return 0
+    found = get_check(args.code)
+    if found is None:
+        print(f"hermes-wizard: no check {args.code!r}; `hermes-wizard explain` lists them", file=sys.stderr)
+        return EX_USAGE
+    if args.format == "json":
+        print(json.dumps(_check_json(found), indent=2))
+    else:
+        print(f"{found.code} {found.name} ({found.severity})\n\n{found.summary}\n\nWhat\n  {found.what}\n\n"
+              f"Why\n  {found.why}\n\nFix\n  {found.fix}")
+    return 0
+
+
+def _check_json(c) -> dict:
+    return {"code": c.code, "name": c.name, "severity": c.severity, "summary": c.summary, "what": c.what,
+            "why": c.why, "fix": c.fix}
+
+
+if __name__ == "__main__":
+    sys.exit(main())

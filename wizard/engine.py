@@ -1,0 +1,113 @@
+"""The engine: Snapshot → Effective → Findings → HomeReport, for one home or many.
+
+`evaluate(home)` is what every face calls; `HomeReport.as_json()` is the `check
+--format json` contract of DESIGN.md.
+
+Contract: read-only; never raises for anything found on disk.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from wizard import gate
+from wizard.catalog import PLATFORMS
+from wizard.checks import Context, Finding, run_checks
+from wizard.credentials import Transport, transport_for
+from wizard.plugins import HostFacts
+from wizard.resolve import Effective, resolve
+from wizard.snapshot import Snapshot, take_snapshot
+
+
+@dataclass(frozen=True)
+class PlatformRow:
+    name: str
+    enabled: bool
+    dm_policy: str | None
+    group_policy: str | None
+    opted_in: bool
+    transport: str
+    verdict: str
+
+    def as_json(self) -> dict:
+        return {"name": self.name, "enabled": self.enabled, "dm_policy": self.dm_policy,
+                "group_policy": self.group_policy, "opted_in": self.opted_in, "transport": self.transport,
+                "verdict": self.verdict}
+
+
+@dataclass
+class HomeReport:
+    home: Path
+    profile: str
+    snapshot: Snapshot
+    effective: Effective
+    violations: list[gate.Violation]
+    findings: list[Finding]
+    rows: list[PlatformRow] = field(default_factory=list)
+
+    @property
+    def would_start(self) -> bool:
+        return self.effective.crash is None and not self.violations
+
+    @property
+    def refusal(self) -> dict | None:
+        if self.effective.crash is not None:
+            return {"platform": None, "reason": f"config loader crashes: {self.effective.crash}"}
+        if self.violations:
+            first = self.violations[0]
+            return {"platform": first.platform, "reason": first.reason}
+        return None
+
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "error"]
+
+    def exit_code(self) -> int:
+        if not self.would_start:
+            return 78
+        return 1 if self.errors() else 0
+
+    def as_json(self) -> dict:
+        return {"home": str(self.home), "profile": self.profile, "would_start": self.would_start,
+                "refusal": self.refusal, "platforms": [row.as_json() for row in self.rows],
+                "findings": [f.as_json() for f in self.findings]}
+
+
+def evaluate(home: Path, profile: str = "default", *, base_env: dict[str, str] | None = None,
+             facts: HostFacts | None = None) -> HomeReport:
+    snapshot = take_snapshot(home, profile, base_env)
+    facts = facts or HostFacts.detect(home, environ=base_env)
+    effective = resolve(snapshot, facts)
+    violations = gate.violations(effective)
+    transports = {name: transport_for(name, home, state, effective.environ)
+                  for name, state in effective.platforms.items() if state.enabled}
+    findings = run_checks(Context(snapshot, effective, violations, transports, facts))
+    report = HomeReport(home, profile, snapshot, effective, violations, findings)
+    report.rows = _rows(effective, violations, transports)
+    return report
+
+
+def _rows(effective: Effective, violations: list[gate.Violation],
+          transports: dict[str, Transport]) -> list[PlatformRow]:
+    refusing = {v.platform for v in violations}
+    rows = []
+    for name, state in effective.platforms.items():
+        if name not in PLATFORMS:
+            continue
+        seen = gate.policies(name, state, effective.environ)
+        transport = transports.get(name)
+        opted = gate.opted_in(name, effective.environ)
+        if not state.enabled:
+            verdict = "disabled"
+        elif name in refusing:
+            verdict = "refuses-start"
+        elif transport is not None and transport.dead:
+            verdict = "cannot-connect"
+        elif opted or (seen is not None and "open" in (seen.dm, seen.group)):
+            verdict = "open"
+        else:
+            verdict = "ok"
+        rows.append(PlatformRow(name, state.enabled, seen.dm if seen else None, seen.group if seen else None,
+                                opted, transport.state if transport else "unchecked", verdict))
+    rows.sort(key=lambda r: (not r.enabled, r.name))
+    return rows

@@ -1,0 +1,84 @@
+"""Text rendering of a HomeReport, in flutter-doctor's vocabulary: [✓] [!] [✗].
+
+One block per enabled platform (then home-wide findings), every problem followed
+by its fix.  Findings never carry secrets: checks quote keys and line numbers,
+never values of secret variables.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from wizard.catalog import PLATFORMS
+from wizard.engine import HomeReport, PlatformRow
+
+MARK = {"error": "✗", "warning": "!", "info": "·"}
+WIDTH = 100
+
+
+def _wrap(text: str, indent: str) -> list[str]:
+    lines = []
+    for paragraph in text.splitlines() or [""]:
+        lines.extend(textwrap.wrap(paragraph, WIDTH - len(indent), initial_indent=indent,
+                                   subsequent_indent=indent + "  ") or [indent])
+    return lines
+
+
+def _headline(row: PlatformRow) -> str:
+    label = PLATFORMS[row.name].label if row.name in PLATFORMS else row.name
+    words = {"refuses-start": "the gateway will refuse to start", "cannot-connect": "cannot connect",
+             "open": "open to everyone who can reach it", "ok": "ok", "disabled": "disabled"}[row.verdict]
+    policy = ""
+    if row.dm_policy is not None:
+        policy = f" (dm {row.dm_policy}, groups {row.group_policy}{', allow-all' if row.opted_in else ''})"
+    return f"{row.name} — {words}{policy}" if row.verdict != "ok" else f"{row.name} — {label}{policy}"
+
+
+def render_text(report: HomeReport) -> str:
+    out = [f"Hermes home: {report.home}" + (f" (profile {report.profile})" if report.profile != "default" else "")]
+    by_platform: dict[str | None, list] = {}
+    for finding in report.findings:
+        by_platform.setdefault(finding.platform, []).append(finding)
+    for row in report.rows:
+        if not row.enabled and row.name not in by_platform:
+            continue
+        found = by_platform.pop(row.name, [])
+        worst = "error" if any(f.severity == "error" for f in found) or row.verdict == "refuses-start" else (
+            "warning" if any(f.severity == "warning" for f in found) or row.verdict != "ok" else None)
+        mark = {"error": "✗", "warning": "!", None: "✓"}[worst]
+        out.append(f"[{mark}] {_headline(row)}")
+        out.extend(_finding_lines(found))
+    rest = [f for platform, found in by_platform.items() for f in found]
+    if rest:
+        worst = min((f.severity for f in rest), key=("error", "warning", "info").index)
+        out.append(f"[{ {'error': '✗', 'warning': '!', 'info': '✓'}[worst] }] home-wide")
+        out.extend(_finding_lines(rest))
+    if not report.rows or not any(r.enabled for r in report.rows):
+        out.append("[!] no messaging platform is enabled: the gateway runs for cron jobs only")
+    out.append("")
+    out.append(_verdict_line(report))
+    return "\n".join(out)
+
+
+def _finding_lines(found) -> list[str]:
+    lines = []
+    for finding in found:
+        lines.extend(_wrap(f"{MARK[finding.severity]} {finding.code} {finding.name}: {finding.message}", "    "))
+        if finding.fix:
+            lines.extend(_wrap(f"Fix: {finding.fix}", "      "))
+    return lines
+
+
+def _verdict_line(report: HomeReport) -> str:
+    enabled = [r.name for r in report.rows if r.enabled]
+    if report.effective.crash is not None:
+        return (f"Verdict: the gateway will crash while loading its config ({report.effective.crash}). "
+                "→ hermes-wizard doctor")
+    if report.violations:
+        first = report.violations[0]
+        more = f" ({len(report.violations) - 1} more after it)" if len(report.violations) > 1 else ""
+        return (f"Verdict: the gateway will refuse to start — Hermes stops at {first.platform}{more}, exits 0, "
+                "and a service manager restarts it forever. → hermes-wizard doctor")
+    errors = len(report.errors())
+    tail = f"; {errors} problem(s) need attention" if errors else ""
+    return f"Verdict: the gateway will start ({', '.join(enabled) or 'no platforms'}){tail}."

@@ -1,0 +1,108 @@
+"""Read `config.yaml` as Hermes's gateway loader does (`yaml.safe_load`, UTF-8).
+
+Keeps the composed node tree so a check can point at the line of any key
+(`YamlFile.line_of(("platforms", "weixin", "extra", "dm_policy"))`).
+
+Contract: never raises for file content.  A file that does not parse gives
+`YamlFile.error` with a 1-based line and column; Hermes then logs one warning and
+silently falls back to `.env`/gateway.json values, which checks must report.
+"""
+
+from __future__ import annotations
+
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+# Beyond this size the pure-Python parser Hermes uses takes many seconds; we
+# switch to libyaml (same grammar) and say so.
+LARGE_YAML_BYTES = 1024 * 1024
+MAX_YAML_BYTES = 64 * 1024 * 1024
+
+
+@dataclass
+class YamlError:
+    message: str
+    line: int | None = None
+    column: int | None = None
+
+    def where(self) -> str:
+        return f"line {self.line}, column {self.column}" if self.line else "?"
+
+
+@dataclass
+class YamlFile:
+    path: Path
+    exists: bool = False
+    data: Any = None  # what safe_load returned (None for an empty file)
+    error: YamlError | None = None  # unreadable or unparsable
+    size: int = 0
+    mode: int | None = None
+    parsed_with_libyaml: bool = False
+    _root: Any = field(default=None, repr=False)
+
+    def mapping(self) -> dict:
+        """The top level when it is a mapping, else an empty dict."""
+        return self.data if isinstance(self.data, dict) else {}
+
+    def line_of(self, path: tuple) -> int | None:
+        """1-based line of the key at `path` (or of the deepest existing parent)."""
+        node, line = self._root, None
+        for part in path:
+            if not isinstance(node, yaml.MappingNode):
+                break
+            for key_node, value_node in node.value:
+                if isinstance(key_node, yaml.ScalarNode) and key_node.value == str(part):
+                    line, node = key_node.start_mark.line + 1, value_node
+                    break
+            else:
+                break
+        return line
+
+
+def read_yaml_file(path: Path) -> YamlFile:
+    result = YamlFile(path=path)
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return result
+    except OSError as exc:
+        result.exists = True
+        result.error = YamlError(f"cannot stat config.yaml: {exc.strerror or exc}")
+        return result
+    result.exists, result.size, result.mode = True, st.st_size, stat.S_IMODE(st.st_mode)
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
+        result.error = YamlError(f"config.yaml is {kind}")
+        return result
+    if st.st_size > MAX_YAML_BYTES:
+        result.error = YamlError(f"config.yaml is {st.st_size // (1024 * 1024)} MiB; refusing to parse it")
+        return result
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        result.error = YamlError(f"config.yaml is not UTF-8 (byte {exc.start}): {exc.reason}")
+        return result
+    except OSError as exc:
+        result.error = YamlError(f"cannot read config.yaml: {exc.strerror or exc}")
+        return result
+    loader_class = yaml.SafeLoader
+    if st.st_size > LARGE_YAML_BYTES and hasattr(yaml, "CSafeLoader"):
+        loader_class, result.parsed_with_libyaml = yaml.CSafeLoader, True
+    loader = loader_class(text)
+    try:
+        root = loader.get_single_node()
+        result._root = root
+        result.data = loader.construct_document(root) if root is not None else None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        message = " ".join(str(p) for p in (exc.context, exc.problem) if p) or str(exc)
+        result.error = YamlError(message, mark.line + 1 if mark else None, mark.column + 1 if mark else None)
+    except (yaml.YAMLError, RecursionError, ValueError, TypeError) as exc:
+        result.error = YamlError(f"{type(exc).__name__}: {exc}")
+    finally:
+        loader.dispose()
+    return result
