@@ -115,8 +115,13 @@ def _explain(args) -> int:
     if args.format == "json":
         print(json.dumps(_check_json(found), indent=2))
     else:
-        print(f"{found.code} {found.name} ({found.severity})\n\n{found.summary}\n\nWhat\n  {found.what}\n\n"
-              f"Why\n  {found.why}\n\nFix\n  {found.fix}")
+        import textwrap
+
+        def para(text: str) -> str:
+            return textwrap.fill(" ".join(text.split()), 88, initial_indent="  ", subsequent_indent="  ")
+
+        print(f"{found.code} {found.name} ({found.severity})\n\n{found.summary}\n\nWhat\n{para(found.what)}\n\n"
+              f"Why\n{para(found.why)}\n\nFix\n{para(found.fix)}")
     return 0
 
 

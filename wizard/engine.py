@@ -29,6 +29,7 @@ class PlatformRow:
     opted_in: bool
     transport: str
     verdict: str
+    access: str = ""  # plain words for text output (not part of the JSON contract)
 
     def as_json(self) -> dict:
         return {"name": self.name, "enabled": self.enabled, "dm_policy": self.dm_policy,
@@ -108,6 +109,23 @@ def _rows(effective: Effective, violations: list[gate.Violation],
         else:
             verdict = "ok"
         rows.append(PlatformRow(name, state.enabled, seen.dm if seen else None, seen.group if seen else None,
-                                opted, transport.state if transport else "unchecked", verdict))
+                                opted, transport.state if transport else "unchecked", verdict,
+                                _access_words(name, state, seen, opted, effective.environ)))
     rows.sort(key=lambda r: (not r.enabled, r.name))
     return rows
+
+
+def _access_words(name: str, state, seen, opted: bool, environ: dict[str, str]) -> str:
+    spec = PLATFORMS[name]
+    if spec.always_authorized:
+        return "no per-user access control"
+    if opted:
+        return "open to everyone (allow-all opt-in)"
+    listed = [item.strip() for item in environ.get(spec.allowlist_env or "", "").split(",") if item.strip()]
+    if "*" in listed:
+        return "open to everyone ('*' in the allowlist)"
+    if listed:
+        return f"allowlist ({len(listed)} user{'s' if len(listed) != 1 else ''})"
+    if seen is not None:
+        return f"dm {seen.dm}, groups {seen.group}"
+    return "pairing (no allowlist)"

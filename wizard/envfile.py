@@ -164,16 +164,26 @@ def read_env_file(path: Path, base_env: dict[str, str] | None = None) -> EnvFile
     if bindings and bindings[0].key.startswith("\ufeff"):
         result.bom_key = bindings[0].key[1:]
 
-    resolved = _interpolate([(b.key, b.value) for b in bindings], base_env or {})
+    # `hermes gateway run` loads .env twice (hermes_cli/main.py:654, then the
+    # gateway.run import); the second pass resolves ${LATER} from the first one.
+    pairs = [(b.key, b.value) for b in bindings]
+    first = _exported(_interpolate(pairs, base_env or {}), [])
+    result.values = _exported(_interpolate(pairs, {**(base_env or {}), **first}), result.stripped_credentials)
+    return result
+
+
+def _exported(resolved: dict[str, str | None], stripped: list[str]) -> dict[str, str]:
+    """What reaches os.environ: None dropped, NULs gone, credentials made ASCII."""
+    values = {}
     for key, value in resolved.items():
         if value is None:
             continue
         value = value.replace("\x00", "")
         if key.endswith(_CREDENTIAL_SUFFIXES) and not value.isascii():
             value = value.encode("ascii", "ignore").decode("ascii")
-            result.stripped_credentials.append(key)
-        result.values[key] = value
-    return result
+            stripped.append(key)
+        values[key] = value
+    return values
 
 
 def _interpolate(pairs, base_env: dict[str, str]) -> dict[str, str | None]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import textwrap
 
-from wizard.catalog import PLATFORMS
 from wizard.engine import HomeReport, PlatformRow
 
 MARK = {"error": "✗", "warning": "!", "info": "·"}
@@ -25,13 +24,9 @@ def _wrap(text: str, indent: str) -> list[str]:
 
 
 def _headline(row: PlatformRow) -> str:
-    label = PLATFORMS[row.name].label if row.name in PLATFORMS else row.name
     words = {"refuses-start": "the gateway will refuse to start", "cannot-connect": "cannot connect",
-             "open": "open to everyone who can reach it", "ok": "ok", "disabled": "disabled"}[row.verdict]
-    policy = ""
-    if row.dm_policy is not None:
-        policy = f" (dm {row.dm_policy}, groups {row.group_policy}{', allow-all' if row.opted_in else ''})"
-    return f"{row.name} — {words}{policy}" if row.verdict != "ok" else f"{row.name} — {label}{policy}"
+             "open": "open", "ok": "", "disabled": "disabled"}[row.verdict]
+    return f"{row.name} — " + "; ".join(part for part in (words, row.access) if part)
 
 
 def render_text(report: HomeReport) -> str:
