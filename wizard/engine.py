@@ -54,7 +54,7 @@ class HomeReport:
     @property
     def refusal(self) -> dict | None:
         if self.effective.crash is not None:
-            return {"platform": None, "reason": f"config loader crashes: {self.effective.crash}"}
+            return {"platform": None, "reason": self.effective.crash}
         if self.violations:
             first = self.violations[0]
             return {"platform": first.platform, "reason": first.reason}

@@ -67,8 +67,7 @@ def _finding_lines(found) -> list[str]:
 def _verdict_line(report: HomeReport) -> str:
     enabled = [r.name for r in report.rows if r.enabled]
     if report.effective.crash is not None:
-        return (f"Verdict: the gateway will crash while loading its config ({report.effective.crash}). "
-                "→ hermes-wizard doctor")
+        return (f"Verdict: the gateway will not start: {report.effective.crash}. → hermes-wizard doctor")
     if report.violations:
         first = report.violations[0]
         more = f" ({len(report.violations) - 1} more after it)" if len(report.violations) > 1 else ""

@@ -27,6 +27,7 @@ from typing import Any
 from wizard import envrules, plugins
 from wizard.catalog import BUILTIN_ORDER, PLATFORMS, platform_value
 from wizard.snapshot import Snapshot, process_environment
+from wizard.yamlfile import MAX_EXPANDED_NODES
 
 
 @dataclass
@@ -86,7 +87,19 @@ def resolve(snapshot: Snapshot, facts: plugins.HostFacts) -> Effective:
         effective.crash = str(exc)
     except Exception as exc:  # same operations raise in Hermes; report, never crash
         effective.crash = f"{type(exc).__name__}: {exc}"
+    effective.crash = _start_blocker(snapshot) or effective.crash
     return effective
+
+
+def _start_blocker(snapshot: Snapshot) -> str | None:
+    """Files on which Hermes hangs or dies before its config is even built."""
+    for env in (snapshot.env, snapshot.op_env):
+        if env.blocks_start:
+            return env.blocks_start
+    if snapshot.yaml.expanded_nodes >= MAX_EXPANDED_NODES:
+        return (f"config.yaml's aliases expand to more than {MAX_EXPANDED_NODES:,} nodes; Hermes expands "
+                "${VAR} over the whole expanded tree at start-up and never finishes")
+    return None
 
 
 def _ensure_extra(platforms_data: dict, name: str) -> tuple[dict, dict]:

@@ -21,6 +21,9 @@ import yaml
 # switch to libyaml (same grammar) and say so.
 LARGE_YAML_BYTES = 1024 * 1024
 MAX_YAML_BYTES = 64 * 1024 * 1024
+# Hermes walks config.yaml with every alias expanded (hermes_cli/config.py
+# _expand_env_vars) at start-up; past this many nodes that walk never ends in practice.
+MAX_EXPANDED_NODES = 10_000_000
 
 
 @dataclass
@@ -42,6 +45,7 @@ class YamlFile:
     size: int = 0
     mode: int | None = None
     parsed_with_libyaml: bool = False
+    expanded_nodes: int = 0  # node count with every alias expanded (capped)
     _root: Any = field(default=None, repr=False)
 
     def mapping(self) -> dict:
@@ -96,6 +100,7 @@ def read_yaml_file(path: Path) -> YamlFile:
     try:
         root = loader.get_single_node()
         result._root = root
+        result.expanded_nodes = _expanded_size(root) if root is not None else 0
         result.data = loader.construct_document(root) if root is not None else None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -106,3 +111,29 @@ def read_yaml_file(path: Path) -> YamlFile:
     finally:
         loader.dispose()
     return result
+
+
+def _expanded_size(root) -> int:
+    """Nodes in the document once aliases are expanded (aliases share node objects,
+    so sizes are memoised by identity; iterative, so depth cannot overflow)."""
+    sizes: dict[int, int] = {}
+    stack = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        if id(node) in sizes:
+            continue
+        children = _children(node)
+        if children_done:
+            sizes[id(node)] = min(MAX_EXPANDED_NODES * 10, 1 + sum(sizes.get(id(c), 0) for c in children))
+            continue
+        stack.append((node, True))
+        stack.extend((c, False) for c in children if id(c) not in sizes)
+    return sizes.get(id(root), 0)
+
+
+def _children(node) -> list:
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []

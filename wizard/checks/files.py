@@ -18,8 +18,11 @@ SECRET_KEYS = re.compile(r"(token|secret|password|api_key|apikey|access_key|priv
        fix="""Replace it with a regular file (mode 0600) holding KEY=VALUE lines.""")
 def env_unreadable(ctx: Context):
     for env in (ctx.snapshot.env, ctx.snapshot.op_env):
-        if env.error:
-            yield Hit(None, f"{env.error}.", f"make {env.path} a regular file (chmod 600)")
+        if env.blocks_start:
+            yield Hit(None, f"{env.blocks_start}.", f"make {env.path} a regular file (chmod 600)")
+        elif env.error:
+            yield Hit(None, f"{env.error}: no credentials or policies from it take effect.",
+                      f"make {env.path} a regular file (chmod 600)", "warning")
 
 
 @check("HW011", "env-invalid-lines", "warning", "Lines in `.env` that python-dotenv cannot parse are skipped.",
@@ -92,7 +95,8 @@ the gateway looks healthy.""",
 def yaml_syntax(ctx: Context):
     error = ctx.snapshot.yaml.error
     if error is not None:
-        yield Hit(None, f"config.yaml: {error.message} at {error.where()}. Hermes ignores the whole file.",
+        where = f" at {error.where()}" if error.line else ""
+        yield Hit(None, f"config.yaml: {error.message}{where}. Hermes ignores the whole file.",
                   "fix the YAML at that position")
     elif ctx.effective.yaml_fallback:
         yield Hit(None, f"Hermes's loader fails on config.yaml ({ctx.effective.yaml_fallback}) and keeps only "
@@ -108,8 +112,8 @@ def yaml_syntax(ctx: Context):
        why="""The gateway dies with a traceback on every start; the service restarts it forever.""",
        fix="""Add the missing key (home_channel needs platform and chat_id) or quote the value.""")
 def loader_crash(ctx: Context):
-    if ctx.effective.crash:
-        yield Hit(None, f"load_gateway_config() raises {ctx.effective.crash}.",
+    if ctx.effective.crash and not ctx.snapshot.env.blocks_start:
+        yield Hit(None, f"the gateway cannot load its config: {ctx.effective.crash}.",
                   "home_channel: {platform: <name>, chat_id: \"<id>\"}; quote tokens")
 
 

@@ -1,0 +1,230 @@
+"""Benchmark `hermes-wizard check` against its targets (DESIGN.md, "Performance targets").
+
+Runs every command in ONE process, interleaved round-robin so that machine noise hits them
+alike, and reports wall time (median, min) and peak RSS (from `os.wait4`, per child):
+
+  baseline       python -c "import yaml, dotenv"             (same interpreter as the wizard)
+  check-json     python -m wizard check --home DEMO --format json
+  check-text     python -m wizard check --home DEMO
+  all-profiles   python -m wizard check --all-profiles --home ROOT   (100 profiles)
+  hermes         <oracle venv>/bin/hermes gateway run   (real Hermes 0.19.0 reaching its refusal)
+
+DEMO is a copy of assets/homes/death-loop. It is a report, not a test: it always exits 0.
+Usage: python benchmarks/bench_check.py [--rounds 15] [--hermes-rounds 3] [--json]
+
+To add a command (for example `check --gate`), append a Bench to `benches()` and, if it has a
+target, a Target to TARGETS.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+REPO = Path(__file__).resolve().parents[1]
+DEMO = REPO / "assets" / "homes" / "death-loop"
+MiB = 1024 * 1024
+
+
+@dataclass
+class Bench:
+    name: str
+    argv: Callable[[], list[str]]  # called before every run (may prepare a fresh home)
+    env: dict[str, str]
+    rounds: int
+    expect: Callable[[int, str], str | None] = lambda rc, out: None  # -> problem or None
+    walls: list[float] = field(default_factory=list)
+    rss: list[float] = field(default_factory=list)  # MiB
+
+
+def wizard_python() -> str:
+    venv = REPO / ".venv" / "bin" / "python"
+    return str(venv) if venv.exists() else sys.executable
+
+
+def oracle_venv() -> Path:
+    return Path(os.environ.get("HERMES_ORACLE_VENV") or REPO / ".cache" / "oracle-venv")
+
+
+def copy_demo(dest: Path) -> Path:
+    shutil.copytree(DEMO, dest, symlinks=True)
+    (dest / ".env").chmod(0o600)  # git does not keep modes
+    return dest
+
+
+def expect_rc(*codes: int) -> Callable[[int, str], str | None]:
+    return lambda rc, out: None if rc in codes else f"exit {rc}, expected {codes}: {out[-500:]}"
+
+
+def benches(tmp: Path, args) -> list[Bench]:
+    py = wizard_python()
+    (tmp / "userhome").mkdir()
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp / "userhome"),
+           "LANG": "C.UTF-8", "NO_COLOR": "1", "TERM": "dumb", "PYTHONPATH": str(REPO)}
+    demo = copy_demo(tmp / "demo")
+    root = copy_demo(tmp / "root")
+    for i in range(args.profiles):
+        copy_demo(root / "profiles" / f"p{i:03d}")
+    check = [py, "-m", "wizard", "check"]
+    out = [
+        Bench("baseline", lambda: [py, "-c", "import yaml, dotenv"], env, args.rounds,
+              expect_rc(0)),
+        Bench("check-json", lambda: [*check, "--home", str(demo), "--format", "json"], env,
+              args.rounds, expect_rc(78)),
+        Bench("check-text", lambda: [*check, "--home", str(demo)], env, args.rounds,
+              expect_rc(78)),
+        Bench("all-profiles", lambda: [*check, "--all-profiles", "--home", str(root)], env,
+              args.rounds, expect_rc(78)),
+        # Extension point: Bench("check-gate", lambda: [*check, "--gate", ...], env, ...).
+    ]
+    hermes = oracle_venv() / "bin" / "hermes"
+    if args.hermes_rounds and hermes.exists():
+        fresh = iter(range(10 ** 6))
+
+        def hermes_argv() -> list[str]:
+            # A fresh copy each run: Hermes writes into its home, and its respawn-storm
+            # ledger (gateway-starts.log) would make later runs sleep.
+            home = copy_demo(tmp / f"hermes-{next(fresh)}")
+            hermes_env["HERMES_HOME"] = str(home)
+            return [str(hermes), "gateway", "run"]
+
+        hermes_env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp / "userhome"),
+                      "HERMES_DISABLE_LAZY_INSTALLS": "1", "TERM": "dumb"}
+        out.append(Bench("hermes", hermes_argv, hermes_env, args.hermes_rounds,
+                         lambda rc, o: None if "Refusing to start" in o
+                         else f"no refusal (exit {rc}): {o[-500:]}"))
+    elif args.hermes_rounds:
+        print(f"note: no oracle at {hermes}; run scripts/oracle-venv.sh to compare with Hermes",
+              file=sys.stderr)
+    return out
+
+
+def run_once(bench: Bench, capture: bool = False) -> tuple[float, float, int, str]:
+    """(wall seconds, peak RSS MiB, exit code, output if captured) of one child."""
+    argv = bench.argv()
+    sink = tempfile.TemporaryFile("w+") if capture else None
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, env=bench.env, stdin=subprocess.DEVNULL,
+                            stdout=sink or subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    text = ""
+    if sink:
+        sink.seek(0)
+        text = sink.read()
+        sink.close()
+    return wall, usage.ru_maxrss / 1024, proc.returncode, text  # ru_maxrss is KiB on Linux
+
+
+def measure(all_benches: list[Bench]) -> list[str]:
+    """Warm up and sanity-check each command once, then time the sane ones round-robin."""
+    problems, sane = [], []
+    for bench in all_benches:  # warm-up (page cache, .pyc), not counted
+        _, _, rc, text = run_once(bench, capture=True)
+        problem = bench.expect(rc, text)
+        if problem:  # timing a command that does not do its job would mislead
+            problems.append(f"{bench.name} not measured: {problem.strip()}")
+        else:
+            sane.append(bench)
+    for r in range(max((b.rounds for b in sane), default=0)):
+        for bench in sane:
+            if r < bench.rounds:
+                wall, rss, _, _ = run_once(bench)
+                bench.walls.append(wall)
+                bench.rss.append(rss)
+    return problems
+
+
+def figures(all_benches: list[Bench]) -> dict:
+    return {b.name: {"n": len(b.walls),
+                     "wall_median_s": statistics.median(b.walls), "wall_min_s": min(b.walls),
+                     "rss_median_mib": statistics.median(b.rss), "rss_max_mib": max(b.rss)}
+            for b in all_benches if b.walls}
+
+
+@dataclass
+class Target:
+    label: str
+    value: Callable[[dict], float]  # from figures(); KeyError means "not measured"
+    op: str  # "<=", "<" or ">="
+    limit: float
+    unit: str
+
+
+TARGETS = [
+    Target("check / baseline (wall, median)",
+           lambda f: f["check-json"]["wall_median_s"] / f["baseline"]["wall_median_s"],
+           "<=", 1.5, "x"),
+    Target("hermes / check (wall, median)",
+           lambda f: f["hermes"]["wall_median_s"] / f["check-json"]["wall_median_s"],
+           ">=", 20, "x"),
+    Target("check peak RSS (median)", lambda f: f["check-json"]["rss_median_mib"], "<", 30, "MiB"),
+    Target("100 profiles (wall, median)", lambda f: f["all-profiles"]["wall_median_s"],
+           "<", 1.0, "s"),
+]
+
+
+def judge(figs: dict) -> list[dict]:
+    out = []
+    for t in TARGETS:
+        try:
+            value = t.value(figs)
+        except KeyError:
+            out.append({"target": t.label, "value": None, "limit": f"{t.op} {t.limit}{t.unit}",
+                        "verdict": "SKIP"})
+            continue
+        ok = {"<=": value <= t.limit, "<": value < t.limit, ">=": value >= t.limit}[t.op]
+        out.append({"target": t.label, "value": round(value, 3),
+                    "limit": f"{t.op} {t.limit}{t.unit}", "verdict": "PASS" if ok else "MISS"})
+    return out
+
+
+def print_report(figs: dict, verdicts: list[dict], problems: list[str], py: str) -> None:
+    print(f"interpreter: {py}")
+    print(f"{'command':<14}{'n':>4}{'median ms':>11}{'min ms':>9}{'RSS med MiB':>13}"
+          f"{'RSS max MiB':>13}")
+    for name, f in figs.items():
+        print(f"{name:<14}{f['n']:>4}{f['wall_median_s'] * 1000:>11.1f}"
+              f"{f['wall_min_s'] * 1000:>9.1f}{f['rss_median_mib']:>13.1f}{f['rss_max_mib']:>13.1f}")
+    print()
+    for v in verdicts:
+        value = "-" if v["value"] is None else v["value"]
+        print(f"[{v['verdict']}] {v['target']}: {value} (target {v['limit']})")
+    for p in problems:
+        print(f"[WARN] {p}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--hermes-rounds", type=int, default=3, help="0 skips Hermes")
+    parser.add_argument("--profiles", type=int, default=100)
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="bench-check-") as tmp:
+        all_benches = benches(Path(tmp), args)
+        problems = measure(all_benches)
+    figs = figures(all_benches)
+    verdicts = judge(figs)
+    if args.json:
+        print(json.dumps({"interpreter": wizard_python(), "profiles": args.profiles,
+                          "rounds": args.rounds, "hermes_rounds": args.hermes_rounds,
+                          "results": figs,
+                          "targets": verdicts, "problems": problems}, indent=2))
+    else:
+        print_report(figs, verdicts, problems, wizard_python())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

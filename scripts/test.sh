@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The one test command: scripts/test.sh [pytest args...]   (works from any directory)
+# Makes .venv with hermes-wizard[test], makes the Hermes 0.19.0 oracle venv, then runs pytest.
+# Exits with pytest's code, except "no tests collected" (5), which is a failure (1).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
+
+ensure_venv test
+HERMES_ORACLE_VENV="$(bash "$hw_repo/scripts/oracle-venv.sh" | tail -n 1)"
+export HERMES_ORACLE_VENV
+
+cd "$hw_repo"
+rc=0
+"$hw_venv/bin/python" -m pytest "$@" || rc=$?
+if [ "$rc" -eq 5 ]; then
+    echo "test.sh: pytest collected no tests; treating that as a failure" >&2
+    rc=1
+fi
+exit "$rc"

@@ -1,0 +1,161 @@
+"""Hand-written homes: hermes-platforms.md section 7.2 (A..Z8b) and known traps.
+
+Each :class:`Case` is a home (file name -> text) and, where we know it, what
+Hermes 0.19.0 answers (``expect``: would_start, refusal platform, enabled set).
+The expectations were observed with the oracle and agree with the reference doc;
+``test_probe.py`` keeps the oracle honest against them, ``test_conformance.py``
+holds our engine to the oracle.
+
+Section 7.2 ran with inherited process env in cases G/G2; here a home is judged
+by its files alone (both sides run with a clean environment), so G2 -- whose
+opt-in lived only in the process env -- refuses.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import REPO
+
+DEMO_HOME = REPO / "assets" / "homes" / "death-loop"
+
+W = "WEIXIN_ACCOUNT_ID=test-bot@im.bot\nWEIXIN_TOKEN=dummy-ilink-token-123456\n"
+QQ = "QQ_APP_ID=102030405\nQQ_CLIENT_SECRET=qq-secret-9z8y\n"
+WECOM = "WECOM_BOT_ID=aibot-5521\nWECOM_SECRET=wecom-secret-0a1b\n"
+YB = "YUANBAO_APP_ID=yb-app-31\nYUANBAO_APP_SECRET=yb-secret-77\n"
+TG = "TELEGRAM_BOT_TOKEN=7123456789:AAHdemoTokenNotReal_0123\n"
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    files: dict = field(default_factory=dict)  # relative path -> str (written byte-exact, utf-8)
+    note: str = ""
+    expect: tuple | None = None  # (would_start, refusal_platform, {enabled}); "crash" for a loader error
+    source: Path | None = None  # copy this directory first (git drops modes: .env gets 0600)
+
+    def write(self, dst: Path) -> Path:
+        if self.source is not None:
+            shutil.copytree(self.source, dst, symlinks=True)
+            if (dst / ".env").exists():
+                (dst / ".env").chmod(0o600)
+        dst.mkdir(parents=True, exist_ok=True)
+        for rel, text in self.files.items():
+            target = dst / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(text.encode("utf-8"))
+            if rel == ".env":
+                target.chmod(0o600)
+        return dst
+
+
+def _c(name, env=None, yaml=None, expect=None, note="", **extra_files):
+    files = dict(extra_files)
+    if env is not None:
+        files[".env"] = env
+    if yaml is not None:
+        files["config.yaml"] = yaml
+    return Case(name, files, note, expect)
+
+
+REFUSE_WX = (False, "weixin", {"weixin"})
+
+CASES = [
+    # --- hermes-platforms.md 7.2 -------------------------------------------------
+    _c("A", W + "WEIXIN_DM_POLICY=open\n", expect=REFUSE_WX, note="weixin dm open, no allow-all"),
+    _c("B", W + "WEIXIN_DM_POLICY=open\nWEIXIN_ALLOW_ALL_USERS=true\n", expect=(True, None, {"weixin"})),
+    _c("C", W + "WEIXIN_DM_POLICY=open\nWEIXIN_ALLOW_ALL_USERS=on\n", expect=REFUSE_WX, note="'on' is not an opt-in"),
+    _c("D", W + "WEIXIN_DM_POLICY=open\nGATEWAY_ALLOW_ALL_USERS=YES\n", expect=(True, None, {"weixin"})),
+    _c("E", W + "WEIXIN_DM_POLICY=pairing\nWEIXIN_ALLOW_ALL_USERS=false\nWEIXIN_GROUP_POLICY=open\n",
+       expect=REFUSE_WX, note="what Hermes's own weixin wizard writes"),
+    _c("F", W, "platforms:\n  weixin:\n    enabled: true\n    extra:\n      dm_policy: open\n", expect=REFUSE_WX),
+    _c("G", W + "WEIXIN_DM_POLICY=open\nWEIXIN_ALLOW_ALL_USERS=false\n", expect=REFUSE_WX),
+    _c("G2", W + "WEIXIN_DM_POLICY=open\n", expect=REFUSE_WX, note="opt-in only in process env: not a file"),
+    _c("H", W + "WEIXIN_DM_POLICY=pairing\n", "weixin:\n  dm_policy: open\n", expect=(True, None, {"weixin"}),
+       note="env beats YAML"),
+    _c("L", W + "WEIXIN_DM_POLICY=open\n", "platforms:\n  weixin:\n    enabled: false\n", expect=REFUSE_WX,
+       note="env creds force-enable over enabled: false"),
+    _c("P", W + 'WEIXIN_DM_POLICY=" Open "\n', expect=REFUSE_WX, note="policy is stripped and lower-cased"),
+    _c("I", "WHATSAPP_ENABLED=true\n", "whatsapp:\n  dm_policy: open\n", expect=(False, "whatsapp", {"whatsapp"})),
+    _c("I2", "WHATSAPP_ENABLED=true\nWHATSAPP_DM_POLICY=open\nWHATSAPP_ALLOW_ALL_USERS=1\n",
+       expect=(True, None, {"whatsapp"})),
+    _c("J", QQ, "platforms:\n  qqbot:\n    extra:\n      dm_policy: open\n", expect=(False, "qqbot", {"qqbot"})),
+    _c("J2", QQ + "QQ_DM_POLICY=open\n", expect=(True, None, {"qqbot"}), note="QQ has no env policy var"),
+    _c("N", WECOM + "WECOM_DM_POLICY=open\n", expect=(False, "wecom", {"wecom"})),
+    _c("O", YB + "YUANBAO_GROUP_POLICY=open\n", expect=(False, "yuanbao", {"yuanbao"})),
+    _c("K", TG, "telegram:\n  dm_policy: open\n", expect=(True, None, {"telegram"}), note="telegram is not checked"),
+    _c("Z8b", W + "WEIXIN_ALLOWED_USERS=*\n", expect=(True, None, {"weixin"}), note="'*' is open by another name"),
+    # --- homes the brief names ---------------------------------------------------
+    Case("death-loop", source=DEMO_HOME, expect=(False, "whatsapp", {"telegram", "weixin", "whatsapp"}),
+         note="assets demo; whatsapp (from YAML) is checked before weixin (from env)"),
+    _c("home-channel-without-platform", W,
+       "platforms:\n  telegram:\n    enabled: true\n    home_channel:\n      chat_id: '123'\n", expect="crash"),
+    _c("broken-yaml", W + "WEIXIN_DM_POLICY=open\n", "platforms:\n  weixin: [\n  bad: : :\n", expect=REFUSE_WX,
+       note="YAML ignored, .env still applies"),
+    _c("qq-not-qqbot", QQ, "platforms:\n  qq:\n    extra:\n      dm_policy: open\n", expect=(True, None, {"qqbot"})),
+    _c("empty-home", expect=(True, None, set())),
+    _c("no-dotenv", yaml="platforms:\n  weixin:\n    enabled: true\n    dm_policy: open\n", expect=REFUSE_WX),
+    # --- traps found with the oracle --------------------------------------------
+    _c("forward-ref", W + "WEIXIN_DM_POLICY=${POL}\nPOL=open\n", expect=REFUSE_WX,
+       note=".env is loaded twice; a ${VAR} defined later resolves on the 2nd load"),
+    _c("forward-ref-chain", W + "WEIXIN_DM_POLICY=${A}\nA=${B}\nB=open\n", expect=(True, None, {"weixin"}),
+       note="two loads resolve only one level of forward reference"),
+    _c("single-quoted-ref", W + "POL=open\nWEIXIN_DM_POLICY='${POL}'\n", expect=REFUSE_WX,
+       note="python-dotenv 1.2 expands ${VAR} even inside single quotes"),
+    _c("bom-clean", "\ufeffWEIXIN_DM_POLICY=open\n" + W, expect=(True, None, {"weixin"}),
+       note="BOM glues onto the first key name when the sanitizer has nothing to rewrite"),
+    _c("bom-no-final-newline", "\ufeffWEIXIN_DM_POLICY=open\n" + W.rstrip("\n"), expect=REFUSE_WX,
+       note="missing final newline makes the sanitizer rewrite the file, which drops the BOM"),
+    _c("bom-crlf", ("\ufeffWEIXIN_DM_POLICY=open\n" + W).replace("\n", "\r\n"), expect=(True, None, {"weixin"})),
+    _c("glued-lines", W + "WEIXIN_DM_POLICY=openWEIXIN_ALLOW_ALL_USERS=true\n", expect=(True, None, {"weixin"}),
+       note="the sanitizer splits concatenated known keys"),
+    _c("glued-policy", W + "WEIXIN_GROUP_POLICY=disabledWEIXIN_DM_POLICY=open\n", expect=REFUSE_WX,
+       note="split into two entries: dm_policy=open"),
+    _c("glued-creds", "WECOM_BOT_ID=aibot-5521WECOM_SECRET=wecom-secret-0a1b\n", expect=(True, None, {"wecom"})),
+    _c("glued-unknown-key", W + "WEIXIN_DM_POLICY=pairingWHATSAPP_DM_POLICY=open\n", expect=(True, None, {"weixin"}),
+       note="WHATSAPP_DM_POLICY is not in Hermes's known-key list, so nothing is split"),
+    _c("inline-comment", "export " + W + "WEIXIN_DM_POLICY=open # was pairing\n", expect=REFUSE_WX),
+    _c("hash-glued", W + "WEIXIN_DM_POLICY=open#x\n", expect=(True, None, {"weixin"})),
+    _c("duplicate-last-wins", W + "WEIXIN_DM_POLICY=open\nWEIXIN_DM_POLICY=pairing\n", expect=(True, None, {"weixin"})),
+    _c("placeholder-token", "WEIXIN_ACCOUNT_ID=a@im.bot\nWEIXIN_TOKEN=changeme\nWEIXIN_DM_POLICY=open\n",
+       expect=(True, None, set()), note="placeholder token disables weixin at validation"),
+    _c("short-token", "WEIXIN_ACCOUNT_ID=a@im.bot\nWEIXIN_TOKEN=abc\nWEIXIN_DM_POLICY=open\n", expect=(True, None, set())),
+    _c("account-id-only", "WEIXIN_ACCOUNT_ID=a@im.bot\nWEIXIN_DM_POLICY=open\n", expect=REFUSE_WX),
+    _c("int-token", yaml="platforms:\n  telegram:\n    enabled: true\n    token: 123456\n", expect="crash",
+       note="a YAML int token crashes validation (.strip on int)"),
+    _c("platform-key-case", W, "platforms:\n  WEIXIN:\n    extra:\n      dm_policy: open\n", expect=REFUSE_WX,
+       note="platform names under platforms: are case-insensitive"),
+    _c("platform-key-case-direct", W, "platforms:\n  WeiXin:\n    dm_policy: open\n", expect=(True, None, {"weixin"}),
+       note="...but the shared-key bridge only looks up the exact lower-case name"),
+    _c("gateway-platforms-beats-platforms", W,
+       "gateway:\n  platforms:\n    weixin:\n      dm_policy: open\nplatforms:\n  weixin:\n    dm_policy: pairing\n",
+       expect=REFUSE_WX, note="for bridged keys gateway.platforms is consulted first"),
+    _c("toplevel-beats-platforms", W, "weixin:\n  dm_policy: open\nplatforms:\n  weixin:\n    dm_policy: pairing\n",
+       expect=REFUSE_WX),
+    _c("direct-key-beats-extra", W, "platforms:\n  weixin:\n    dm_policy: pairing\n    extra:\n      dm_policy: open\n",
+       expect=(True, None, {"weixin"})),
+    _c("yaml-on-is-bool", W, "weixin:\n  dm_policy: on\n", expect=(True, None, {"weixin"})),
+    _c("enabled-yes-string", yaml='platforms:\n  wecom:\n    enabled: "yes"\n    dm_policy: open\n',
+       expect=(False, "wecom", {"wecom"})),
+    _c("whatsapp-extras-no-enabled", yaml="platforms:\n  whatsapp:\n    extra:\n      dm_policy: open\n",
+       expect=(False, "whatsapp", {"whatsapp"}), note="plugin pass enables it (node present)"),
+    _c("whatsapp-enabled-on", "WHATSAPP_ENABLED=on\nWHATSAPP_DM_POLICY=open\n", expect=(False, "whatsapp", {"whatsapp"})),
+    _c("whatsapp-enabled-no-beats-yaml", "WHATSAPP_ENABLED=no\n",
+       "platforms:\n  whatsapp:\n    enabled: true\n    dm_policy: open\n", expect=(True, None, set())),
+    _c("order-yaml-first", W + "WEIXIN_DM_POLICY=open\n" + WECOM + "WECOM_DM_POLICY=open\n",
+       "platforms:\n  weixin:\n    reply_to_mode: first\n", expect=(False, "weixin", {"weixin", "wecom"}),
+       note="refusal names the first violator in Hermes's dict order"),
+    _c("order-env-only", W + "WEIXIN_DM_POLICY=open\n" + WECOM + "WECOM_DM_POLICY=open\n",
+       expect=(False, "wecom", {"weixin", "wecom"})),
+    _c("gateway-json-open", W, expect=REFUSE_WX,
+       **{"gateway.json": '{"platforms": {"weixin": {"enabled": true, "extra": {"dm_policy": "open"}}}}'}),
+    _c("extra-not-a-mapping", WECOM,
+       "platforms:\n  wecom:\n    dm_policy: open\n  weixin:\n    extra: oops\n", expect=(True, None, {"wecom"}),
+       note="a non-mapping extra aborts the whole YAML phase: wecom's dm_policy is lost"),
+    _c("email-address-only", "EMAIL_ADDRESS=bot@example.org\n", expect=(True, None, set())),
+    _c("allow-all-padded", W + 'WEIXIN_DM_POLICY=open\nWEIXIN_ALLOW_ALL_USERS=" true"\n', expect=REFUSE_WX),
+]
+
+BY_NAME = {c.name: c for c in CASES}
