@@ -40,6 +40,20 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     check = sub.add_parser("check", help="say whether the gateway will start, and why not")
     _common(check)
+    doctor = sub.add_parser("doctor", help="plan the safe repairs, show them as a diff, apply them with consent")
+    _common(doctor)
+    doctor.add_argument("--fix", action="store_true", help="apply the repairs (asks first unless --yes)")
+    doctor.add_argument("--yes", action="store_true", help="do not ask: apply the safe repairs")
+    doctor.add_argument("--dry-run", action="store_true",
+                        help="print the plan and write nothing; exit 1 when changes are pending, 0 when none")
+    doctor.add_argument("--open-policy", choices=("pairing", "allowlist", "optin"), default="pairing",
+                        help="what an open policy without opt-in becomes (default: pairing)")
+    doctor.add_argument("--dead-transport", choices=("disable", "keep"), default="disable",
+                        help="disable a platform that cannot connect (default), or leave it")
+    undo = sub.add_parser("undo", help="restore the files of the latest backup (the current ones are backed up)")
+    undo.add_argument("--home", help="Hermes home (default: $HERMES_HOME, else ~/.hermes)")
+    undo.add_argument("--profile", help="a profile under <home>/profiles")
+    undo.add_argument("--plain", action="store_true")
     explain = sub.add_parser("explain", help="document a check code (hermes-wizard explain HW101)")
     explain.add_argument("code", nargs="?", help="a code such as HW101, or a check name; omit to list all")
     explain.add_argument("--format", choices=("text", "json"), default="text")
@@ -55,6 +69,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "explain":
             return _explain(args)
+        if args.command in ("doctor", "undo"):
+            from wizard import doctor
+
+            return doctor.run_doctor(args) if args.command == "doctor" else doctor.run_undo(args)
         return _check(args)
     except BrokenPipeError:
         return 0
@@ -63,22 +81,30 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
-def _check(args) -> int:
-    from wizard.engine import evaluate
+def select_homes(args) -> list[tuple[str, Path]] | None:
+    """The (profile, home) pairs a command acts on; None after printing a usage error."""
     from wizard.home import HomeError, list_profiles, profile_home, resolve_root
-    from wizard.plugins import HostFacts
 
     try:
         root = resolve_root(args.home)
-        if args.all_profiles:
-            homes = list_profiles(root)
-        elif args.profile:
-            homes = [(args.profile, profile_home(root, args.profile))]
-        else:
-            homes = [(_profile_name(root), root)]
+        if getattr(args, "all_profiles", False):
+            return list_profiles(root)
+        if args.profile:
+            return [(args.profile, profile_home(root, args.profile))]
+        return [(_profile_name(root), root)]
     except HomeError as exc:
         print(f"hermes-wizard: {exc}", file=sys.stderr)
+        return None
+
+
+def _check(args) -> int:
+    from wizard.engine import evaluate
+    from wizard.plugins import HostFacts
+
+    homes = select_homes(args)
+    if homes is None:
         return EX_USAGE
+    root = homes[0][1]
     base_env = dict(os.environ) if args.inherit_env else {}
     facts = HostFacts.detect(root, args.hermes_python, dict(os.environ))
     reports = [evaluate(path, name, base_env=base_env, facts=facts) for name, path in homes]

@@ -45,6 +45,7 @@ class HomeReport:
     effective: Effective
     violations: list[gate.Violation]
     findings: list[Finding]
+    transports: dict[str, Transport] = field(default_factory=dict)
     rows: list[PlatformRow] = field(default_factory=list)
 
     @property
@@ -75,15 +76,16 @@ class HomeReport:
 
 
 def evaluate(home: Path, profile: str = "default", *, base_env: dict[str, str] | None = None,
-             facts: HostFacts | None = None) -> HomeReport:
-    snapshot = take_snapshot(home, profile, base_env)
+             facts: HostFacts | None = None, overrides: dict[str, bytes] | None = None) -> HomeReport:
+    """Judge one home; `overrides` ({".env": bytes, ...}) judges planned contents instead."""
+    snapshot = take_snapshot(home, profile, base_env, overrides)
     facts = facts or HostFacts.detect(home, environ=base_env)
     effective = resolve(snapshot, facts)
     violations = gate.violations(effective)
     transports = {name: transport_for(name, home, state, effective.environ)
                   for name, state in effective.platforms.items() if state.enabled}
     findings = run_checks(Context(snapshot, effective, violations, transports, facts))
-    report = HomeReport(home, profile, snapshot, effective, violations, findings)
+    report = HomeReport(home, profile, snapshot, effective, violations, findings, transports)
     report.rows = _rows(effective, violations, transports)
     return report
 

@@ -150,12 +150,16 @@ def _glued_segments(line: str) -> list[str]:
     return [line] if structured else segments
 
 
-def read_env_file(path: Path, base_env: dict[str, str] | None = None) -> EnvFile:
+def read_env_file(path: Path, base_env: dict[str, str] | None = None, content: bytes | None = None) -> EnvFile:
     """Read `path` the way Hermes's `load_hermes_dotenv` would load it.
 
     `base_env` is the process environment the gateway would start with; `${VAR}`
     references fall back to it (the file's own earlier values win, override=True).
+    `content` stands in for the file's bytes (a planned, not yet written, version).
     """
+    if content is not None:
+        result = EnvFile(path=path, exists=True, size=len(content))
+        return _parse_into(result, content, base_env)
     result = EnvFile(path=path)
     try:
         st = path.stat()
@@ -189,6 +193,10 @@ def read_env_file(path: Path, base_env: dict[str, str] | None = None) -> EnvFile
         result.blocks_start = f"Hermes cannot read {path.name} ({exc.strerror or exc}) and crashes at start-up"
         return result
 
+    return _parse_into(result, raw, base_env)
+
+
+def _parse_into(result: EnvFile, raw: bytes, base_env: dict[str, str] | None) -> EnvFile:
     text, result.encoding, result.sanitizer_rewrites, _ = _decode_like_hermes(raw)
     result.simple_values = _simple_parse(raw)
     bindings = []

@@ -113,16 +113,19 @@ def managed_dir_for(environ: dict[str, str]) -> Path:
     return Path(environ.get("HERMES_MANAGED_DIR") or "/etc/hermes")
 
 
-def take_snapshot(home: Path, profile: str = "default", base_env: dict[str, str] | None = None) -> Snapshot:
+def take_snapshot(home: Path, profile: str = "default", base_env: dict[str, str] | None = None,
+                  overrides: dict[str, bytes] | None = None) -> Snapshot:
     """Read one home.  `base_env` is the environment the gateway process would
-    inherit (empty by default: a home is judged by its files)."""
+    inherit (empty by default: a home is judged by its files).  `overrides` maps
+    ".env" / "config.yaml" to contents that stand in for the files on disk."""
     base_env = dict(base_env or {})
+    overrides = overrides or {}
     managed_dir = managed_dir_for(base_env or dict(os.environ))
     return Snapshot(
         home=home,
         profile=profile,
-        env=read_env_file(home / ".env", base_env),
-        yaml=read_yaml_file(home / "config.yaml"),
+        env=read_env_file(home / ".env", base_env, overrides.get(".env")),
+        yaml=read_yaml_file(home / "config.yaml", overrides.get("config.yaml")),
         gateway_json=read_json_file(home / "gateway.json"),
         op_env=read_env_file(home / ".op.env", base_env),
         managed_env=read_env_file(managed_dir / ".env", base_env),

@@ -67,8 +67,12 @@ class YamlFile:
         return line
 
 
-def read_yaml_file(path: Path) -> YamlFile:
+def read_yaml_file(path: Path, content: bytes | None = None) -> YamlFile:
+    """Read and parse `path` (or `content`, a planned version of it)."""
     result = YamlFile(path=path)
+    if content is not None:
+        result.exists, result.size = True, len(content)
+        return _parse_into(result, content, result.size)
     try:
         st = path.stat()
     except FileNotFoundError:
@@ -86,15 +90,21 @@ def read_yaml_file(path: Path) -> YamlFile:
         result.error = YamlError(f"config.yaml is {st.st_size // (1024 * 1024)} MiB; refusing to parse it")
         return result
     try:
-        text = path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError as exc:
-        result.error = YamlError(f"config.yaml is not UTF-8 (byte {exc.start}): {exc.reason}")
-        return result
+        raw = path.read_bytes()
     except OSError as exc:
         result.error = YamlError(f"cannot read config.yaml: {exc.strerror or exc}")
         return result
+    return _parse_into(result, raw, st.st_size)
+
+
+def _parse_into(result: YamlFile, raw: bytes, size: int) -> YamlFile:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        result.error = YamlError(f"config.yaml is not UTF-8 (byte {exc.start}): {exc.reason}")
+        return result
     loader_class = yaml.SafeLoader
-    if st.st_size > LARGE_YAML_BYTES and hasattr(yaml, "CSafeLoader"):
+    if size > LARGE_YAML_BYTES and hasattr(yaml, "CSafeLoader"):
         loader_class, result.parsed_with_libyaml = yaml.CSafeLoader, True
     loader = loader_class(text)
     try:

@@ -1,0 +1,272 @@
+"""Apply: the only code that writes a Hermes home.
+
+Order of operations, each a reason for the next:
+  1. take an advisory lock (`<home>/.hermes-wizard.lock`) so two wizards never interleave;
+  2. refuse, writing nothing, if any file differs from what the plan was built from;
+  3. back up every file about to change into `<home>/.wizard-backups/<timestamp>/`
+     (directory 0700, files 0600, a manifest with modes; the last 20 sets kept);
+  4. write each file atomically: a temp file in the same directory, fsync, the old
+     mode and owner, rename over the target, fsync the directory — so every file is
+     at all times wholly old or wholly new;
+  5. if a later file fails, put the earlier ones back from the backup;
+  6. re-read what was written and judge the home again: only that verdict is reported.
+
+All system calls go through `FileOps`, so tests can fail or kill any single step.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import shutil
+import stat
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from wizard.plan import ENV, Plan, fingerprint, planned_contents, read_bytes
+
+BACKUP_DIR = ".wizard-backups"
+KEEP_BACKUPS = 20
+LOCK_FILE = ".hermes-wizard.lock"
+TMP_MARK = ".hw-tmp-"
+
+
+class ApplyError(Exception):
+    """Nothing (or nothing lasting) was written; the message says what to do."""
+
+
+@dataclass
+class ApplyResult:
+    backup: Path | None
+    written: list[str] = field(default_factory=list)
+    report: object = None  # the HomeReport judged from disk after writing
+
+
+class FileOps:
+    """The system calls of an apply, one method per step (tests override them)."""
+
+    def open_tmp(self, path: Path) -> int:
+        return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+
+    def write(self, fd: int, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+
+    def fsync(self, fd: int) -> None:
+        os.fsync(fd)
+
+    def close(self, fd: int) -> None:
+        os.close(fd)
+
+    def set_owner_mode(self, fd: int, mode: int, uid: int | None, gid: int | None) -> None:
+        if uid is not None and (uid, gid) != (os.geteuid(), os.getegid()):
+            try:
+                os.fchown(fd, uid, gid if gid is not None else -1)
+            except PermissionError:
+                pass  # not root: the file keeps our ownership, as any editor would
+        os.fchmod(fd, mode)
+
+    def replace(self, src: Path, dst: Path) -> None:
+        os.replace(src, dst)
+
+    def fsync_dir(self, path: Path) -> None:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def chmod(self, path: Path, mode: int) -> None:
+        os.chmod(path, mode)
+
+    def unlink(self, path: Path) -> None:
+        os.unlink(path)
+
+
+class _Lock:
+    def __init__(self, home: Path) -> None:
+        self.path = home / LOCK_FILE
+        self.fd: int | None = None
+
+    def __enter__(self):
+        import fcntl
+
+        try:
+            self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ApplyError("another hermes-wizard is writing to this home right now; try again when it is done")
+        except OSError as exc:
+            raise ApplyError(f"cannot lock {self.path}: {exc.strerror or exc}; nothing was written") from None
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+
+
+def target_of(home: Path, name: str) -> Path:
+    """Where writing `name` really lands: a symlinked `.env` is written through,
+    but only when the link and its target have the same owner."""
+    path = home / name
+    if not path.is_symlink():
+        return path
+    target = Path(os.path.realpath(path))
+    try:
+        if os.lstat(path).st_uid != os.stat(target).st_uid:
+            raise ApplyError(f"{name} is a symlink to {target}, owned by another user; refusing to write through it")
+    except FileNotFoundError:
+        raise ApplyError(f"{name} is a symlink to {target}, which does not exist; fix the link first") from None
+    return target
+
+
+def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None = None,
+               reason: str = "hermes-wizard") -> ApplyResult:
+    from wizard.engine import evaluate
+
+    ops = ops or FileOps()
+    home = plan.home
+    with _Lock(home):
+        names = plan.files()
+        for name in names:
+            if fingerprint(home / name) != plan.fingerprints.get(name, fingerprint(home / name)):
+                raise ApplyError(f"{name} changed since it was read (an editor, or Hermes itself rewriting it); "
+                                 "nothing was written — run the command again to plan from the new contents")
+        current = {name: read_bytes(home / name) for name in (ENV, "config.yaml")}
+        contents = planned_contents(plan, current)
+        modes = {c.file: int(c.after, 8) for c in plan.changes if c.action == "mode"}
+        targets = {name: target_of(home, name) for name in names}
+        _clean_stale_tmp(targets.values())
+        backup = make_backup(home, {name: targets[name] for name in names}, reason)
+        result = ApplyResult(backup)
+        done: list[str] = []
+        try:
+            for name in names:
+                if name in contents:
+                    write_atomic(targets[name], contents[name], ops, mode=modes.get(name))
+                elif name in modes:
+                    ops.chmod(targets[name], modes[name])
+                done.append(name)
+        except BaseException as exc:
+            _roll_back(done, targets, backup, ops)
+            if not isinstance(exc, Exception):
+                raise
+            raise ApplyError(_failure_words(exc, backup)) from exc
+        result.written = done
+        for name, data in contents.items():
+            if read_bytes(targets[name]) != data:
+                raise ApplyError(f"{name} does not read back as written; restore with `hermes-wizard undo` "
+                                 f"(backup: {backup})")
+        result.report = evaluate(home, base_env=base_env)
+        return result
+
+
+def _failure_words(exc: BaseException, backup: Path) -> str:
+    if isinstance(exc, OSError):
+        what = {errno.ENOSPC: "the disk is full", errno.EROFS: "the file system is read-only",
+                errno.EACCES: "permission denied", errno.EPERM: "operation not permitted",
+                errno.EISDIR: "a file was replaced by a directory"}.get(exc.errno, exc.strerror or str(exc))
+    else:
+        what = str(exc)
+    return (f"writing failed ({what}); every file was left as it was. The backup of the original files is "
+            f"in {backup}.")
+
+
+def write_atomic(path: Path, data: bytes, ops: FileOps, mode: int | None = None) -> None:
+    """Replace `path` with `data` so a crash at any point leaves old or new bytes."""
+    try:
+        st = path.stat()
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "is a directory", str(path))
+        old_mode, uid, gid = stat.S_IMODE(st.st_mode), st.st_uid, st.st_gid
+    except FileNotFoundError:
+        old_mode, uid, gid = (0o600 if path.name == ENV else 0o644), None, None
+    tmp = path.with_name(f".{path.name}{TMP_MARK}{os.getpid()}")
+    fd = ops.open_tmp(tmp)
+    try:
+        try:
+            ops.write(fd, data)
+            ops.fsync(fd)
+            ops.set_owner_mode(fd, mode if mode is not None else old_mode, uid, gid)
+        finally:
+            ops.close(fd)
+        ops.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    ops.fsync_dir(path.parent)
+
+
+def _clean_stale_tmp(targets) -> None:
+    for target in targets:
+        for leftover in target.parent.glob(f".{target.name}{TMP_MARK}*"):
+            try:
+                leftover.unlink()
+            except OSError:
+                pass
+
+
+def make_backup(home: Path, targets: dict[str, Path], reason: str) -> Path:
+    root = home / BACKUP_DIR
+    root.mkdir(mode=0o700, exist_ok=True)
+    os.chmod(root, 0o700)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    folder, n = root / stamp, 1
+    while folder.exists():
+        n += 1
+        folder = root / f"{stamp}-{n}"
+    folder.mkdir(mode=0o700)
+    manifest = {"created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "reason": reason, "files": {}}
+    for name, target in targets.items():
+        data = read_bytes(target)
+        entry = {"existed": data is not None}
+        if data is not None:
+            st = target.stat()
+            entry.update(mode=stat.S_IMODE(st.st_mode), uid=st.st_uid, gid=st.st_gid)
+            write_atomic(folder / name, data, FileOps(), mode=0o600)
+        manifest["files"][name] = entry
+    write_atomic(folder / "manifest.json", json.dumps(manifest, indent=2).encode(), FileOps(), mode=0o600)
+    FileOps().fsync_dir(root)
+    _prune(root)
+    return folder
+
+
+def _prune(root: Path) -> None:
+    sets = backup_sets(root.parent)
+    for old in sets[:-KEEP_BACKUPS]:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def backup_sets(home: Path) -> list[Path]:
+    root = home / BACKUP_DIR
+    if not root.is_dir():
+        return []
+    return sorted((p for p in root.iterdir() if (p / "manifest.json").is_file()), key=lambda p: p.name)
+
+
+def restore_files(home: Path, folder: Path, names, ops: FileOps) -> list[str]:
+    manifest = json.loads((folder / "manifest.json").read_text())
+    restored = []
+    for name in names:
+        entry = manifest["files"].get(name)
+        if entry is None:
+            continue
+        target = target_of(home, name)
+        if entry["existed"]:
+            write_atomic(target, (folder / name).read_bytes(), ops, mode=entry.get("mode"))
+        elif target.exists():
+            ops.unlink(target)
+            ops.fsync_dir(target.parent)
+        restored.append(name)
+    return restored
+
+
+def _roll_back(done: list[str], targets: dict[str, Path], backup: Path, ops: FileOps) -> None:
+    if done:
+        restore_files(backup.parent.parent, backup, done, FileOps())

@@ -1,0 +1,195 @@
+"""Safe repairs: findings → a Plan, checked by simulating Hermes on the planned files.
+
+Safe means failing toward safety (DESIGN.md): an open policy without opt-in
+becomes `pairing` where the open value lives (never an automatic allow-all, never
+`*`); a dead transport is disabled without deleting its credentials; an allow-all
+spelled in a way Hermes ignores gets the spelling Hermes accepts (the user's
+evident intent); `.env` gets mode 0600.  Every candidate plan is judged by the same
+resolver as `check` (`evaluate(..., overrides=planned files)`), so a repair is
+only proposed when Hermes would actually see it.
+
+Contract: pure (reads files, writes nothing); `plan_repairs` returns the Plan and
+one plain-words line per repair.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from wizard.catalog import PLATFORMS
+from wizard.engine import HomeReport, evaluate
+from wizard.envrules import ALLOW_ALL_TRUE, TRUTHY
+from wizard.plan import ENV, YAML, Change, Plan, fingerprint, is_secret_name, planned_contents
+from wizard.provenance import yaml_paths
+
+OPEN_POLICY_CHOICES = ("pairing", "allowlist", "optin")
+DEAD_TRANSPORT_CHOICES = ("disable", "keep")
+# Env credentials that force-enable a platform even over YAML `enabled: false`.
+FORCING_CREDENTIALS = {"weixin": ("WEIXIN_TOKEN", "WEIXIN_ACCOUNT_ID"), "qqbot": ("QQ_APP_ID", "QQ_CLIENT_SECRET"),
+                       "wecom": ("WECOM_BOT_ID", "WECOM_SECRET"), "yuanbao": ("YUANBAO_APP_ID", "YUANBAO_APP_KEY")}
+
+
+@dataclass(frozen=True)
+class RepairOptions:
+    open_policy: str = "pairing"
+    dead_transport: str = "disable"
+
+
+@dataclass(frozen=True)
+class Repair:
+    plan: Plan
+    notes: tuple[str, ...]
+    unfixable: tuple[str, ...]
+    after: HomeReport | None  # the simulated verdict once the plan is applied
+
+
+def plan_repairs(report: HomeReport, options: RepairOptions = RepairOptions()) -> Repair:
+    builder = _Builder(report, options)
+    builder.fix_allow_all_spelling()
+    disabled = builder.disable_dead_transports()
+    builder.fix_open_policies(skip=disabled)
+    builder.fix_env_mode()
+    plan = builder.plan()
+    after = builder.simulate(plan.changes) if plan else report
+    return Repair(plan, tuple(builder.notes), tuple(builder.unfixable), after)
+
+
+class _Builder:
+    def __init__(self, report: HomeReport, options: RepairOptions) -> None:
+        self.report, self.options = report, options
+        self.snapshot = report.snapshot
+        self.changes: list[Change] = []
+        self.notes: list[str] = []
+        self.unfixable: list[str] = []
+
+    def plan(self, changes=None) -> Plan:
+        home = self.report.home
+        merged: dict[tuple[str, str], Change] = {}
+        for change in self.changes if changes is None else changes:  # one change per key: the last wins
+            first = merged.get((change.file, change.key))
+            merged[(change.file, change.key)] = change if first is None else Change(
+                change.file, change.key, first.before, change.after, change.action, change.platform, change.reason,
+                change.secret)
+        return Plan(home, {ENV: fingerprint(home / ENV), YAML: fingerprint(home / YAML)}, tuple(merged.values()))
+
+    def simulate(self, changes) -> HomeReport:
+        plan = self.plan(changes)
+        return evaluate(self.report.home, self.report.profile, base_env=self.snapshot.base_env,
+                        overrides=planned_contents(plan))
+
+    def _env_set(self, key: str, value: str, platform: str | None, reason: str) -> Change:
+        before = self.snapshot.env.entries.get(key)
+        return Change(ENV, key, before.value if before else None, value, platform=platform, reason=reason,
+                      secret=is_secret_name(key))
+
+    # -- repairs -------------------------------------------------------------------------------------------
+    def fix_allow_all_spelling(self) -> None:
+        names = ["GATEWAY_ALLOW_ALL_USERS"] + [s.allow_all_env for s in PLATFORMS.values() if s.allow_all_env]
+        for key in dict.fromkeys(names):
+            entry = self.snapshot.env.entries.get(key)
+            value = self.snapshot.env.values.get(key)
+            if entry is None or value is None or value.lower() in ALLOW_ALL_TRUE:
+                continue
+            if value.strip().lower() in TRUTHY:
+                self.changes.append(self._env_set(key, "true", None, "spelled so Hermes accepts it"))
+                self.notes.append(f"{key}: {value!r} → true (Hermes accepts only true/1/yes, unpadded)")
+
+    def disable_dead_transports(self) -> set[str]:
+        disabled: set[str] = set()
+        if self.options.dead_transport != "disable":
+            return disabled
+        for name, state in self.report.effective.platforms.items():
+            transport = self.report.transports.get(name)
+            if not state.enabled or transport is None or not transport.dead:
+                continue
+            candidate = self._disable(name)
+            if candidate is None:
+                self.unfixable.append(f"{name}: could not find a change that disables it; edit by hand")
+                continue
+            self.changes.extend(candidate)
+            disabled.add(name)
+            self.notes.append(f"{name}: disabled ({transport.detail}: it cannot connect under any policy); "
+                              "credentials kept, `hermes-wizard undo` restores")
+        return disabled
+
+    def _disable(self, name: str) -> list[Change] | None:
+        reason = "transport cannot connect"
+        steps: list[list[Change]] = []
+        if name == "whatsapp":
+            steps.append([self._env_set("WHATSAPP_ENABLED", "false", name, reason)])
+        forcing = [k for k in FORCING_CREDENTIALS.get(name, ()) if k in self.snapshot.env.entries]
+        if forcing:
+            steps.append([Change(ENV, k, None, None, "disable", name, reason, is_secret_name(k)) for k in forcing])
+        block = (name,) if isinstance(self.snapshot.yaml.mapping().get(name), dict) else ("platforms", name)
+        steps.append([Change(YAML, ".".join(block + ("enabled",)), None, "false", platform=name, reason=reason)])
+        chosen: list[Change] = []
+        for step in steps:
+            chosen = chosen + step
+            try:
+                after = self.simulate(self.changes + chosen)
+            except ValueError:
+                continue
+            state = after.effective.platforms.get(name)
+            if state is None or not state.enabled:
+                return chosen
+        return None
+
+    def fix_open_policies(self, skip: set[str]) -> None:
+        for _ in range(3):  # a fix can uncover a lower-precedence open value; re-judge
+            current = self.simulate(self.changes) if self.changes else self.report
+            todo = [v for v in current.violations if v.platform not in skip]
+            if not todo:
+                return
+            progressed = False
+            for violation in todo:
+                progressed |= self._fix_violation(violation, current)
+            if not progressed:
+                break
+        for violation in (self.simulate(self.changes) if self.changes else self.report).violations:
+            if violation.platform not in skip:
+                self.unfixable.append(f"{violation.platform}: open policy set outside files this tool edits "
+                                      "(managed /etc/hermes or the service environment)")
+
+    def _fix_violation(self, violation, current: HomeReport) -> bool:
+        name, spec = violation.platform, PLATFORMS[violation.platform]
+        if self.options.open_policy == "optin":
+            self.changes.append(self._env_set(spec.gate.allow_all_env, "true", name, "explicit opt-in to open access"))
+            self.notes.append(f"{name}: kept open, {spec.gate.allow_all_env}=true (anyone who can reach the bot "
+                              "can use the agent)")
+            return True
+        target = self.options.open_policy
+        changed = False
+        for side in violation.open_sides():
+            short = side.split("_")[0]
+            env_name = getattr(spec.gate, f"{short}_env")
+            env_value = current.effective.environ.get(env_name or "", "")
+            if env_name and env_value.strip().lower() == "open":
+                self.changes.append(self._env_set(env_name, target, name, "closing an open policy"))
+                changed = True
+            for path in yaml_paths(name, side):
+                value = _lookup(current.snapshot.yaml.mapping(), path)
+                if value is not None and str(value).strip().lower() == "open":
+                    self.changes.append(Change(YAML, ".".join(path), str(value), target, platform=name,
+                                               reason="closing an open policy"))
+                    changed = True
+            if changed:
+                why = {"pairing": "no allow-all opt-in was set; pairing keeps strangers out",
+                       "allowlist": f"only IDs listed in {spec.allowlist_env} or allow_from get in"}[target]
+                self.notes.append(f"{name}: {side} open → {target} ({why})")
+        return changed
+
+    def fix_env_mode(self) -> None:
+        env = self.snapshot.env
+        if env.exists and env.error is None and env.mode is not None and env.mode & 0o077:
+            self.changes.append(Change(ENV, "<mode>", f"{env.mode:04o}", "0600", "mode",
+                                       reason="secrets readable by others"))
+            self.notes.append(f".env: mode {env.mode:04o} → 0600 (it holds secrets)")
+
+
+def _lookup(data, path):
+    node = data
+    for part in path:
+        node = node.get(part) if isinstance(node, dict) else None
+        if node is None:
+            return None
+    return node

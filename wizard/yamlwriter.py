@@ -1,0 +1,173 @@
+"""Edit one value in `config.yaml` text, changing nothing else.
+
+Block-style documents (what Hermes and people write) are edited surgically: the
+value's exact span, found from the parser's marks, is replaced, or a missing key
+is inserted as one new line at the indentation of its siblings.  Comments, order,
+quotes, anchors and blank lines are untouched byte for byte.  Flow-style
+containers (`{a: 1}`) fall back to ruamel.yaml's round-trip mode.
+
+Every result is checked by re-reading it with PyYAML's `safe_load` (what Hermes
+uses): the edited key must read back as exactly the intended value and every
+other value must be unchanged.  Strings PyYAML would read as something else
+(`yes`, `on`, `12:30`, `0755`, ...) are single-quoted.
+
+Contract: pure text → text; raises `YamlEditError` rather than return a document
+that does not read back as intended.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import yaml
+
+
+class YamlEditError(ValueError):
+    """The edit cannot be made safely."""
+
+
+def render_scalar(value: Any, quote: str = "") -> str:
+    """YAML text for `value` that PyYAML reads back as exactly `value`."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, int):
+        return str(value)
+    if not isinstance(value, str):
+        raise YamlEditError(f"cannot write a {type(value).__name__} value")
+    if any(ch in value for ch in "\n\r\x00"):
+        raise YamlEditError("values cannot contain line breaks")
+    single = "'" + value.replace("'", "''") + "'"
+    if quote == "'":
+        return single
+    if quote == '"':
+        return yaml.safe_dump(value, default_style='"', width=10**9).strip().removesuffix("...").strip()
+    if value and value == value.strip() and _reads_back(value):
+        return value
+    return single
+
+
+def _reads_back(text: str) -> bool:
+    try:
+        return yaml.safe_load(f"k: {text}\n") == {"k": text}
+    except yaml.YAMLError:
+        return False
+
+
+def set_value(text: str, path: tuple[str, ...], value: Any) -> str:
+    """Return `text` with the scalar at `path` set to `value` (keys created as needed)."""
+    expected = _expected(text, path, value)
+    try:
+        edited = _surgical(text, path, value)
+    except _NeedsRoundTrip:
+        edited = _round_trip(text, path, value)
+    if _load(edited) != expected:
+        edited = _round_trip(text, path, value)
+        if _load(edited) != expected:
+            raise YamlEditError(f"editing {'.'.join(path)} would change other values; edit config.yaml by hand")
+    return edited
+
+
+class _NeedsRoundTrip(Exception):
+    pass
+
+
+def _load(text: str) -> Any:
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise YamlEditError(f"config.yaml does not parse: {exc}") from None
+
+
+def _expected(text: str, path: tuple[str, ...], value: Any) -> Any:
+    data = copy.deepcopy(_load(text))
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise YamlEditError("config.yaml's top level is not a mapping")
+    node = data
+    for part in path[:-1]:
+        child = node.get(part)
+        if child is None:
+            child = node[part] = {}
+        if not isinstance(child, dict):
+            raise YamlEditError(f"{part} in config.yaml is not a mapping")
+        node = child
+    node[path[-1]] = value
+    return data
+
+
+def _surgical(text: str, path: tuple[str, ...], value: Any) -> str:
+    root = yaml.compose(text, Loader=yaml.SafeLoader)
+    if root is None:
+        if text.strip():
+            raise _NeedsRoundTrip()
+        prefix = text if not text or text.endswith("\n") else text + "\n"
+        return prefix + _block(path, value, 0, 2)
+    node, parent_indent = root, None
+    for depth, part in enumerate(path):
+        if not isinstance(node, yaml.MappingNode):
+            raise _NeedsRoundTrip()
+        match = next(((k, v) for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == part), None)
+        if match is None:
+            return _insert(text, node, path[depth:], value, parent_indent)
+        key_node, value_node = match
+        parent_indent = key_node.start_mark.column
+        if depth == len(path) - 1:
+            if not isinstance(value_node, yaml.ScalarNode):
+                raise _NeedsRoundTrip()
+            start, end = value_node.start_mark.index, value_node.end_mark.index
+            rendered = render_scalar(value, value_node.style if value_node.style in ("'", '"') else "")
+            if start == end:  # `key:` with nothing after it
+                return text[:start] + " " + rendered + text[start:]
+            return text[:start] + rendered + text[end:]
+        node = value_node
+    raise _NeedsRoundTrip()
+
+
+def _insert(text: str, mapping: yaml.MappingNode, rest: tuple[str, ...], value: Any, parent_indent) -> str:
+    if not mapping.value or mapping.flow_style:
+        raise _NeedsRoundTrip()
+    first_key = mapping.value[0][0]
+    column = first_key.start_mark.column
+    step = column - parent_indent if parent_indent is not None and column > parent_indent else 2
+    line_start = first_key.start_mark.index - column
+    if text[line_start:first_key.start_mark.index].strip():
+        raise _NeedsRoundTrip()  # the mapping does not start on its own line
+    newline = "\r\n" if "\r\n" in text else "\n"
+    return text[:line_start] + _block(rest, value, column, step, newline) + text[line_start:]
+
+
+def _block(path: tuple[str, ...], value: Any, column: int, step: int, newline: str = "\n") -> str:
+    lines = []
+    for depth, part in enumerate(path):
+        pad = " " * (column + depth * step)
+        key = render_scalar(part)
+        lines.append(f"{pad}{key}:" + (f" {render_scalar(value)}" if depth == len(path) - 1 else ""))
+    return newline.join(lines) + newline
+
+
+def _round_trip(text: str, path: tuple[str, ...], value: Any) -> str:
+    import io
+
+    from ruamel.yaml import YAML  # only flow-style documents need it
+    from ruamel.yaml.comments import CommentedMap
+    from ruamel.yaml.scalarstring import SingleQuotedScalarString
+
+    rt = YAML(typ="rt")
+    rt.preserve_quotes = True
+    rt.width = 4096
+    data = rt.load(text) or CommentedMap()
+    node = data
+    for part in path[:-1]:
+        if node.get(part) is None:
+            node[part] = CommentedMap()
+        node = node[part]
+    if isinstance(value, str) and render_scalar(value) != value:
+        value = SingleQuotedScalarString(value)
+    node[path[-1]] = value
+    out = io.StringIO()
+    rt.dump(data, out)
+    return out.getvalue()
