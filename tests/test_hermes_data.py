@@ -22,3 +22,14 @@ def test_known_env_keys_match_hermes(tmp_path):
                           timeout=120)
     assert done.returncode == 0, done.stderr
     assert (REPO / "wizard" / "hermes_env_keys.txt").read_text().split() == done.stdout.split()
+
+
+def test_our_dotenv_parser_is_the_one_hermes_pins():
+    reason = missing_reason()
+    if reason:
+        (pytest.fail if os.environ.get("CI") else pytest.skip)(reason)
+    from importlib.metadata import version
+
+    done = subprocess.run([str(venv_python()), "-c", "import importlib.metadata as m; print(m.version('python-dotenv'))"],
+                          capture_output=True, text=True, timeout=60)
+    assert version("python-dotenv") == done.stdout.strip()

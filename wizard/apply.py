@@ -22,7 +22,7 @@ import os
 import shutil
 import stat
 import time
-from dataclasses import dataclass, field
+from wizard.records import factory, record
 from pathlib import Path
 
 from wizard.plan import ENV, Plan, fingerprint, planned_contents, read_bytes
@@ -37,10 +37,10 @@ class ApplyError(Exception):
     """Nothing (or nothing lasting) was written; the message says what to do."""
 
 
-@dataclass
+@record
 class ApplyResult:
     backup: Path | None
-    written: list[str] = field(default_factory=list)
+    written: list[str] = factory(list)
     report: object = None  # the HomeReport judged from disk after writing
 
 

@@ -10,17 +10,17 @@ IDs have a checkable shape.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from wizard.records import record
 
 
-@dataclass(frozen=True)
+@record
 class Gate:
     dm_env: str | None
     group_env: str | None
     allow_all_env: str
 
 
-@dataclass(frozen=True)
+@record
 class Spec:
     name: str  # Hermes's own platform value
     label: str

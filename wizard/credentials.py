@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from wizard.records import record
 from pathlib import Path
 
 from wizard.resolve import PlatformState
@@ -22,7 +22,7 @@ from wizard.resolve import PlatformState
 MAX_CREDS_BYTES = 1024 * 1024
 
 
-@dataclass(frozen=True)
+@record
 class Transport:
     state: str  # "ok", "not-paired", "empty-creds", "invalid-creds", "missing-token", ...
     detail: str  # plain words

@@ -8,7 +8,7 @@ Contract: read-only; never raises for anything found on disk.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from wizard.records import factory, record
 from pathlib import Path
 
 from wizard import gate
@@ -20,7 +20,7 @@ from wizard.resolve import Effective, resolve
 from wizard.snapshot import Snapshot, take_snapshot
 
 
-@dataclass(frozen=True)
+@record
 class PlatformRow:
     name: str
     enabled: bool
@@ -37,7 +37,7 @@ class PlatformRow:
                 "verdict": self.verdict}
 
 
-@dataclass
+@record
 class HomeReport:
     home: Path
     profile: str
@@ -45,8 +45,8 @@ class HomeReport:
     effective: Effective
     violations: list[gate.Violation]
     findings: list[Finding]
-    transports: dict[str, Transport] = field(default_factory=dict)
-    rows: list[PlatformRow] = field(default_factory=list)
+    transports: dict[str, Transport] = factory(dict)
+    rows: list[PlatformRow] = factory(list)
 
     @property
     def would_start(self) -> bool:

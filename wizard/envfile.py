@@ -19,7 +19,7 @@ import functools
 import io
 import os
 import stat
-from dataclasses import dataclass, field
+from wizard.records import factory, record
 from pathlib import Path
 
 from dotenv.parser import parse_stream
@@ -31,7 +31,7 @@ MAX_ENV_BYTES = 4 * 1024 * 1024
 _CREDENTIAL_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_KEY")
 
 
-@dataclass(frozen=True)
+@record
 class EnvEntry:
     """One assignment as python-dotenv saw it (the last one wins for a key)."""
 
@@ -41,7 +41,7 @@ class EnvEntry:
     raw: str  # the original text of the assignment (may contain a secret)
 
 
-@dataclass
+@record
 class EnvFile:
     """The result of reading one `.env`."""
 
@@ -50,15 +50,15 @@ class EnvFile:
     error: str | None = None  # why the file could not be read at all
     ignored: bool = False  # Hermes does not load it (directory, dangling symlink)
     blocks_start: str | None = None  # Hermes hangs or crashes on this file
-    values: dict[str, str] = field(default_factory=dict)  # what reaches os.environ
-    entries: dict[str, EnvEntry] = field(default_factory=dict)  # last binding per key
-    duplicates: dict[str, list[int]] = field(default_factory=dict)  # key -> all lines
-    invalid_lines: list[int] = field(default_factory=list)  # lines dotenv could not parse
+    values: dict[str, str] = factory(dict)  # what reaches os.environ
+    entries: dict[str, EnvEntry] = factory(dict)  # last binding per key
+    duplicates: dict[str, list[int]] = factory(dict)  # key -> all lines
+    invalid_lines: list[int] = factory(list)  # lines dotenv could not parse
     encoding: str = "utf-8"
     bom_key: str | None = None  # first key glued to a UTF-8 BOM (Hermes ignores it)
     sanitizer_rewrites: bool = False  # Hermes would rewrite this file at startup
-    stripped_credentials: list[str] = field(default_factory=list)
-    simple_values: dict[str, str] = field(default_factory=dict)  # Hermes's get_env_value fallback parse
+    stripped_credentials: list[str] = factory(list)
+    simple_values: dict[str, str] = factory(dict)  # Hermes's get_env_value fallback parse
     mode: int | None = None
     uid: int | None = None
     size: int = 0

@@ -17,7 +17,7 @@ Contract: pure text → text; the caller (apply) does all I/O.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from wizard.records import record
 
 from dotenv.parser import parse_stream
 
@@ -32,7 +32,7 @@ class UnwritableValue(ValueError):
     """A value that cannot be written so every reader sees the same thing."""
 
 
-@dataclass(frozen=True)
+@record
 class EnvEdit:
     """Set `key` to `value`; `value=None` comments the assignment out (reversibly)."""
 

@@ -14,14 +14,14 @@ Hermes's order, so `violations(...)[0]` is the platform Hermes names.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from wizard.records import record
 
 from wizard.catalog import PLATFORMS
 from wizard.envrules import allow_all
 from wizard.resolve import Effective, PlatformState
 
 
-@dataclass(frozen=True)
+@record
 class Policies:
     dm: str
     group: str
@@ -29,7 +29,7 @@ class Policies:
     group_from_extra: bool
 
 
-@dataclass(frozen=True)
+@record
 class Violation:
     platform: str
     dm: str

@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import re
-from dataclasses import dataclass, field
+from wizard.records import factory, record
 from pathlib import Path
 
 from wizard.envwriter import EnvEdit, apply_edits
@@ -26,7 +26,7 @@ def is_secret_name(name: str) -> bool:
     return bool(_SECRET_NAME.search(name)) and not name.upper().endswith(("_ALLOWED_USERS", "_POLICY"))
 
 
-@dataclass(frozen=True)
+@record
 class Change:
     """One edit.  `key` is an env name for `.env`, a dotted YAML path for config.yaml.
 
@@ -55,10 +55,10 @@ class Change:
         return f"{self.file}: {self.key} {shown_before if shown_before is not None else '(unset)'} → {shown_after}"
 
 
-@dataclass(frozen=True)
+@record
 class Plan:
     home: Path
-    fingerprints: dict = field(default_factory=dict)  # file -> sha256 of what was read (None: absent)
+    fingerprints: dict = factory(dict)  # file -> sha256 of what was read (None: absent)
     changes: tuple[Change, ...] = ()
 
     def __bool__(self) -> bool:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from dataclasses import dataclass, field
+from wizard.records import factory, record
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +43,7 @@ SDK_MODULES: dict[str, tuple[str, ...]] = {
 }
 
 
-@dataclass
+@record
 class HostFacts:
     """What Hermes's own Python and PATH provide (decides plugin `check_fn`s)."""
 
@@ -52,7 +52,7 @@ class HostFacts:
     raft_cli: bool = False
     photon_sidecar: bool = False
     site_packages: Path | None = None
-    notes: list[str] = field(default_factory=list)
+    notes: list[str] = factory(list)
 
     def has(self, *names: str) -> bool:
         return self.modules is None or all(name in self.modules for name in names)

@@ -14,7 +14,7 @@ one plain-words line per repair.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from wizard.records import record
 
 from wizard.catalog import PLATFORMS
 from wizard.engine import HomeReport, evaluate
@@ -29,13 +29,13 @@ FORCING_CREDENTIALS = {"weixin": ("WEIXIN_TOKEN", "WEIXIN_ACCOUNT_ID"), "qqbot":
                        "wecom": ("WECOM_BOT_ID", "WECOM_SECRET"), "yuanbao": ("YUANBAO_APP_ID", "YUANBAO_APP_KEY")}
 
 
-@dataclass(frozen=True)
+@record
 class RepairOptions:
     open_policy: str = "pairing"
     dead_transport: str = "disable"
 
 
-@dataclass(frozen=True)
+@record
 class Repair:
     plan: Plan
     notes: tuple[str, ...]

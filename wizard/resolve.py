@@ -21,7 +21,7 @@ Contract: pure function of (Snapshot, HostFacts); never raises.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from wizard.records import factory, record
 from typing import Any
 
 from wizard import envrules, plugins
@@ -30,7 +30,7 @@ from wizard.snapshot import Snapshot, process_environment
 from wizard.yamlfile import MAX_EXPANDED_NODES
 
 
-@dataclass
+@record
 class PlatformState:
     """Mirror of Hermes's `PlatformConfig`, reduced to what decisions need."""
 
@@ -38,10 +38,10 @@ class PlatformState:
     token: Any = None
     api_key: Any = None
     home_channel: Any = None
-    extra: dict = field(default_factory=dict)
+    extra: dict = factory(dict)
 
 
-@dataclass
+@record
 class Effective:
     """What the gateway would run with."""
 
@@ -49,8 +49,8 @@ class Effective:
     environ: dict[str, str]  # os.environ after .env loading and YAML hooks
     yaml_fallback: str | None = None  # Hermes swallowed this error in the YAML phase
     crash: str | None = None  # load_gateway_config() would raise this
-    placeholder_disabled: dict[str, str] = field(default_factory=dict)  # platform -> env name
-    yaml_explicit: dict[str, Any] = field(default_factory=dict)  # platform -> YAML `enabled` value
+    placeholder_disabled: dict[str, str] = factory(dict)  # platform -> env name
+    yaml_explicit: dict[str, Any] = factory(dict)  # platform -> YAML `enabled` value
 
     def enabled(self) -> list[str]:
         return [name for name, state in self.platforms.items() if state.enabled]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 import stat
-from dataclasses import dataclass, field
+from wizard.records import factory, record
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,7 @@ from wizard.yamlfile import YamlFile, read_yaml_file
 MAX_SMALL_FILE = 1024 * 1024
 
 
-@dataclass
+@record
 class JsonFile:
     path: Path
     exists: bool = False
@@ -59,12 +59,12 @@ def read_json_file(path: Path) -> JsonFile:
     return result
 
 
-@dataclass
+@record
 class StartsLog:
     """`gateway-starts.log`: one UNIX timestamp per gateway start (last 40 kept)."""
 
     exists: bool = False
-    starts: list[float] = field(default_factory=list)
+    starts: list[float] = factory(list)
     garbage_lines: int = 0
 
 
@@ -89,7 +89,7 @@ def read_starts_log(path: Path) -> StartsLog:
     return log
 
 
-@dataclass
+@record
 class Snapshot:
     """What was on disk for one Hermes home at the time of reading."""
 

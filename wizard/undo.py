@@ -9,13 +9,13 @@ Contract: writes only through `wizard.apply`'s atomic writer, under its lock.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from wizard.records import record
 from pathlib import Path
 
 from wizard.apply import ApplyError, FileOps, _Lock, backup_sets, make_backup, restore_files, target_of
 
 
-@dataclass
+@record
 class UndoResult:
     restored_from: Path
     files: list[str]

@@ -11,7 +11,7 @@ silently falls back to `.env`/gateway.json values, which checks must report.
 from __future__ import annotations
 
 import stat
-from dataclasses import dataclass, field
+from wizard.records import record
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,7 @@ MAX_YAML_BYTES = 64 * 1024 * 1024
 MAX_EXPANDED_NODES = 10_000_000
 
 
-@dataclass
+@record
 class YamlError:
     message: str
     line: int | None = None
@@ -36,7 +36,7 @@ class YamlError:
         return f"line {self.line}, column {self.column}" if self.line else "?"
 
 
-@dataclass
+@record
 class YamlFile:
     path: Path
     exists: bool = False
@@ -46,7 +46,7 @@ class YamlFile:
     mode: int | None = None
     parsed_with_libyaml: bool = False
     expanded_nodes: int = 0  # node count with every alias expanded (capped)
-    _root: Any = field(default=None, repr=False)
+    _root: Any = None
 
     def mapping(self) -> dict:
         """The top level when it is a mapping, else an empty dict."""

@@ -8,7 +8,7 @@ check-crashed` finding naming it, never a traceback.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from wizard.records import record
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -21,7 +21,7 @@ from wizard.snapshot import Snapshot
 SEVERITIES = ("error", "warning", "info")
 
 
-@dataclass(frozen=True)
+@record
 class Finding:
     code: str
     name: str
@@ -35,7 +35,7 @@ class Finding:
                 "message": self.message, "fix": self.fix}
 
 
-@dataclass(frozen=True)
+@record
 class Hit:
     """What a check function yields; the registry turns it into a Finding."""
 
@@ -45,7 +45,7 @@ class Hit:
     severity: str | None = None  # overrides the check's default severity
 
 
-@dataclass(frozen=True)
+@record
 class Check:
     code: str
     name: str
@@ -54,13 +54,13 @@ class Check:
     what: str
     why: str
     fix: str
-    run: Callable[["Context"], Iterable[Hit]] = field(compare=False, repr=False)
+    run: Callable[["Context"], Iterable[Hit]]
 
     def finding(self, hit: Hit) -> Finding:
         return Finding(self.code, self.name, hit.severity or self.severity, hit.platform, hit.message, hit.fix)
 
 
-@dataclass
+@record
 class Context:
     snapshot: Snapshot
     effective: Effective

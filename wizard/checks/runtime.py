@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+import time
 
 from wizard.checks import Context, Hit, check
 
@@ -27,7 +27,7 @@ def restart_loop(ctx: Context):
     if failed:
         parts.append(f"gateway_state.json says startup_failed ({reason or 'no reason recorded'})")
     if burst >= 6:
-        last = datetime.fromtimestamp(starts[-1], timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        last = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(starts[-1]))
         parts.append(f"gateway-starts.log has {burst} starts less than a minute apart (last {last})")
     still = "" if ctx.violations or ctx.effective.crash else " — the current config would start, so restart it once"
     yield Hit(reason.split(":", 1)[0] if isinstance(reason, str) and ":" in reason else None,
