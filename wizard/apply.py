@@ -129,6 +129,7 @@ def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None 
 
     ops = ops or FileOps()
     home = plan.home
+    home.mkdir(mode=0o700, parents=True, exist_ok=True)  # first run: the home is created on confirmation
     with _Lock(home):
         names = plan.files()
         for name in names:

@@ -40,6 +40,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     check = sub.add_parser("check", help="say whether the gateway will start, and why not")
     _common(check)
+    setup = sub.add_parser("setup", help="the full-screen wizard: platform by platform, then review and apply")
+    setup.add_argument("--home", help="Hermes home (default: $HERMES_HOME, else ~/.hermes); created on apply")
+    setup.add_argument("--profile", help="a profile under <home>/profiles")
+    setup.add_argument("--plain", action="store_true", help="no full-screen UI")
     doctor = sub.add_parser("doctor", help="plan the safe repairs, show them as a diff, apply them with consent")
     _common(doctor)
     doctor.add_argument("--fix", action="store_true", help="apply the repairs (asks first unless --yes)")
@@ -69,6 +73,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "explain":
             return _explain(args)
+        if args.command == "setup" or (args.command == "doctor" and not (args.fix or args.dry_run)
+                                        and not args.all_profiles and _can_run_tui(args)):
+            return _run_tui(args)
         if args.command in ("doctor", "undo"):
             from wizard import doctor
 
@@ -117,6 +124,46 @@ def _check(args) -> int:
         sys.stdout.write("\n\n".join(render_text(r) for r in reports) + "\n")
     codes = [r.exit_code() for r in reports]
     return EX_CONFIG if EX_CONFIG in codes else max(codes)
+
+
+def _can_run_tui(args) -> bool:
+    """Textual draws on stderr and reads stdin; without both a terminal it would hang."""
+    return (not args.plain and sys.stdin.isatty() and sys.stderr.isatty()
+            and os.environ.get("TERM", "") not in ("", "dumb"))
+
+
+def _run_tui(args) -> int:
+    from wizard.home import HomeError, profile_home, resolve_root
+
+    if not _can_run_tui(args):
+        print("hermes-wizard: setup needs an interactive terminal (stdin and stderr a TTY, TERM set); for a "
+              "headless repair use `hermes-wizard doctor --fix --yes`", file=sys.stderr)
+        return EX_USAGE
+    try:
+        if args.command == "setup" and not _home_exists(args.home):
+            home, profile = Path(args.home or os.environ.get("HERMES_HOME") or Path.home() / ".hermes"), "default"
+            home = home.expanduser().absolute()
+        else:
+            root = resolve_root(args.home)
+            home = profile_home(root, args.profile) if args.profile else root
+            profile = args.profile or _profile_name(root)
+    except HomeError as exc:
+        print(f"hermes-wizard: {exc}", file=sys.stderr)
+        return EX_USAGE
+    from screens.app import WizardApp
+
+    outcome = WizardApp(home, profile, mode=args.command).run()
+    if outcome is None or not outcome.applied:
+        print("No changes were made.")
+        return 0
+    report = outcome.result.report
+    print(f"Backup: {outcome.result.backup}/")
+    return 0 if report.would_start else EX_CONFIG
+
+
+def _home_exists(explicit: str | None) -> bool:
+    raw = explicit or os.environ.get("HERMES_HOME") or str(Path.home() / ".hermes")
+    return Path(raw).expanduser().is_dir()
 
 
 def _profile_name(home: Path) -> str:

@@ -64,6 +64,18 @@ class Plan:
     def __bool__(self) -> bool:
         return bool(self.changes)
 
+    @classmethod
+    def of(cls, home: Path, changes) -> "Plan":
+        """A plan for `home` as its files are now; one Change per key (the last
+        one's value, the first one's `before`)."""
+        merged: dict[tuple[str, str], Change] = {}
+        for change in changes:
+            first = merged.get((change.file, change.key))
+            merged[(change.file, change.key)] = change if first is None else Change(
+                change.file, change.key, first.before, change.after, change.action, change.platform, change.reason,
+                change.secret)
+        return cls(home, {ENV: fingerprint(home / ENV), YAML: fingerprint(home / YAML)}, tuple(merged.values()))
+
     def files(self) -> list[str]:
         return sorted({change.file for change in self.changes})
 

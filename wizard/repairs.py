@@ -19,7 +19,7 @@ from wizard.records import record
 from wizard.catalog import PLATFORMS
 from wizard.engine import HomeReport, evaluate
 from wizard.envrules import ALLOW_ALL_TRUE, TRUTHY
-from wizard.plan import ENV, YAML, Change, Plan, fingerprint, is_secret_name, planned_contents
+from wizard.plan import ENV, YAML, Change, Plan, is_secret_name, planned_contents
 from wizard.provenance import yaml_paths
 
 OPEN_POLICY_CHOICES = ("pairing", "allowlist", "optin")
@@ -63,14 +63,7 @@ class _Builder:
         self.unfixable: list[str] = []
 
     def plan(self, changes=None) -> Plan:
-        home = self.report.home
-        merged: dict[tuple[str, str], Change] = {}
-        for change in self.changes if changes is None else changes:  # one change per key: the last wins
-            first = merged.get((change.file, change.key))
-            merged[(change.file, change.key)] = change if first is None else Change(
-                change.file, change.key, first.before, change.after, change.action, change.platform, change.reason,
-                change.secret)
-        return Plan(home, {ENV: fingerprint(home / ENV), YAML: fingerprint(home / YAML)}, tuple(merged.values()))
+        return Plan.of(self.report.home, self.changes if changes is None else changes)
 
     def simulate(self, changes) -> HomeReport:
         plan = self.plan(changes)

@@ -1,0 +1,126 @@
+"""Access: pairing, allowlist, open and disabled side by side, each in plain words.
+
+Open requires typing the platform's name; it writes the platform's own allow-all
+variable, never the global one.  Allowlist takes IDs, checked as you type.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Header, Input, Label, RadioButton, RadioSet, Static
+
+from wizard.answers import ACCESS_MODES, ACCESS_WORDS, access_changes, enable_changes, id_problems, split_ids
+from wizard.catalog import PLATFORMS
+
+HELP = """# Who may use the agent
+
+Everyone who gets through talks to the **same agent as you**: it runs terminal commands, edits files and
+executes code on this machine for them.
+
+* **Pairing** (recommended): strangers get a one-time code; you approve with
+  `hermes pairing approve <platform> <CODE>`. Codes expire after an hour.
+* **Allowlist**: only the listed IDs; everyone else is silently ignored.
+* **Open**: anyone who can reach the bot. You must type the platform's name to confirm.
+* **Disabled**: the platform is turned off; its credentials are kept.
+
+Ctrl+S keeps the choice and returns to the platform list. Esc goes back without keeping it.
+"""
+
+
+def current_mode(report, platform: str) -> str:
+    row = next((r for r in report.rows if r.name == platform), None)
+    if row is None or not row.enabled:
+        return "pairing"
+    spec = PLATFORMS[platform]
+    if row.opted_in or "open" in (row.dm_policy, row.group_policy):
+        return "open"
+    if spec.allowlist_env and report.effective.environ.get(spec.allowlist_env, "").strip():
+        return "allowlist"
+    return "pairing"
+
+
+class AccessScreen(Screen):
+    HELP = HELP
+    BINDINGS = [Binding("escape", "app.pop_screen", "Back"), Binding("ctrl+s", "done", "Keep choice")]
+
+    def __init__(self, platform: str) -> None:
+        super().__init__()
+        self.platform = platform
+        self.spec = PLATFORMS[platform]
+
+    def compose(self) -> ComposeResult:
+        report = self.app.report
+        mode = current_mode(report, self.platform)
+        words = {m: ACCESS_WORDS[m].format(platform=self.platform, label=self.spec.label,
+                                           allow_all=self.spec.allow_all_env or "its allow-all variable")
+                 for m in ACCESS_MODES}
+        yield Header()
+        with VerticalScroll(id="body"):
+            yield Static(f"Who may use the agent through {self.spec.label}?", classes="title")
+            with RadioSet(id="access-choices"):
+                for choice in ACCESS_MODES:
+                    yield RadioButton(choice.capitalize() + (" (recommended)" if choice == "pairing" else ""),
+                                      value=choice == mode, id=f"mode-{choice}")
+            for choice in ACCESS_MODES:
+                yield Static(words[choice], classes="access-words", id=f"words-{choice}")
+            listed = report.effective.environ.get(self.spec.allowlist_env or "", "")
+            yield Label(f"Allowed IDs ({self.spec.id_hint or 'comma separated'})", id="ids-label")
+            yield Input(value=listed, placeholder="e.g. 123456789, 987654321", id="ids")
+            yield Static("", id="ids-problems", classes="warning-text")
+            yield Label(f"Type {self.platform} to confirm open access", id="confirm-label")
+            yield Input(placeholder=self.platform, id="confirm")
+            yield Static("", id="message", classes="error-text")
+            with Horizontal(classes="buttons"):
+                yield Button("Keep this choice", variant="primary", id="done")
+                yield Button("Back", id="back")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._show_for(self.selected())
+
+    def selected(self) -> str:
+        pressed = self.query_one(RadioSet).pressed_button
+        return (pressed.id or "mode-pairing").removeprefix("mode-") if pressed else "pairing"
+
+    def _show_for(self, mode: str) -> None:
+        for widget_id in ("#ids-label", "#ids", "#ids-problems"):
+            self.query_one(widget_id).display = mode in ("allowlist", "pairing") and bool(self.spec.allowlist_env)
+        for widget_id in ("#confirm-label", "#confirm"):
+            self.query_one(widget_id).display = mode == "open"
+
+    def on_radio_set_changed(self, event: RadioSet.Changed) -> None:
+        self._show_for(self.selected())
+        self.query_one("#message", Static).update("")
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "ids":
+            owner = self.app.report.transports.get(self.platform)
+            problems = id_problems(self.platform, split_ids(event.value), owner.owner if owner else None)
+            self.query_one("#ids-problems", Static).update("\n".join(problems))
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.action_done() if event.button.id == "done" else self.app.pop_screen()
+
+    def action_done(self) -> None:
+        mode = self.selected()
+        if mode == "open" and self.query_one("#confirm", Input).value.strip() != self.platform:
+            self.query_one("#message", Static).update(f"Type {self.platform} to confirm open access.")
+            self.query_one("#confirm", Input).focus()
+            return
+        ids = split_ids(self.query_one("#ids", Input).value)
+        if mode == "allowlist" and not ids:
+            self.query_one("#message", Static).update("An allowlist needs at least one ID.")
+            self.query_one("#ids", Input).focus()
+            return
+        report = self.app.report
+        changes = access_changes(report, self.platform, mode, ids)
+        if mode != "disabled":
+            changes = enable_changes(report, self.platform, True) + changes
+        self.app.set_answer(self.platform, "access", changes)
+        from screens.platforms_screen import PlatformsScreen
+
+        while not isinstance(self.app.screen, PlatformsScreen) and len(self.app.screen_stack) > 2:
+            self.app.pop_screen()

@@ -1,0 +1,95 @@
+"""Findings (doctor mode): what is wrong, the safe default fix for each, then Review."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Header, Label, RadioButton, RadioSet, Static
+
+from wizard.repairs import RepairOptions, plan_repairs
+
+HELP = """# Doctor
+
+What Hermes 0.19 would trip over, most serious first, and how each will be fixed. The defaults are the safe
+ones `hermes-wizard doctor --fix` uses:
+
+* an open policy without opt-in becomes **pairing** (or allowlist, or an explicit per-platform opt-in);
+* a platform that cannot connect is **disabled**, its credentials kept (`hermes-wizard undo` restores).
+
+**Review** (R) shows the exact changes before anything is written. **Platforms** (P) edits platforms by hand.
+"""
+
+MARK = {"error": "✗", "warning": "!", "info": "·"}
+
+
+class FindingsScreen(Screen):
+    HELP = HELP
+    BINDINGS = [Binding("r", "review", "Review"), Binding("p", "platforms", "Platforms"),
+                Binding("escape", "app.quit_wizard", "Quit")]
+
+    def compose(self) -> ComposeResult:
+        from screens.home_screen import verdict_words
+
+        report = self.app.report
+        words, ok = verdict_words(report)
+        yield Header()
+        with VerticalScroll(id="body"):
+            yield Static(f"Hermes home: {self.app.home}", classes="title")
+            yield Static(words, classes="verdict-ok" if ok else "verdict-bad", id="verdict")
+            shown = [f for f in report.findings if f.severity != "info"] or report.findings
+            lines = [f"{MARK[f.severity]} {f.code} {f.platform or 'home'}: {f.message}" for f in shown]
+            yield Static("\n".join(lines) or "No problems found.", id="findings")
+            if report.violations:
+                yield Label("Open policies without opt-in become:", classes="field-label")
+                with RadioSet(id="open-policy"):
+                    yield RadioButton("pairing (recommended)", value=True, id="open-pairing")
+                    yield RadioButton("allowlist", id="open-allowlist")
+                    yield RadioButton("open, with the platform's own opt-in", id="open-optin")
+            if any(t.dead for t in report.transports.values()):
+                yield Label("Platforms that cannot connect:", classes="field-label")
+                with RadioSet(id="dead-transport"):
+                    yield RadioButton("disable them (credentials kept)", value=True, id="dead-disable")
+                    yield RadioButton("leave them enabled", id="dead-keep")
+            yield Static("", id="plan-notes", classes="hint")
+            with Horizontal(classes="buttons"):
+                yield Button("Review the fix", variant="primary", id="review")
+                yield Button("Platforms", id="platforms")
+                yield Button("Quit", id="quit")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._replan()
+
+    def _choice(self, set_id: str, default: str) -> str:
+        sets = self.query(f"#{set_id}")
+        if not sets:
+            return default
+        pressed = sets.first(RadioSet).pressed_button
+        return (pressed.id or "").split("-", 1)[1] if pressed else default
+
+    def _replan(self) -> None:
+        options = RepairOptions(open_policy=self._choice("open-policy", "pairing"),
+                                dead_transport=self._choice("dead-transport", "disable"))
+        repair = plan_repairs(self.app.report, options)
+        self.app.set_answer(None, "repair", list(repair.plan.changes))
+        notes = list(repair.notes) + [f"not fixed: {line}" for line in repair.unfixable]
+        self.query_one("#plan-notes", Static).update("\n".join(notes) or "Nothing to fix.")
+
+    def on_radio_set_changed(self, event: RadioSet.Changed) -> None:
+        self._replan()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        {"review": self.action_review, "platforms": self.action_platforms,
+         "quit": self.app.action_quit_wizard}[event.button.id or "quit"]()
+
+    def action_review(self) -> None:
+        from screens.review_screen import ReviewScreen
+
+        self.app.push_screen(ReviewScreen())
+
+    def action_platforms(self) -> None:
+        from screens.platforms_screen import PlatformsScreen
+
+        self.app.push_screen(PlatformsScreen())

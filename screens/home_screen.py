@@ -1,0 +1,87 @@
+"""Home: which home and profile, what was found, the verdict; switch profile; continue."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Header, Select, Static
+
+from wizard.home import list_profiles
+
+HELP = """# Home
+
+This is the Hermes home the wizard reads and will write: its `.env`, `config.yaml` and the files the
+gateway keeps there. The verdict is what Hermes 0.19 itself would decide at start-up.
+
+* **Profile** switches to another profile of the same home (`profiles/<name>`).
+* **Continue** (Enter) lists every platform Hermes supports.
+* Nothing is written until you confirm on the Review screen.
+"""
+
+
+def verdict_words(report) -> tuple[str, bool]:
+    if report.effective.crash:
+        return f"✗ The gateway will not start: {report.effective.crash}", False
+    if report.violations:
+        first = report.violations[0]
+        return (f"✗ The gateway will refuse to start because {first.platform} has an open policy without an "
+                f"allow-all opt-in (and then exits 0, so a service restarts it forever)."), False
+    enabled = [row.name for row in report.rows if row.enabled]
+    return f"✓ The gateway will start ({', '.join(enabled) or 'no messaging platforms yet'}).", True
+
+
+class HomeScreen(Screen):
+    HELP = HELP
+    BINDINGS = [Binding("enter", "continue", "Continue"), Binding("escape", "app.quit_wizard", "Quit")]
+
+    def compose(self) -> ComposeResult:
+        app = self.app
+        yield Header()
+        with VerticalScroll(id="body"):
+            yield Static(f"Hermes home: {app.home}", classes="title", id="home-path")
+            profiles = list_profiles(app.home if app.profile == "default" else app.home.parent.parent)
+            if len(profiles) > 1:
+                yield Select([(name, name) for name, _ in profiles], value=app.profile, allow_blank=False,
+                             id="profile")
+            words, ok = verdict_words(app.report)
+            yield Static(words, classes="verdict-ok" if ok else "verdict-bad", id="verdict")
+            yield Static(self._summary(), id="summary", classes="hint")
+            with Horizontal(classes="buttons"):
+                yield Button("Continue", variant="primary", id="continue")
+                yield Button("Quit", id="quit")
+        yield Footer()
+
+    def _summary(self) -> str:
+        report = self.app.report
+        lines = []
+        enabled = [row for row in report.rows if row.enabled]
+        lines.append(f"{len(enabled)} platform(s) enabled: " + (", ".join(r.name for r in enabled) or "none"))
+        errors = [f for f in report.findings if f.severity == "error"]
+        if errors:
+            lines.append(f"{len(errors)} problem(s): " + "; ".join(f"{f.code} {f.platform or ''}".strip()
+                                                                  for f in errors[:6]))
+        loop = [f for f in report.findings if f.code == "HW301"]
+        if loop:
+            lines.append("Restart loop: " + loop[0].message)
+        return "\n".join(lines)
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        if event.select.id != "profile" or event.value == self.app.profile:
+            return
+        root = self.app.home if self.app.profile == "default" else self.app.home.parent.parent
+        home = root if event.value == "default" else root / "profiles" / str(event.value)
+        self.app.switch_home(home, str(event.value))
+        self.app.switch_screen(HomeScreen())
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "quit":
+            self.app.action_quit_wizard()
+        else:
+            self.action_continue()
+
+    def action_continue(self) -> None:
+        from screens.platforms_screen import PlatformsScreen
+
+        self.app.push_screen(PlatformsScreen())

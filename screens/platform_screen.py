@@ -1,0 +1,101 @@
+"""Platform: its credentials as masked inputs validated as you type, and its state on
+disk in words, with the command that fixes it."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Header, Input, Label, Static
+
+from wizard.answers import credential_changes, credential_error
+from wizard.catalog import PLATFORMS
+from wizard.plan import is_secret_name
+
+HELP = """# Platform
+
+Type the platform's credentials. Secret fields are masked; leave a field empty to keep what is already set.
+A red border means the value cannot be right (a Telegram token looks like `123456789:AA…`).
+
+The state line says what is on disk: for WhatsApp, whether the bridge is paired (`creds.json`); for Weixin,
+whether a token exists. Each comes with the command that fixes it.
+
+**Next** (Ctrl+N) chooses who may use the agent on this platform. Esc goes back; nothing is lost.
+"""
+
+STATE_FIXES = {
+    "not-paired": "run `hermes whatsapp` and scan the QR code with the phone that owns the number",
+    "empty-creds": "run `hermes whatsapp` again: the last pairing was interrupted",
+    "invalid-creds": "run `hermes whatsapp` again to replace the damaged session",
+    "unregistered": "run `hermes whatsapp` again: the login never completed",
+    "wrong-session-dir": "move creds.json into the directory named above, or remove the other one",
+    "missing-token": "log in again with `hermes gateway setup` (Weixin QR login)",
+    "missing-account": "set WEIXIN_ACCOUNT_ID (the bot account from the QR login)",
+}
+
+
+class PlatformScreen(Screen):
+    HELP = HELP
+    BINDINGS = [Binding("escape", "back", "Back"), Binding("ctrl+n", "next", "Next")]
+
+    def __init__(self, platform: str) -> None:
+        super().__init__()
+        self.platform = platform
+        self.spec = PLATFORMS[platform]
+
+    def compose(self) -> ComposeResult:
+        report = self.app.report
+        yield Header()
+        with VerticalScroll(id="body"):
+            yield Static(f"{self.spec.label} ({self.platform})", classes="title")
+            yield Static(self._state_words(report), id="state", classes="hint")
+            for key in self._fields():
+                present = bool(report.effective.environ.get(key, "").strip())
+                yield Label(key, classes="field-label")
+                yield Input(placeholder="set — leave empty to keep it" if present else "not set",
+                            password=is_secret_name(key), id=f"field-{key}", valid_empty=True)
+                yield Static("", id=f"error-{key}", classes="error-text")
+            with Horizontal(classes="buttons"):
+                yield Button("Next: access", variant="primary", id="next")
+                yield Button("Back", id="back")
+        yield Footer()
+
+    def _fields(self) -> tuple[str, ...]:
+        return tuple(key for key in self.spec.credentials if not key.endswith("_ENABLED"))
+
+    def _state_words(self, report) -> str:
+        transport = report.transports.get(self.platform)
+        if transport is None or transport.state == "unchecked":
+            row = next((r for r in report.rows if r.name == self.platform), None)
+            return f"Enabled: {'yes' if row and row.enabled else 'no'}."
+        fix = STATE_FIXES.get(transport.state)
+        owner = f" Owner detected from creds.json: +{transport.owner}." if transport.owner else ""
+        return f"On disk: {transport.detail}.{owner}" + (f"\nFix: {fix}" if fix else "")
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        key = (event.input.id or "").removeprefix("field-")
+        problem = credential_error(key, event.value) if event.value else None
+        event.input.set_class(problem is not None, "-invalid")
+        self.query_one(f"#error-{key}", Static).update(problem or "")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.action_next() if event.button.id == "next" else self.action_back()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    def action_next(self) -> None:
+        values = {}
+        for key in self._fields():
+            value = self.query_one(f"#field-{key}", Input).value
+            problem = credential_error(key, value) if value else None
+            if problem:
+                self.query_one(f"#error-{key}", Static).update(problem)
+                self.query_one(f"#field-{key}", Input).focus()
+                return
+            values[key] = value
+        self.app.set_answer(self.platform, "credentials", credential_changes(self.app.report, self.platform, values))
+        from screens.access_screen import AccessScreen
+
+        self.app.push_screen(AccessScreen(self.platform))

@@ -1,0 +1,67 @@
+"""Subprocess driver for tests/test_apply.py: die in the middle of an apply.
+
+    python tests/apply_kill_driver.py HOME N [--after]
+
+Plans the safe repairs of HOME (exactly as `doctor --fix --yes` would) and applies
+them through a FileOps that calls `os._exit(137)` at its N-th system call (counting
+every FileOps call from 1): before the call, or with `--after`, just after it.  No
+Python cleanup runs — no rollback, no `finally`, no atexit — which is what a
+SIGKILL or an OOM kill leaves behind.  Exit 3 means step N was never reached.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from wizard.apply import FileOps, apply_plan  # noqa: E402
+from wizard.engine import evaluate  # noqa: E402
+from wizard.repairs import plan_repairs  # noqa: E402
+
+STEPS = ("open_tmp", "write", "fsync", "close", "set_owner_mode", "replace", "fsync_dir", "chmod", "unlink")
+
+
+class KillOps(FileOps):
+    def __init__(self, n: int, after: bool) -> None:
+        self.n, self.after, self.count = n, after, 0
+
+
+def _killing(step: str):
+    real = getattr(FileOps, step)
+
+    def method(self, *args):
+        self.count += 1
+        due = self.count == self.n
+        if due and not self.after:
+            os._exit(137)
+        out = real(self, *args)
+        if due:
+            os._exit(137)
+        return out
+
+    method.__name__ = step
+    return method
+
+
+for _step in STEPS:
+    setattr(KillOps, _step, _killing(_step))
+
+
+def main(argv: list[str]) -> int:
+    home, n = Path(argv[0]), int(argv[1])
+    after = "--after" in argv[2:]
+    repair = plan_repairs(evaluate(home, base_env={}))
+    if not repair.plan:
+        print("nothing to apply", file=sys.stderr)
+        return 4
+    ops = KillOps(n, after)
+    apply_plan(repair.plan, ops=ops, base_env={})
+    print(f"step {n} never reached ({ops.count} calls)", file=sys.stderr)
+    return 3
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
