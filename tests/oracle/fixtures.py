@@ -15,6 +15,8 @@ from . import Oracle, require_oracle
 
 # Filled in by the conformance tests, reported at the end of the run.
 STATS = {"generated": 0, "hand_written": 0, "oracle_homes": 0, "oracle_seconds": 0.0}
+# More lines for that report (tests/test_repair_conformance.py adds its counts here).
+SUMMARY: list[str] = []
 
 
 @pytest.fixture(scope="session")
@@ -35,3 +37,5 @@ def pytest_terminal_summary(terminalreporter):
             f"({STATS['generated']} generated, {STATS['hand_written']} hand-written); "
             f"oracle answered {STATS['oracle_homes']} homes in {STATS['oracle_seconds']:.1f}s"
         )
+    for line in SUMMARY:
+        terminalreporter.write_line(line)

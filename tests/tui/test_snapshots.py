@@ -1,0 +1,97 @@
+"""SVG snapshots of every screen at 80×24 and 120×36; no secret may appear in any of them.
+
+The home lives at a fixed path so the screens (which show it) are reproducible.
+Regenerate after an intended UI change with `scripts/test.sh tests/tui --snapshot-update`.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from textual.widgets import DataTable, Input
+
+from screens.app import WizardApp
+
+DEMO = Path(__file__).resolve().parents[2] / "assets" / "homes" / "death-loop"
+FIXED_HOME = Path("/tmp/hermes-wizard-snapshots/home")
+SIZES = [(80, 24), (120, 36)]
+SECRETS = ["AAHdemoTokenNotRealNotReal_0123456789", "demo-ilink-token-0000000000000000", "sk-or-v1-0demo0000",
+           "TypedSecretToken_abcdefghijklmnopqrstuvwxyz"]
+
+
+@pytest.fixture
+def home() -> Path:
+    if FIXED_HOME.exists():
+        shutil.rmtree(FIXED_HOME)
+    shutil.copytree(DEMO, FIXED_HOME)
+    (FIXED_HOME / ".env").chmod(0o600)
+    yield FIXED_HOME
+    shutil.rmtree(FIXED_HOME, ignore_errors=True)
+
+
+async def to_platforms(pilot):
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+async def open_row(pilot, name):
+    await to_platforms(pilot)
+    table = pilot.app.screen.query_one(DataTable)
+    table.move_cursor(row=table.get_row_index(name))
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+async def platform_with_typed_secret(pilot):
+    await open_row(pilot, "telegram")
+    pilot.app.screen.query_one("#field-TELEGRAM_BOT_TOKEN", Input).focus()
+    await pilot.press(*"7123:TypedSecretToken_abcdefghijklmnopqrstuvwxyz"[:20])
+    pilot.app.screen.query_one("#field-TELEGRAM_BOT_TOKEN", Input).value = "TypedSecretToken_abcdefghijklmnopqrstuvwxyz"
+    await pilot.pause()
+
+
+async def access(pilot):
+    await open_row(pilot, "weixin")
+    await pilot.press("ctrl+n")
+    await pilot.pause()
+
+
+async def review(pilot):
+    await pilot.press("r")
+    await pilot.pause()
+
+
+async def help_modal(pilot):
+    await pilot.press("f1")
+    await pilot.pause()
+
+
+SCREENS = {
+    "home": ("setup", None),
+    "platforms": ("setup", to_platforms),
+    "platform": ("setup", platform_with_typed_secret),
+    "access": ("setup", access),
+    "findings": ("doctor", None),
+    "review": ("doctor", review),
+    "help": ("doctor", help_modal),
+}
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("screen", sorted(SCREENS))
+def test_screen_snapshot(snap_compare, home, screen, size):
+    mode, steps = SCREENS[screen]
+    app = WizardApp(home, mode=mode)
+    assert snap_compare(app, run_before=steps, terminal_size=size)
+
+
+def test_no_secret_in_any_snapshot():
+    folder = Path(__file__).parent / "__snapshots__" / "test_snapshots"
+    files = sorted(folder.glob("*.svg"))
+    assert len(files) == len(SCREENS) * len(SIZES)
+    for svg in files:
+        text = svg.read_text()
+        for secret in SECRETS:
+            assert secret not in text, (svg.name, secret)
