@@ -15,7 +15,6 @@ What is exercised, and how:
 * modes, owners and symlinks; backup sets, pruning and undo; `doctor --dry-run` and
   `doctor --fix` without a terminal writing nothing.
 
-Tests marked xfail(strict=True) document bugs in wizard/ (see their reasons).
 """
 
 from __future__ import annotations
@@ -286,11 +285,6 @@ def _record(scenario: str) -> list[tuple[str, str]]:
 
 CALLS = {scenario: _record(scenario) for scenario in SCENARIOS}
 
-# Bug: write_atomic renames the file into place *before* ops.fsync_dir.  When fsync_dir fails the file is
-# already new, but apply_plan rolls back only the names in `done`, appended after write_atomic returns — so
-# that file stays new while the ApplyError says "every file was left as it was".
-FSYNC_DIR_BUG = "bug: a failing fsync_dir leaves its (already renamed) file new; rollback skips it"
-
 
 def _fault_cases():
     for scenario, calls in CALLS.items():
@@ -298,9 +292,7 @@ def _fault_cases():
         for step, name in calls:
             seen[step] += 1
             for fault in FAULTS:
-                marks = [pytest.mark.xfail(strict=True, raises=AssertionError, reason=FSYNC_DIR_BUG)] \
-                    if step == "fsync_dir" else []
-                yield pytest.param(scenario, step, seen[step], fault, marks=marks,
+                yield pytest.param(scenario, step, seen[step], fault,
                                    id=f"{scenario}-{step}#{seen[step]}({name})-{fault}")
 
 
@@ -487,13 +479,7 @@ def test_rename_onto_a_directory_that_appeared_mid_apply(tmp_path):
     assert leftovers(home) == []
 
 
-# Bug: apply_plan calls _roll_back inside its `except` block unguarded.  When the rollback's own write fails
-# too (the disk is still full), that OSError escapes apply_plan instead of an ApplyError naming the backup,
-# .env stays new, and `doctor` (which catches only ApplyError) dies with a traceback.
-ROLLBACK_BUG = "bug: an OSError from a failing rollback escapes apply_plan instead of ApplyError"
 
-
-@pytest.mark.xfail(strict=True, raises=OSError, reason=ROLLBACK_BUG)
 def test_rollback_that_fails_too_is_still_an_apply_error(tmp_path, monkeypatch):
     home = build(tmp_path / "home")
     plan = doctor_plan(home)
@@ -576,13 +562,7 @@ def test_real_disk_full_while_writing_the_second_file(tmpfs):
     converge(home, expected)
 
 
-# Bug: make_backup runs before apply_plan's try/except, so a disk that fills up while the backup is written
-# raises a bare OSError (ENOSPC) instead of ApplyError, and leaves a half-made backup folder without
-# manifest.json, which backup_sets ignores and so pruning never removes.
-BACKUP_ENOSPC_BUG = "bug: ENOSPC while backing up escapes apply_plan as OSError, not ApplyError"
 
-
-@pytest.mark.xfail(strict=True, raises=OSError, reason=BACKUP_ENOSPC_BUG)
 def test_real_disk_full_while_backing_up(tmpfs):
     home = _big_config_home(tmpfs)
     plan = doctor_plan(home)
@@ -742,14 +722,7 @@ def test_only_the_last_20_backup_sets_are_kept(tmp_path, monkeypatch):
     assert [_round_in((s / ENV).read_bytes()) for s in sets] == list(range(4, 24))
 
 
-# Bug: make_backup names the sets of one second <stamp>, <stamp>-2, ..., <stamp>-10, ... and backup_sets
-# sorts names as strings, so "-10".."-19" come before "-2".  With 10 or more sets in one second (scripts,
-# `doctor --fix` then `undo`, tests) pruning deletes new sets and keeps old ones, and undo restores from
-# the wrong set.
-SAME_SECOND_BUG = "bug: backup sets of one second sort as strings (-10 before -2): wrong prune, wrong undo"
 
-
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=SAME_SECOND_BUG)
 def test_25_backup_sets_made_in_one_second_keep_the_newest_20(tmp_path, monkeypatch):
     home = build(tmp_path / "home", "env-only")
     clock = FakeClock()
@@ -760,7 +733,6 @@ def test_25_backup_sets_made_in_one_second_keep_the_newest_20(tmp_path, monkeypa
     assert [_round_in((s / ENV).read_bytes()) for s in sets] == list(range(4, 24))
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=SAME_SECOND_BUG)
 def test_undo_after_11_applies_in_one_second_restores_the_latest(tmp_path, monkeypatch):
     home = build(tmp_path / "home", "env-only")
     clock = FakeClock()

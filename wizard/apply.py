@@ -132,8 +132,8 @@ def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None 
     home.mkdir(mode=0o700, parents=True, exist_ok=True)  # first run: the home is created on confirmation
     with _Lock(home):
         names = plan.files()
-        for name in names:
-            if fingerprint(home / name) != plan.fingerprints.get(name, fingerprint(home / name)):
+        for name, expected in plan.fingerprints.items():  # every file the plan was judged with
+            if fingerprint(home / name) != expected:
                 raise ApplyError(f"{name} changed since it was read (an editor, or Hermes itself rewriting it); "
                                  "nothing was written — run the command again to plan from the new contents")
         current = {name: read_bytes(home / name) for name in (ENV, "config.yaml")}
@@ -141,18 +141,27 @@ def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None 
         modes = {c.file: int(c.after, 8) for c in plan.changes if c.action == "mode"}
         targets = {name: target_of(home, name) for name in names}
         _clean_stale_tmp(targets.values())
-        backup = make_backup(home, {name: targets[name] for name in names}, reason)
+        try:
+            backup = make_backup(home, {name: targets[name] for name in names}, reason)
+        except OSError as exc:
+            raise ApplyError(f"could not back up the files ({_os_words(exc)}); nothing was written") from exc
         result = ApplyResult(backup)
-        done: list[str] = []
+        done: list[str] = []  # files already replaced (or re-moded): the ones a rollback must put back
         try:
             for name in names:
                 if name in contents:
-                    write_atomic(targets[name], contents[name], ops, mode=modes.get(name))
+                    write_atomic(targets[name], contents[name], ops, mode=modes.get(name),
+                                 on_replaced=lambda name=name: done.append(name))
                 elif name in modes:
+                    done.append(name)
                     ops.chmod(targets[name], modes[name])
-                done.append(name)
         except BaseException as exc:
-            _roll_back(done, targets, backup, ops)
+            try:
+                _roll_back(done, backup)
+            except Exception as again:  # the disk that failed the write may fail the rollback too
+                raise ApplyError(f"writing failed ({_os_words(exc)}) and putting back {', '.join(done)} failed too "
+                                 f"({_os_words(again)}); the originals are in {backup}: free the problem, then run "
+                                 "`hermes-wizard undo`") from exc
             if not isinstance(exc, Exception):
                 raise
             raise ApplyError(_failure_words(exc, backup)) from exc
@@ -165,19 +174,22 @@ def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None 
         return result
 
 
-def _failure_words(exc: BaseException, backup: Path) -> str:
+def _os_words(exc: BaseException) -> str:
     if isinstance(exc, OSError):
-        what = {errno.ENOSPC: "the disk is full", errno.EROFS: "the file system is read-only",
+        return {errno.ENOSPC: "the disk is full", errno.EROFS: "the file system is read-only",
                 errno.EACCES: "permission denied", errno.EPERM: "operation not permitted",
                 errno.EISDIR: "a file was replaced by a directory"}.get(exc.errno, exc.strerror or str(exc))
-    else:
-        what = str(exc)
-    return (f"writing failed ({what}); every file was left as it was. The backup of the original files is "
-            f"in {backup}.")
+    return str(exc) or type(exc).__name__
 
 
-def write_atomic(path: Path, data: bytes, ops: FileOps, mode: int | None = None) -> None:
-    """Replace `path` with `data` so a crash at any point leaves old or new bytes."""
+def _failure_words(exc: BaseException, backup: Path) -> str:
+    return (f"writing failed ({_os_words(exc)}); every file was left as it was. The backup of the original files "
+            f"is in {backup}.")
+
+
+def write_atomic(path: Path, data: bytes, ops: FileOps, mode: int | None = None, on_replaced=None) -> None:
+    """Replace `path` with `data` so a crash at any point leaves old or new bytes.
+    `on_replaced` is called right after the rename, the point from which `path` is new."""
     try:
         st = path.stat()
         if stat.S_ISDIR(st.st_mode):
@@ -201,6 +213,8 @@ def write_atomic(path: Path, data: bytes, ops: FileOps, mode: int | None = None)
         except OSError:
             pass
         raise
+    if on_replaced is not None:
+        on_replaced()
     ops.fsync_dir(path.parent)
 
 
@@ -218,22 +232,27 @@ def make_backup(home: Path, targets: dict[str, Path], reason: str) -> Path:
     root.mkdir(mode=0o700, exist_ok=True)
     os.chmod(root, 0o700)
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    folder, n = root / stamp, 1
-    while folder.exists():
-        n += 1
-        folder = root / f"{stamp}-{n}"
+    # Within one second, count past every set of that second (pruned ones included, so a
+    # new set never reuses an older set's name and sorts before it).
+    taken = [_age(p)[1] for p in root.iterdir() if p.name[:15] == stamp]
+    folder = root / (f"{stamp}-{max(taken) + 1}" if taken else stamp)
     folder.mkdir(mode=0o700)
     manifest = {"created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "reason": reason, "files": {}}
-    for name, target in targets.items():
-        data = read_bytes(target)
-        entry = {"existed": data is not None}
-        if data is not None:
-            st = target.stat()
-            entry.update(mode=stat.S_IMODE(st.st_mode), uid=st.st_uid, gid=st.st_gid)
-            write_atomic(folder / name, data, FileOps(), mode=0o600)
-        manifest["files"][name] = entry
-    write_atomic(folder / "manifest.json", json.dumps(manifest, indent=2).encode(), FileOps(), mode=0o600)
-    FileOps().fsync_dir(root)
+    try:
+        for name, target in targets.items():
+            data = read_bytes(target)
+            entry = {"existed": data is not None}
+            if data is not None:
+                st = target.stat()
+                entry.update(mode=stat.S_IMODE(st.st_mode), uid=st.st_uid, gid=st.st_gid)
+                write_atomic(folder / name, data, FileOps(), mode=0o600)
+            manifest["files"][name] = entry
+        # The manifest goes last: a set without one is incomplete and never used.
+        write_atomic(folder / "manifest.json", json.dumps(manifest, indent=2).encode(), FileOps(), mode=0o600)
+        FileOps().fsync_dir(root)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
     _prune(root)
     return folder
 
@@ -245,10 +264,18 @@ def _prune(root: Path) -> None:
 
 
 def backup_sets(home: Path) -> list[Path]:
+    """Complete backup sets, oldest first (`<stamp>`, `<stamp>-2`, … `<stamp>-10` in that order)."""
     root = home / BACKUP_DIR
     if not root.is_dir():
         return []
-    return sorted((p for p in root.iterdir() if (p / "manifest.json").is_file()), key=lambda p: p.name)
+
+    return sorted((p for p in root.iterdir() if (p / "manifest.json").is_file()), key=_age)
+
+
+def _age(path: Path) -> tuple[str, int]:
+    """Sort key of a set named `<YYYYmmdd-HHMMSS>[-N]`."""
+    counter = path.name[16:]
+    return path.name[:15], int(counter) if counter.isdigit() else 1
 
 
 def restore_files(home: Path, folder: Path, names, ops: FileOps) -> list[str]:
@@ -268,6 +295,6 @@ def restore_files(home: Path, folder: Path, names, ops: FileOps) -> list[str]:
     return restored
 
 
-def _roll_back(done: list[str], targets: dict[str, Path], backup: Path, ops: FileOps) -> None:
+def _roll_back(done: list[str], backup: Path) -> None:
     if done:
         restore_files(backup.parent.parent, backup, done, FileOps())

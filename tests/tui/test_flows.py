@@ -42,7 +42,7 @@ async def choose_platform(pilot, app, name: str) -> None:
     await pilot.pause()
 
 
-async def test_setup_from_an_empty_home_to_a_config_hermes_starts(tmp_path):
+async def test_setup_from_an_empty_home_to_a_config_hermes_starts(tmp_path, hermes_oracle):
     home = tmp_path / "new-home"
     app = WizardApp(home, mode="setup")
     async with app.run_test(size=(100, 36)) as pilot:
@@ -75,9 +75,11 @@ async def test_setup_from_an_empty_home_to_a_config_hermes_starts(tmp_path):
     assert (home / ".env").stat().st_mode & 0o777 == 0o600
     report = evaluate(home)
     assert report.would_start and [r.name for r in report.rows if r.enabled] == ["telegram"]
+    hermes = hermes_oracle.evaluate(home)
+    assert hermes["would_start"] and hermes["enabled"] == ["telegram"] and hermes["error"] is None
 
 
-async def test_doctor_fixes_the_demo_home(demo):
+async def test_doctor_fixes_the_demo_home(demo, hermes_oracle):
     app = WizardApp(demo, mode="doctor")
     async with app.run_test(size=(100, 36)) as pilot:
         assert isinstance(app.screen, FindingsScreen)
@@ -91,6 +93,8 @@ async def test_doctor_fixes_the_demo_home(demo):
     assert app.outcome.applied
     report = evaluate(demo)
     assert report.would_start and {r.name for r in report.rows if r.enabled} == {"telegram", "weixin"}
+    hermes = hermes_oracle.evaluate(demo)
+    assert hermes["would_start"] and set(hermes["enabled"]) == {"telegram", "weixin"}
 
 
 async def test_open_needs_the_platform_name_typed(demo):
