@@ -12,9 +12,9 @@ cp -R "$hw_repo/assets/homes/death-loop" "$home"
 chmod 600 "$home/.env"   # git does not keep modes; a real home has its secrets at 0600
 
 rc=0
-"$hw_venv/bin/hermes-wizard" check --home "$home" || rc=$?   # the demo command
+"$hw_venv/bin/hermes-wizard" doctor --home "$home" || rc=$?   # the demo: the TUI on a terminal, else the plan
 
 echo
 echo "demo: the home is a copy at $home (exit code $rc; 78 means Hermes would refuse to start)"
-echo "demo: try it yourself: $hw_venv/bin/hermes-wizard check --home $home --format json"
+echo "demo: try also: $hw_venv/bin/hermes-wizard check --home $home   (and setup, doctor --fix --yes, undo)"
 case "$rc" in 0|1|78) exit 0 ;; *) exit "$rc" ;; esac

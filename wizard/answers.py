@@ -168,4 +168,5 @@ def preview(report, plan: Plan):
     """The HomeReport Hermes's files would give once `plan` is applied."""
     from wizard.engine import evaluate
 
-    return evaluate(report.home, report.profile, base_env=report.snapshot.base_env, overrides=planned_contents(plan))
+    return evaluate(report.home, report.profile, base_env=report.snapshot.base_env, facts=report.facts,
+                    overrides=planned_contents(plan))

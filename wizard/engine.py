@@ -47,6 +47,7 @@ class HomeReport:
     findings: list[Finding]
     transports: dict[str, Transport] = factory(dict)
     rows: list[PlatformRow] = factory(list)
+    facts: HostFacts | None = None  # the host facts it was judged with (reused by simulations)
 
     @property
     def would_start(self) -> bool:
@@ -85,7 +86,7 @@ def evaluate(home: Path, profile: str = "default", *, base_env: dict[str, str] |
     transports = {name: transport_for(name, home, state, effective.environ)
                   for name, state in effective.platforms.items() if state.enabled}
     findings = run_checks(Context(snapshot, effective, violations, transports, facts))
-    report = HomeReport(home, profile, snapshot, effective, violations, findings, transports)
+    report = HomeReport(home, profile, snapshot, effective, violations, findings, transports, facts=facts)
     report.rows = _rows(effective, violations, transports)
     return report
 

@@ -68,7 +68,7 @@ class _Builder:
     def simulate(self, changes) -> HomeReport:
         plan = self.plan(changes)
         return evaluate(self.report.home, self.report.profile, base_env=self.snapshot.base_env,
-                        overrides=planned_contents(plan))
+                        facts=self.report.facts, overrides=planned_contents(plan))
 
     def _env_set(self, key: str, value: str, platform: str | None, reason: str) -> Change:
         before = self.snapshot.env.entries.get(key)
