@@ -5,7 +5,7 @@ Contract: pure lookups over a Snapshot; never returns a secret value.
 
 from __future__ import annotations
 
-from wizard.catalog import PLATFORMS
+from wizard.catalog import PLATFORMS, platform_value
 from wizard.snapshot import Snapshot
 
 
@@ -21,10 +21,20 @@ def env_source(snapshot: Snapshot, key: str) -> str:
     return key
 
 
-def yaml_paths(name: str, key: str) -> list[tuple[str, ...]]:
-    """Every YAML place a platform key can live, highest precedence first."""
-    return [(name, key), ("platforms", name, "extra", key), ("platforms", name, key),
-            ("gateway", "platforms", name, "extra", key), ("gateway", "platforms", name, key)]
+def yaml_paths(name: str, key: str, data: dict | None = None) -> list[tuple[str, ...]]:
+    """Every YAML place a platform key can live, highest precedence first; with the
+    document's `data`, also under odd spellings of the platform key that Hermes folds
+    to `name` (`platforms: {WEIXIN: ...}`)."""
+    paths = [(name, key), ("platforms", name, "extra", key), ("platforms", name, key),
+             ("gateway", "platforms", name, "extra", key), ("gateway", "platforms", name, key)]
+    for prefix in (("platforms",), ("gateway", "platforms")):
+        node = data
+        for part in prefix:
+            node = node.get(part) if isinstance(node, dict) else None
+        for spelled in (node if isinstance(node, dict) else ()):
+            if spelled != name and isinstance(spelled, str) and platform_value(spelled) == name:
+                paths += [prefix + (spelled, "extra", key), prefix + (spelled, key)]
+    return paths
 
 
 def yaml_source(snapshot: Snapshot, path: tuple[str, ...]) -> str:

@@ -51,7 +51,7 @@ def plan_repairs(report: HomeReport, options: RepairOptions = RepairOptions()) -
     builder.fix_env_mode()
     plan = builder.plan()
     after = builder.simulate(plan.changes) if plan else report
-    return Repair(plan, tuple(builder.notes), tuple(builder.unfixable), after)
+    return Repair(plan, tuple(dict.fromkeys(builder.notes)), tuple(builder.unfixable), after)
 
 
 class _Builder:
@@ -128,48 +128,59 @@ class _Builder:
         return None
 
     def fix_open_policies(self, skip: set[str]) -> None:
-        for _ in range(3):  # a fix can uncover a lower-precedence open value; re-judge
+        """Close each open value where it lives, re-judge, and repeat: closing one place can
+        uncover a lower-precedence open value, and an open value in gateway.json is overridden."""
+        for _ in range(3):
             current = self.simulate(self.changes) if self.changes else self.report
             todo = [v for v in current.violations if v.platform not in skip]
             if not todo:
                 return
-            progressed = False
             for violation in todo:
-                progressed |= self._fix_violation(violation, current)
-            if not progressed:
-                break
+                self._fix_violation(violation, current)
         for violation in (self.simulate(self.changes) if self.changes else self.report).violations:
             if violation.platform not in skip:
                 self.unfixable.append(f"{violation.platform}: open policy set outside files this tool edits "
                                       "(managed /etc/hermes or the service environment)")
 
-    def _fix_violation(self, violation, current: HomeReport) -> bool:
+    def _fix_violation(self, violation, current: HomeReport) -> None:
         name, spec = violation.platform, PLATFORMS[violation.platform]
         if self.options.open_policy == "optin":
             self.changes.append(self._env_set(spec.gate.allow_all_env, "true", name, "explicit opt-in to open access"))
             self.notes.append(f"{name}: kept open, {spec.gate.allow_all_env}=true (anyone who can reach the bot "
                               "can use the agent)")
-            return True
+            return
         target = self.options.open_policy
-        changed = False
         for side in violation.open_sides():
             short = side.split("_")[0]
             env_name = getattr(spec.gate, f"{short}_env")
             env_value = current.effective.environ.get(env_name or "", "")
+            found = False
             if env_name and env_value.strip().lower() == "open":
                 self.changes.append(self._env_set(env_name, target, name, "closing an open policy"))
-                changed = True
-            for path in yaml_paths(name, side):
-                value = _lookup(current.snapshot.yaml.mapping(), path)
+                found = True
+            data = current.snapshot.yaml.mapping()
+            for path in yaml_paths(name, side, data):
+                value = _lookup(data, path)
                 if value is not None and str(value).strip().lower() == "open":
                     self.changes.append(Change(YAML, ".".join(path), str(value), target, platform=name,
                                                reason="closing an open policy"))
-                    changed = True
-            if changed:
-                why = {"pairing": "no allow-all opt-in was set; pairing keeps strangers out",
-                       "allowlist": f"only IDs listed in {spec.allowlist_env} or allow_from get in"}[target]
-                self.notes.append(f"{name}: {side} open → {target} ({why})")
-        return changed
+                    found = True
+            if not found:  # open somewhere we do not edit (legacy gateway.json): override it on top
+                self.changes.append(self._override(name, side, target))
+            why = {"pairing": "no allow-all opt-in was set; pairing keeps strangers out",
+                   "allowlist": f"only IDs listed in {spec.allowlist_env} or allow_from get in"}[target]
+            self.notes.append(f"{name}: {side} open → {target} ({why})")
+
+    def _override(self, name: str, side: str, target: str) -> Change:
+        """The highest-precedence place we write: weixin and yuanbao copy their env policy over
+        YAML; for the others the gate reads `extra` first, which config.yaml's `platforms` wins."""
+        env_name = getattr(PLATFORMS[name].gate, f"{side.split('_')[0]}_env")
+        if name in ("weixin", "yuanbao") and env_name:
+            return self._env_set(env_name, target, name, "closing an open policy set in gateway.json")
+        path = f"platforms.{name}.extra.{side}"
+        before = _lookup(self.snapshot.yaml.mapping(), tuple(path.split(".")))
+        return Change(YAML, path, None if before is None else str(before), target, platform=name,
+                      reason="closing an open policy set in gateway.json")
 
     def fix_env_mode(self) -> None:
         env = self.snapshot.env
