@@ -68,7 +68,7 @@ class WizardApp(App[AppOutcome]):
         plan = self.plan()
         if not plan:
             raise ApplyError("there is nothing to apply")
-        result = apply_plan(plan, reason=f"hermes-wizard {self.mode}")
+        result = apply_plan(plan, reason=f"hermes-wizard {self.mode}", facts=self.report.facts)
         self.outcome = AppOutcome(True, result)
         self.report = result.report
         self.answers = {}

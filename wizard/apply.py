@@ -124,7 +124,7 @@ def target_of(home: Path, name: str) -> Path:
 
 
 def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None = None,
-               reason: str = "hermes-wizard") -> ApplyResult:
+               reason: str = "hermes-wizard", facts=None) -> ApplyResult:
     from wizard.engine import evaluate
 
     ops = ops or FileOps()
@@ -170,7 +170,7 @@ def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None 
             if read_bytes(targets[name]) != data:
                 raise ApplyError(f"{name} does not read back as written; restore with `hermes-wizard undo` "
                                  f"(backup: {backup})")
-        result.report = evaluate(home, base_env=base_env)
+        result.report = evaluate(home, base_env=base_env, facts=facts)
         return result
 
 

@@ -84,8 +84,15 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt:
-        print("hermes-wizard: interrupted", file=sys.stderr)
+        print("hermes-wizard: interrupted; no changes were made unless a write had completed", file=sys.stderr)
         return 130
+    except Exception as exc:  # a bug of ours: one clear line, no traceback (HERMES_WIZARD_DEBUG=1 shows it)
+        if os.environ.get("HERMES_WIZARD_DEBUG"):
+            raise
+        print(f"hermes-wizard: internal error ({type(exc).__name__}: {exc}); nothing was written unless a "
+              "message above says so. Please report it (rerun with HERMES_WIZARD_DEBUG=1 for details).",
+              file=sys.stderr)
+        return 70
 
 
 def select_homes(args) -> list[tuple[str, Path]] | None:

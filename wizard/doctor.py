@@ -62,7 +62,7 @@ def run_doctor(args) -> int:
             codes.append(1 if sys.stdin.isatty() else EX_USAGE)
             continue
         try:
-            result = apply_plan(repair.plan, base_env=base_env, reason="doctor --fix")
+            result = apply_plan(repair.plan, base_env=base_env, reason="doctor --fix", facts=facts)
         except ApplyError as exc:
             print(f"hermes-wizard: {exc}", file=sys.stderr)
             codes.append(1)

@@ -77,7 +77,12 @@ class _Builder:
 
     # -- repairs -------------------------------------------------------------------------------------------
     def fix_allow_all_spelling(self) -> None:
-        names = ["GATEWAY_ALLOW_ALL_USERS"] + [s.allow_all_env for s in PLATFORMS.values() if s.allow_all_env]
+        """Per-platform opt-ins only: respelling GATEWAY_ALLOW_ALL_USERS would open every platform."""
+        gateway = self.snapshot.env.values.get("GATEWAY_ALLOW_ALL_USERS")
+        if gateway is not None and gateway.lower() not in ALLOW_ALL_TRUE and gateway.strip().lower() in TRUTHY:
+            self.unfixable.append(f"GATEWAY_ALLOW_ALL_USERS is {gateway!r}, which Hermes ignores; left as it is, "
+                                  "since the spelling Hermes accepts would open every platform to everyone")
+        names = [s.allow_all_env for s in PLATFORMS.values() if s.allow_all_env]
         for key in dict.fromkeys(names):
             entry = self.snapshot.env.entries.get(key)
             value = self.snapshot.env.values.get(key)
@@ -131,13 +136,18 @@ class _Builder:
         """Close each open value where it lives, re-judge, and repeat: closing one place can
         uncover a lower-precedence open value, and an open value in gateway.json is overridden."""
         for _ in range(3):
-            current = self.simulate(self.changes) if self.changes else self.report
+            current = self._judge()
             todo = [v for v in current.violations if v.platform not in skip]
             if not todo:
                 return
             for violation in todo:
+                before = len(self.changes)
                 self._fix_violation(violation, current)
-        for violation in (self.simulate(self.changes) if self.changes else self.report).violations:
+                try:
+                    self.simulate(self.changes)
+                except ValueError:  # e.g. a YAML edit the writer refuses: drop it, report below
+                    del self.changes[before:]
+        for violation in self._judge().violations:
             if violation.platform not in skip:
                 self.unfixable.append(f"{violation.platform}: open policy set outside files this tool edits "
                                       "(managed /etc/hermes or the service environment)")
@@ -171,11 +181,15 @@ class _Builder:
                    "allowlist": f"only IDs listed in {spec.allowlist_env} or allow_from get in"}[target]
             self.notes.append(f"{name}: {side} open → {target} ({why})")
 
+    def _judge(self) -> HomeReport:
+        return self.simulate(self.changes) if self.changes else self.report
+
     def _override(self, name: str, side: str, target: str) -> Change:
         """The highest-precedence place we write: weixin and yuanbao copy their env policy over
-        YAML; for the others the gate reads `extra` first, which config.yaml's `platforms` wins."""
+        YAML; for the others the gate reads `extra` first, which config.yaml's `platforms` wins
+        (when config.yaml does not parse, Hermes ignores it and only the env can help)."""
         env_name = getattr(PLATFORMS[name].gate, f"{side.split('_')[0]}_env")
-        if name in ("weixin", "yuanbao") and env_name:
+        if env_name and (name in ("weixin", "yuanbao") or self.snapshot.yaml.error is not None):
             return self._env_set(env_name, target, name, "closing an open policy set in gateway.json")
         path = f"platforms.{name}.extra.{side}"
         before = _lookup(self.snapshot.yaml.mapping(), tuple(path.split(".")))
