@@ -40,6 +40,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     check = sub.add_parser("check", help="say whether the gateway will start, and why not")
     _common(check)
+    check.add_argument("--gate", action="store_true",
+                       help="pre-start gate for a service: exit 78 with one line only when Hermes would refuse to "
+                            "start (its open-policy rule), else 0; judges with this process's environment")
     setup = sub.add_parser("setup", help="the full-screen wizard: platform by platform, then review and apply")
     setup.add_argument("--home", help="Hermes home (default: $HERMES_HOME, else ~/.hermes); created on apply")
     setup.add_argument("--profile", help="a profile under <home>/profiles")
@@ -111,10 +114,40 @@ def select_homes(args) -> list[tuple[str, Path]] | None:
         return None
 
 
+def _gate(args) -> int:
+    """`check --gate`: Hermes's refusal rule only, one line, and never an obstacle of our own
+    making — any failure of the wizard itself lets the gateway start (exit 0)."""
+    try:
+        from wizard.gate import violations
+        from wizard.plugins import HostFacts
+        from wizard.resolve import resolve
+        from wizard.snapshot import take_snapshot
+
+        homes = select_homes(args)
+        if homes is None:
+            return 0
+        profile, home = homes[0]
+        snapshot = take_snapshot(home, profile, dict(os.environ))
+        found = violations(resolve(snapshot, HostFacts.detect(home, args.hermes_python, dict(os.environ))))
+    except Exception as exc:  # the gate must never be the reason a gateway does not start
+        print(f"hermes-wizard gate: could not judge ({type(exc).__name__}); letting the gateway start",
+              file=sys.stderr)
+        return 0
+    if not found:
+        return 0
+    first = found[0]
+    print(f"hermes-wizard gate: Hermes would refuse to start ({first.reason}: {' and '.join(first.open_sides())} "
+          f"is open, {first.allow_all_env} not set); not starting it. Fix: hermes-wizard doctor --fix --yes "
+          f"--home {home}", file=sys.stderr)
+    return EX_CONFIG
+
+
 def _check(args) -> int:
     from wizard.engine import evaluate
     from wizard.plugins import HostFacts
 
+    if args.gate:
+        return _gate(args)
     homes = select_homes(args)
     if homes is None:
         return EX_USAGE
