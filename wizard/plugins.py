@@ -153,13 +153,18 @@ def apply_yaml_hooks(yaml_cfg: dict, gateway_platforms: Any, platforms_data: dic
         except Exception:  # Hermes logs and skips a failing hook
             continue
         if seeded:
-            entry = platforms_data.setdefault(name, {})
-            if not isinstance(entry, dict):
-                entry = platforms_data[name] = {}
-            extra = entry.setdefault("extra", {})
-            if not isinstance(extra, dict):
-                extra = entry["extra"] = {}
-            extra.update(seeded)
+            ensure_extra(platforms_data, name)[1].update(seeded)
+
+
+def ensure_extra(platforms_data: dict, name: str) -> tuple[dict, dict]:
+    """The loader's get-or-create of `platforms_data[name]["extra"]`, coercing non-dicts."""
+    block = platforms_data.setdefault(name, {})
+    if not isinstance(block, dict):
+        block = platforms_data[name] = {}
+    extra = block.setdefault("extra", {})
+    if not isinstance(extra, dict):
+        extra = block["extra"] = {}
+    return block, extra
 
 
 _TELEGRAM_EXTRA_SKIP = {"reply_prefix", "reply_in_thread", "reply_to_mode", "unauthorized_dm_behavior",

@@ -102,16 +102,6 @@ def _start_blocker(snapshot: Snapshot) -> str | None:
     return None
 
 
-def _ensure_extra(platforms_data: dict, name: str) -> tuple[dict, dict]:
-    block = platforms_data.setdefault(name, {})
-    if not isinstance(block, dict):
-        block = platforms_data[name] = {}
-    extra = block.setdefault("extra", {})
-    if not isinstance(extra, dict):
-        extra = block["extra"] = {}
-    return block, extra
-
-
 _SHARED_KEYS = ("reply_prefix", "reply_in_thread", "cron_continuable_surface", "require_mention",
                 "free_response_channels", "mention_patterns", "exclusive_bot_mentions", "dm_policy",
                 "allow_from", "allow_admin_from", "user_allowed_commands", "group_policy", "group_allow_from",
@@ -174,11 +164,11 @@ def _yaml_phase(yaml_cfg: Any, gw_data: Any, environ: dict, effective: Effective
                 bridged[key] = block[key]
         has_overrides = "channel_overrides" in block
         if has_overrides and isinstance(block.get("channel_overrides"), dict):
-            _ensure_extra(platforms_data, name)
+            plugins.ensure_extra(platforms_data, name)
         explicit = toplevel and "enabled" in block
         if not bridged and not explicit and not has_overrides:
             continue
-        plat_block, extra = _ensure_extra(platforms_data, name)
+        plat_block, extra = plugins.ensure_extra(platforms_data, name)
         if explicit:
             plat_block["enabled"] = block["enabled"]
             extra["_enabled_explicit"] = True
