@@ -13,7 +13,6 @@ to connect with a non-retryable error (or the bridge could never log in).
 from __future__ import annotations
 
 import json
-import os
 from wizard.records import record
 from pathlib import Path
 
@@ -131,10 +130,3 @@ def pairing_dir(home: Path) -> Path:
 def approved_users(home: Path, platform: str) -> int:
     data = _read_json(pairing_dir(home) / f"{platform}-approved.json")
     return len(data) if isinstance(data, dict) else 0
-
-
-def file_owner_matches(path: Path) -> bool:
-    try:
-        return path.stat().st_uid == os.geteuid()
-    except OSError:
-        return True

@@ -43,17 +43,6 @@ class Change:
     reason: str = ""
     secret: bool = False
 
-    def describe(self) -> str:
-        shown_before = MASK if self.secret and self.before else self.before
-        shown_after = MASK if self.secret and self.after else self.after
-        if self.action == "disable":
-            return f"{self.file}: comment out {self.key} (restorable)"
-        if self.action == "restore":
-            return f"{self.file}: restore {self.key}"
-        if self.action == "mode":
-            return f"{self.file}: mode {self.before} → {self.after}"
-        return f"{self.file}: {self.key} {shown_before if shown_before is not None else '(unset)'} → {shown_after}"
-
 
 @record
 class Plan:

@@ -105,9 +105,6 @@ class Snapshot:
     starts_log: StartsLog
     base_env: dict[str, str]
 
-    def exists(self) -> bool:
-        return self.home.is_dir()
-
 
 def managed_dir_for(environ: dict[str, str]) -> Path:
     return Path(environ.get("HERMES_MANAGED_DIR") or "/etc/hermes")
