@@ -68,6 +68,12 @@ async def help_modal(pilot):
     await pilot.pause()
 
 
+async def applied(pilot):
+    await review(pilot)
+    await pilot.press("ctrl+s")
+    await pilot.pause()
+
+
 SCREENS = {
     "home": ("setup", None),
     "platforms": ("setup", to_platforms),
@@ -76,12 +82,20 @@ SCREENS = {
     "findings": ("doctor", None),
     "review": ("doctor", review),
     "help": ("doctor", help_modal),
+    "result": ("doctor", applied),
 }
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("screen", sorted(SCREENS))
-def test_screen_snapshot(snap_compare, home, screen, size):
+def test_screen_snapshot(snap_compare, home, screen, size, monkeypatch):
+    import time as real_time
+
+    import wizard.apply
+
+    fixed = real_time.struct_time((2026, 11, 29, 14, 15, 3, 6, 333, 0))  # the backup folder's name is shown
+    monkeypatch.setattr(wizard.apply, "time", type("FixedClock", (), {
+        "strftime": staticmethod(lambda fmt, t=None: real_time.strftime(fmt, fixed))})())
     mode, steps = SCREENS[screen]
     app = WizardApp(home, mode=mode)
     assert snap_compare(app, run_before=steps, terminal_size=size)
