@@ -7,13 +7,14 @@ alike, and reports wall time (median, min) and peak RSS (from `os.wait4`, per ch
   check-json     python -m wizard check --home DEMO --format json
   check-text     python -m wizard check --home DEMO
   all-profiles   python -m wizard check --all-profiles --home ROOT   (100 profiles)
+  gate-refuse    python -m wizard check --gate --home DEMO   (the ExecCondition= gate: exit 78)
+  gate-pass      python -m wizard check --gate --home HEALTHY   (DEMO repaired; exit 0)
   hermes         <oracle venv>/bin/hermes gateway run   (real Hermes 0.19.0 reaching its refusal)
 
 DEMO is a copy of assets/homes/death-loop. It is a report, not a test: it always exits 0.
 Usage: python benchmarks/bench_check.py [--rounds 15] [--hermes-rounds 3] [--json]
 
-To add a command (for example `check --gate`), append a Bench to `benches()` and, if it has a
-target, a Target to TARGETS.
+To add a command, append a Bench to `benches()` and, if it has a target, a Target to TARGETS.
 """
 from __future__ import annotations
 
@@ -71,6 +72,10 @@ def benches(tmp: Path, args) -> list[Bench]:
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp / "userhome"),
            "LANG": "C.UTF-8", "NO_COLOR": "1", "TERM": "dumb", "PYTHONPATH": str(REPO)}
     demo = copy_demo(tmp / "demo")
+    healthy = copy_demo(tmp / "healthy")  # the demo after `doctor --fix`: the gate lets it start
+    (healthy / ".env").write_text((healthy / ".env").read_text().replace("WEIXIN_DM_POLICY=open",
+                                  "WEIXIN_DM_POLICY=pairing").replace("WHATSAPP_ENABLED=true",
+                                                                       "WHATSAPP_ENABLED=false"))
     root = copy_demo(tmp / "root")
     for i in range(args.profiles):
         copy_demo(root / "profiles" / f"p{i:03d}")
@@ -84,7 +89,11 @@ def benches(tmp: Path, args) -> list[Bench]:
               expect_rc(78)),
         Bench("all-profiles", lambda: [*check, "--all-profiles", "--home", str(root)], env,
               args.rounds, expect_rc(78)),
-        # Extension point: Bench("check-gate", lambda: [*check, "--gate", ...], env, ...).
+        # The pre-start gate (ExecCondition=): a refusing home must exit 78, a healthy one 0.
+        Bench("gate-refuse", lambda: [*check, "--gate", "--home", str(demo)], env, args.rounds,
+              expect_rc(78)),
+        Bench("gate-pass", lambda: [*check, "--gate", "--home", str(healthy)], env, args.rounds,
+              expect_rc(0)),
     ]
     hermes = oracle_venv() / "bin" / "hermes"
     if args.hermes_rounds and hermes.exists():
@@ -171,6 +180,11 @@ TARGETS = [
     Target("check peak RSS (median)", lambda f: f["check-json"]["rss_median_mib"], "<", 30, "MiB"),
     Target("100 profiles (wall, median)", lambda f: f["all-profiles"]["wall_median_s"],
            "<", 1.0, "s"),
+    # The gate runs before every service start: it is held to the `check` targets.
+    Target("check --gate / baseline (wall, median)",
+           lambda f: f["gate-refuse"]["wall_median_s"] / f["baseline"]["wall_median_s"],
+           "<=", 1.5, "x"),
+    Target("check --gate peak RSS (median)", lambda f: f["gate-refuse"]["rss_median_mib"], "<", 30, "MiB"),
 ]
 
 

@@ -2,7 +2,7 @@
 
 The homes: every VIOLATING one (Hermes's own startup gate refuses it; the oracle
 decides, tests/oracle/) among at least ``MIN_VIOLATING`` distinct
-hypothesis-generated homes (tests/homegen.py) plus the hand-written ones
+hypothesis-generated homes (tests/homegen.py), plus the hand-written ones
 (tests/oracle/cases.py). Each is copied and repaired in-process with
 ``doctor --fix --yes``, with the host facts the oracle runs with (PATH with its
 node shim, HERMES_WIZARD_HERMES_PYTHON; see oracle/compare.py). Then:
@@ -10,23 +10,31 @@ node shim, HERMES_WIZARD_HERMES_PYTHON; see oracle/compare.py). Then:
 * Hermes, on a fresh copy of the repaired home: the gate passes (no refusal, no crash);
 * our ``check --format json`` on the repaired home agrees with Hermes exactly
   (compare.mismatches: would_start, enabled platforms, exit code), and so does the
-  doctor's own "Verified: ..." line;
+  doctor's own "Verified: the gateway will start (...)" line;
 * the repair enabled no platform Hermes did not enable before (it only closes or disables);
 * it opened nothing: allowlists untouched (never a ``*``), GATEWAY_ALLOW_ALL_USERS
-  never added or changed, no ``*_ALLOW_ALL_USERS`` that Hermes reads as true unless
-  it was already meant true (``on``/``" true"`` -> ``true`` is the spelling fix);
-* a second run says "Nothing to fix." and writes nothing (bytes and mtime_ns);
-* ``--open-policy optin`` / ``allowlist`` on a subset: the gate passes too.
+  never added or changed, no ``*_ALLOW_ALL_USERS`` true (as Hermes reads it, or in
+  .env) unless it was already meant true (``on``/``" true"`` -> ``true`` is allowed);
+* every "not fixed:" is explained, and homes that start with one left are < 2 %
+  ("by design" notices -- GATEWAY_ALLOW_ALL_USERS left misspelled rather than open
+  every platform -- are checked against Hermes and printed, not counted);
+* a second run reports nothing to do and writes nothing (bytes and mtime_ns, no backup);
+* the doctor never raises;
+* ``--open-policy optin`` / ``allowlist`` on a subset (>= 50 each): gate, prediction, nothing opened.
 
-A repair that leaves Hermes refusing is an engine bug. Each one found is pinned
-below as a minimal hand-written home (``PINNED``, xfail strict); the generated
-sweep excuses a failing home only when it matches a pinned bug's description
-(``_known_bug``), and prints it. The end-to-end test repairs the demo death-loop
-home and runs the real ``hermes gateway run`` on it.
+Open engine bugs are pinned in ``PINNED`` as minimal hand-written homes (xfail
+strict: fixing one turns its pin into a failure; then move it to ``FIXED``). The
+sweep excuses a problem only when it matches a pinned bug's description (``BUGS``),
+and prints it; anything else fails with the home's files. ``FIXED`` keeps the bugs
+this test found and the engine has since fixed as plain regressions.
+The end-to-end test repairs the demo death-loop home and runs the real
+``hermes gateway run`` on it.
 
-Generation is derandomized like test_conformance.py (``CONFORMANCE_RANDOM=1``
-explores new homes, ``REPAIR_EXAMPLES=N`` draws more). The oracle answers through
-one long-lived probe (the session fixture), pipelined with our work.
+Speed: homes are drawn in many short seeded hypothesis runs (a run's first example
+is always the minimal home, and long runs mostly repeat themselves), the oracle
+answers through the session's one probe process, pipelined with our work
+(oracle/pipeline.py), and the repairs run in two forked workers.
+``CONFORMANCE_RANDOM=1`` explores new homes; ``REPAIR_RUNS=N`` draws more.
 """
 
 from __future__ import annotations
@@ -34,18 +42,24 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import logging
+import multiprocessing
 import os
+import random
 import re
 import signal
 import subprocess
+import threading
 import time
+import traceback
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 import yaml
 from dotenv import dotenv_values
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, given, seed, settings
 
 import homegen
 import oracle
@@ -54,19 +68,22 @@ from oracle.compare import _environ, dump_home, env_flag, mismatches, run_ours
 from oracle.fixtures import SUMMARY
 from oracle.pipeline import Pipeline
 
-MIN_VIOLATING = 300  # generated homes Hermes refuses, each repaired and re-judged
-MIN_PER_OPTION = 50  # homes repaired with --open-policy optin, and with allowlist
-MAX_NOT_FIXED = 0.02  # share of homes left with "not fixed:" for a reason that is not an engine bug
-# Derandomized: hypothesis repeats many homes; 2000 draws give ~1000 distinct, ~330 of them violating.
-EXAMPLES = max(int(os.environ.get("REPAIR_EXAMPLES", "0") or 0), 2000)
-GATE_TRUE = {"true", "1", "yes"}  # what Hermes's gate accepts as an opt-in
-MEANT_TRUE = GATE_TRUE | {"on"}  # ...and what a user evidently meant as one (compared stripped)
+MIN_VIOLATING = 300  # generated homes Hermes refuses, each repaired and judged again
+MIN_PER_OPTION = 50  # of those, repaired with --open-policy optin, and with allowlist
+MAX_NOT_FIXED = 0.02  # share of homes that start with a "not fixed:" left (by-design notices aside)
+PER_RUN = 10
+RUNS = max(int(os.environ.get("REPAIR_RUNS", "0") or 0), 140)  # 1400 draws: ~1110 distinct, ~310 violating
+GATE_TRUE = {"true", "1", "yes"}  # what Hermes's gate accepts as an opt-in (lower-cased, not stripped)
+MEANT_TRUE = GATE_TRUE | {"on"}  # what a user evidently meant as one (compared stripped)
 ALLOWLIST_ENV = re.compile(r"ALLOWED_(USERS|CHATS|GROUPS)$|ALLOW_FROM$|ALLOWLIST", re.I)
 ALLOWLIST_YAML = re.compile(r"^(allow_from|allowed_users|allowed_chats|allowlist|group_allow_from)$", re.I)
-FILES = (".env", "config.yaml")
+ALLOW_ALL = "GATEWAY_ALLOW_ALL_USERS"
 
 
-# --- running our CLI in-process, as compare.run_ours does -------------------------------------------
+# --- our CLI in-process, with the oracle's host facts (as compare.run_ours) -----------------------------
+CRASHED = -1  # run_doctor's exit code when the CLI raised (its output then ends with the traceback)
+
+
 def run_doctor(home: Path, host: dict, *options: str) -> tuple[int, str]:
     from wizard.cli import main
 
@@ -76,13 +93,16 @@ def run_doctor(home: Path, host: dict, *options: str) -> tuple[int, str]:
             rc = main(["doctor", "--fix", "--yes", "--home", str(home), *options])
         except SystemExit as exc:
             rc = exc.code if isinstance(exc.code, int) else 2
+        except Exception:  # a traceback is a bug of its own; record it, judge the rest
+            rc = CRASHED
+            print(f"Traceback (doctor crashed):\n{traceback.format_exc(limit=-4)}")
     return rc if rc is not None else 0, out.getvalue()
 
 
 def file_state(home: Path) -> dict:
-    """Bytes, mtime_ns and mode of .env and config.yaml, and the backup sets (None: absent)."""
+    """(bytes, mtime_ns, mode) of .env and config.yaml (None: absent), and the backup sets."""
     state = {}
-    for name in FILES:
+    for name in (".env", "config.yaml"):
         path = home / name
         state[name] = (path.read_bytes(), path.stat().st_mtime_ns, path.stat().st_mode) if path.exists() else None
     backups = home / ".wizard-backups"
@@ -94,107 +114,149 @@ def file_state(home: Path) -> dict:
 class Repaired:
     label: str
     source: Path  # the violating home, never written
-    home: Path  # the repaired copy
     before: dict  # Hermes on the source
+    options: tuple = ()
+    home: Path | None = None  # the repaired copy
+    judged: Path | None = None  # a copy of it taken right after the repair: what Hermes is asked about
     rc: int = 0
     out: str = ""  # doctor --fix --yes
     files_before: dict = field(default_factory=dict)
     files_after: dict = field(default_factory=dict)
-    after: dict | None = None  # Hermes on the repaired copy
-    check: tuple = ()  # (rc, json, raw) of our check on the repaired copy
+    after: dict | None = None  # Hermes on the repaired home
+    check: tuple = ()  # (rc, json, raw) of our check on the repaired home
     second: tuple = ()  # (rc, out, state before, state after) of a second doctor --fix --yes
 
     def show(self) -> str:
         shown = {k: (self.after or {}).get(k) for k in ("would_start", "refusal_reason", "enabled", "error")}
         return (f"{self.label}\nhome files before the repair:\n{dump_home(self.source)}\n"
                 f"Hermes before: enabled={self.before['enabled']} refusal={self.before['refusal_reason']!r}\n"
-                f"doctor --fix --yes (exit {self.rc}):\n{self.out.rstrip()}\n"
-                f"files after the repair:\n{dump_home(self.home)}\nHermes after: {json.dumps(shown)}")
+                f"doctor --fix --yes {' '.join(self.options)} (exit {self.rc}):\n{self.out.rstrip()}\n"
+                f"Hermes after: {json.dumps(shown)}")
 
 
-# --- the sweep ------------------------------------------------------------------------------------------
-@dataclass
-class Sweep:
-    drawn: int = 0
-    generated: int = 0  # violating generated homes
-    hand_written: int = 0
-    default: list = field(default_factory=list)
-    options: dict = field(default_factory=dict)
+def repair_one(job: tuple) -> Repaired:
+    """Copy, repair, snapshot, check, repair again. Runs in a worker process."""
+    item, dest, host, second = job
+    item.home = oracle.copy_home(item.source, dest / "home")
+    item.files_before = file_state(item.home)
+    item.rc, item.out = run_doctor(item.home, host, *item.options)
+    item.files_after = file_state(item.home)
+    item.judged = oracle.copy_home(item.home, dest / "judged")
+    item.check = run_ours(item.home, host)
+    if second:
+        state = file_state(item.home)
+        rc, out = run_doctor(item.home, host, *item.options)
+        item.second = (rc, out, state, file_state(item.home))
+    return item
 
 
-def _repair(items, root: Path, host: dict, pipe: Pipeline, options: tuple = (), second: bool = False) -> list:
-    done = []
-    for i, (label, source, before) in enumerate(items):
-        home = oracle.copy_home(source, root / f"r{i:04d}")
-        item = Repaired(label, source, home, before, files_before=file_state(home))
-        item.rc, item.out = run_doctor(home, host, *options)
-        item.files_after = file_state(home)
-        pipe.submit(home, i)  # Hermes gets a copy made now, before anything else touches it
-        item.check = run_ours(home, host)
-        if second:
-            state = file_state(home)
-            rc, out = run_doctor(home, host, *options)
-            item.second = (rc, out, state, file_state(home))
-        done.append(item)
+def repair_all(jobs: list, pipe: Pipeline) -> list[Repaired]:
+    done: list[Repaired] = []
+    forking = "fork" in multiprocessing.get_all_start_methods()
+    pool = ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork")) if forking else None
+    try:
+        results = pool.map(repair_one, jobs, chunksize=4) if pool else map(repair_one, jobs)
+        for item in results:  # in order, as the workers finish: Hermes judges while they go on
+            pipe.submit(item.judged, len(done))
+            done.append(item)
+    finally:
+        if pool:
+            pool.shutdown()
     for i, answer in pipe.drain():
         done[i].after = answer
     return done
+
+
+# --- the sweep --------------------------------------------------------------------------------------------
+@dataclass
+class Sweep:
+    seconds: dict = field(default_factory=dict)  # wall time per phase
+    drawn: int = 0  # distinct generated homes
+    generated: int = 0  # ...that Hermes refuses
+    hand_written: int = 0
+    default: list = field(default_factory=list)
+    options: dict = field(default_factory=dict)
 
 
 @pytest.fixture(scope="module")
 def sweep(hermes_oracle, tmp_path_factory) -> Sweep:
     root = Path(tmp_path_factory.mktemp("repair"))
     host = hermes_oracle.host_env()
+    t0 = time.perf_counter()
     pipe = Pipeline(hermes_oracle, "repair")
     for case in CASES:
         pipe.submit(case.write(root / "cases" / case.name), f"hand-written home {case.name!r}")
     seen: set = set()
+    base = random.randrange(1 << 30) if env_flag("CONFORMANCE_RANDOM") else 0
 
-    @settings(max_examples=EXAMPLES, derandomize=not env_flag("CONFORMANCE_RANDOM"), database=None,
-              deadline=None, suppress_health_check=list(HealthCheck), phases=[Phase.generate])
-    @given(spec=homegen.homes())
-    def draw(spec: homegen.HomeSpec) -> None:
-        if spec.key() not in seen:
-            seen.add(spec.key())
-            pipe.submit(spec.write(root / "generated" / f"g{len(seen):04d}"), repr(spec))
+    def draw_runs(first: int, count: int) -> None:
+        for run in range(first, first + count):
+            @seed(base + run)
+            @settings(max_examples=PER_RUN, database=None, deadline=None, phases=[Phase.generate],
+                      suppress_health_check=list(HealthCheck))
+            @given(spec=homegen.homes())
+            def draw(spec: homegen.HomeSpec) -> None:
+                if spec.key() not in seen:
+                    seen.add(spec.key())
+                    pipe.submit(spec.write(root / "generated" / f"g{len(seen):05d}"), f"generated {spec!r}")
 
-    draw()
+            draw()
+
+    draw_runs(0, RUNS)
+    answers, runs = pipe.drain(), RUNS
+    while sum(a["error"] is None and not a["would_start"] for label, a in answers
+              if label.startswith("generated")) < MIN_VIOLATING and runs < 4 * RUNS:
+        draw_runs(runs, 10)  # top up (random mode): the count depends only on the homes, so it stays deterministic
+        answers, runs = answers + pipe.drain(), runs + 10
     result = Sweep(drawn=len(seen))
-    violating = []
-    for label, answer in pipe.drain():
-        if answer["error"] is None and not answer["would_start"]:
-            violating.append((label, Path(answer["home"]), answer))
-            result.hand_written += label.startswith("hand-written")
+    violating = [Repaired(label, Path(answer["home"]), answer) for label, answer in answers
+                 if answer["error"] is None and not answer["would_start"]]
+    t1 = time.perf_counter()
+    result.hand_written = sum(v.label.startswith("hand-written") for v in violating)
     result.generated = len(violating) - result.hand_written
-    result.default = _repair(violating, root / "pairing", host, pipe, second=True)
-    subset = violating[::max(1, len(violating) // (MIN_PER_OPTION + 10))]
+    n = min(len(violating), MIN_PER_OPTION + 5)  # evenly spread over the violating homes
+    subset = [violating[i * len(violating) // n] for i in range(n)]
+    jobs = [(v, root / "pairing" / f"r{i:04d}", host, True) for i, v in enumerate(violating)]
     for choice in ("optin", "allowlist"):
-        result.options[choice] = _repair(subset, root / choice, host, pipe, ("--open-policy", choice))
+        jobs += [(Repaired(v.label, v.source, v.before, ("--open-policy", choice)),
+                  root / choice / f"r{i:04d}", host, False) for i, v in enumerate(subset)]
+    done = repair_all(jobs, pipe)
+    result.seconds = {"draw+judge": t1 - t0, "repair+judge": time.perf_counter() - t1}
+    result.default = done[:len(violating)]
+    result.options = {"optin": done[len(violating):len(violating) + len(subset)],
+                      "allowlist": done[len(violating) + len(subset):]}
     return result
 
 
-# --- what a failure is ------------------------------------------------------------------------------------
-def gate_problem(item: Repaired) -> str | None:
-    after = item.after
-    if after is None:
-        return "the oracle gave no answer"
-    if after["error"]:
-        return f"Hermes crashes loading the repaired home: {after['error']}"
-    if not after["would_start"]:
-        return f"Hermes still refuses: {after['refusal_reason']}"
-    return None
-
-
-def _yaml(home: Path):
+# --- engine bugs found by this test ---------------------------------------------------------------------
+def _yaml_data(home: Path):
     try:
         return yaml.safe_load((home / "config.yaml").read_text(encoding="utf-8"))
-    except Exception:  # absent or broken: nothing to find in it
+    except Exception:  # absent or broken
         return None
 
 
-def _gateway_json_open(home: Path, platform: str) -> bool:
+def _yaml_unparseable(home: Path) -> bool:
     try:
-        block = json.loads((home / "gateway.json").read_text())["platforms"][platform]
+        yaml.safe_load((home / "config.yaml").read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return False
+    except Exception:
+        return True
+    return False
+
+
+def _platform_blocks(home: Path) -> list:
+    data = _yaml_data(home)
+    if not isinstance(data, dict):
+        return []
+    gateway = data.get("gateway") if isinstance(data.get("gateway"), dict) else {}
+    return [r for r in (data.get("platforms"), gateway.get("platforms")) if isinstance(r, dict)]
+
+
+def _gateway_json_open(item: Repaired, platform: str) -> bool:
+    try:
+        block = json.loads((item.source / "gateway.json").read_text())["platforms"][platform]
     except Exception:
         return False
     places = [block, block.get("extra")] if isinstance(block, dict) else []
@@ -202,225 +264,383 @@ def _gateway_json_open(home: Path, platform: str) -> bool:
                for p in places for k in ("dm_policy", "group_policy"))
 
 
-def _odd_case_key(home: Path, platform: str) -> bool:
-    data = _yaml(home)
-    roots = [data.get("platforms"), (data.get("gateway") or {}).get("platforms")] if isinstance(data, dict) else []
-    return any(isinstance(r, dict) and any(str(k).lower() == platform and k != platform for k in r) for r in roots)
+def _yaml_ignored(item: Repaired, platform: str) -> bool:
+    """Hermes drops what the repair would write to config.yaml: it does not parse, or some
+    platform's ``extra:`` is not a mapping (tests/oracle/cases.py 'extra-not-a-mapping')."""
+    return _yaml_unparseable(item.source) or any(
+        isinstance(b, dict) and "extra" in b and not isinstance(b["extra"], dict)
+        for r in _platform_blocks(item.source) for b in r.values())
 
 
-KNOWN_BUGS = {  # id -> (matches a home whose repair left `platform` refusing, what the bug is)
-    "gateway-json-open": (_gateway_json_open, "an open policy in the legacy gateway.json is never closed "
-                                              "(and 'not fixed' blames /etc/hermes or the service env)"),
-    "platform-key-case": (_odd_case_key, "an open policy under an odd-case platform key (platforms: WEIXIN:) "
-                                         "is never closed: repairs look only at the lower-case path"),
+BUGS = {  # open engine bugs: id -> (does this home, for this platform, show it?, what it is)
+    "gateway-json-open": (
+        _gateway_json_open,
+        "an open policy in the legacy gateway.json is not closed when the platform is not configured from "
+        ".env (e.g. gateway.json alone enables yuanbao): the repair writes YUANBAO_DM_POLICY=pairing, which "
+        "Hermes ignores there, although platforms.yuanbao.extra.dm_policy: pairing in config.yaml would work; "
+        "'not fixed' then blames 'managed /etc/hermes or the service environment'"),
+    "gateway-json-open-yaml-ignored": (
+        lambda item, platform: _gateway_json_open(item, platform) and _yaml_ignored(item, platform),
+        "with an open policy in gateway.json and a config.yaml Hermes ignores (it does not parse, or a "
+        "non-mapping extra), nothing the repair may write reaches Hermes; 'not fixed' blames /etc/hermes"),
+    "rewrites-every-run": (
+        None, "on a home it cannot fix, every doctor --fix --yes re-plans the same change (an empty diff), "
+              "rewrites the file with the same bytes and adds a backup set: a second run is not a no-op"),
+    "announces-dropped-change": (
+        None, "the doctor prints '<platform>: dm_policy open → pairing' for a change it then drops (a YAML edit "
+              "into a config.yaml that does not parse): the output announces a repair never planned or written, "
+              "run after run"),
+    "dead-transport-yaml-ignored": (
+        _yaml_ignored,
+        "a dead transport stays enabled ('not fixed: could not find a change that disables it') when Hermes "
+        "ignores the YAML the disable step writes (a non-mapping extra anywhere under platforms:, or a "
+        "config.yaml that does not parse)"),
 }
+GATE_BUGS = ("gateway-json-open-yaml-ignored", "gateway-json-open")  # most specific first
+BY_DESIGN = re.compile(r"not fixed: GATEWAY_ALLOW_ALL_USERS is (.*), which Hermes ignores; left as it is")
 
 
-def known_bug(item: Repaired) -> str | None:
-    platform = (item.after or {}).get("refusal_platform") or ""
-    for bug, (matches, _) in KNOWN_BUGS.items():
-        if platform and matches(item.home, platform):
-            return bug
+def crash(item: Repaired) -> tuple[str, str | None] | None:
+    """(what is wrong, None) when a doctor run raised: never excused."""
+    for rc, out in [(item.rc, item.out)] + ([item.second[:2]] if item.second else []):
+        if rc == CRASHED:
+            return f"doctor --fix --yes crashed:\n{out[out.index('Traceback (doctor crashed)'):]}", None
     return None
 
 
-def _env_values(data: bytes | None) -> dict:
-    if data is None:
+def gate_problem(item: Repaired) -> tuple[str, str | None] | None:
+    """(what is wrong, pinned bug or None) when Hermes does not start after the repair."""
+    after = item.after
+    if after is None:
+        return "the oracle gave no answer", None
+    if after["error"]:
+        return f"Hermes crashes loading the repaired home: {after['error']}", None
+    if after["would_start"]:
+        return None
+    platform = after["refusal_platform"] or ""
+    bug = next((b for b in GATE_BUGS if BUGS[b][0](item, platform)), None)
+    return f"Hermes still refuses: {after['refusal_reason']}", bug
+
+
+def not_fixed_lines(out: str) -> list[str]:
+    return [ln for ln in out.splitlines() if ln.startswith("not fixed:")]
+
+
+def not_fixed_reason(item: Repaired, line: str) -> str | None:
+    """Why the doctor left this: 'by design', a pinned bug, or None (unexplained)."""
+    design = BY_DESIGN.match(line)
+    if design:  # declined to open every platform; true only if Hermes really ignores the value, unchanged
+        seen_b = (item.before.get("debug") or {}).get("env") or {}
+        seen_a = ((item.after or {}).get("debug") or {}).get("env") or {}
+        value = seen_b.get(ALLOW_ALL)
+        ok = (value is not None and value == seen_a.get(ALLOW_ALL) and value.lower() not in GATE_TRUE
+              and value.strip().lower() in MEANT_TRUE and gate_problem(item) is None)
+        return "by design" if ok else None
+    match = re.match(r"not fixed: (\w+): (.*)", line)
+    if not match:
+        return None
+    platform, words = match.groups()
+    if "open policy set outside" in words:
+        return next((b for b in GATE_BUGS if BUGS[b][0](item, platform)), None)
+    if "could not find a change that disables it" in words and _yaml_ignored(item, platform):
+        return "dead-transport-yaml-ignored"
+    return None
+
+
+NOTE = re.compile(r"^(\w+): (?:dm_policy|group_policy) open → \w+ ", re.M)
+
+
+def announce_problems(item: Repaired) -> list[tuple[str, str | None]]:
+    """A note that closes a policy must come with a diff that does it."""
+    if not NOTE.search(item.out) or re.search(r"^\+\+\+ ", item.out, re.M):
+        return []
+    bug = "announces-dropped-change" if _yaml_unparseable(item.source) else None
+    return [(f"the doctor announced {NOTE.findall(item.out)} but planned no change", bug)]
+
+
+def second_run_problems(item: Repaired) -> list[tuple[str, str | None]]:
+    rc, out, state, state_after = item.second
+    if state_after != state:
+        same_bytes = all((state[k] or (None,))[0] == (state_after[k] or (None,))[0] for k in (".env", "config.yaml"))
+        no_diff = not re.search(r"^\+\+\+ ", out, re.M)
+        bug = "rewrites-every-run" if same_bytes and no_diff and gate_problem(item) else None
+        return [(f"the second run changed {[k for k in state if state[k] != state_after[k]]}:\n{out}", bug)]
+    rest = [ln for ln in out.splitlines() if ln.strip() and ln not in not_fixed_lines(item.out)]
+    expected = ["Nothing to fix."] if gate_problem(item) is None else []
+    if rest != expected or rc not in ((0, 1) if expected else (78,)):
+        echo = announce_problems(item) and set(rest) <= set(item.out.splitlines())  # the same claim again
+        bug = announce_problems(item)[0][1] if echo else None
+        return [(f"the second run (exit {rc}) did not report nothing to do:\n{out}", bug)]
+    return []
+
+
+@contextlib.contextmanager
+def _quiet(logger: str):
+    log = logging.getLogger(logger)
+    saved, log.disabled = log.disabled, True
+    try:
+        yield
+    finally:
+        log.disabled = saved
+
+
+def _env_values(state: dict) -> dict:
+    if state[".env"] is None:
         return {}
-    text = data.decode("utf-8", "replace").lstrip("\ufeff")
-    return dict(dotenv_values(stream=io.StringIO(text), interpolate=False))
+    text = state[".env"][0].decode("utf-8", "replace").lstrip("\ufeff")
+    with _quiet("dotenv.main"):  # it warns about every line it cannot parse
+        return dict(dotenv_values(stream=io.StringIO(text), interpolate=False))
 
 
-def _yaml_allowlists(node, path=()) -> dict:
-    found = {}
-    if isinstance(node, dict):
-        for k, v in node.items():
-            if ALLOWLIST_YAML.match(str(k)):
-                found[path + (str(k),)] = json.dumps(v, default=str)
-            found.update(_yaml_allowlists(v, path + (str(k),)))
+def _yaml_allowlists(state: dict) -> dict:
+    try:
+        data = yaml.safe_load(state["config.yaml"][0]) if state["config.yaml"] else None
+    except Exception:
+        return {}
+    found, stack = {}, [((), data)]
+    while stack:
+        path, node = stack.pop()
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if ALLOWLIST_YAML.match(str(k)):
+                    found[path + (str(k),)] = json.dumps(v, default=str)
+                stack.append((path + (str(k),), v))
     return found
 
 
-def opened(item: Repaired, optin: bool = False) -> list[str]:
-    """Every way the repair opened access (empty when it only closed or disabled)."""
+def opened(item: Repaired) -> list[tuple[str, str | None]]:
+    """Every way the repair opened access (none is excused)."""
     problems = []
-    env_b = _env_values((item.files_before[".env"] or (None,))[0])
-    env_a = _env_values((item.files_after[".env"] or (None,))[0])
+    env_b, env_a = _env_values(item.files_before), _env_values(item.files_after)
     for key in sorted(set(env_b) | set(env_a)):
         if ALLOWLIST_ENV.search(key) and env_a.get(key) != env_b.get(key):
             star = " (a '*')" if "*" in (env_a.get(key) or "") else ""
-            problems.append(f".env allowlist {key} changed{star}: {env_b.get(key)!r} -> {env_a.get(key)!r}")
-    yaml_b = _yaml_allowlists(yaml.safe_load(item.files_before["config.yaml"][0]) if _parses(item.files_before) else {})
-    yaml_a = _yaml_allowlists(yaml.safe_load(item.files_after["config.yaml"][0]) if _parses(item.files_after) else {})
+            problems.append((f".env allowlist {key} changed{star}: {env_b.get(key)!r} -> {env_a.get(key)!r}", None))
+    yaml_b, yaml_a = _yaml_allowlists(item.files_before), _yaml_allowlists(item.files_after)
     if yaml_a != yaml_b:
-        problems.append(f"config.yaml allowlists changed: {yaml_b} -> {yaml_a}")
-    lines = [[ln.strip() for ln in (s[".env"] or (b"",))[0].decode("utf-8", "replace").splitlines()
-              if "GATEWAY_ALLOW_ALL_USERS" in ln] for s in (item.files_before, item.files_after)]
-    if lines[0] != lines[1] or env_a.get("GATEWAY_ALLOW_ALL_USERS") != env_b.get("GATEWAY_ALLOW_ALL_USERS"):
-        problems.append(f"GATEWAY_ALLOW_ALL_USERS added or set: {lines[0]} -> {lines[1]}")
-    seen_b = (item.before.get("debug") or {}).get("env") or {}
+        problems.append((f"config.yaml allowlists changed: {yaml_b} -> {yaml_a}", None))
+    seen_b = (item.before.get("debug") or {}).get("env") or {}  # what Hermes read, before and after
     seen_a = ((item.after or {}).get("debug") or {}).get("env") or {}
-    if seen_a.get("GATEWAY_ALLOW_ALL_USERS") != seen_b.get("GATEWAY_ALLOW_ALL_USERS"):
-        problems.append(f"Hermes sees GATEWAY_ALLOW_ALL_USERS={seen_a.get('GATEWAY_ALLOW_ALL_USERS')!r}, "
-                        f"was {seen_b.get('GATEWAY_ALLOW_ALL_USERS')!r}")
-    for key, value in sorted(seen_a.items()):
-        if optin or not key.endswith("_ALLOW_ALL_USERS") or value.lower() not in GATE_TRUE:
-            continue
-        was = seen_b.get(key)
-        if was is None or was.strip().lower() not in MEANT_TRUE:
-            problems.append(f"Hermes now sees {key}={value!r} (an allow-all), was {was!r}")
+    lines = [[ln.strip() for ln in (s[".env"] or (b"",))[0].decode("utf-8", "replace").splitlines()
+              if ALLOW_ALL in ln] for s in (item.files_before, item.files_after)]
+    if lines[0] != lines[1] or seen_a.get(ALLOW_ALL) != seen_b.get(ALLOW_ALL):
+        problems.append((f"{ALLOW_ALL} added or set: {lines[0]} -> {lines[1]} (Hermes reads "
+                         f"{seen_b.get(ALLOW_ALL)!r} -> {seen_a.get(ALLOW_ALL)!r})", None))
+    if "optin" not in item.options:  # optin sets X_ALLOW_ALL_USERS=true on purpose
+        # As Hermes reads it; .env's own text only for keys Hermes does not show (e.g. glued to a BOM).
+        for where, after, before in (("Hermes now reads", seen_a, seen_b), (".env now says", env_a, env_b)):
+            for key, value in sorted(after.items()):
+                if where.startswith(".env") and key in seen_a:
+                    continue
+                if key != ALLOW_ALL and key.endswith("_ALLOW_ALL_USERS") and (value or "").lower() in GATE_TRUE:
+                    was = before.get(key)
+                    if was is None or was.strip().lower() not in MEANT_TRUE:
+                        problems.append((f"{where} {key}={value!r} (an allow-all), was {was!r}", None))
     return problems
 
 
-def _parses(state: dict) -> bool:
-    try:
-        return state["config.yaml"] is not None and isinstance(yaml.safe_load(state["config.yaml"][0]), dict)
-    except Exception:
-        return False
-
-
-def prediction_problems(item: Repaired) -> list[str]:
+def prediction_problems(item: Repaired) -> list[tuple[str, str | None]]:
+    """Our check on the repaired home, and the doctor's own verdict line, against Hermes."""
     rc, ours, _ = item.check
-    problems = [f"check: {p}" for p in mismatches(rc, ours, item.after)]
+    problems = [(f"check --format json: {p}", None) for p in mismatches(rc, ours, item.after)]
+    if item.after["error"]:
+        return problems
     verified = re.search(r"^Verified: the gateway will start \((.*)\)\.$", item.out, re.M)
-    if verified and not item.after["error"]:
+    if item.after["would_start"] and not verified:
+        problems.append(("Hermes starts, but the doctor did not say 'Verified: the gateway will start'", None))
+    elif verified and not item.after["would_start"]:
+        problems.append(("the doctor said 'Verified: the gateway will start', Hermes refuses", None))
+    elif verified:
         said = set() if verified.group(1) == "no platforms" else set(verified.group(1).split(", "))
         if said != set(item.after["enabled"]):
-            problems.append(f"doctor said 'Verified' with {sorted(said)}, Hermes enables {item.after['enabled']}")
-    if item.after["would_start"] and not verified:
-        problems.append("Hermes starts, but the doctor did not say 'Verified: the gateway will start'")
+            problems.append((f"doctor said 'Verified' with {sorted(said)}, Hermes enables {item.after['enabled']}",
+                             None))
     return problems
 
 
-def _fail(what: str, bad: list, n: int) -> None:
-    shown = "\n\n".join(f"- {problem}\n{item.show()}" for item, problem in bad[:4])
-    pytest.fail(f"{len(bad)} of {n} repaired homes: {what}\n\n{shown}", pytrace=False)
+def enabled_problems(item: Repaired) -> list[tuple[str, str | None]]:
+    new = set(item.after["enabled"]) - set(item.before["enabled"])
+    return [(f"Hermes enables {sorted(new)} only after the repair", None)] if new else []
 
 
-# --- the generated sweep -------------------------------------------------------------------------------------
-def test_enough_violating_homes(sweep):
-    n = len(sweep.default)
-    starts = sum(gate_problem(i) is None for i in sweep.default)
-    bugs = [known_bug(i) for i in sweep.default if gate_problem(i)]
-    line = (f"hermes repair conformance: {n} violating homes repaired with doctor --fix --yes "
-            f"({sweep.generated} generated of {sweep.drawn} distinct drawn, {sweep.hand_written} hand-written); "
-            f"Hermes starts after {starts}; pinned engine bugs: "
-            + (", ".join(f"{b} {bugs.count(b)}" for b in dict.fromkeys(bugs)) or "none")
-            + "; " + ", ".join(f"--open-policy {k}: {sum(gate_problem(i) is None for i in v)}/{len(v)} start"
-                               for k, v in sweep.options.items()))
+def judge(items: list, check, what: str) -> None:
+    """Fail on every problem that is not a pinned bug; print the pinned ones."""
+    bad, known = [], {}
+    for item in items:
+        for problem, bug in [crashed] if (crashed := crash(item)) else check(item):
+            if bug:
+                known.setdefault(bug, []).append(item)
+            else:
+                bad.append((item, problem))
+    for bug, hits in known.items():
+        print(f"{what}: {len(hits)} home(s) hit pinned engine bug {bug!r}, e.g. {hits[0].label}")
+    if bad:
+        shown = "\n\n".join(f"- {problem}\n{item.show()}" for item, problem in bad[:4])
+        pytest.fail(f"{len(bad)} of {len(items)} repaired homes: {what}\n\n{shown}", pytrace=False)
+
+
+# --- the generated sweep ----------------------------------------------------------------------------------
+def test_pipeline_answers_like_evaluate(hermes_oracle, tmp_path):
+    """The sweep's answers come through oracle/pipeline.py: same answers, same order, as evaluate()."""
+    homes = [case.write(tmp_path / case.name) for case in CASES[:12]]
+    pipe = Pipeline(hermes_oracle, "selftest")
+    for i, home in enumerate(homes):
+        pipe.submit(home, i)
+    piped = pipe.drain()
+    assert [tag for tag, _ in piped] == list(range(len(homes)))
+    for (_, answer), home in zip(piped, homes):
+        direct = hermes_oracle.evaluate(home)
+        assert {k: answer[k] for k in ("home", "would_start", "refusal_reason", "enabled", "error")} == {
+            k: direct[k] for k in ("home", "would_start", "refusal_reason", "enabled", "error")}, home.name
+
+
+def test_enough_violating_homes_were_repaired(sweep):
+    bugs = [p[1] for i in sweep.default if (p := gate_problem(i))]
+    starts = {k: sum(gate_problem(i) is None for i in v) for k, v in [("pairing", sweep.default),
+                                                                       *sweep.options.items()]}
+    left = [i for i in sweep.default if not_fixed_lines(i.out)]
+    design = [i for i in left if all(not_fixed_reason(i, ln) == "by design" for ln in not_fixed_lines(i.out))]
+    line = (f"hermes repair conformance: {len(sweep.default)} homes Hermes refuses repaired with doctor --fix "
+            f"--yes ({sweep.generated} generated of {sweep.drawn} distinct, {sweep.hand_written} hand-written); "
+            f"Hermes starts after {starts['pairing']}, still refuses {len(bugs)} "
+            f"({', '.join(f'{b}: {bugs.count(b)}' for b in dict.fromkeys(bugs)) or 'none'}); "
+            f"'not fixed:' in {len(left)} ({len(design)} by design); "
+            + ", ".join(f"--open-policy {k}: {starts[k]}/{len(v)} start" for k, v in sweep.options.items())
+            + " (" + ", ".join(f"{k} {v:.1f}s" for k, v in sweep.seconds.items()) + ")")
     SUMMARY.append(line)
     print(line)
-    assert sweep.generated >= MIN_VIOLATING, f"only {sweep.generated} generated violating homes ({line})"
+    assert sweep.generated >= MIN_VIOLATING, line
     assert all(len(v) >= MIN_PER_OPTION for v in sweep.options.values()), line
 
 
+def test_doctor_never_crashes(sweep):
+    judge(sweep.default + [i for v in sweep.options.values() for i in v], lambda i: [],
+          "doctor --fix --yes raised instead of reporting")
+
+
 def test_hermes_starts_after_repair(sweep):
-    excused = [(i, known_bug(i)) for i in sweep.default if gate_problem(i) and known_bug(i)]
-    for item, bug in excused:
-        print(f"pinned engine bug {bug}: {item.label}")
-    bad = [(i, gate_problem(i)) for i in sweep.default if gate_problem(i) and not known_bug(i)]
-    if bad:
-        _fail("Hermes still refuses after doctor --fix --yes (an engine bug: pin it in PINNED)", bad,
-              len(sweep.default))
+    judge(sweep.default, lambda i: [p] if (p := gate_problem(i)) else [],
+          "Hermes does not start after doctor --fix --yes")
 
 
 def test_repaired_home_is_predicted_exactly(sweep):
-    bad = [(i, "; ".join(p)) for i in sweep.default if (p := prediction_problems(i))]
-    if bad:
-        _fail("our verdict on the repaired home differs from Hermes's", bad, len(sweep.default))
+    judge(sweep.default, prediction_problems, "our verdict differs from Hermes's")
 
 
 def test_repair_enables_nothing_new(sweep):
-    bad = [(i, f"Hermes enables {sorted(set(i.after['enabled']) - set(i.before['enabled']))} only after the repair")
-           for i in sweep.default if not set(i.after["enabled"]) <= set(i.before["enabled"])]
-    if bad:
-        _fail("the repair enabled a platform", bad, len(sweep.default))
+    judge(sweep.default, enabled_problems, "the repair enabled a platform")
 
 
 def test_repair_never_opens_access(sweep):
-    bad = [(i, "; ".join(p)) for i in sweep.default if (p := opened(i))]
-    if bad:
-        _fail("the repair opened access", bad, len(sweep.default))
+    judge(sweep.default, opened, "the repair opened access")
 
 
 def test_not_fixed_is_rare_and_explained(sweep):
-    left = [i for i in sweep.default if "not fixed:" in i.out]
-    unexplained = []
+    """Every 'not fixed:' is explained; those left on homes that start (the gate ones are
+    test_hermes_starts_after_repair's) are < 2 %. 'By design' (GATEWAY_ALLOW_ALL_USERS left
+    misspelled rather than open every platform) is checked against Hermes, and not counted."""
+    left = [i for i in sweep.default if not_fixed_lines(i.out)]
     for item in left:
-        why = known_bug(item)
-        lines = [ln for ln in item.out.splitlines() if ln.startswith("not fixed:")]
-        print(f"not fixed ({'pinned engine bug ' + why if why else 'UNEXPLAINED'}): {item.label}: {lines}")
-        if why is None:
-            unexplained.append((item, "; ".join(lines)))
-    # The oracle and the doctor see no managed dir and no service environment, so
-    # nothing in these homes is legitimately out of reach: every 'not fixed' is a bug.
-    if unexplained:
-        _fail("'not fixed:' without a known reason", unexplained, len(sweep.default))
-    assert len(unexplained) <= MAX_NOT_FIXED * len(sweep.default)
-    # ...and the doctor never claims to have fixed a home Hermes still refuses.
-    claims = [(i, gate_problem(i)) for i in sweep.default if gate_problem(i) and "not fixed:" not in i.out]
-    if claims:
-        _fail("Hermes refuses, but the doctor reported nothing left unfixed", claims, len(sweep.default))
+        for line in not_fixed_lines(item.out):
+            print(f"{line} [{not_fixed_reason(item, line) or 'UNEXPLAINED'}] {item.label}")
+    judge(left, lambda i: [(ln, reason) for ln in not_fixed_lines(i.out)
+                           if (reason := not_fixed_reason(i, ln)) != "by design"],
+          "'not fixed:' without a known reason")
+    starting = [i for i in left if gate_problem(i) is None
+                and any(not_fixed_reason(i, ln) != "by design" for ln in not_fixed_lines(i.out))]
+    assert len(starting) < MAX_NOT_FIXED * len(sweep.default), (
+        f"{len(starting)} of {len(sweep.default)} homes start with something 'not fixed'")
+    judge([i for i in sweep.default if not not_fixed_lines(i.out)],
+          lambda i: [("Hermes refuses, yet the doctor reported nothing left unfixed", None)] if gate_problem(i)
+          else [], "the doctor claimed a complete repair")
+
+
+def test_doctor_announces_only_what_it_writes(sweep):
+    judge(sweep.default, announce_problems, "the doctor announced a repair it did not make")
 
 
 def test_second_run_changes_nothing(sweep):
-    bad = []
-    for item in sweep.default:
-        rc, out, state, state_after = item.second
-        if state_after != state:
-            changed = [k for k in state if state[k] != state_after[k]]
-            bad.append((item, f"the second run changed {changed}:\n{out}"))
-        elif gate_problem(item) is None and (out.strip() != "Nothing to fix." or rc not in (0, 1)):
-            bad.append((item, f"the second run (exit {rc}) did not just say 'Nothing to fix.':\n{out}"))
-        elif "Backup:" in out or re.search(r"^\+\+\+ ", out, re.M):
-            bad.append((item, f"the second run planned changes:\n{out}"))
-    if bad:
-        _fail("doctor --fix --yes is not idempotent", bad, len(sweep.default))
+    judge(sweep.default, second_run_problems, "a second doctor --fix --yes is not a no-op")
 
 
 @pytest.mark.parametrize("choice", ["optin", "allowlist"])
 def test_other_open_policy_choices(sweep, choice):
     items = sweep.options[choice]
     assert len(items) >= MIN_PER_OPTION
-    bad = [(i, gate_problem(i)) for i in items if gate_problem(i) and not known_bug(i)]
-    bad += [(i, "; ".join(p)) for i in items if (p := prediction_problems(i) + opened(i, optin=choice == "optin"))]
-    bad += [(i, "enabled a platform") for i in items if not set(i.after["enabled"]) <= set(i.before["enabled"])]
-    if bad:
-        _fail(f"--open-policy {choice}", bad, len(items))
+    judge(items, lambda i: ([p] if (p := gate_problem(i)) else []) + prediction_problems(i) + opened(i)
+          + enabled_problems(i), f"--open-policy {choice}")
 
 
-# --- engine bugs, pinned ------------------------------------------------------------------------------------
+# --- engine bugs as minimal homes: open ones pinned (xfail strict), fixed ones kept as regressions ------------
 W = "WEIXIN_ACCOUNT_ID=b0f5c1d2e3a4@im.bot\nWEIXIN_TOKEN=ilink-token-7f3a9c01\n"
+GATEWAY_JSON = '{"platforms": {"%s": {"enabled": %s, "extra": {"dm_policy": "%s"}}}}'
+
+
+def _pin(name: str, bug: str, files: dict):
+    return pytest.param(Case(name, files, note=bug), id=name,
+                        marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=BUGS[bug][1]))
+
+
 PINNED = [
-    pytest.param(Case("gateway-json-open", {".env": W, "gateway.json":
-                      '{"platforms": {"weixin": {"extra": {"dm_policy": "open"}}}}'}),
-                 id="gateway-json-open", marks=pytest.mark.xfail(
-                     strict=True, raises=AssertionError, reason=KNOWN_BUGS["gateway-json-open"][1])),
-    pytest.param(Case("platform-key-case", {".env": W, "config.yaml":
-                      "platforms:\n  WEIXIN:\n    extra:\n      dm_policy: open\n"}),
-                 id="platform-key-case", marks=pytest.mark.xfail(
-                     strict=True, raises=AssertionError, reason=KNOWN_BUGS["platform-key-case"][1])),
+    _pin("gateway-json-open", "gateway-json-open", {"gateway.json": GATEWAY_JSON % ("yuanbao", "true", "Open")}),
+    _pin("gateway-json-open-broken-yaml", "gateway-json-open-yaml-ignored", {
+        ".env": "WECOM_SECRET=wecom-secret-0a1b\nWECOM_BOT_ID='aibot-5521'\n", "config.yaml": "  - : :\n",
+        "gateway.json": GATEWAY_JSON % ("wecom", "false", "Open")}),  # used to crash (YamlEditError)
+    _pin("rewrites-every-run", "rewrites-every-run", {"gateway.json": GATEWAY_JSON % ("yuanbao", "true", "Open")}),
+    _pin("announces-dropped-change", "announces-dropped-change", {
+        ".env": "QQ_APP_ID=102030405\nQQ_CLIENT_SECRET=qq-secret-9z8y\n", "config.yaml": "  - : :\n",
+        "gateway.json": GATEWAY_JSON % ("qqbot", "true", "open")}),
+    _pin("dead-transport-yaml-ignored", "dead-transport-yaml-ignored", {  # no creds.json: WhatsApp cannot connect
+        "config.yaml": 'whatsapp:\n  group_policy: "Open"\nplatforms:\n  whatsapp:\n    extra:\n'
+                       '      group_policy: "open"\n  weixin:\n    extra: "oops"\n'}),
 ]
+# Found by this test and fixed since (commits 30ad969, 388892d): every check must hold.
+FIXED = [
+    Case("platform-key-case", {".env": W, "config.yaml": "platforms:\n  WEIXIN:\n    extra:\n      dm_policy: open\n"},
+         note="the open policy under `WEIXIN:` was never closed"),
+    Case("gateway-json-open-env", {".env": W, "gateway.json": GATEWAY_JSON % ("weixin", "true", "open")},
+         note="an open policy in gateway.json was never closed"),
+    Case("gateway-allow-all-respelled", {".env": W + 'WEIXIN_DM_POLICY=open\nGATEWAY_ALLOW_ALL_USERS=" true"\n'},
+         note="' true' was respelled 'true', opening every platform"),
+    Case("verified-without-host-facts", {  # feishu from YAML needs its SDK, which the oracle venv lacks
+        ".env": "WHATSAPP_GROUP_POLICY=Open\n  WHATSAPP_ENABLED = on\n",
+        "config.yaml": 'platforms:\n  feishu:\n    extra:\n      app_id: "cli_a1b2c3d4"\n'},
+         note="'Verified: the gateway will start (feishu)' while Hermes enables nothing"),
+]
+
+
+def _repair_case(case: Case, hermes_oracle, tmp_path) -> tuple[Repaired, list]:
+    item = Repaired(case.name, case.write(tmp_path / "source"), {})
+    item.before = hermes_oracle.evaluate(item.source)
+    if item.before["would_start"] or item.before["error"]:  # pytest.fail is not an AssertionError: no xfail
+        pytest.fail(f"the home no longer makes Hermes refuse: {item.before}")
+    item = repair_one((item, tmp_path / "fix", hermes_oracle.host_env(), True))
+    item.after = hermes_oracle.evaluate(item.judged)
+    if crashed := crash(item):
+        pytest.fail(crashed[0])
+    found = [p for p in [gate_problem(item)] if p] + prediction_problems(item) + opened(item) + enabled_problems(
+        item) + announce_problems(item) + second_run_problems(item) + [(ln, r) for ln in not_fixed_lines(item.out)
+                                             if (r := not_fixed_reason(item, ln)) != "by design"]
+    return item, found
 
 
 @pytest.mark.parametrize("case", PINNED)
 def test_pinned_engine_bug(case, hermes_oracle, tmp_path):
-    source = case.write(tmp_path / "source")
-    before = hermes_oracle.evaluate(source)
-    if before["would_start"] or before["error"]:
-        pytest.fail(f"the pinned home no longer makes Hermes refuse: {before}")  # not an xfail: fix the pin
-    item = Repaired(case.name, source, oracle.copy_home(source, tmp_path / "home"), before)
-    item.rc, item.out = run_doctor(item.home, hermes_oracle.host_env())
-    item.after = hermes_oracle.evaluate(item.home)
-    if gate_problem(item) and known_bug(item) != case.name:
-        pytest.fail(f"the pinned home no longer matches its description ({known_bug(item)}):\n{item.show()}")
-    assert gate_problem(item) is None, item.show()
+    """Fails (an xfail) while the bug is there; problems no bug explains fail for real."""
+    item, found = _repair_case(case, hermes_oracle, tmp_path)
+    if unexplained := [p for p, bug in found if bug is None]:
+        pytest.fail(f"{case.name}: problems no pinned bug explains: {unexplained}\n{item.show()}")
+    mine = [p for p, bug in found if bug == case.note]
+    assert not mine, f"{BUGS[case.note][1]}:\n" + "\n".join(mine) + f"\n{item.show()}"
 
 
-# --- end to end: the demo home, repaired, then the real gateway ------------------------------------------------
-ADAPTERS = re.compile(r"No adapter (available|could be created)|adapter creation failed|[Cc]onnect(ing|ed) to")
+@pytest.mark.parametrize("case", FIXED, ids=lambda c: c.name)
+def test_fixed_engine_bug_stays_fixed(case, hermes_oracle, tmp_path):
+    item, found = _repair_case(case, hermes_oracle, tmp_path)
+    assert not found, f"{case.name} ({case.note}) is back:\n" + "\n".join(p for p, _ in found) + f"\n{item.show()}"
 
 
+# --- end to end: the demo home, repaired, then the real `hermes gateway run` -----------------------------------
 def test_repaired_demo_home_gets_past_the_real_gateway(tmp_path):
     oracle.require_oracle()
     home = BY_NAME["death-loop"].write(tmp_path / "demo")  # .env gets 0600
@@ -432,33 +652,42 @@ def test_repaired_demo_home_gets_past_the_real_gateway(tmp_path):
     assert ours is not None and check_rc in (0, 1) and ours["would_start"] is True, raw[-2000:]
     predicted = {p["name"] for p in ours["platforms"] if p["enabled"]}
 
-    # 1. stopped right after the startup check (gateway_hook): its verdict and platforms
+    # 1. stopped right after the startup check (oracle/gateway_hook): its verdict and platforms
     run = oracle.run_gateway(home, tmp_path / "hooked", stop_after_check=True)
     assert "Refusing to start" not in run.output, run.output[-3000:]
     assert run.report is not None, f"never reached the startup check (exit {run.returncode}):\n{run.output[-3000:]}"
-    assert run.report["reason"] is None and set(run.report["order"]) == predicted == {"telegram", "weixin"}
+    assert run.report["reason"] is None, run.report
+    assert set(run.report["order"]) == predicted == {"telegram", "weixin"}, (run.report, predicted)
 
-    # 2. unhooked: it goes on to create adapters (none connect: no SDKs in the oracle venv, no network)
+    # 2. not stopped: it goes on to its adapters and reports itself running. (None connects here:
+    #    no messaging SDKs in the oracle venv, no network.) Output is read by a thread so the pipe never fills.
     scratch = tmp_path / "unhooked"
     copy = oracle.copy_home(home, scratch / "home")
     proc = subprocess.Popen([str(oracle.venv_dir() / "bin" / "hermes"), "gateway", "run"],
                             env=oracle.clean_env(scratch, hermes_home=copy), cwd=scratch, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
-    seen, deadline = [], time.monotonic() + 60
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(proc.stdout), daemon=True)
+    reader.start()
+    state, deadline = {}, time.monotonic() + oracle.TIMEOUT
     try:
-        for line in proc.stdout:
-            seen.append(line)
-            if ADAPTERS.search(line) or "Refusing to start" in line or time.monotonic() > deadline:
+        while time.monotonic() < deadline and proc.poll() is None:
+            with contextlib.suppress(OSError, ValueError):
+                state = json.loads((copy / "gateway_state.json").read_text())
+            if state.get("pid") == proc.pid and state.get("gateway_state") in ("running", "startup_failed"):
                 break
+            time.sleep(0.1)
     finally:
-        if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGTERM)
         try:
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-    output = "".join(seen)
+        reader.join(timeout=10)
+    output = "".join(lines)
     assert "Refusing to start" not in output, output[-3000:]
-    assert ADAPTERS.search(output), f"the gateway did not get to its adapters:\n{output[-3000:]}"
-    assert "No adapter available for whatsapp" not in output, "the disabled WhatsApp was started anyway"
+    assert (state.get("gateway_state"), state.get("exit_reason")) == ("running", None), (state, output[-3000:])
+    attempted = set(re.findall(r"No adapter available for (\w+)", output))
+    assert attempted <= {"telegram", "weixin"}, f"adapters for platforms the repair disabled: {attempted}"

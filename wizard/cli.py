@@ -1,5 +1,9 @@
 """`hermes-wizard` command line: `check` and `explain` (headless, no UI imports).
 
+`check` reads files only — service unit files included (`--unit PATH` names one); it
+asks systemd (systemctl show, journalctl) only with `--service`.  `check --gate` does
+no service work at all.  `doctor` acts on the service too (wizard/doctor.py).
+
 Exit codes of `check` (DESIGN.md): 0 the gateway would start and no error
 findings; 1 error findings but it would start; 78 Hermes would refuse to start (or
 crash loading its config); 2 usage error.  `--all-profiles` exits with the worst.
@@ -33,6 +37,10 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         help="judge with this process's environment as the gateway's (as in a service "
                              "pre-start hook); by default a home is judged by its files alone")
     parser.add_argument("--hermes-python", help="the Python that runs Hermes (to know its installed SDKs)")
+    parser.add_argument("--unit", metavar="PATH",
+                        help="the service that runs this home: a systemd unit file, a launchd plist or an s6 "
+                             "service dir (default: found under ~/.config/systemd/user, /etc/systemd/system, "
+                             "~/Library/LaunchAgents, /run/service)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -43,6 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--gate", action="store_true",
                        help="pre-start gate for a service: exit 78 with one line only when Hermes would refuse to "
                             "start (its open-policy rule), else 0; judges with this process's environment")
+    check.add_argument("--service", action="store_true",
+                       help="also ask systemd (systemctl show, journalctl) whether the service is looping")
     setup = sub.add_parser("setup", help="the full-screen wizard: platform by platform, then review and apply")
     setup.add_argument("--home", help="Hermes home (default: $HERMES_HOME, else ~/.hermes); created on apply")
     setup.add_argument("--profile", help="a profile under <home>/profiles")
@@ -57,6 +67,15 @@ def build_parser() -> argparse.ArgumentParser:
                         help="what an open policy without opt-in becomes (default: pairing)")
     doctor.add_argument("--dead-transport", choices=("disable", "keep"), default="disable",
                         help="disable a platform that cannot connect (default), or leave it")
+    doctor.add_argument("--install-gate", action="store_true",
+                        help="add a drop-in to the systemd unit that checks Hermes's refusal rule before each "
+                             "start, so a refusal is not restarted forever (Restart=on-failure on systemd < 251)")
+    doctor.add_argument("--restart", action="store_true",
+                        help="restart the service after the repair and confirm it stayed up")
+    doctor.add_argument("--settle", type=float, default=12.0, metavar="SECONDS",
+                        help="how long a restarted service must stay up to count as running (default 12)")
+    doctor.add_argument("--wizard-path", metavar="PATH",
+                        help="the hermes-wizard the gate runs (default: this installation's)")
     undo = sub.add_parser("undo", help="restore the files of the latest backup (the current ones are backed up)")
     undo.add_argument("--home", help="Hermes home (default: $HERMES_HOME, else ~/.hermes)")
     undo.add_argument("--profile", help="a profile under <home>/profiles")
@@ -76,7 +95,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "explain":
             return _explain(args)
-        if args.command == "setup" or (args.command == "doctor" and not (args.fix or args.dry_run)
+        if args.command == "setup" or (args.command == "doctor" and not (args.fix or args.dry_run or args.unit
+                                                                          or args.install_gate or args.restart)
                                         and not args.all_profiles and _can_run_tui(args)):
             return _run_tui(args)
         if args.command in ("doctor", "undo"):
@@ -143,14 +163,27 @@ def _gate(args) -> int:
 
 
 def _check(args) -> int:
-    from wizard.engine import evaluate
-    from wizard.plugins import HostFacts
-
     if args.gate:
         return _gate(args)
     homes = select_homes(args)
     if homes is None:
         return EX_USAGE
+    if args.unit or args.service:
+        from wizard import service
+        from wizard.service.systemd import Runner
+
+        service.configure(unit=args.unit, runner=Runner() if args.service else None)
+    try:
+        return _report(args, homes)
+    finally:
+        if args.unit or args.service:
+            service.reset()
+
+
+def _report(args, homes) -> int:
+    from wizard.engine import evaluate
+    from wizard.plugins import HostFacts
+
     root = homes[0][1]
     base_env = dict(os.environ) if args.inherit_env else {}
     facts = HostFacts.detect(root, args.hermes_python, dict(os.environ))

@@ -5,8 +5,15 @@ Hermes will reach afterwards; `--fix` applies it (asking first on a terminal,
 refusing to guess without one unless `--yes`).  "The gateway will start" is only
 said after the written files were re-read and judged again.
 
-Exit codes: 0 nothing to do, or repaired and the gateway will start; 1 changes
-pending (`--dry-run`, or no `--fix`), a failed write, or problems left; 2 usage;
+The service that runs the home (wizard/service/flow.py) is handled around the
+file repair: a loop in progress is stopped before editing, `--install-gate` adds
+the gate drop-in, and `--restart` (or having stopped a loop) restarts the service
+once the home will start, then watches it for `--settle` seconds; "the gateway is
+running" is said only after that.  `--dry-run` prints those commands, runs none.
+
+Exit codes: 0 nothing to do, or repaired and the gateway will start (and, when
+restarted, stayed up); 1 changes pending (`--dry-run`, or no `--fix`), a failed
+write or service step, a restart that looped again, or problems left; 2 usage;
 78 the gateway would still refuse to start.
 """
 
@@ -22,16 +29,29 @@ def _say(text: str = "") -> None:
 
 
 def run_doctor(args) -> int:
+    from wizard import service
+    from wizard.service.systemd import Runner
+
+    homes = select_homes(args)
+    if homes is None:
+        return EX_USAGE
+    # The service checks may ask systemd (a dry run asks nothing and prints what it would run).
+    service.configure(unit=args.unit, runner=Runner(dry_run=args.dry_run))
+    try:
+        return _doctor(args, homes, service.runner())
+    finally:
+        service.reset()
+
+
+def _doctor(args, homes, runner) -> int:
+    import os
+
     from wizard.apply import ApplyError, apply_plan
     from wizard.engine import evaluate
     from wizard.plan import render_diff
     from wizard.plugins import HostFacts
     from wizard.repairs import RepairOptions, plan_repairs
-
-    homes = select_homes(args)
-    if homes is None:
-        return EX_USAGE
-    import os
+    from wizard.service.flow import ServiceFlow
 
     base_env = dict(os.environ) if args.inherit_env else {}
     facts = HostFacts.detect(homes[0][1], args.hermes_python, dict(os.environ))
@@ -42,50 +62,83 @@ def run_doctor(args) -> int:
             _say(f"== {home} (profile {profile})")
         report = evaluate(home, profile, base_env=base_env, facts=facts)
         repair = plan_repairs(report, options)
+        flow = ServiceFlow(home, profile, args, _say, runner)
+        flow.describe(report)
         for line in repair.notes:
             _say(line)
         for line in repair.unfixable:
             _say(f"not fixed: {line}")
-        if not repair.plan:
+        editing = bool(repair.plan) and (args.fix or args.dry_run)  # a dry run shows what --fix would do
+        steps = flow.plan(editing, (repair.after if repair.plan else report).would_start)
+        if not repair.plan and not steps:
             _say("Nothing to fix." if report.would_start else "")
             codes.append(_verdict(report))
             continue
-        _say(render_diff(repair.plan).rstrip("\n"))
-        _say(f"After these changes: {_words(repair.after)}")
-        if args.dry_run or not args.fix:
+        if repair.plan:
+            _say(render_diff(repair.plan).rstrip("\n"))
+            _say(f"After these changes: {_words(repair.after)}")
+        flow.preview()
+        if args.dry_run or not (args.fix or flow.requested):
             if not args.dry_run:
                 _say("Run `hermes-wizard doctor --fix` to apply (it backs up every file first).")
+            else:
+                flow.act_before()
+                flow.act_after()
             codes.append(1)
             continue
-        if not args.yes and not _confirm():
+        if not args.yes and not _confirm("Apply these changes?" if not steps else
+                                         "Apply these changes and run the service steps above?"):
             _say("No changes were made.")
             codes.append(1 if sys.stdin.isatty() else EX_USAGE)
             continue
-        try:
-            result = apply_plan(repair.plan, base_env=base_env, reason="doctor --fix", facts=facts)
-        except ApplyError as exc:
-            print(f"hermes-wizard: {exc}", file=sys.stderr)
+        flow.act_before()
+        after = report
+        if editing:
+            try:
+                result = apply_plan(repair.plan, base_env=base_env, reason="doctor --fix", facts=facts)
+            except ApplyError as exc:
+                print(f"hermes-wizard: {exc}", file=sys.stderr)
+                codes.append(max(1, flow.act_after(abort=True)))
+                continue
+            _say(f"Backup: {result.backup}/")
+            after = result.report
+            if after.would_start:
+                enabled = [row.name for row in after.rows if row.enabled]
+                _say(f"Verified: the gateway will start ({', '.join(enabled) or 'no platforms'}).")
+                if not any(kind == "restart" for kind, _ in steps):
+                    _say("Next: restart the gateway once, e.g. " + _restart_hint(flow))
+            else:
+                _say(f"Written, but the gateway will still not start: {_words(after)}")
+        elif repair.plan:
+            _say("The file changes above are not applied without --fix.")
+        service_code = flow.act_after()
+        verdict = _verdict(after)
+        codes.append(verdict if verdict == EX_CONFIG else max(verdict, service_code))
+        if repair.plan and not editing:
             codes.append(1)
-            continue
-        _say(f"Backup: {result.backup}/")
-        after = result.report
-        if after.would_start:
-            enabled = [row.name for row in after.rows if row.enabled]
-            _say(f"Verified: the gateway will start ({', '.join(enabled) or 'no platforms'}).")
-            _say("Next: restart the gateway once, e.g. systemctl --user restart hermes-gateway")
-        else:
-            _say(f"Written, but the gateway will still not start: {_words(after)}")
-        codes.append(_verdict(after))
     return EX_CONFIG if EX_CONFIG in codes else (EX_USAGE if EX_USAGE in codes else max(codes or [0]))
 
 
-def _confirm() -> bool:
+def _restart_hint(flow) -> str:
+    from wizard.service.systemd import systemctl
+
+    if flow.units:
+        unit = flow.units[0]
+        return " ".join(systemctl(unit.scope, "restart", unit.name)) + " (or rerun with --restart)"
+    if flow.others:
+        from wizard.service.supervisors import advice
+
+        return "; ".join(line for line in advice(flow.others[0]) if line.startswith(("stop", "start once")))
+    return "systemctl --user restart hermes-gateway"
+
+
+def _confirm(question: str = "Apply these changes?") -> bool:
     if not sys.stdin.isatty():
         print("hermes-wizard: no terminal to ask for confirmation; add --yes to apply without asking",
               file=sys.stderr)
         return False
     try:
-        return input("Apply these changes? [y/N] ").strip().lower() in ("y", "yes")
+        return input(f"{question} [y/N] ").strip().lower() in ("y", "yes")
     except EOFError:
         return False
 

@@ -8,8 +8,9 @@ value token of an edited assignment is rewritten.
 Values are written so that python-dotenv (as Hermes reads it) and a shell's
 `set -a; . ./.env` both read back exactly the value written: bare when that is
 unambiguous, else in single quotes, else in double quotes.  Values no encoding can
-carry for both readers (newline, carriage return, NUL; and a few combinations of a
-single quote with `$`/backtick expansions) raise `UnwritableValue`.
+carry for both readers raise `UnwritableValue`: newline, carriage return, NUL; a
+value ending in a backslash unless it fits bare; and a single quote or a double
+backslash together with a shell expansion (`$name`, `${…}`, a backtick).
 
 Contract: pure text → text; the caller (apply) does all I/O.
 """
@@ -48,8 +49,10 @@ def quote_value(value: str, prefer: str = "") -> str:
         raise UnwritableValue("values cannot contain a newline, carriage return or NUL character")
     in_single_ok = ("'" not in value and not value.endswith("\\") and "\\\\" not in value
                     and not _DOTENV_VARIABLE.search(value))
-    in_double_ok = "`" not in value and not _SHELL_EXPANDS_AFTER_DOLLAR.search(value) and not (
-        _DOTENV_VARIABLE.search(value))
+    # python-dotenv 1.2.2 reads `\"` as an escaped quote even after an escaped backslash, so
+    # neither quoting may end with a backslash.
+    in_double_ok = ("`" not in value and not _SHELL_EXPANDS_AFTER_DOLLAR.search(value)
+                    and not _DOTENV_VARIABLE.search(value) and not value.endswith("\\"))
     single = f"'{value}'"
     double = '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
     if prefer == "'" and in_single_ok:
@@ -62,8 +65,8 @@ def quote_value(value: str, prefer: str = "") -> str:
         return single
     if in_double_ok:
         return double
-    raise UnwritableValue("this value mixes a single quote or backslashes with `$`, `${…}` or a backtick; no "
-                          "quoting reads back the same in python-dotenv and in a shell")
+    raise UnwritableValue("this value mixes a single quote, backslashes or a trailing backslash with `$`, `${…}` "
+                          "or a backtick; no quoting reads back the same in python-dotenv and in a shell")
 
 
 def _split_bindings(text: str) -> list[tuple[str | None, str]]:

@@ -86,7 +86,7 @@ def check(code: str, name: str, severity: str, summary: str, *, what: str, why: 
 
 
 def _load_all() -> None:
-    from wizard.checks import access, files, runtime, transport  # noqa: F401  (registration)
+    from wizard.checks import access, files, runtime, service, transport  # noqa: F401  (registration)
 
 
 def run_checks(ctx: Context) -> list[Finding]:

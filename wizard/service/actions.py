@@ -1,0 +1,128 @@
+"""Acting on a systemd unit, with the user's consent already given: stop a loop, reload,
+restart, and confirm the gateway stayed up.
+
+Order (issue 5): stop the loop *before* editing (`stop` + `reset-failed`), so a restart
+does not pick up a half-written home; `daemon-reload` after a drop-in; `restart` after
+the repair; then `verify` — "the gateway is running" is said only when, over a settle
+window, ActiveState stayed `active`/`running`, NRestarts did not climb, and the journal
+since the restart holds no new refusal.  A restart that loops again is reported as
+such, never as fixed.  Every command goes through the given `Runner` (dry-run prints).
+"""
+
+from __future__ import annotations
+
+import time
+
+from wizard.records import factory, record
+from wizard.service import loop
+from wizard.service.systemd import Runner, int_or_none, journal_argv, journal_lines, parse_show, parse_version, \
+    show_argv, systemctl
+
+SETTLE_S = 12.0  # > RestartSec=5 + a 1.2 s refusal: one full loop turn is seen
+POLL_S = 2.0
+
+
+@record
+class Outcome:
+    ok: bool
+    words: str  # one sentence for the user
+    commands: list[str] = factory(list)
+    evidence: object = None  # loop.Evidence of the last look
+
+
+def version(runner: Runner) -> int | None:
+    """The running systemd's version (`systemctl --version`), None if unknown or dry run."""
+    result = runner.run(["systemctl", "--version"])
+    return parse_version(result.stdout) if result.ok else None
+
+
+def _step(runner: Runner, argv: list[str]) -> str | None:
+    """Run one command; None on success, else a sentence naming it and why it failed."""
+    result = runner.run(argv)
+    if result.ok:
+        return None
+    hint = ""
+    if "Failed to connect to bus" in result.stderr or "XDG_RUNTIME_DIR" in result.stderr:
+        hint = " (no user session bus here: log in as that user, or export XDG_RUNTIME_DIR=/run/user/$(id -u))"
+    elif "Access denied" in result.stderr or "Interactive authentication required" in result.stderr:
+        hint = " (a system unit: run this as root, e.g. with sudo)"
+    return f"`{' '.join(argv)}` failed: {result.why()}{hint}"
+
+
+def stop_loop(unit, runner: Runner) -> str | None:
+    """`stop` then `reset-failed`; None on success, else the reason."""
+    return _step(runner, systemctl(unit.scope, "stop", unit.name)) or \
+        _step(runner, systemctl(unit.scope, "reset-failed", unit.name))
+
+
+def daemon_reload(unit, runner: Runner) -> str | None:
+    return _step(runner, systemctl(unit.scope, "daemon-reload"))
+
+
+def restart_and_verify(unit, runner: Runner, settle: float = SETTLE_S, poll: float = POLL_S,
+                       sleep=time.sleep, clock=time.time) -> Outcome:
+    since = int(clock())
+    failed = _step(runner, systemctl(unit.scope, "restart", unit.name))
+    if failed:
+        return Outcome(False, failed)
+    if runner.dry_run:
+        runner.run(show_argv(unit.scope, unit.name))
+        runner.run(journal_argv(unit.scope, unit.name, since=since))
+        return Outcome(False, "dry run: nothing was restarted")
+    return verify(unit, runner, since, settle, poll, sleep)
+
+
+def verify(unit, runner: Runner, since: int, settle: float = SETTLE_S, poll: float = POLL_S,
+           sleep=time.sleep) -> Outcome:
+    """Watch the unit for `settle` seconds after a restart at `since` (epoch seconds)."""
+    baseline = None
+    waited = 0.0
+    while True:
+        result = runner.run(show_argv(unit.scope, unit.name))
+        props = parse_show(result.stdout) if result.ok else {}
+        restarts = int_or_none(props.get("NRestarts"))
+        baseline = restarts if baseline is None else baseline
+        evidence = _evidence_since(unit, runner, since, props)
+        bad = _trouble(evidence, props, restarts, baseline)
+        if bad:
+            return Outcome(False, bad, evidence=evidence)
+        if waited >= settle:
+            break
+        step = min(poll, settle - waited)
+        sleep(step)
+        waited += step
+    if not props:
+        return Outcome(False, f"cannot read the state of {unit.name}: {result.why()}", evidence=evidence)
+    if props.get("ActiveState") != "active":
+        return Outcome(False, f"{unit.name} is still {props.get('ActiveState')}/{props.get('SubState')} after "
+                              f"{settle:g} s; check `{' '.join(systemctl(unit.scope, 'status', unit.name))}`",
+                       evidence=evidence)
+    return Outcome(True, f"the gateway is running ({unit.name} active for {settle:g} s, "
+                         f"no restart, no refusal in its journal)", evidence=evidence)
+
+
+def _evidence_since(unit, runner: Runner, since: int, props: dict) -> loop.Evidence:
+    evidence = loop.Evidence(unit.name, props=props)
+    journal = runner.run(journal_argv(unit.scope, unit.name, since=since))
+    if journal.ok:
+        loop.read_journal(evidence, journal_lines(journal.stdout))
+    return evidence
+
+
+def _trouble(evidence: loop.Evidence, props: dict, restarts: int | None, baseline: int | None) -> str | None:
+    name = evidence.unit
+    if evidence.gate_lines or props.get("Result") == "exec-condition":
+        line = evidence.gate_lines[-1] if evidence.gate_lines else "ExecCondition= failed"
+        return f"{name} was not started: the gate stopped it ({line})"
+    if evidence.refusals:
+        reason = evidence.last_reason or evidence.refusals[-1]
+        return f"{name} restarted but Hermes refused to start again ({reason}); the loop is not fixed"
+    if restarts is not None and baseline is not None and restarts > baseline:
+        return f"{name} is restarting again (NRestarts {baseline} → {restarts}); the loop is not fixed"
+    state, sub = props.get("ActiveState"), props.get("SubState")
+    if sub == "auto-restart" or state == "failed":
+        code = props.get("ExecMainStatus")
+        return f"{name} did not stay up ({state}/{sub}, last exit status {code}); the loop is not fixed"
+    if props and state in ("inactive", "deactivating"):
+        return f"{name} stopped right after the restart ({state}/{sub}, result {props.get('Result')})"
+    return None

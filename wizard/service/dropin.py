@@ -1,0 +1,144 @@
+"""The gate drop-in, and the Restart=on-failure fallback for older systemd.
+
+Hermes rewrites `hermes-gateway.service` on every install/start/restart and at every boot
+(hermes-cli.md §3.6), so the repair lives beside it, in `<unit>.d/`, which Hermes never
+touches.  Two variants, never both (installing one removes the other):
+
+`hermes-wizard-gate.conf` (systemd >= 251)
+    ExecCondition= runs `hermes-wizard check --gate --home <the unit's home>` before every
+    start.  Only the gate's exit 78 (Hermes would refuse) reaches systemd; every other
+    outcome — wizard uninstalled, not executable, crashed, timed out — becomes exit 0 and
+    the gateway starts as if we were not there.  (A bare missing command would exit 203
+    and skip the start: the shell wrapper is the guard.)
+
+`hermes-wizard-restart.conf` (systemd < 251)
+    Restart=on-failure: the 0-exit refusal is no longer restarted, crashes still are, and
+    RestartForceExitStatus=75 still forces Hermes's planned restarts.
+
+Both add RestartPreventExitStatus=78 (a list setting: a drop-in appends to it).
+
+Why 251: ExecCondition= exists since systemd 243 (NEWS, "CHANGES WITH 243": exit codes
+1-254 "stop execution without marking the unit failed").  But until 250 a failing
+ExecCondition= under Restart=always was restarted anyway — a tight loop (systemd issue
+#22257); fixed by PR #22259, NEWS "CHANGES WITH 251": "Services with Restart=always and a
+failing ExecCondition= will no longer be restarted".  In src/core/service.c,
+service_shall_restart() returns `s->result != SERVICE_SKIP_CONDITION` for
+SERVICE_RESTART_ALWAYS, and service_start() resets main_exec_status first, so a previous
+exit 75 cannot force a restart of a skipped start.  (Restart=on-failure stopped
+restarting skipped starts in 246, PR #16133; our fallback does not rely on it.)
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from wizard.service.units import FALLBACK_DROPIN, GATE_DROPIN, Unit
+
+MIN_EXEC_CONDITION = 243
+MIN_GATE = 251  # a skipped start is not restarted under Restart=always
+GATE_TIMEOUT_S = 30  # generous: a cold Python on a slow SD card; the gate takes ~0.1 s
+SAFE_PATH = re.compile(r"^/[A-Za-z0-9._/@+,:= -]*$")  # nothing systemd or sh would reinterpret
+
+
+class DropinError(Exception):
+    """The drop-in cannot be written as asked; the message says what to do."""
+
+
+def variant_for(version: int | None) -> str:
+    """"gate" from systemd 251 on; "fallback" below it.  Unknown (dry run, no systemctl) →
+    "gate": every supported distribution since 2022 ships >= 251."""
+    return "fallback" if version is not None and version < MIN_GATE else "gate"
+
+
+def gate_command(wizard: Path | str, home: Path | str) -> str:
+    """The ExecCondition= value: a /bin/sh one-liner exiting 78 only when the gate does.
+    `$$` is systemd's escape for a literal `$`."""
+    for label, value in (("the hermes-wizard path", str(wizard)), ("the Hermes home", str(home))):
+        if not SAFE_PATH.match(value):
+            raise DropinError(f"{label} {value!r} holds characters a unit file would reinterpret "
+                              "(quotes, $, %, \\, `); use a path of letters, digits, /._-@+,:= and spaces")
+    script = (f'w="{wizard}"; [ -x "$$w" ] || exit 0; '
+              f't=; command -v timeout >/dev/null 2>&1 && t="timeout {GATE_TIMEOUT_S}"; '
+              f'$$t "$$w" check --gate --home "{home}"; '
+              '[ $$? -eq 78 ] && exit 78; exit 0')
+    return f"/bin/sh -c '{script}'"
+
+
+def gate_text(unit: Unit, wizard: Path | str) -> str:
+    return (f"# Written by hermes-wizard for {unit.name}. Hermes rewrites the unit itself, never this\n"
+            "# directory. Before each start the gate checks Hermes's refusal rule: when Hermes would\n"
+            "# refuse (and, exiting 0, be restarted forever) the start is skipped with one journal line\n"
+            "# naming the fix; systemd >= 251 does not restart a skipped start. If hermes-wizard is\n"
+            "# missing or fails, the gateway starts as usual. Undo: delete this file, daemon-reload.\n"
+            "[Service]\n"
+            f"ExecCondition={gate_command(wizard, unit.home)}\n"
+            "RestartPreventExitStatus=78\n")
+
+
+def fallback_text(unit: Unit) -> str:
+    return (f"# Written by hermes-wizard for {unit.name} (systemd < 251 restarts a start skipped by\n"
+            "# ExecCondition= under Restart=always, so the gate cannot be used). Hermes's open-policy\n"
+            "# refusal exits 0: on-failure does not restart it; crashes and exit 75 (planned restart)\n"
+            "# still restart. Undo: delete this file, daemon-reload.\n"
+            "[Service]\n"
+            "Restart=on-failure\n"
+            "RestartPreventExitStatus=78\n")
+
+
+def render(unit: Unit, variant: str, wizard: Path | str | None = None) -> tuple[str, str]:
+    """(file name, contents) of the drop-in `variant` for `unit`."""
+    if unit.manager != "systemd":
+        raise DropinError(f"{unit.path} is a {unit.label}: drop-ins are a systemd feature")
+    if variant == "fallback":
+        return FALLBACK_DROPIN, fallback_text(unit)
+    if unit.home is None:
+        raise DropinError(f"cannot tell which Hermes home {unit.name} runs; pass it with --home")
+    if wizard is None:
+        raise DropinError("cannot find the installed hermes-wizard command; pass --wizard-path")
+    return GATE_DROPIN, gate_text(unit, wizard)
+
+
+def find_wizard(argv0: str | None = None) -> Path | None:
+    """The absolute path of an installed `hermes-wizard` console script: this process's own
+    (argv[0]), else the one beside this interpreter (a venv), else the first on PATH."""
+    import os
+    import shutil
+    import sys
+
+    argv0 = argv0 if argv0 is not None else sys.argv[0]
+    candidates = [Path(argv0)] if Path(argv0).name == "hermes-wizard" else []
+    candidates.append(Path(sys.executable).parent / "hermes-wizard")
+    found = shutil.which("hermes-wizard")
+    if found:
+        candidates.append(Path(found))
+    for candidate in candidates:
+        path = candidate.expanduser().absolute()
+        if path.is_file() and os.access(path, os.X_OK):
+            return path
+    return None
+
+
+def install(unit: Unit, variant: str, wizard: Path | str | None = None) -> Path:
+    """Write the drop-in atomically (wizard.apply.write_atomic), 0644 like the unit, and remove
+    our other variant.  Other drop-ins in the directory are never touched."""
+    from wizard.apply import FileOps, write_atomic
+
+    name, text = render(unit, variant, wizard)
+    folder = unit.dropin_dir
+    folder.mkdir(mode=0o755, parents=True, exist_ok=True)
+    target = folder / name
+    write_atomic(target, text.encode("utf-8"), FileOps(), mode=0o644)
+    other = folder / (FALLBACK_DROPIN if name == GATE_DROPIN else GATE_DROPIN)
+    if other.exists():
+        other.unlink()
+    return target
+
+
+def current(unit: Unit, variant: str, wizard: Path | str | None = None) -> bool:
+    """True when the drop-in on disk is already exactly what `install` would write."""
+    try:
+        name, text = render(unit, variant, wizard)
+        return (unit.dropin_dir / name).read_text(encoding="utf-8") == text
+    except (DropinError, OSError):
+        return False

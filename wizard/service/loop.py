@@ -1,0 +1,164 @@
+"""Loop evidence: is this service restarting a gateway that refuses to start, and why?
+
+Sources, each optional:
+  systemd  `systemctl [--user] show -p NRestarts,ActiveState,SubState,Result,ExecMainStatus,
+           ExecMainCode <unit>` and `journalctl [--user] -u <unit> -o cat -n 200`: Hermes's
+           "Refusing to start: X has dm_policy/group_policy set to 'open' ..." and
+           "Gateway exiting cleanly: <reason>" lines, our gate's line, systemd's
+           "Skipped due to 'exec-condition'";
+  home     gateway-starts.log (starts in the last hour) and gateway_state.json (exit_reason).
+
+`summary()` says it in one sentence: "hermes-gateway.service has restarted 1,705 times;
+last reason: weixin open policy without opt-in".  Contract: never raises; a command that
+fails leaves its fields None and its reason in `problems`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from wizard.records import factory, record
+from wizard.service.systemd import Runner, int_or_none, journal_argv, journal_lines, parse_show, show_argv
+
+REFUSING = re.compile(r"Refusing to start: (\S+) has dm_policy/group_policy set to 'open'")
+EXITING = re.compile(r"Gateway exiting cleanly: (.+)$")
+GATE_LINE = re.compile(r"hermes-wizard gate: Hermes would refuse to start \((\w+):")
+SKIPPED = "Skipped due to 'exec-condition'"
+COUNTER = re.compile(r"restart counter is at (\d+)")
+
+
+@record
+class Evidence:
+    unit: str
+    props: dict[str, str] = factory(dict)
+    refusals: list[str] = factory(list)  # Hermes's refusal lines, oldest first
+    gate_lines: list[str] = factory(list)  # our gate's one-liners
+    skips: int = 0  # starts skipped by ExecCondition=
+    counter: int | None = None  # the last "restart counter is at N" in the journal
+    state_reason: str | None = None  # gateway_state.json exit_reason of a failed start
+    starts_last_hour: int = 0
+    last_reason: str | None = None
+    problems: list[str] = factory(list)
+
+    @property
+    def restarts(self) -> int | None:
+        value = int_or_none(self.props.get("NRestarts"))
+        return value if value is not None else self.counter
+
+    @property
+    def restarting_now(self) -> bool:
+        return self.props.get("SubState") == "auto-restart" or (
+            self.props.get("ActiveState") in ("activating", "failed") and (self.restarts or 0) > 0)
+
+    @property
+    def looping(self) -> bool:
+        """Restarted again and again with a refusal (or a failed start) as the reason."""
+        many = (self.restarts or 0) >= 3
+        if self.restarting_now:
+            return many or bool(self.refusals)
+        return many and bool(self.refusals) and not self.running  # running now: a loop that ended
+
+    @property
+    def gated(self) -> bool:
+        """The last start was skipped by our gate (the loop stopped at its first turn)."""
+        return self.props.get("Result") == "exec-condition" or (bool(self.gate_lines) and self.skips > 0)
+
+    @property
+    def running(self) -> bool:
+        return self.props.get("ActiveState") == "active" and self.props.get("SubState") == "running"
+
+
+def reason_words(line: str) -> str | None:
+    """A refusal line in the issue's words: "weixin open policy without opt-in"."""
+    for pattern in (REFUSING, GATE_LINE):
+        found = pattern.search(line)
+        if found:
+            return f"{found.group(1)} open policy without opt-in"
+    found = EXITING.search(line)
+    if found:
+        reason = found.group(1).strip()
+        head, _, tail = reason.partition(": ")
+        if tail.startswith("open policy without"):
+            return f"{head} open policy without opt-in"
+        return reason
+    return None
+
+
+def read_journal(evidence: Evidence, lines: list[str]) -> None:
+    for line in lines:
+        if REFUSING.search(line) or EXITING.search(line):
+            evidence.refusals.append(line)
+        if GATE_LINE.search(line):
+            evidence.gate_lines.append(line)
+        if SKIPPED in line:
+            evidence.skips += 1
+        counter = COUNTER.search(line)
+        if counter:
+            evidence.counter = int(counter.group(1))
+        words = reason_words(line)
+        if words:
+            evidence.last_reason = words
+
+
+def read_home(evidence: Evidence, home: Path | None) -> None:
+    """gateway_state.json and gateway-starts.log: the gateway's own record of its starts."""
+    if home is None:
+        return
+    try:
+        state = json.loads((home / "gateway_state.json").read_text(encoding="utf-8"))
+        if isinstance(state, dict) and state.get("gateway_state") == "startup_failed":
+            evidence.state_reason = str(state.get("exit_reason") or "") or None
+    except (OSError, ValueError):
+        pass
+    try:
+        starts = [float(x) for x in (home / "gateway-starts.log").read_text().split() if _number(x)]
+    except OSError:
+        starts = []
+    if starts:
+        latest = max(starts)
+        evidence.starts_last_hour = sum(1 for s in starts if latest - s <= 3600)
+    if evidence.last_reason is None and evidence.state_reason:
+        evidence.last_reason = reason_words(f"Gateway exiting cleanly: {evidence.state_reason}")
+
+
+def _number(text: str) -> bool:
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
+def gather(unit, runner: Runner, home: Path | None = None, lines: int = 200) -> Evidence:
+    """Ask systemd about one unit (two commands through `runner`) and read the home's files."""
+    evidence = Evidence(unit.name)
+    show = runner.run(show_argv(unit.scope, unit.name))
+    if show.ok:
+        evidence.props = parse_show(show.stdout)
+    elif show.ran:
+        evidence.problems.append(f"systemctl show failed: {show.why()}")
+    journal = runner.run(journal_argv(unit.scope, unit.name, lines))
+    if journal.ok:
+        read_journal(evidence, journal_lines(journal.stdout))
+    elif journal.ran:
+        evidence.problems.append(f"journalctl failed: {journal.why()}")
+    read_home(evidence, home if home is not None else unit.home)
+    return evidence
+
+
+def summary(evidence: Evidence) -> str:
+    """One sentence for check and doctor."""
+    n = evidence.restarts
+    reason = f"; last reason: {evidence.last_reason}" if evidence.last_reason else ""
+    if evidence.gated and not evidence.looping:
+        line = evidence.gate_lines[-1] if evidence.gate_lines else "its ExecCondition= failed"
+        return f"{evidence.unit} was not started: the hermes-wizard gate stopped it ({line})"
+    if n:
+        notes = (["restarting now"] if evidence.restarting_now else []) + (
+            [f"{evidence.starts_last_hour} starts within an hour in gateway-starts.log"]
+            if evidence.starts_last_hour > 5 else [])
+        return f"{evidence.unit} has restarted {n:,} times{reason}" + (f" ({'; '.join(notes)})" if notes else "")
+    state = evidence.props.get("ActiveState")
+    return f"{evidence.unit} is {state or 'in an unknown state'}{reason}"

@@ -1,0 +1,100 @@
+"""launchd agents and s6 services: detection, parsing, and the advice we give for them.
+
+Neither has an equivalent of the systemd gate: launchd's `KeepAlive` (Hermes writes it
+`true`) restarts after any exit, 78 included, every `ThrottleInterval` (30 s); s6
+restarts unless the `finish` script exits 125, which Hermes's does only for 78.  So the
+0-exit open-policy refusal loops under both.  We do not drive launchctl or s6-svc: the
+repair is the config fix, and `advice()` gives the exact commands to stop the loop
+first and start once after (hermes-cli.md §3.3, §3.4).
+
+Contract: file reads only; plistlib is imported only when a plist exists.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from wizard.service.homes import hermes_home_for, profile_arg
+from wizard.service.units import Unit, _listdir, read_text
+
+LAUNCHD_PREFIX = "ai.hermes.gateway"
+S6_PREFIX = "gateway-"
+
+
+def detect(root: Path, user_home: Path) -> list[Unit]:
+    found = []
+    agents = user_home / "Library" / "LaunchAgents"
+    for name in _listdir(agents):
+        if name.startswith(LAUNCHD_PREFIX) and name.endswith(".plist"):
+            found.append(read_plist(agents / name, user_home))
+    scandir = root / "run" / "service"
+    for name in _listdir(scandir):
+        if name.startswith(S6_PREFIX) and (scandir / name).is_dir():
+            found.append(read_s6(scandir / name, root))
+    return found
+
+
+def load(path: Path, root: Path, user_home: Path) -> Unit:
+    if path.suffix == ".plist":
+        return read_plist(path, user_home)
+    return read_s6(path.parent if path.name == "run" else path, root)
+
+
+def read_plist(path: Path, user_home: Path) -> Unit:
+    unit = Unit(path, "launchd", "agent", path.stem, restart="always")
+    try:
+        import plistlib
+
+        with open(path, "rb") as handle:
+            data = plistlib.load(handle)
+    except Exception as exc:  # plistlib raises several types for a damaged file
+        unit.error = f"cannot be read as a plist ({type(exc).__name__})"
+        return unit
+    if not isinstance(data, dict):
+        unit.error = "is not a launchd property list"
+        return unit
+    unit.name = str(data.get("Label") or path.stem)
+    argv = [str(a) for a in data.get("ProgramArguments") or []]
+    env = data.get("EnvironmentVariables") or {}
+    unit.restart = "always" if data.get("KeepAlive") else "no"
+    unit.python = argv[0] if argv else None
+    unit.profile = profile_arg(argv)
+    unit.home = hermes_home_for(env.get("HERMES_HOME") if isinstance(env, dict) else None, unit.profile, user_home)
+    return unit
+
+
+def read_s6(folder: Path, root: Path) -> Unit:
+    unit = Unit(folder, "s6", "container", folder.name, restart="always")
+    text, unit.error = read_text(folder / "run")
+    if text is None:
+        return unit
+    finish, _ = read_text(folder / "finish")
+    unit.prevents_78 = bool(finish and re.search(r'"\$1"\s*=\s*"78"', finish) and "exit 125" in finish)
+    exports = dict(re.findall(r"^\s*export\s+([A-Za-z_][A-Za-z0-9_]*)=['\"]?([^'\"\n]*)", text, re.M))
+    hermes_home = exports.get("HERMES_HOME")
+    if hermes_home is None:  # with-contenv: the container's environment, one file per variable
+        value, _ = read_text(root / "run" / "s6" / "container_environment" / "HERMES_HOME")
+        hermes_home = value.strip() if value and value.strip() else None
+    command = next((line for line in text.splitlines() if re.search(r"\bhermes\b.*\bgateway\b", line)), "")
+    unit.profile = profile_arg(command.split())
+    unit.python = "hermes"
+    unit.home = hermes_home_for(hermes_home, unit.profile, Path(exports.get("HOME") or "/opt/data"))
+    return unit
+
+
+def advice(unit: Unit) -> list[str]:
+    """The commands that stop a loop, and start once after the repair, for this supervisor."""
+    if unit.manager == "launchd":
+        target = f"gui/$(id -u)/{unit.name}"
+        return [f"stop the loop: launchctl bootout {target}",
+                "repair: hermes-wizard doctor --fix",
+                f"start once: launchctl bootstrap gui/$(id -u) {unit.path}",
+                "launchd has no RestartPreventExitStatus: KeepAlive restarts after every exit, so a refusal "
+                "loops until the config is fixed"]
+    if unit.manager == "s6":
+        return [f"stop the loop: s6-svc -d {unit.path}",
+                "repair: hermes-wizard doctor --fix",
+                f"start once: s6-svc -u {unit.path}",
+                "check: s6-svstat " + str(unit.path)]
+    return []

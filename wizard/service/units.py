@@ -1,0 +1,224 @@
+"""Installed Hermes services, found by reading files only (no systemctl, no launchctl).
+
+`detect()` lists every gateway service on this machine:
+
+  systemd user    ~/.config/systemd/user/hermes-gateway*.service   (+ <unit>.d/*.conf drop-ins)
+  systemd system  /etc/systemd/system/hermes-gateway*.service      (+ drop-ins)
+  launchd         ~/Library/LaunchAgents/ai.hermes.gateway*.plist
+  s6              /run/service/gateway-*/                           (containers)
+
+and `load(path)` reads one named explicitly (`--unit PATH`).  Each becomes a `Unit`
+saying which home it runs (Environment=HERMES_HOME and `--profile`/`-p`, resolved as
+Hermes's `_apply_profile_override` does), its effective Restart=, whether exit 78
+stops it, and which of our drop-ins it carries.
+
+System paths are read under `root` (default `$HERMES_WIZARD_ROOT`, else `/`) and user
+paths under `user_home` (default `Path.home()`), so tests point both at a temp dir.
+Contract: never raises for file content; an unreadable unit is a Unit with `error`.
+This module is on the `check` path: it imports nothing heavier than `os` and `re`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from wizard.records import factory, record
+from wizard.service.homes import account_home, hermes_home_for, profile_arg
+
+GATE_DROPIN = "hermes-wizard-gate.conf"
+FALLBACK_DROPIN = "hermes-wizard-restart.conf"
+UNIT_PREFIX = "hermes-gateway"
+MAX_UNIT_BYTES = 256 * 1024
+
+
+@record
+class Gate:
+    """Our gate drop-in as found on disk: the wizard it runs and the home it judges."""
+
+    path: Path
+    wizard: str | None
+    home: str | None
+
+
+@record
+class Unit:
+    path: Path
+    manager: str  # "systemd" | "launchd" | "s6"
+    scope: str  # systemd: "user" | "system"; launchd: "agent"; s6: "container"
+    name: str  # hermes-gateway.service, ai.hermes.gateway, gateway-default
+    home: Path | None = None
+    profile: str | None = None
+    restart: str = "no"  # effective Restart= (launchd KeepAlive / s6 supervision count as "always")
+    prevents_78: bool = False  # exit 78 (Hermes's fatal-config code) is not restarted
+    dropins: list[Path] = factory(list)
+    gate: Gate | None = None
+    fallback: Path | None = None
+    python: str | None = None  # the interpreter (or hermes script) the service starts
+    user: str | None = None
+    error: str | None = None
+
+    @property
+    def label(self) -> str:
+        return {"systemd": f"systemd {self.scope} unit", "launchd": "launchd agent",
+                "s6": "s6 service"}[self.manager]
+
+    @property
+    def dropin_dir(self) -> Path:
+        return self.path.parent / f"{self.path.name}.d"
+
+    def serves(self, home: Path) -> bool:
+        return self.home is not None and os.path.realpath(self.home) == os.path.realpath(home)
+
+
+def system_root(root: Path | str | None = None) -> Path:
+    return Path(root if root is not None else os.environ.get("HERMES_WIZARD_ROOT") or "/")
+
+
+def detect(root: Path | str | None = None, user_home: Path | None = None) -> list[Unit]:
+    """Every Hermes gateway service installed here, user units first."""
+    from wizard.service import supervisors
+
+    root, user_home = system_root(root), user_home or Path.home()
+    found = []
+    for scope, folder in (("user", user_home / ".config" / "systemd" / "user"),
+                          ("system", root / "etc" / "systemd" / "system")):
+        for name in _listdir(folder):
+            if name.startswith(UNIT_PREFIX) and name.endswith(".service"):
+                found.append(read_systemd(folder / name, scope, root, user_home))
+    found.extend(supervisors.detect(root, user_home))
+    return found
+
+
+def load(path: Path, root: Path | str | None = None, user_home: Path | None = None) -> Unit:
+    """One service named by the user (`--unit PATH`): a .service, a .plist, or an s6 dir."""
+    from wizard.service import supervisors
+
+    root, user_home = system_root(root), user_home or Path.home()
+    path = Path(path).expanduser().absolute()
+    if path.suffix == ".plist" or path.is_dir() or path.name == "run":
+        return supervisors.load(path, root, user_home)
+    where = (path.parent.parent.name, path.parent.name)
+    scope = {("systemd", "system"): "system", ("systemd", "user"): "user"}.get(where)
+    unit = read_systemd(path, scope or "user", root, user_home)
+    if scope is None and unit.user:  # a copy elsewhere: only system units may say User=
+        unit = read_systemd(path, "system", root, user_home)
+    return unit
+
+
+def _listdir(folder: Path) -> list[str]:
+    try:
+        return sorted(os.listdir(folder))
+    except OSError:
+        return []
+
+
+def read_text(path: Path) -> tuple[str | None, str | None]:
+    """(text, error) of a small config file."""
+    try:
+        if path.stat().st_size > MAX_UNIT_BYTES:
+            return None, "is too large to be a unit file"
+        return path.read_text(encoding="utf-8", errors="replace"), None
+    except OSError as exc:
+        return None, f"cannot be read ({exc.strerror or exc})"
+
+
+def parse_ini(text: str) -> list[tuple[str, str, str]]:
+    """systemd's unit syntax as (section, key, value) in file order: `#`/`;` comments,
+    a trailing backslash continues the line."""
+    out, section, pending = [], "", ""
+    for raw in text.splitlines():
+        line = (pending + " " + raw.strip()) if pending else raw.strip()
+        pending = ""
+        if line.endswith("\\"):
+            pending = line[:-1].rstrip()
+            continue
+        if not line or line[0] in "#;":
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            section = line[1:-1].strip()
+        elif "=" in line:
+            key, value = line.split("=", 1)
+            out.append((section, key.strip(), value.strip()))
+    return out
+
+
+def _dropins(unit_path: Path, scope: str, root: Path, user_home: Path) -> list[Path]:
+    """The unit's drop-ins, sorted by file name as systemd applies them; a name found in a
+    higher-priority directory hides the same name further down."""
+    dirs = [unit_path.parent / f"{unit_path.name}.d"]
+    extra = ([user_home / ".config" / "systemd" / "user", root / "etc" / "systemd" / "user"] if scope == "user"
+             else [root / "etc" / "systemd" / "system", root / "run" / "systemd" / "system"])
+    dirs += [d / f"{unit_path.name}.d" for d in extra if d / f"{unit_path.name}.d" not in dirs]
+    chosen: dict[str, Path] = {}
+    for folder in dirs:
+        for name in _listdir(folder):
+            if name.endswith(".conf") and name not in chosen:
+                chosen[name] = folder / name
+    return [chosen[name] for name in sorted(chosen)]
+
+
+def read_systemd(path: Path, scope: str, root: Path | None = None, user_home: Path | None = None) -> Unit:
+    root, user_home = system_root(root), user_home or Path.home()
+    unit = Unit(path, "systemd", scope, path.name)
+    text, unit.error = read_text(path)
+    if text is None:
+        return unit
+    unit.dropins = _dropins(path, scope, root, user_home)
+    entries = [e for e in parse_ini(text) if e[0] == "Service"]
+    for dropin in unit.dropins:
+        body, _ = read_text(dropin)
+        if body is None:
+            continue
+        found = [e for e in parse_ini(body) if e[0] == "Service"]
+        entries += found
+        if dropin.name == GATE_DROPIN:
+            unit.gate = _gate_info(dropin, [v for _, k, v in found if k == "ExecCondition"])
+        elif dropin.name == FALLBACK_DROPIN:
+            unit.fallback = dropin
+    env: dict[str, str] = {}
+    argv: list[str] = []
+    prevent: list[str] = []
+    restart = "no"
+    for _, key, value in entries:  # systemd semantics: later wins; an empty list assignment resets
+        if key == "Restart":
+            restart = value or "no"
+        elif key == "RestartPreventExitStatus":
+            prevent = prevent + value.split() if value else []
+        elif key == "Environment":
+            env = {**env, **_assignments(value)} if value else {}
+        elif key == "ExecStart":
+            argv = _words(value) if value else []
+        elif key == "User":
+            unit.user = value or None
+    unit.restart, unit.prevents_78 = restart, "78" in prevent
+    if not argv:  # no command: whatever this is, it does not run a gateway for any home
+        return unit
+    unit.python = argv[0].lstrip("-@:+!")
+    unit.profile = profile_arg(argv)
+    owner_home = env.get("HOME") or (account_home(unit.user, root) if scope == "system" else str(user_home))
+    unit.home = hermes_home_for(env.get("HERMES_HOME"), unit.profile, Path(owner_home))
+    return unit
+
+
+def _gate_info(path: Path, conditions: list[str]) -> Gate:
+    for value in conditions:
+        if "--gate" in value:
+            wizard = re.search(r'w="([^"]*)"', value)
+            home = re.search(r'--home "([^"]*)"', value)
+            return Gate(path, wizard.group(1) if wizard else None, home.group(1) if home else None)
+    return Gate(path, None, None)
+
+
+def _words(value: str) -> list[str]:
+    import shlex  # only when a unit exists: off the common `check` path
+
+    try:
+        return shlex.split(value.replace("$$", "$"))
+    except ValueError:
+        return value.split()
+
+
+def _assignments(value: str) -> dict[str, str]:
+    return dict(word.split("=", 1) for word in _words(value) if "=" in word)
