@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from wizard.records import record
 
-from wizard.catalog import PLATFORMS
+from wizard.catalog import PLATFORMS, platform_value
 from wizard.engine import HomeReport, evaluate
 from wizard.envrules import ALLOW_ALL_TRUE, TRUTHY
-from wizard.plan import ENV, YAML, Change, Plan, is_secret_name, planned_contents
+from wizard.plan import ENV, YAML, Change, Plan, is_secret_name, planned_contents, read_bytes
 from wizard.provenance import yaml_paths
 
 OPEN_POLICY_CHOICES = ("pairing", "allowlist", "optin")
@@ -49,7 +49,7 @@ def plan_repairs(report: HomeReport, options: RepairOptions = RepairOptions()) -
     disabled = builder.disable_dead_transports()
     builder.fix_open_policies(skip=disabled)
     builder.fix_env_mode()
-    plan = builder.plan()
+    plan = builder.without_no_ops(builder.plan())
     after = builder.simulate(plan.changes) if plan else report
     return Repair(plan, tuple(dict.fromkeys(builder.notes)), tuple(builder.unfixable), after)
 
@@ -65,10 +65,22 @@ class _Builder:
     def plan(self, changes=None) -> Plan:
         return Plan.of(self.report.home, self.changes if changes is None else changes)
 
+    def without_no_ops(self, plan: Plan) -> Plan:
+        """Drop changes to files whose bytes would not change (a second run must write nothing)."""
+        if not plan:
+            return plan
+        current = {name: read_bytes(plan.home / name) for name in (ENV, YAML)}
+        contents = planned_contents(plan, current)
+        kept = [c for c in plan.changes if c.action == "mode" or contents.get(c.file) != current.get(c.file)]
+        return Plan(plan.home, plan.fingerprints, tuple(kept))
+
     def simulate(self, changes) -> HomeReport:
         plan = self.plan(changes)
         return evaluate(self.report.home, self.report.profile, base_env=self.snapshot.base_env,
                         facts=self.report.facts, overrides=planned_contents(plan))
+
+    def _judge(self) -> HomeReport:
+        return self.simulate(self.changes) if self.changes else self.report
 
     def _env_set(self, key: str, value: str, platform: str | None, reason: str) -> Change:
         before = self.snapshot.env.entries.get(key)
@@ -102,7 +114,8 @@ class _Builder:
                 continue
             candidate = self._disable(name)
             if candidate is None:
-                self.unfixable.append(f"{name}: could not find a change that disables it; edit by hand")
+                self.unfixable.append(f"{name}: cannot connect, and no change this tool makes disables it"
+                                      f"{self._why_unreachable(name)}")
                 continue
             self.changes.extend(candidate)
             disabled.add(name)
@@ -118,83 +131,101 @@ class _Builder:
         forcing = [k for k in FORCING_CREDENTIALS.get(name, ()) if k in self.snapshot.env.entries]
         if forcing:
             steps.append([Change(ENV, k, None, None, "disable", name, reason, is_secret_name(k)) for k in forcing])
-        block = (name,) if isinstance(self.snapshot.yaml.mapping().get(name), dict) else ("platforms", name)
-        steps.append([Change(YAML, ".".join(block + ("enabled",)), None, "false", platform=name, reason=reason)])
+        steps.append([Change(YAML, ".".join(block + ("enabled",)), None, "false", platform=name, reason=reason)
+                      for block in self._yaml_blocks(name)])
         chosen: list[Change] = []
         for step in steps:
-            chosen = chosen + step
             try:
-                after = self.simulate(self.changes + chosen)
-            except ValueError:
+                after = self.simulate(self.changes + chosen + step)
+            except ValueError:  # a YAML edit the writer refuses: try the next step without it
                 continue
+            chosen = chosen + step
             state = after.effective.platforms.get(name)
             if state is None or not state.enabled:
                 return chosen
         return None
 
-    def fix_open_policies(self, skip: set[str]) -> None:
-        """Close each open value where it lives, re-judge, and repeat: closing one place can
-        uncover a lower-precedence open value, and an open value in gateway.json is overridden."""
-        for _ in range(3):
-            current = self._judge()
-            todo = [v for v in current.violations if v.platform not in skip]
-            if not todo:
-                return
-            for violation in todo:
-                before = len(self.changes)
-                self._fix_violation(violation, current)
-                try:
-                    self.simulate(self.changes)
-                except ValueError:  # e.g. a YAML edit the writer refuses: drop it, report below
-                    del self.changes[before:]
-        for violation in self._judge().violations:
-            if violation.platform not in skip:
-                self.unfixable.append(f"{violation.platform}: open policy set outside files this tool edits "
-                                      "(managed /etc/hermes or the service environment)")
+    def _yaml_blocks(self, name: str) -> list[tuple[str, ...]]:
+        """Every YAML block that configures `name` (odd-case keys too: Hermes folds them, and the
+        later one wins), else `platforms.<name>`."""
+        data = self.snapshot.yaml.mapping()
+        blocks = [(name,)] if isinstance(data.get(name), dict) else []
+        for prefix in (("platforms",), ("gateway", "platforms")):
+            node = _lookup(data, prefix)
+            for key, value in (node.items() if isinstance(node, dict) else ()):
+                if isinstance(key, str) and isinstance(value, dict) and platform_value(key) == name:
+                    blocks.append(prefix + (key,))
+        return blocks or [("platforms", name)]
 
-    def _fix_violation(self, violation, current: HomeReport) -> None:
+    def _why_unreachable(self, name: str, policy: bool = False) -> str:
+        if self.snapshot.yaml.error is not None or self.report.effective.yaml_fallback:
+            return ": Hermes ignores config.yaml (see HW020); fix it, then run doctor again"
+        gateway_json = self.snapshot.gateway_json.data
+        if isinstance(gateway_json, dict) and name in (gateway_json.get("platforms") or {}):
+            return ": it is configured in the legacy gateway.json, which this tool does not edit"
+        return " (managed /etc/hermes or the service environment)" if policy else "; edit its settings by hand"
+
+    def fix_open_policies(self, skip: set[str]) -> None:
+        """For each refusing platform, try ever stronger change sets — close the open value where
+        it lives; then override it from .env; then from config.yaml's `platforms` (which beats the
+        legacy gateway.json) — and keep the first that Hermes, re-judged, no longer refuses.  A
+        platform nothing reaches gets no change at all, only a `not fixed` line."""
+        current = self._judge()
+        for violation in [v for v in current.violations if v.platform not in skip]:
+            kept = len(self.changes)
+            for attempt in self._policy_attempts(violation, current):
+                self.changes[kept:] = attempt
+                try:
+                    after = self.simulate(self.changes)
+                except ValueError:  # a YAML edit the writer refuses (config.yaml does not parse)
+                    continue
+                if violation.platform not in {v.platform for v in after.violations}:
+                    self.notes.extend(self._policy_notes(violation))
+                    break
+            else:
+                del self.changes[kept:]
+                self.unfixable.append(f"{violation.platform}: open policy set where no change this tool makes "
+                                      f"reaches Hermes{self._why_unreachable(violation.platform, True)}")
+
+    def _policy_attempts(self, violation, current: HomeReport):
         name, spec = violation.platform, PLATFORMS[violation.platform]
         if self.options.open_policy == "optin":
-            self.changes.append(self._env_set(spec.gate.allow_all_env, "true", name, "explicit opt-in to open access"))
-            self.notes.append(f"{name}: kept open, {spec.gate.allow_all_env}=true (anyone who can reach the bot "
-                              "can use the agent)")
+            yield [self._env_set(spec.gate.allow_all_env, "true", name, "explicit opt-in to open access")]
             return
-        target = self.options.open_policy
+        target, data = self.options.open_policy, current.snapshot.yaml.mapping()
+        where_it_lives: list[Change] = []
+        env_overrides: list[Change] = []
+        yaml_overrides: list[Change] = []
         for side in violation.open_sides():
-            short = side.split("_")[0]
-            env_name = getattr(spec.gate, f"{short}_env")
-            env_value = current.effective.environ.get(env_name or "", "")
-            found = False
-            if env_name and env_value.strip().lower() == "open":
-                self.changes.append(self._env_set(env_name, target, name, "closing an open policy"))
-                found = True
-            data = current.snapshot.yaml.mapping()
+            env_name = getattr(spec.gate, f"{side.split('_')[0]}_env")
+            if env_name:
+                change = self._env_set(env_name, target, name, "closing an open policy")
+                if current.effective.environ.get(env_name, "").strip().lower() == "open":
+                    where_it_lives.append(change)
+                else:
+                    env_overrides.append(change)
             for path in yaml_paths(name, side, data):
                 value = _lookup(data, path)
                 if value is not None and str(value).strip().lower() == "open":
-                    self.changes.append(Change(YAML, ".".join(path), str(value), target, platform=name,
-                                               reason="closing an open policy"))
-                    found = True
-            if not found:  # open somewhere we do not edit (legacy gateway.json): override it on top
-                self.changes.append(self._override(name, side, target))
-            why = {"pairing": "no allow-all opt-in was set; pairing keeps strangers out",
-                   "allowlist": f"only IDs listed in {spec.allowlist_env} or allow_from get in"}[target]
-            self.notes.append(f"{name}: {side} open → {target} ({why})")
+                    where_it_lives.append(Change(YAML, ".".join(path), str(value), target, platform=name,
+                                                 reason="closing an open policy"))
+            path = ("platforms", name, "extra", side)
+            before = _lookup(data, path)
+            yaml_overrides.append(Change(YAML, ".".join(path), None if before is None else str(before), target,
+                                         platform=name, reason="overriding an open policy set elsewhere"))
+        yield where_it_lives
+        yield where_it_lives + env_overrides
+        yield where_it_lives + env_overrides + yaml_overrides
 
-    def _judge(self) -> HomeReport:
-        return self.simulate(self.changes) if self.changes else self.report
-
-    def _override(self, name: str, side: str, target: str) -> Change:
-        """The highest-precedence place we write: weixin and yuanbao copy their env policy over
-        YAML; for the others the gate reads `extra` first, which config.yaml's `platforms` wins
-        (when config.yaml does not parse, Hermes ignores it and only the env can help)."""
-        env_name = getattr(PLATFORMS[name].gate, f"{side.split('_')[0]}_env")
-        if env_name and (name in ("weixin", "yuanbao") or self.snapshot.yaml.error is not None):
-            return self._env_set(env_name, target, name, "closing an open policy set in gateway.json")
-        path = f"platforms.{name}.extra.{side}"
-        before = _lookup(self.snapshot.yaml.mapping(), tuple(path.split(".")))
-        return Change(YAML, path, None if before is None else str(before), target, platform=name,
-                      reason="closing an open policy set in gateway.json")
+    def _policy_notes(self, violation) -> list[str]:
+        name, spec = violation.platform, PLATFORMS[violation.platform]
+        if self.options.open_policy == "optin":
+            return [f"{name}: kept open, {spec.gate.allow_all_env}=true (anyone who can reach the bot can use "
+                    "the agent)"]
+        target = self.options.open_policy
+        why = {"pairing": "no allow-all opt-in was set; pairing keeps strangers out",
+               "allowlist": f"only IDs listed in {spec.allowlist_env} or allow_from get in"}[target]
+        return [f"{name}: {side} open → {target} ({why})" for side in violation.open_sides()]
 
     def fix_env_mode(self) -> None:
         env = self.snapshot.env
