@@ -92,3 +92,13 @@ def test_written_values_read_back_identically_in_dotenv_and_bash(values):
     parsed = dotenv_values(stream=io.StringIO(text))
     assert [parsed[f"K{i}"] for i in range(len(writable))] == writable
     assert _bash_read(writable) == writable
+
+
+def test_a_glued_line_is_split_as_hermes_splits_it_before_an_edit():
+    text = "WEIXIN_ACCOUNT_ID=b@im.bot\nWEIXIN_DM_POLICY=openWEIXIN_TOKEN=ilink-token-7f3a9c01\n"
+    out = apply_edits(text, [EnvEdit("WEIXIN_DM_POLICY", "pairing")])
+    assert out == "WEIXIN_ACCOUNT_ID=b@im.bot\nWEIXIN_DM_POLICY=pairing\nWEIXIN_TOKEN=ilink-token-7f3a9c01\n"
+    off = apply_edits("FEISHU_ALLOWED_USERS=1WEIXIN_TOKEN=tok-123456\n", [EnvEdit("WEIXIN_TOKEN", None)])
+    assert dotenv_values(stream=io.StringIO(off)) == {"FEISHU_ALLOWED_USERS": "1"}
+    untouched = "URL=https://x/?WEIXIN_TOKEN=a\n"  # a structured value is not glued: left alone
+    assert apply_edits(untouched, [EnvEdit("B", "1")]) == untouched + "B=1\n"

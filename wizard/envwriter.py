@@ -113,8 +113,10 @@ def _strip_line_end(text: str) -> tuple[str, str]:
 
 def apply_edits(text: str, edits: list[EnvEdit]) -> str:
     """Return `text` with `edits` applied.  Setting a key that appears several times
-    changes the last one (the one python-dotenv keeps)."""
-    bindings = _split_bindings(text)
+    changes the last one (the one python-dotenv keeps).  A "glued" line holding an
+    edited key (`A=1B_TOKEN=x`, which Hermes splits at start-up) is first split the
+    same way, so editing one assignment never swallows the other."""
+    bindings = _split_bindings(_unglue(text, {edit.key for edit in edits}))
     for edit in edits:
         if edit.restore:
             bindings = _restore(bindings, edit.key)
@@ -135,6 +137,22 @@ def apply_edits(text: str, edits: list[EnvEdit]) -> str:
             prefix = "" if not joined or joined.endswith(("\n", "\r")) else newline
             bindings.append((edit.key, f"{prefix}{edit.key}={quote_value(edit.value)}{newline}"))
     return "".join(original for _, original in bindings)
+
+
+def _unglue(text: str, keys: set[str]) -> str:
+    from wizard.envfile import _glued_segments
+
+    out = []
+    for line in text.splitlines(keepends=True):
+        body, ending = _strip_line_end(line)
+        stripped = body.strip()
+        if stripped.count("=") >= 2 and not stripped.startswith("#"):
+            segments = _glued_segments(stripped)
+            if len(segments) > 1 and any(seg.split("=", 1)[0] in keys for seg in segments):
+                out.extend(segment.strip() + (ending or "\n") for segment in segments)
+                continue
+        out.append(line)
+    return "".join(out)
 
 
 def _restore(bindings: list[tuple[str | None, str]], key: str) -> list[tuple[str | None, str]]:
