@@ -111,3 +111,16 @@ def test_all_profiles_lists_every_profile_and_exits_with_the_worst(capsys, demo,
     assert code == 78
     code, out, _ = run(capsys, "check", "--home", str(root), "--profile", "work", "--format", "json")
     assert json.loads(out)["refusal"]["platform"] == "whatsapp" and code == 78
+
+
+def test_matrix_store_state_is_reported(capsys, tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".env").write_text("MATRIX_HOMESERVER=https://m.org\nMATRIX_ACCESS_TOKEN=syt_abcdef\nMATRIX_ENCRYPTION=true\n")
+    _, out, _ = run(capsys, "check", "--home", str(home), "--format", "json")
+    assert {r["name"]: r["transport"] for r in json.loads(out)["platforms"]}["matrix"] == "no-store"
+    store = home / "platforms" / "matrix" / "store"
+    store.mkdir(parents=True)
+    (store / "crypto.db").write_bytes(b"SQLite format 3\0")
+    _, out, _ = run(capsys, "check", "--home", str(home), "--format", "json")
+    assert {r["name"]: r["transport"] for r in json.loads(out)["platforms"]}["matrix"] == "store-present"

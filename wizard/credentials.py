@@ -4,7 +4,8 @@ WhatsApp (Baileys) needs a paired session: `creds.json` in the session directory
 which is `extra.session_path`, else the legacy `whatsapp/session/` when it has any
 content, else `platforms/whatsapp/session/` (hermes_constants.get_hermes_dir).
 Weixin needs an account ID and a token, the token possibly from
-`weixin/accounts/<account_id>.json` written by the QR login.
+`weixin/accounts/<account_id>.json` written by the QR login.  Matrix keeps its E2EE
+store on disk (reported, never fatal).
 
 Contract: read-only; `Transport.dead` is True only when Hermes's adapter would fail
 to connect with a non-retryable error (or the bridge could never log in).
@@ -114,11 +115,25 @@ def _read_json(path: Path):
     return None
 
 
+def matrix_transport(home: Path, state: PlatformState | None) -> Transport:
+    """The E2EE store (`platforms/matrix/store/`, or legacy `matrix/store/` with content).
+    Its absence is normal on a first start; losing it means re-verifying the device."""
+    legacy = home / "matrix" / "store"
+    store = legacy if _has_content(legacy) else home / "platforms" / "matrix" / "store"
+    encrypted = bool(state and state.extra.get("encryption"))
+    if (store / "crypto.db").is_file():
+        return Transport("store-present", f"E2EE store at {store}", False, store)
+    words = "no E2EE store yet: the first start creates it" if encrypted else "no E2EE store (encryption off)"
+    return Transport("no-store", f"{words} ({store})", False, store)
+
+
 def transport_for(name: str, home: Path, state: PlatformState | None, environ: dict[str, str]) -> Transport:
     if name == "whatsapp":
         return whatsapp_transport(home, state)
     if name == "weixin":
         return weixin_transport(home, state, environ)
+    if name == "matrix":
+        return matrix_transport(home, state)
     return UNKNOWN
 
 
