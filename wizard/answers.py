@@ -17,7 +17,7 @@ import re
 from wizard.catalog import PLATFORMS
 from wizard.envrules import ALLOW_ALL_TRUE
 from wizard.plan import ENV, YAML, Change, Plan, is_secret_name, planned_contents
-from wizard.provenance import yaml_paths
+from wizard.provenance import platform_blocks, yaml_paths
 
 ACCESS_MODES = ("pairing", "allowlist", "open", "disabled")
 ACCESS_WORDS = {
@@ -97,7 +97,7 @@ def policy_changes(report, platform: str, side: str, value: str) -> list[Change]
         if report.effective.environ.get(env_name, "").strip().lower() != value or env_name in report.snapshot.env.entries:
             changes.append(_env(report, env_name, value, platform, f"{side} policy"))
     data = report.snapshot.yaml.mapping()
-    for path in yaml_paths(platform, f"{side}_policy"):
+    for path in yaml_paths(platform, f"{side}_policy", data):
         node = data
         for part in path:
             node = node.get(part) if isinstance(node, dict) else None
@@ -149,14 +149,14 @@ def enable_changes(report, platform: str, enabled: bool) -> list[Change]:
             if key in report.snapshot.env.entries:
                 changes.append(Change(ENV, key, None, None, "disable", platform, "on/off", is_secret_name(key)))
     data = report.snapshot.yaml.mapping()
-    block = (platform,) if isinstance(data.get(platform), dict) else ("platforms", platform)
-    current = data
-    for part in block + ("enabled",):
-        current = current.get(part) if isinstance(current, dict) else None
     # Explicit in YAML either way: env-enabled platforms honour an explicit `false`,
     # and the plugin pass never re-enables a platform whose YAML says so.
-    changes.append(Change(YAML, ".".join(block + ("enabled",)), None if current is None else str(current).lower(),
-                          "true" if enabled else "false", platform=platform, reason="on/off"))
+    for block in platform_blocks(data, platform):
+        current = data
+        for part in block + ("enabled",):
+            current = current.get(part) if isinstance(current, dict) else None
+        changes.append(Change(YAML, ".".join(block + ("enabled",)), None if current is None else str(current).lower(),
+                              "true" if enabled else "false", platform=platform, reason="on/off"))
     return [c for c in changes if c.before != c.after]
 
 

@@ -30,9 +30,6 @@ class Transport:
     path: Path | None = None
     owner: str | None = None  # the account's own ID (WhatsApp number), when known
 
-    def label(self) -> str:
-        return self.state
-
 
 UNKNOWN = Transport("unchecked", "no on-disk state to check for this platform")
 

@@ -68,18 +68,18 @@ class EnvFile:
         return entry.line if entry else None
 
 
-def _decode_like_hermes(raw: bytes) -> tuple[str, str, bool, str | None]:
-    """Return (text dotenv parses, encoding label, sanitizer rewrites?, error)."""
+def _decode_like_hermes(raw: bytes) -> tuple[str, str, bool]:
+    """Return (text dotenv parses, encoding label, does Hermes's sanitizer rewrite the file?)."""
     if raw.startswith(codecs.BOM_UTF32_LE) or raw.startswith(codecs.BOM_UTF32_BE):
         # Hermes leaves UTF-32 untouched and then fails to decode it as UTF-8,
         # falling back to latin-1: every key becomes garbage.
-        return _text(raw, "latin-1"), "utf-32", False, None
+        return _text(raw, "latin-1"), "utf-32", False
     if raw.startswith(codecs.BOM_UTF16_LE) or raw.startswith(codecs.BOM_UTF16_BE):
         try:
             lines = io.TextIOWrapper(io.BytesIO(raw), encoding="utf-16", newline=None).readlines()
         except UnicodeDecodeError:
-            return _text(raw, "latin-1"), "utf-16 (undecodable)", False, None
-        return "".join(_sanitize_lines(lines)), "utf-16", True, None
+            return _text(raw, "latin-1"), "utf-16 (undecodable)", False
+        return "".join(_sanitize_lines(lines)), "utf-16", True
 
     sanitized_from = io.TextIOWrapper(
         io.BytesIO(raw), encoding="utf-8-sig", errors="replace", newline=None
@@ -92,11 +92,11 @@ def _decode_like_hermes(raw: bytes) -> tuple[str, str, bool, str | None]:
         if rewrite:
             # Hermes persists the cleaned text (with U+FFFD for bad bytes) and
             # then loads that.
-            return "".join(cleaned), "utf-8", True, None
+            return "".join(cleaned), "utf-8", True
     try:
-        return _text(raw, "utf-8"), "utf-8", rewrite, None
+        return _text(raw, "utf-8"), "utf-8", rewrite
     except UnicodeDecodeError:
-        return _text(raw, "latin-1"), "latin-1", rewrite, None
+        return _text(raw, "latin-1"), "latin-1", rewrite
 
 
 def _text(raw: bytes, encoding: str) -> str:
@@ -197,7 +197,7 @@ def read_env_file(path: Path, base_env: dict[str, str] | None = None, content: b
 
 
 def _parse_into(result: EnvFile, raw: bytes, base_env: dict[str, str] | None) -> EnvFile:
-    text, result.encoding, result.sanitizer_rewrites, _ = _decode_like_hermes(raw)
+    text, result.encoding, result.sanitizer_rewrites = _decode_like_hermes(raw)
     result.simple_values = _simple_parse(raw)
     bindings = []
     for binding in parse_stream(io.StringIO(text)):

@@ -37,6 +37,21 @@ def yaml_paths(name: str, key: str, data: dict | None = None) -> list[tuple[str,
     return paths
 
 
+def platform_blocks(data: dict, name: str) -> list[tuple[str, ...]]:
+    """Every YAML block that configures `name` — the top-level one and any spelling under
+    `platforms`/`gateway.platforms` that Hermes folds to it (the later one wins) — else
+    `platforms.<name>`, where a new setting belongs."""
+    blocks = [(name,)] if isinstance(data.get(name), dict) else []
+    for prefix in (("platforms",), ("gateway", "platforms")):
+        node = data
+        for part in prefix:
+            node = node.get(part) if isinstance(node, dict) else None
+        for key, value in (node.items() if isinstance(node, dict) else ()):
+            if isinstance(key, str) and isinstance(value, dict) and platform_value(key) == name:
+                blocks.append(prefix + (key,))
+    return blocks or [("platforms", name)]
+
+
 def yaml_source(snapshot: Snapshot, path: tuple[str, ...]) -> str:
     line = snapshot.yaml.line_of(path)
     return f"config.yaml:{line} ({'.'.join(path)})" if line else f"config.yaml ({'.'.join(path)})"

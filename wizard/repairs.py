@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from wizard.records import record
 
-from wizard.catalog import PLATFORMS, platform_value
+from wizard.catalog import PLATFORMS
 from wizard.engine import HomeReport, evaluate
 from wizard.envrules import ALLOW_ALL_TRUE, TRUTHY
 from wizard.plan import ENV, YAML, Change, Plan, is_secret_name, planned_contents, read_bytes
-from wizard.provenance import yaml_paths
+from wizard.provenance import platform_blocks, yaml_paths
 
 OPEN_POLICY_CHOICES = ("pairing", "allowlist", "optin")
 DEAD_TRANSPORT_CHOICES = ("disable", "keep")
@@ -132,7 +132,7 @@ class _Builder:
         if forcing:
             steps.append([Change(ENV, k, None, None, "disable", name, reason, is_secret_name(k)) for k in forcing])
         steps.append([Change(YAML, ".".join(block + ("enabled",)), None, "false", platform=name, reason=reason)
-                      for block in self._yaml_blocks(name)])
+                      for block in platform_blocks(self.snapshot.yaml.mapping(), name)])
         chosen: list[Change] = []
         for step in steps:
             try:
@@ -144,18 +144,6 @@ class _Builder:
             if state is None or not state.enabled:
                 return chosen
         return None
-
-    def _yaml_blocks(self, name: str) -> list[tuple[str, ...]]:
-        """Every YAML block that configures `name` (odd-case keys too: Hermes folds them, and the
-        later one wins), else `platforms.<name>`."""
-        data = self.snapshot.yaml.mapping()
-        blocks = [(name,)] if isinstance(data.get(name), dict) else []
-        for prefix in (("platforms",), ("gateway", "platforms")):
-            node = _lookup(data, prefix)
-            for key, value in (node.items() if isinstance(node, dict) else ()):
-                if isinstance(key, str) and isinstance(value, dict) and platform_value(key) == name:
-                    blocks.append(prefix + (key,))
-        return blocks or [("platforms", name)]
 
     def _why_unreachable(self, name: str, policy: bool = False) -> str:
         if self.snapshot.yaml.error is not None or self.report.effective.yaml_fallback:

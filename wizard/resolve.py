@@ -241,21 +241,16 @@ def _reset_policy(gw_data: Any) -> dict:
 
 
 def _validate(effective: Effective, reset: dict) -> None:
-    if not (0 <= reset["at_hour"] <= 23):  # TypeError for strings, as in Hermes
-        pass
-    if reset["idle_minutes"] is None or reset["idle_minutes"] <= 0:
-        pass
+    """`_validate_gateway_config`: the same comparisons and `.strip()` calls, so a value that
+    crashes Hermes (a string `at_hour`, an integer token) raises here too; placeholder
+    tokens disable their platform."""
+    0 <= reset["at_hour"] <= 23  # noqa: B015 — evaluated for the TypeError Hermes would hit
+    reset["idle_minutes"] <= 0  # noqa: B015
     for name, state in effective.platforms.items():
         spec = PLATFORMS.get(name)
-        if not state.enabled or not spec or not spec.token_env:
+        if not state.enabled or not spec or not spec.token_env or state.token is None:
             continue
-        if state.token is not None and not state.token.strip():  # AttributeError for non-strings
-            continue
-    for name, state in effective.platforms.items():
-        spec = PLATFORMS.get(name)
-        if not state.enabled or not spec or not spec.token_env:
-            continue
-        token = state.token
-        if token and token.strip() and not envrules.usable_secret(token):
+        token = state.token.strip()  # AttributeError for a non-string token, as in Hermes
+        if token and not envrules.usable_secret(state.token):
             state.enabled = False
             effective.placeholder_disabled[name] = spec.token_env
