@@ -37,6 +37,11 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         help="judge with this process's environment as the gateway's (as in a service "
                              "pre-start hook); by default a home is judged by its files alone")
     parser.add_argument("--hermes-python", help="the Python that runs Hermes (to know its installed SDKs)")
+    versions = parser.add_mutually_exclusive_group()
+    versions.add_argument("--hermes-version", metavar="X",
+                          help="judge for this installed Hermes version instead of the one detected")
+    versions.add_argument("--target", metavar="X",
+                          help="judge the home as Hermes X would (before an upgrade): any modelled version")
     parser.add_argument("--unit", metavar="PATH",
                         help="the service that runs this home: a systemd unit file, a launchd plist or an s6 "
                              "service dir (default: found under ~/.config/systemd/user, /etc/systemd/system, "
@@ -45,6 +50,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="hermes-wizard", description="Setup wizard and doctor for the Hermes messaging gateway.")
+    parser.add_argument("--version", action="store_true", help="print this tool's version and the Hermes versions "
+                        "it models")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     check = sub.add_parser("check", help="say whether the gateway will start, and why not")
     _common(check)
@@ -89,9 +96,16 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.version:
+        return _version()
     if args.command is None:
         parser.print_help(sys.stderr)
         return EX_USAGE
+    if getattr(args, "target", None):
+        from wizard.hermes.versions import MODELLED, is_modelled
+
+        if not is_modelled(args.target):
+            parser.error(f"--target {args.target}: not a modelled Hermes version (choose one of {', '.join(MODELLED)})")
     try:
         if args.command == "explain":
             return _explain(args)
@@ -139,7 +153,7 @@ def _gate(args) -> int:
     making — any failure of the wizard itself lets the gateway start (exit 0)."""
     try:
         from wizard.gate import violations
-        from wizard.plugins import HostFacts
+        from wizard.judging import host_facts
         from wizard.resolve import resolve
         from wizard.snapshot import take_snapshot
 
@@ -147,8 +161,16 @@ def _gate(args) -> int:
         if homes is None:
             return 0
         profile, home = homes[0]
+        facts = host_facts(args, home)
+        judged = facts.hermes
+        if judged is not None and judged.source != "target" and not (judged.modelled or judged.version is None):
+            print(f"hermes-wizard gate: Hermes {judged.version} is not modelled by this hermes-wizard; the gate is "
+                  "not active for it, letting the gateway start", file=sys.stderr)
+            return 0
+        if judged is not None and not judged.refuses:
+            return 0
         snapshot = take_snapshot(home, profile, dict(os.environ))
-        found = violations(resolve(snapshot, HostFacts.detect(home, args.hermes_python, dict(os.environ))))
+        found = violations(resolve(snapshot, facts))
     except Exception as exc:  # the gate must never be the reason a gateway does not start
         print(f"hermes-wizard gate: could not judge ({type(exc).__name__}); letting the gateway start",
               file=sys.stderr)
@@ -180,13 +202,27 @@ def _check(args) -> int:
             service.reset()
 
 
+def _version() -> int:
+    from importlib.metadata import PackageNotFoundError, version
+
+    from wizard.hermes.versions import MODELLED
+
+    try:
+        mine = version("hermes-wizard")
+    except PackageNotFoundError:
+        mine = "unknown (not installed)"
+    print(f"hermes-wizard {mine}\nmodels Hermes {', '.join(MODELLED)}; any other version is detected and judged "
+          "by the nearest model, and the pre-start gate lets it start")
+    return 0
+
+
 def _report(args, homes) -> int:
     from wizard.engine import evaluate
-    from wizard.plugins import HostFacts
+    from wizard.judging import host_facts
 
     root = homes[0][1]
     base_env = dict(os.environ) if args.inherit_env else {}
-    facts = HostFacts.detect(root, args.hermes_python, dict(os.environ))
+    facts = host_facts(args, root)
     reports = [evaluate(path, name, base_env=base_env, facts=facts) for name, path in homes]
     if args.format == "json":
         payload = [r.as_json() for r in reports] if args.all_profiles else reports[0].as_json()

@@ -49,12 +49,12 @@ def _doctor(args, homes, runner) -> int:
     from wizard.apply import ApplyError, apply_plan
     from wizard.engine import evaluate
     from wizard.plan import render_diff
-    from wizard.plugins import HostFacts
+    from wizard.judging import host_facts
     from wizard.repairs import RepairOptions, plan_repairs
     from wizard.service.flow import ServiceFlow
 
     base_env = dict(os.environ) if args.inherit_env else {}
-    facts = HostFacts.detect(homes[0][1], args.hermes_python, dict(os.environ))
+    facts = host_facts(args, homes[0][1])
     options = RepairOptions(open_policy=args.open_policy, dead_transport=args.dead_transport)
     codes = []
     for profile, home in homes:

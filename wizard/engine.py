@@ -15,6 +15,7 @@ from wizard import gate
 from wizard.catalog import PLATFORMS
 from wizard.checks import Context, Finding, run_checks
 from wizard.credentials import Transport, transport_for
+from wizard.hermes.versions import Judgement, judgement
 from wizard.plugins import HostFacts
 from wizard.resolve import Effective, resolve
 from wizard.snapshot import Snapshot, take_snapshot
@@ -48,6 +49,14 @@ class HomeReport:
     transports: dict[str, Transport] = factory(dict)
     rows: list[PlatformRow] = factory(list)
     facts: HostFacts | None = None  # the host facts it was judged with (reused by simulations)
+    # A version without the startup refusal (before 0.18) starts anyway: what it would refuse
+    # after an upgrade is kept here, not in `violations` (today's truth decides the exit code).
+    upgrade_violations: list[gate.Violation] = factory(list)
+
+    @property
+    def hermes(self) -> Judgement:
+        judged = self.facts.hermes if self.facts is not None else None
+        return judged if judged is not None else judgement(None, None, "assumed")
 
     @property
     def would_start(self) -> bool:
@@ -71,7 +80,8 @@ class HomeReport:
         return 1 if self.errors() else 0
 
     def as_json(self) -> dict:
-        return {"home": str(self.home), "profile": self.profile, "would_start": self.would_start,
+        return {"home": str(self.home), "profile": self.profile, "hermes": self.hermes.as_json(),
+                "would_start": self.would_start,
                 "refusal": self.refusal, "platforms": [row.as_json() for row in self.rows],
                 "findings": [f.as_json() for f in self.findings]}
 
@@ -83,17 +93,22 @@ def evaluate(home: Path, profile: str = "default", *, base_env: dict[str, str] |
     facts = facts or HostFacts.detect(home, environ=base_env)
     effective = resolve(snapshot, facts)
     violations = gate.violations(effective)
+    upgrade: list[gate.Violation] = []
+    if facts.hermes is not None and not facts.hermes.refuses:
+        violations, upgrade = [], violations
     transports = {name: transport_for(name, home, state, effective.environ)
                   for name, state in effective.platforms.items() if state.enabled}
-    findings = run_checks(Context(snapshot, effective, violations, transports, facts))
-    report = HomeReport(home, profile, snapshot, effective, violations, findings, transports, facts=facts)
-    report.rows = _rows(effective, violations, transports)
+    findings = run_checks(Context(snapshot, effective, violations, transports, facts, upgrade))
+    report = HomeReport(home, profile, snapshot, effective, violations, findings, transports, facts=facts,
+                        upgrade_violations=upgrade)
+    report.rows = _rows(effective, violations, transports, upgrade)
     return report
 
 
-def _rows(effective: Effective, violations: list[gate.Violation],
-          transports: dict[str, Transport]) -> list[PlatformRow]:
+def _rows(effective: Effective, violations: list[gate.Violation], transports: dict[str, Transport],
+          upgrade: list[gate.Violation]) -> list[PlatformRow]:
     refusing = {v.platform for v in violations}
+    open_today = {v.platform for v in upgrade}  # no refusal in this version: open means open to everyone
     rows = []
     for name, state in effective.platforms.items():
         if name not in PLATFORMS:
@@ -107,23 +122,25 @@ def _rows(effective: Effective, violations: list[gate.Violation],
             verdict = "refuses-start"
         elif transport is not None and transport.dead:
             verdict = "cannot-connect"
-        elif opted or (seen is not None and "open" in (seen.dm, seen.group)):
+        elif opted or name in open_today or (seen is not None and "open" in (seen.dm, seen.group)):
             verdict = "open"
         else:
             verdict = "ok"
         rows.append(PlatformRow(name, state.enabled, seen.dm if seen else None, seen.group if seen else None,
                                 opted, transport.state if transport else "unchecked", verdict,
-                                _access_words(name, state, seen, opted, effective.environ)))
+                                _access_words(name, state, seen, opted, effective.environ, name in open_today)))
     rows.sort(key=lambda r: (not r.enabled, r.name))
     return rows
 
 
-def _access_words(name: str, state, seen, opted: bool, environ: dict[str, str]) -> str:
+def _access_words(name: str, state, seen, opted: bool, environ: dict[str, str], open_unrefused: bool = False) -> str:
     spec = PLATFORMS[name]
     if spec.always_authorized:
         return "no per-user access control"
     if opted:
         return "open to everyone (allow-all opt-in)"
+    if open_unrefused:
+        return "open to everyone (this Hermes has no startup refusal to stop it)"
     listed = [item.strip() for item in environ.get(spec.allowlist_env or "", "").split(",") if item.strip()]
     if "*" in listed:
         return "open to everyone ('*' in the allowlist)"

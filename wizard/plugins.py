@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from wizard import envrules
+from wizard.hermes.install import detect as detect_install
+from wizard.hermes.versions import Judgement, judgement
 
 PLUGIN_ORDER = ("dingtalk", "discord", "email", "feishu", "google_chat", "homeassistant", "irc", "line", "matrix",
                 "mattermost", "ntfy", "photon", "raft", "simplex", "slack", "sms", "teams", "telegram", "wecom",
@@ -53,6 +55,7 @@ class HostFacts:
     photon_sidecar: bool = False
     site_packages: Path | None = None
     notes: list[str] = factory(list)
+    hermes: Judgement | None = None  # which Hermes judges (None: the newest model, as if assumed)
 
     def has(self, *names: str) -> bool:
         return self.modules is None or all(name in self.modules for name in names)
@@ -61,7 +64,9 @@ class HostFacts:
     def detect(cls, home: Path, hermes_python: str | None = None, environ: dict | None = None) -> "HostFacts":
         environ = environ if environ is not None else dict(os.environ)
         facts = cls(node=_node_present(home, environ), raft_cli=shutil.which("raft") is not None)
-        site = _find_site_packages(home, hermes_python or environ.get("HERMES_WIZARD_HERMES_PYTHON"))
+        install = detect_install(home, hermes_python, environ)
+        facts.hermes = judgement(install.version, str(install.prefix) if install.prefix else None, "detected")
+        site = install.site_packages
         if site is not None:
             facts.site_packages = site
             facts.modules = frozenset(_importable(site))
@@ -77,27 +82,6 @@ def _node_present(home: Path, environ: dict) -> bool:
         if candidate.is_file() and os.access(candidate, os.X_OK):
             return True
     return shutil.which("node", path=environ.get("PATH")) is not None
-
-
-def _find_site_packages(home: Path, hermes_python: str | None) -> Path | None:
-    """Locate the site-packages of the Python that runs Hermes, without running it."""
-    candidates = []
-    if hermes_python:
-        candidates.append(Path(hermes_python).parent.parent)
-    candidates.append(home / "hermes-agent" / "venv")
-    hermes_bin = shutil.which("hermes")
-    if hermes_bin:
-        try:
-            first = Path(hermes_bin).read_bytes()[:256].split(b"\n", 1)[0]
-            if first.startswith(b"#!"):
-                candidates.append(Path(first[2:].decode(errors="replace").strip().split()[0]).parent.parent)
-        except OSError:
-            pass
-    for prefix in candidates:
-        for site in sorted(prefix.glob("lib/python3*/site-packages")):
-            if (site / "gateway" / "config.py").is_file():
-                return site
-    return None
 
 
 def _importable(site: Path) -> set[str]:

@@ -30,7 +30,8 @@ def _headline(row: PlatformRow) -> str:
 
 
 def render_text(report: HomeReport) -> str:
-    out = [f"Hermes home: {report.home}" + (f" (profile {report.profile})" if report.profile != "default" else "")]
+    out = [f"Hermes home: {report.home}" + (f" (profile {report.profile})" if report.profile != "default" else ""),
+           report.hermes.sentence()]
     by_platform: dict[str | None, list] = {}
     for finding in report.findings:
         by_platform.setdefault(finding.platform, []).append(finding)

@@ -8,7 +8,7 @@ check-crashed` finding naming it, never a traceback.
 
 from __future__ import annotations
 
-from wizard.records import record
+from wizard.records import factory, record
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -67,6 +67,7 @@ class Context:
     violations: list[Violation]
     transports: dict[str, Transport]
     facts: HostFacts
+    upgrade_violations: list[Violation] = factory(list)  # refusals of a newer Hermes, not of this one
 
     @property
     def home(self) -> Path:
@@ -86,7 +87,7 @@ def check(code: str, name: str, severity: str, summary: str, *, what: str, why: 
 
 
 def _load_all() -> None:
-    from wizard.checks import access, files, runtime, service, transport  # noqa: F401  (registration)
+    from wizard.checks import access, files, runtime, service, transport, versions  # noqa: F401  (registration)
 
 
 def run_checks(ctx: Context) -> list[Finding]:

@@ -1,0 +1,152 @@
+"""Which Hermes a report is for: detection from dist-info, unmodelled versions, the pre-refusal era.
+
+A fake Hermes install is a prefix whose `lib/python3.X/site-packages` holds `gateway/config.py`
+and a `hermes_agent-<version>.dist-info/METADATA` — the two things detection reads.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from oracle import require_oracle, venv_python
+from wizard.cli import main
+from wizard.hermes.install import detect
+from wizard.hermes.versions import MODELLED, is_modelled, nearest_model, refuses_open_policies
+
+DEMO = Path(__file__).resolve().parents[1] / "assets" / "homes" / "death-loop"
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> Path:
+    home = tmp_path / "home"
+    shutil.copytree(DEMO, home)
+    (home / ".env").chmod(0o600)
+    return home
+
+
+def fake_hermes(prefix: Path, version: str, metadata: bytes | None = None) -> Path:
+    site = prefix / "lib" / "python3.11" / "site-packages"
+    (site / "gateway").mkdir(parents=True)
+    (site / "gateway" / "config.py").write_text("# not Hermes: detection never imports it\n")
+    info = site / f"hermes_agent-{version}.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_bytes(metadata if metadata is not None else
+                                    f"Metadata-Version: 2.4\nName: hermes-agent\nVersion: {version}\n\nbody\n".encode())
+    return prefix
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_version_rules():
+    assert MODELLED[-1] == "0.19.0" and is_modelled("0.19.0") and is_modelled("0.19")
+    assert not is_modelled("0.19.0rc1") and not is_modelled("0.19.0+fork") and not is_modelled("0.20.0")
+    assert nearest_model("0.20.1") == MODELLED[-1] and nearest_model("garbage") == MODELLED[-1]
+    assert nearest_model("0.1.0") == MODELLED[0]
+    assert refuses_open_policies("0.18.0") and refuses_open_policies("0.20.0") and refuses_open_policies(None)
+    assert not refuses_open_policies("0.17.9")
+
+
+def test_detects_the_installers_venv_in_the_home(demo):
+    fake_hermes(demo / "hermes-agent" / "venv", "0.19.0")
+    found = detect(demo, None, {})
+    assert found.version == "0.19.0" and found.prefix == demo / "hermes-agent" / "venv"
+
+
+def test_real_oracle_is_detected_as_modelled(capsys, demo):
+    require_oracle()
+    python = str(venv_python())
+    code, out, _ = run(capsys, "check", "--home", str(demo), "--hermes-python", python, "--format", "json")
+    hermes = json.loads(out)["hermes"]
+    assert hermes["version"] == "0.19.0" and hermes["modelled"] is True and hermes["judged_as"] == "0.19.0"
+    assert Path(hermes["found_at"]) == Path(python).parent.parent
+    code, out, _ = run(capsys, "check", "--home", str(demo), "--hermes-python", python)
+    assert f"Hermes 0.19.0 (from {Path(python).parent.parent})" in out.splitlines()[1]
+
+
+def test_no_hermes_found_assumes_the_newest_model_and_says_so(capsys, demo):
+    code, out, _ = run(capsys, "check", "--home", str(demo), "--format", "json")
+    assert json.loads(out)["hermes"] == {"version": None, "found_at": None, "modelled": False,
+                                         "judged_as": MODELLED[-1]}
+    code, out, _ = run(capsys, "check", "--home", str(demo))
+    assert "Hermes: not found; judged as 0.19.0, the newest version this tool models" in out
+    assert code == 78
+
+
+def test_unmodelled_version_is_reported_and_the_gate_lets_it_start(capsys, demo):
+    fake_hermes(demo / "hermes-agent" / "venv", "0.20.0")
+    code, out, _ = run(capsys, "check", "--home", str(demo))
+    assert "Hermes 0.20.0 (from " in out and "not modelled by hermes-wizard" in out
+    assert "judged by the rules of 0.19.0" in out
+    code, out, err = run(capsys, "check", "--home", str(demo), "--format", "json")
+    assert json.loads(out)["hermes"]["modelled"] is False and json.loads(out)["hermes"]["judged_as"] == "0.19.0"
+    code, out, err = run(capsys, "check", "--gate", "--home", str(demo))
+    assert code == 0 and out == ""
+    assert err.count("\n") == 1 and "Hermes 0.20.0 is not modelled" in err and "letting the gateway start" in err
+    # The same home judged as 0.19 would: the refusal is still reported (upgrade preflight).
+    code, out, _ = run(capsys, "check", "--home", str(demo), "--target", "0.19", "--format", "json")
+    report = json.loads(out)
+    assert code == 78 and report["refusal"]["platform"] == "whatsapp"
+    code, _, err = run(capsys, "check", "--gate", "--home", str(demo), "--target", "0.19")
+    assert code == 78
+
+
+def test_the_gate_still_refuses_for_a_modelled_version(capsys, demo):
+    fake_hermes(demo / "hermes-agent" / "venv", "0.19.0")
+    code, out, err = run(capsys, "check", "--gate", "--home", str(demo))
+    assert code == 78 and "Hermes would refuse to start" in err
+
+
+def test_pre_refusal_hermes_starts_open_to_everyone_and_warns_of_the_upgrade(capsys, demo):
+    fake_hermes(demo / "hermes-agent" / "venv", "0.17.0")
+    (demo / "whatsapp" / "session").mkdir(parents=True, exist_ok=True)
+    (demo / "whatsapp" / "session" / "creds.json").write_text('{"me": {"id": "1@s.whatsapp.net"}}')
+    code, out, _ = run(capsys, "check", "--home", str(demo), "--format", "json")
+    report = json.loads(out)
+    assert report["would_start"] is True and report["refusal"] is None
+    rows = {row["name"]: row for row in report["platforms"]}
+    assert rows["weixin"]["verdict"] == "open" and rows["whatsapp"]["verdict"] == "open"
+    upgrade = [f for f in report["findings"] if f["code"] == "HW150"]
+    assert {f["platform"] for f in upgrade} == {"weixin", "whatsapp"}
+    assert all(f["severity"] == "warning" for f in upgrade)
+    assert not [f for f in report["findings"] if f["code"] == "HW101"]
+    assert code in (0, 1) and code == (1 if any(f["severity"] == "error" for f in report["findings"]) else 0)
+    code, out, _ = run(capsys, "check", "--home", str(demo))
+    assert "open to everyone (this Hermes has no startup refusal to stop it)" in out
+    code, _, err = run(capsys, "check", "--gate", "--home", str(demo))
+    assert code == 0
+    code, out, _ = run(capsys, "check", "--home", str(demo), "--target", "0.19.0", "--format", "json")
+    assert code == 78 and json.loads(out)["refusal"]["platform"] == "whatsapp"
+
+
+def test_target_must_be_modelled(capsys, demo):
+    with pytest.raises(SystemExit) as exited:
+        main(["check", "--home", str(demo), "--target", "0.20"])
+    assert exited.value.code == 2
+    assert "not a modelled Hermes version" in capsys.readouterr().err
+
+
+def test_hostile_metadata_cannot_reach_the_terminal_or_read_forever(capsys, demo):
+    fake_hermes(demo / "hermes-agent" / "venv", "0.20.0",
+                metadata=b"Name: hermes-agent\nVersion: 0.20\x1b]52;c;aGk=\x07\xe2\x80\xae\n\n")
+    code, out, err = run(capsys, "check", "--home", str(demo))
+    assert "\x1b" not in out + err and "\u202e" not in out + err and "\x07" not in out + err
+    assert "Hermes 0.2052caGk (from" in out  # only what a version can contain survives
+    big = demo / "hermes-agent" / "venv"
+    shutil.rmtree(big)
+    fake_hermes(big, "0.20.0", metadata=b"x" * (10 * 1024 * 1024))
+    assert detect(demo, None, {}).version == "0.20.0"  # bounded read, then the dist-info name
+
+
+def test_version_flag(capsys):
+    assert main(["--version"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("hermes-wizard ") and "models Hermes 0.19.0" in out
