@@ -15,10 +15,11 @@ from textual.binding import Binding
 
 from wizard.answers import build_plan, preview
 from wizard.apply import ApplyError, ApplyResult, apply_plan
+from wizard.bundled import stylesheet
 from wizard.engine import HomeReport, evaluate
 from wizard.plan import Change, Plan
 
-CSS_FILE = Path(__file__).resolve().parent.parent / "assets" / "wizard.tcss"
+CSS_FILE = stylesheet()
 
 
 @dataclass(frozen=True)

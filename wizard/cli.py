@@ -87,6 +87,9 @@ def build_parser() -> argparse.ArgumentParser:
     undo.add_argument("--home", help="Hermes home (default: $HERMES_HOME, else ~/.hermes)")
     undo.add_argument("--profile", help="a profile under <home>/profiles")
     undo.add_argument("--plain", action="store_true")
+    demo = sub.add_parser("demo", help="copy the bundled \"death loop\" example home to a temporary folder and run "
+                                       "the doctor on the copy")
+    demo.add_argument("--plain", action="store_true", help="no full-screen UI: print the plan")
     explain = sub.add_parser("explain", help="document a check code (hermes-wizard explain HW101)")
     explain.add_argument("code", nargs="?", help="a code such as HW101, or a check name; omit to list all")
     explain.add_argument("--format", choices=("text", "json"), default="text")
@@ -109,6 +112,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "explain":
             return _explain(args)
+        if args.command == "demo":
+            return _demo(args)
         if args.command == "setup" or (args.command == "doctor" and not (args.fix or args.dry_run or args.unit
                                                                           or args.install_gate or args.restart)
                                         and not args.all_profiles and _can_run_tui(args)):
@@ -277,6 +282,23 @@ def _home_exists(explicit: str | None) -> bool:
 
 def _profile_name(home: Path) -> str:
     return home.name if home.parent.name == "profiles" else "default"
+
+
+def _demo(args) -> int:
+    """The first thing to try: the doctor on a copy of the example home (the original is never touched)."""
+    import shutil
+    import tempfile
+
+    from wizard.bundled import example_home
+
+    home = Path(tempfile.mkdtemp(prefix="hermes-wizard-demo.")) / "home"
+    shutil.copytree(example_home(), home)
+    (home / ".env").chmod(0o600)  # a real home keeps its secrets at 0600
+    print(f"demo: the doctor on a copy of the example home with the 0.19 restart loop, at {home}\n", flush=True)
+    code = main(["doctor", "--home", str(home)] + (["--plain"] if args.plain else []))
+    print(f"\ndemo: the copy is at {home} (doctor exit code {code}; 78 means Hermes would refuse to start)\n"
+          f"demo: try also: hermes-wizard check --home {home}   (and setup, doctor --fix --yes, undo)")
+    return 0 if code in (0, 1, 78) else code
 
 
 def _explain(args) -> int:
