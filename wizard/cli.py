@@ -58,6 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--gate", action="store_true",
                        help="pre-start gate for a service: exit 78 with one line only when Hermes would refuse to "
                             "start (its open-policy rule), else 0; judges with this process's environment")
+    check.add_argument("--verify", action="store_true",
+                       help="also ask the installed Hermes itself (its own loader and startup rule, on a throw-away "
+                            "copy of the home, nothing started) and show its verdict beside ours")
     check.add_argument("--service", action="store_true",
                        help="also ask systemd (systemctl show, journalctl) whether the service is looping")
     setup = sub.add_parser("setup", help="the full-screen wizard: platform by platform, then review and apply")
@@ -228,7 +231,7 @@ def _report(args, homes) -> int:
     root = homes[0][1]
     base_env = dict(os.environ) if args.inherit_env else {}
     facts = host_facts(args, root)
-    reports = [evaluate(path, name, base_env=base_env, facts=facts) for name, path in homes]
+    reports = [evaluate(path, name, base_env=base_env, facts=facts, verify=args.verify) for name, path in homes]
     if args.format == "json":
         payload = [r.as_json() for r in reports] if args.all_profiles else reports[0].as_json()
         sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")

@@ -15,6 +15,7 @@ from wizard import gate
 from wizard.catalog import PLATFORMS
 from wizard.checks import Context, Finding, run_checks
 from wizard.credentials import Transport, transport_for
+from wizard.hermes.verify import HermesAnswer, ask, hermes_python
 from wizard.hermes.versions import Judgement, judgement
 from wizard.plugins import HostFacts
 from wizard.resolve import Effective, resolve
@@ -52,6 +53,7 @@ class HomeReport:
     # A version without the startup refusal (before 0.18) starts anyway: what it would refuse
     # after an upgrade is kept here, not in `violations` (today's truth decides the exit code).
     upgrade_violations: list[gate.Violation] = factory(list)
+    hermes_answer: HermesAnswer | None = None  # the installed Hermes's own verdict (`--verify`), when asked
 
     @property
     def hermes(self) -> Judgement:
@@ -75,7 +77,8 @@ class HomeReport:
         return [f for f in self.findings if f.severity == "error"]
 
     def exit_code(self) -> int:
-        if not self.would_start:
+        told = self.hermes_answer
+        if not self.would_start or (told is not None and (told.would_start is False or told.error)):
             return 78
         return 1 if self.errors() else 0
 
@@ -83,12 +86,15 @@ class HomeReport:
         return {"home": str(self.home), "profile": self.profile, "hermes": self.hermes.as_json(),
                 "would_start": self.would_start,
                 "refusal": self.refusal, "platforms": [row.as_json() for row in self.rows],
-                "findings": [f.as_json() for f in self.findings]}
+                "findings": [f.as_json() for f in self.findings]} | (
+                    {"verified_by_hermes": self.hermes_answer.as_json()} if self.hermes_answer else {})
 
 
 def evaluate(home: Path, profile: str = "default", *, base_env: dict[str, str] | None = None,
-             facts: HostFacts | None = None, overrides: dict[str, bytes] | None = None) -> HomeReport:
-    """Judge one home; `overrides` ({".env": bytes, ...}) judges planned contents instead."""
+             facts: HostFacts | None = None, overrides: dict[str, bytes] | None = None,
+             verify: bool = False) -> HomeReport:
+    """Judge one home; `overrides` ({".env": bytes, ...}) judges planned contents instead;
+    `verify` also asks the installed Hermes itself (on a copy of the home on disk)."""
     snapshot = take_snapshot(home, profile, base_env, overrides)
     facts = facts or HostFacts.detect(home, environ=base_env)
     effective = resolve(snapshot, facts)
@@ -98,11 +104,19 @@ def evaluate(home: Path, profile: str = "default", *, base_env: dict[str, str] |
         violations, upgrade = [], violations
     transports = {name: transport_for(name, home, state, effective.environ)
                   for name, state in effective.platforms.items() if state.enabled}
-    findings = run_checks(Context(snapshot, effective, violations, transports, facts, upgrade))
+    answer = _ask_hermes(home, facts, base_env) if verify else None
+    findings = run_checks(Context(snapshot, effective, violations, transports, facts, upgrade, answer))
     report = HomeReport(home, profile, snapshot, effective, violations, findings, transports, facts=facts,
-                        upgrade_violations=upgrade)
+                        upgrade_violations=upgrade, hermes_answer=answer)
     report.rows = _rows(effective, violations, transports, upgrade)
     return report
+
+
+def _ask_hermes(home: Path, facts: HostFacts, base_env: dict[str, str] | None) -> HermesAnswer:
+    python = hermes_python(facts.site_packages)
+    if python is None:
+        return HermesAnswer("", failure="Hermes's Python was not found (name it with --hermes-python PATH)")
+    return ask(home, python, base_env or {})
 
 
 def _rows(effective: Effective, violations: list[gate.Violation], transports: dict[str, Transport],

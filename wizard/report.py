@@ -32,6 +32,11 @@ def _headline(row: PlatformRow) -> str:
 def render_text(report: HomeReport) -> str:
     out = [f"Hermes home: {report.home}" + (f" (profile {report.profile})" if report.profile != "default" else ""),
            report.hermes.sentence()]
+    if report.hermes_answer is not None:
+        told = report.hermes_answer
+        agreement = "" if told.failure or any(f.code in ("HW160", "HW161") for f in report.findings) else (
+            " — hermes-wizard agrees")
+        out.append(f"Hermes itself, asked on a copy of the home: {told.verdict()}{agreement}")
     by_platform: dict[str | None, list] = {}
     for finding in report.findings:
         by_platform.setdefault(finding.platform, []).append(finding)

@@ -14,6 +14,7 @@ from typing import Callable, Iterable
 
 from wizard.credentials import Transport
 from wizard.gate import Violation
+from wizard.hermes.verify import HermesAnswer
 from wizard.plugins import HostFacts
 from wizard.resolve import Effective
 from wizard.snapshot import Snapshot
@@ -68,6 +69,7 @@ class Context:
     transports: dict[str, Transport]
     facts: HostFacts
     upgrade_violations: list[Violation] = factory(list)  # refusals of a newer Hermes, not of this one
+    hermes_answer: HermesAnswer | None = None  # the installed Hermes's own verdict, when asked (--verify)
 
     @property
     def home(self) -> Path:

@@ -27,3 +27,46 @@ def refusal_after_upgrade(ctx: Context):
                   f"{_FIRST} and later refuse to start the gateway for it.",
                   f"pairing (recommended) · allowlist · keep open: {violation.allow_all_env}=true  → "
                   f"hermes-wizard doctor --target {target}")
+
+
+@check("HW160", "hermes-disagrees", "error",
+       "The installed Hermes itself, asked on a copy of the home, decides differently from hermes-wizard.",
+       what="""`--verify` runs the installed Hermes's own loader and startup rule on a throw-away copy of the home.
+Its verdict (would it start, which platform it names, which platforms it enables) differs from this tool's.""",
+       why="""Hermes's own answer is the truth for this machine: the model is wrong for this home or this version
+(often a newer Hermes that changed a rule). Trust Hermes's verdict until hermes-wizard is fixed.""",
+       fix="""Act on Hermes's verdict, and report the difference to hermes-wizard with the output of
+`hermes-wizard check --verify --format json` (secrets are not in it).""")
+def hermes_disagrees(ctx: Context):
+    told = ctx.hermes_answer
+    if told is None or told.failure or (told.would_start is None and not told.error):
+        return
+    ours_start = ctx.effective.crash is None and not ctx.violations
+    ours_names = ctx.violations[0].platform if ctx.violations else None
+    ours_enabled = sorted(name for name, state in ctx.effective.platforms.items() if state.enabled)
+    theirs_start = bool(told.would_start) and not told.error
+    differences = []
+    if ours_start != theirs_start or (not ours_start and not told.error and ours_names != told.refusal_platform):
+        differences.append("the verdict")
+    if not told.error and ours_enabled != sorted(told.enabled):
+        differences.append(f"the enabled platforms (ours: {', '.join(ours_enabled) or 'none'}; Hermes's: "
+                           f"{', '.join(sorted(told.enabled)) or 'none'})")
+    if differences:
+        ours = ("the gateway would start" if ours_start else
+                f"the gateway would refuse to start, naming {ours_names}" if ours_names else
+                "the gateway would crash at startup")
+        yield Hit(None, f"Hermes {told.version or '?'} itself says: {told.verdict()}; hermes-wizard says: {ours}. "
+                        f"They differ in {' and '.join(differences)}.",
+                  "trust Hermes's verdict; report this with `hermes-wizard check --verify --format json`")
+
+
+@check("HW161", "hermes-not-asked", "warning",
+       "`--verify` was asked, but the installed Hermes could not be asked.",
+       what="""Hermes's Python was not found, or running Hermes's own loader on a copy of the home failed or gave no
+answer in time, or this Hermes has no startup rule that hermes-wizard knows how to call.""",
+       why="""The verdict shown is hermes-wizard's model alone, not confirmed by Hermes itself.""",
+       fix="""Name Hermes's interpreter with --hermes-python PATH (e.g. ~/.hermes/hermes-agent/venv/bin/python).""")
+def hermes_not_asked(ctx: Context):
+    told = ctx.hermes_answer
+    if told is not None and (told.failure or (told.would_start is None and not told.error)):
+        yield Hit(None, f"Hermes was not asked: {told.verdict()}.", "--hermes-python PATH")
