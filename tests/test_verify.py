@@ -101,3 +101,28 @@ def test_the_copy_keeps_links_as_links_and_skips_what_cannot_matter(tmp_path):
     assert os.readlink(tmp_path / "copy" / "config.yaml") == str(secret)
     assert not (tmp_path / "copy" / ".env").exists()  # a FIFO is not copied (nor opened: no hang)
     assert not (tmp_path / "copy" / "hermes-agent").exists()
+
+
+def test_doctor_asks_hermes_itself_after_writing(capsys, demo, monkeypatch):
+    code = main(["doctor", "--home", str(demo), "--fix", "--yes", "--hermes-python", str(venv_python())])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "Hermes 0.19.0 itself, asked on a copy of the written files: the gateway would start (telegram, " \
+           "weixin)" in out and "Verified: the gateway will start" in out
+
+
+def test_doctor_never_says_verified_when_hermes_itself_refuses(capsys, demo, monkeypatch):
+    from wizard.hermes import verify as verify_module
+
+    real_ask = verify_module.ask
+
+    def ask_then_break(home, python, base_env):  # Hermes is asked about a home whose .env we spoil afterwards
+        (home / ".env").write_text((home / ".env").read_text() + "WECOM_DM_POLICY=open\nWECOM_ENABLED=true\n"
+                                   "WECOM_BOT_ID=b\nWECOM_SECRET=s\n")
+        return real_ask(home, python, base_env)
+
+    monkeypatch.setattr(verify_module, "ask", ask_then_break)
+    code = main(["doctor", "--home", str(demo), "--fix", "--yes", "--hermes-python", str(venv_python())])
+    out = capsys.readouterr().out
+    assert "the installed Hermes disagrees with hermes-wizard" in out and "Verified" not in out
+    assert code == 78

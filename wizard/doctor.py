@@ -102,7 +102,13 @@ def _doctor(args, homes, runner) -> int:
                 continue
             _say(f"Backup: {result.backup}/")
             after = result.report
-            if after.would_start:
+            told = _ask_hermes_itself(home, facts, base_env)
+            hermes_refuses = told is not None and (told.would_start is False or bool(told.error))
+            if after.would_start and hermes_refuses:
+                _say("Written, but the installed Hermes disagrees with hermes-wizard: trust Hermes, and report it "
+                     "(`hermes-wizard check --verify --format json`).")
+                codes.append(EX_CONFIG)
+            elif after.would_start:
                 enabled = [row.name for row in after.rows if row.enabled]
                 _say(f"Verified: the gateway will start ({', '.join(enabled) or 'no platforms'}).")
                 if not any(kind == "restart" for kind, _ in steps):
@@ -117,6 +123,18 @@ def _doctor(args, homes, runner) -> int:
         if repair.plan and not editing:
             codes.append(1)
     return EX_CONFIG if EX_CONFIG in codes else (EX_USAGE if EX_USAGE in codes else max(codes or [0]))
+
+
+def _ask_hermes_itself(home, facts, base_env):
+    """After a write, the installed Hermes's own verdict on the written files (None: Hermes not found)."""
+    if facts.site_packages is None:
+        return None
+    from wizard.hermes.verify import ask_installed
+
+    told = ask_installed(home, facts.site_packages, base_env)
+    _say(f"Hermes {told.version or ''} itself, asked on a copy of the written files: {told.verdict()}".replace(
+        "Hermes  itself", "Hermes itself"))
+    return None if told.failure else told
 
 
 def _restart_hint(flow) -> str:

@@ -15,7 +15,7 @@ from wizard import gate
 from wizard.catalog import PLATFORMS
 from wizard.checks import Context, Finding, run_checks
 from wizard.credentials import Transport, transport_for
-from wizard.hermes.verify import HermesAnswer, ask, hermes_python
+from wizard.hermes.verify import HermesAnswer, ask_installed
 from wizard.hermes.versions import Judgement, judgement
 from wizard.plugins import HostFacts
 from wizard.resolve import Effective, resolve
@@ -104,19 +104,12 @@ def evaluate(home: Path, profile: str = "default", *, base_env: dict[str, str] |
         violations, upgrade = [], violations
     transports = {name: transport_for(name, home, state, effective.environ)
                   for name, state in effective.platforms.items() if state.enabled}
-    answer = _ask_hermes(home, facts, base_env) if verify else None
+    answer = ask_installed(home, facts.site_packages, base_env) if verify else None
     findings = run_checks(Context(snapshot, effective, violations, transports, facts, upgrade, answer))
     report = HomeReport(home, profile, snapshot, effective, violations, findings, transports, facts=facts,
                         upgrade_violations=upgrade, hermes_answer=answer)
     report.rows = _rows(effective, violations, transports, upgrade)
     return report
-
-
-def _ask_hermes(home: Path, facts: HostFacts, base_env: dict[str, str] | None) -> HermesAnswer:
-    python = hermes_python(facts.site_packages)
-    if python is None:
-        return HermesAnswer("", failure="Hermes's Python was not found (name it with --hermes-python PATH)")
-    return ask(home, python, base_env or {})
 
 
 def _rows(effective: Effective, violations: list[gate.Violation], transports: dict[str, Transport],

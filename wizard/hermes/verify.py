@@ -70,6 +70,14 @@ def hermes_python(site_packages: Path | None) -> Path | None:
     return None
 
 
+def ask_installed(home: Path, site_packages: Path | None, base_env: dict[str, str] | None) -> HermesAnswer:
+    """`ask` the Hermes installed in `site_packages`; an answer with `failure` when there is none."""
+    python = hermes_python(site_packages)
+    if python is None:
+        return HermesAnswer("", failure="Hermes's Python was not found (name it with --hermes-python PATH)")
+    return ask(home, python, base_env or {})
+
+
 def ask(home: Path, python: Path, base_env: dict[str, str]) -> HermesAnswer:
     """Hermes's own verdict on a copy of `home`, judged with `base_env` as its environment."""
     scratch = Path(tempfile.mkdtemp(prefix="hermes-wizard-verify."))
