@@ -69,7 +69,7 @@ class AccessScreen(Screen):
             listed = report.effective.environ.get(self.spec.allowlist_env or "", "")
             yield Label(f"Allowed IDs ({self.spec.id_hint or 'comma separated'})", id="ids-label")
             yield Input(value=listed, placeholder="e.g. 123456789, 987654321", id="ids")
-            yield Static("", id="ids-problems", classes="warning-text")
+            yield Static("", id="ids-problems", classes="warning-text", markup=False)
             yield Label(f"Type {self.platform} to confirm open access", id="confirm-label")
             yield Input(placeholder=self.platform, id="confirm")
             yield Static("", id="message", classes="error-text")

@@ -9,6 +9,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Label, RadioButton, RadioSet, Static
 
 from wizard.repairs import RepairOptions, plan_repairs
+from wizard.safetext import visible, visible_lines
 
 HELP = """# Doctor
 
@@ -36,11 +37,12 @@ class FindingsScreen(Screen):
         words, ok = verdict_words(report)
         yield Header()
         with VerticalScroll(id="body"):
-            yield Static(f"Hermes home: {self.app.home}", classes="title")
-            yield Static(words, classes="verdict-ok" if ok else "verdict-bad", id="verdict")
+            yield Static(visible_lines(f"Hermes home: {self.app.home}"), classes="title", markup=False)
+            yield Static(visible_lines(words), classes="verdict-ok" if ok else "verdict-bad", id="verdict",
+                         markup=False)
             shown = [f for f in report.findings if f.severity != "info"] or report.findings
-            lines = [f"{MARK[f.severity]} {f.code} {f.platform or 'home'}: {f.message}" for f in shown]
-            yield Static("\n".join(lines) or "No problems found.", id="findings")
+            lines = [f"{MARK[f.severity]} {f.code} {visible(f.platform or 'home')}: {visible(f.message)}" for f in shown]
+            yield Static("\n".join(lines) or "No problems found.", id="findings", markup=False)
             if report.violations:
                 yield Label("Open policies without opt-in become:", classes="field-label")
                 with RadioSet(id="open-policy"):
@@ -52,7 +54,7 @@ class FindingsScreen(Screen):
                 with RadioSet(id="dead-transport"):
                     yield RadioButton("disable them (credentials kept)", value=True, id="dead-disable")
                     yield RadioButton("leave them enabled", id="dead-keep")
-            yield Static("", id="plan-notes", classes="hint")
+            yield Static("", id="plan-notes", classes="hint", markup=False)
             with Horizontal(classes="buttons"):
                 yield Button("Review the fix", variant="primary", id="review")
                 yield Button("Platforms", id="platforms")
@@ -75,7 +77,7 @@ class FindingsScreen(Screen):
         repair = plan_repairs(self.app.report, options)
         self.app.set_answer(None, "repair", list(repair.plan.changes))
         notes = list(repair.notes) + [f"not fixed: {line}" for line in repair.unfixable]
-        self.query_one("#plan-notes", Static).update("\n".join(notes) or "Nothing to fix.")
+        self.query_one("#plan-notes", Static).update("\n".join(visible(note) for note in notes) or "Nothing to fix.")
 
     def on_radio_set_changed(self, event: RadioSet.Changed) -> None:
         self._replan()

@@ -9,6 +9,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Select, Static
 
 from wizard.home import list_profiles
+from wizard.safetext import visible_lines
 
 HELP = """# Home
 
@@ -40,14 +41,14 @@ class HomeScreen(Screen):
         app = self.app
         yield Header()
         with VerticalScroll(id="body"):
-            yield Static(f"Hermes home: {app.home}", classes="title", id="home-path")
+            yield Static(visible_lines(f"Hermes home: {app.home}"), classes="title", id="home-path", markup=False)
             profiles = list_profiles(app.home if app.profile == "default" else app.home.parent.parent)
             if len(profiles) > 1:
                 yield Select([(name, name) for name, _ in profiles], value=app.profile, allow_blank=False,
                              id="profile")
             words, ok = verdict_words(app.report)
-            yield Static(words, classes="verdict-ok" if ok else "verdict-bad", id="verdict")
-            yield Static(self._summary(), id="summary", classes="hint")
+            yield Static(visible_lines(words), classes="verdict-ok" if ok else "verdict-bad", id="verdict", markup=False)
+            yield Static(visible_lines(self._summary()), id="summary", classes="hint", markup=False)
             with Horizontal(classes="buttons"):
                 yield Button("Continue", variant="primary", id="continue")
                 yield Button("Quit", id="quit")

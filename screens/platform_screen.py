@@ -12,6 +12,7 @@ from textual.widgets import Button, Footer, Header, Input, Label, Static
 from wizard.answers import credential_changes, credential_error
 from wizard.catalog import PLATFORMS
 from wizard.plan import is_secret_name
+from wizard.safetext import visible_lines
 
 HELP = """# Platform
 
@@ -49,13 +50,13 @@ class PlatformScreen(Screen):
         yield Header()
         with VerticalScroll(id="body"):
             yield Static(f"{self.spec.label} ({self.platform})", classes="title")
-            yield Static(self._state_words(report), id="state", classes="hint")
+            yield Static(visible_lines(self._state_words(report)), id="state", classes="hint", markup=False)
             for key in self._fields():
                 present = bool(report.effective.environ.get(key, "").strip())
                 yield Label(key, classes="field-label")
                 yield Input(placeholder="set — leave empty to keep it" if present else "not set",
                             password=is_secret_name(key), id=f"field-{key}", valid_empty=True)
-                yield Static("", id=f"error-{key}", classes="error-text")
+                yield Static("", id=f"error-{key}", classes="error-text", markup=False)
             with Horizontal(classes="buttons"):
                 yield Button("Next: access", variant="primary", id="next")
                 yield Button("Back", id="back")

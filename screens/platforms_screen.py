@@ -3,12 +3,14 @@ them once the pending answers are applied.  Enter opens one; R reviews the plan.
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from wizard.catalog import PLATFORMS
+from wizard.safetext import visible
 
 HELP = """# Platforms
 
@@ -64,9 +66,11 @@ class PlatformsScreen(Screen):
         for name in order:
             row = rows.get(name)
             enabled = bool(row and row.enabled)
-            table.add_row(name, "yes" if enabled else "no", credential_words(report, name) if enabled else "–",
-                          row.dm_policy if row and row.dm_policy else "–",
-                          row.group_policy if row and row.group_policy else "–",
+            # Text cells, not markup: a value from a file can hold `[` or escapes.
+            table.add_row(name, "yes" if enabled else "no",
+                          Text(visible(credential_words(report, name))) if enabled else "–",
+                          Text(visible(row.dm_policy)) if row and row.dm_policy else "–",
+                          Text(visible(row.group_policy)) if row and row.group_policy else "–",
                           "yes" if row and row.opted_in else "–", row.verdict if row else "disabled", key=name)
         count = len(self.app.plan().changes)
         self.query_one("#pending", Static).update(

@@ -8,6 +8,8 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Static
 
+from wizard.safetext import visible_lines
+
 HELP = """# Applied
 
 The files were written, read back and judged again; the verdict below comes from the files on disk.
@@ -30,10 +32,10 @@ class ResultScreen(Screen):
         words, ok = verdict_words(report)
         yield Header()
         with VerticalScroll(id="body"):
-            yield Static(f"Written: {', '.join(self.result.written)}", classes="title")
-            yield Static(f"Backup: {self.result.backup}/", classes="hint")
-            yield Static(("Verified: " if ok else "Written, but: ") + words.lstrip("✓✗ "),
-                         classes="verdict-ok" if ok else "verdict-bad", id="verified")
+            yield Static(visible_lines(f"Written: {', '.join(self.result.written)}"), classes="title", markup=False)
+            yield Static(visible_lines(f"Backup: {self.result.backup}/"), classes="hint", markup=False)
+            yield Static(visible_lines(("Verified: " if ok else "Written, but: ") + words.lstrip("✓✗ ")),
+                         classes="verdict-ok" if ok else "verdict-bad", id="verified", markup=False)
             yield Static("Next: restart the gateway once, e.g. `systemctl --user restart hermes-gateway`."
                          if ok else "Next: run `hermes-wizard doctor` again to see what is left.", classes="hint")
             with Horizontal(classes="buttons"):

@@ -10,6 +10,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Static, TextArea
 
 from wizard.plan import render_diff
+from wizard.safetext import visible_lines
 
 HELP = """# Review
 
@@ -39,8 +40,8 @@ class ReviewScreen(Screen):
         diff = render_diff(plan) if plan else "Nothing to change."
         yield TextArea(diff, read_only=True, id="diff", show_line_numbers=False)
         words, ok = verdict_after(self.app.previewed())
-        yield Static(words, id="after", classes="verdict-ok" if ok else "verdict-bad")
-        yield Static("", id="message", classes="error-text")
+        yield Static(visible_lines(words), id="after", classes="verdict-ok" if ok else "verdict-bad", markup=False)
+        yield Static("", id="message", classes="error-text", markup=False)
         with Horizontal(classes="buttons"):
             yield Button("Apply", variant="success", id="apply", disabled=not plan)
             yield Button("Back", id="back")
@@ -57,7 +58,7 @@ class ReviewScreen(Screen):
         try:
             result = self.app.apply_pending()
         except ApplyError as exc:
-            self.query_one("#message", Static).update(str(exc))
+            self.query_one("#message", Static).update(visible_lines(str(exc)))
             return
         from screens.result_screen import ResultScreen
 

@@ -10,3 +10,19 @@ if str(Path(__file__).parent) not in sys.path:  # `import oracle`, `import homeg
 
 from oracle.fixtures import hermes_oracle, pytest_terminal_summary  # noqa: E402,F401
 # ---- end hermes oracle / conformance -----------------------------------------------------
+
+# ---- markers: `-m "not oracle and not tmux and not slow"` is the fast loop --------------------
+import pytest  # noqa: E402
+
+_ORACLE_MODULES = {"test_conformance.py", "test_e2e_gateway.py", "test_repair_conformance.py", "test_hermes_data.py",
+                   "test_probe.py", "test_verify.py"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        name = item.path.name
+        if name in _ORACLE_MODULES or "hermes_oracle" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.oracle)
+        if name == "test_terminal.py":
+            item.add_marker(pytest.mark.tmux)
+# ---- end markers --------------------------------------------------------------------------------

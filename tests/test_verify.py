@@ -19,7 +19,6 @@ from wizard import gate
 from wizard.cli import main
 
 DEMO = Path(__file__).resolve().parents[1] / "assets" / "homes" / "death-loop"
-pytestmark = pytest.mark.oracle
 
 
 @pytest.fixture

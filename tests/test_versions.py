@@ -61,6 +61,7 @@ def test_detects_the_installers_venv_in_the_home(demo):
     assert found.version == "0.19.0" and found.prefix == demo / "hermes-agent" / "venv"
 
 
+@pytest.mark.oracle
 def test_real_oracle_is_detected_as_modelled(capsys, demo):
     require_oracle()
     python = str(venv_python())

@@ -113,19 +113,16 @@ def main(argv: list[str] | None = None) -> int:
         if not is_modelled(args.target):
             parser.error(f"--target {args.target}: not a modelled Hermes version (choose one of {', '.join(MODELLED)})")
     try:
-        if args.command == "explain":
-            return _explain(args)
-        if args.command == "demo":
+        if args.command == "demo":  # before the output guard: the doctor it runs may open the TUI
             return _demo(args)
         if args.command == "setup" or (args.command == "doctor" and not (args.fix or args.dry_run or args.unit
                                                                           or args.install_gate or args.restart)
                                         and not args.all_profiles and _can_run_tui(args)):
             return _run_tui(args)
-        if args.command in ("doctor", "undo"):
-            from wizard import doctor
+        from wizard.safetext import guarded_output
 
-            return doctor.run_doctor(args) if args.command == "doctor" else doctor.run_undo(args)
-        return _check(args)
+        with guarded_output():  # nothing from a home reaches the terminal raw (wizard/safetext.py)
+            return _headless(args)
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt:
@@ -138,6 +135,16 @@ def main(argv: list[str] | None = None) -> int:
               "message above says so. Please report it (rerun with HERMES_WIZARD_DEBUG=1 for details).",
               file=sys.stderr)
         return 70
+
+
+def _headless(args) -> int:
+    if args.command == "explain":
+        return _explain(args)
+    if args.command in ("doctor", "undo"):
+        from wizard import doctor
+
+        return doctor.run_doctor(args) if args.command == "doctor" else doctor.run_undo(args)
+    return _check(args)
 
 
 def select_homes(args) -> list[tuple[str, Path]] | None:
@@ -186,9 +193,11 @@ def _gate(args) -> int:
     if not found:
         return 0
     first = found[0]
+    from wizard.safetext import visible
+
     print(f"hermes-wizard gate: Hermes would refuse to start ({first.reason}: {' and '.join(first.open_sides())} "
           f"is open, {first.allow_all_env} not set); not starting it. Fix: hermes-wizard doctor --fix --yes "
-          f"--home {home}", file=sys.stderr)
+          f"--home {visible(home)}", file=sys.stderr)
     return EX_CONFIG
 
 
@@ -231,16 +240,36 @@ def _report(args, homes) -> int:
     root = homes[0][1]
     base_env = dict(os.environ) if args.inherit_env else {}
     facts = host_facts(args, root)
+    from wizard.masking import secret_values
+    from wizard.safetext import hide, json_text
+
     reports = [evaluate(path, name, base_env=base_env, facts=facts, verify=args.verify) for name, path in homes]
+    for report in reports:
+        hide(secret_values(report.snapshot))
     if args.format == "json":
         payload = [r.as_json() for r in reports] if args.all_profiles else reports[0].as_json()
-        sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(json_text(_scrubbed(payload)) + "\n")
     else:
         from wizard.report import render_text
 
         sys.stdout.write("\n\n".join(render_text(r) for r in reports) + "\n")
     codes = [r.exit_code() for r in reports]
     return EX_CONFIG if EX_CONFIG in codes else max(codes)
+
+
+def _scrubbed(payload):
+    """The JSON payload with registered secrets masked in every string (before encoding,
+    so a secret holding a quote or backslash is found as it is)."""
+    from wizard.masking import scrub
+    from wizard.safetext import _HIDDEN
+
+    if isinstance(payload, str):
+        return scrub(payload, _HIDDEN)
+    if isinstance(payload, list):
+        return [_scrubbed(item) for item in payload]
+    if isinstance(payload, dict):
+        return {key: _scrubbed(value) for key, value in payload.items()}
+    return payload
 
 
 def _can_run_tui(args) -> bool:
@@ -317,7 +346,10 @@ def _explain(args) -> int:
         return 0
     found = get_check(args.code)
     if found is None:
-        print(f"hermes-wizard: no check {args.code!r}; `hermes-wizard explain` lists them", file=sys.stderr)
+        from wizard.safetext import visible
+
+        print(f"hermes-wizard: no check {visible(args.code)!r}; `hermes-wizard explain` lists them",
+              file=sys.stderr)
         return EX_USAGE
     if args.format == "json":
         print(json.dumps(_check_json(found), indent=2))

@@ -22,9 +22,11 @@ from __future__ import annotations
 import sys
 
 from wizard.cli import EX_CONFIG, EX_USAGE, select_homes
+from wizard.safetext import visible
 
 
 def _say(text: str = "") -> None:
+    """One message; the guarded stdout (wizard/safetext.py) escapes and masks what it carries."""
     sys.stdout.write(text + "\n")
 
 
@@ -48,8 +50,10 @@ def _doctor(args, homes, runner) -> int:
 
     from wizard.apply import ApplyError, apply_plan
     from wizard.engine import evaluate
+    from wizard.masking import secret_values
     from wizard.plan import render_diff
     from wizard.judging import host_facts
+    from wizard.safetext import hide
     from wizard.repairs import RepairOptions, plan_repairs
     from wizard.service.flow import ServiceFlow
 
@@ -59,8 +63,9 @@ def _doctor(args, homes, runner) -> int:
     codes = []
     for profile, home in homes:
         if len(homes) > 1:
-            _say(f"== {home} (profile {profile})")
+            _say(f"== {visible(home)} (profile {visible(profile)})")
         report = evaluate(home, profile, base_env=base_env, facts=facts)
+        hide(secret_values(report.snapshot))  # masked wherever they would be printed
         repair = plan_repairs(report, options)
         flow = ServiceFlow(home, profile, args, _say, runner)
         flow.describe(report)
@@ -100,7 +105,7 @@ def _doctor(args, homes, runner) -> int:
                 print(f"hermes-wizard: {exc}", file=sys.stderr)
                 codes.append(max(1, flow.act_after(abort=True)))
                 continue
-            _say(f"Backup: {result.backup}/")
+            _say(f"Backup: {visible(result.backup)}/")
             after = result.report
             told = _ask_hermes_itself(home, facts, base_env)
             hermes_refuses = told is not None and (told.would_start is False or bool(told.error))
@@ -132,8 +137,8 @@ def _ask_hermes_itself(home, facts, base_env):
     from wizard.hermes.verify import ask_installed
 
     told = ask_installed(home, facts.site_packages, base_env)
-    _say(f"Hermes {told.version or ''} itself, asked on a copy of the written files: {told.verdict()}".replace(
-        "Hermes  itself", "Hermes itself"))
+    who = f"Hermes {told.version}" if told.version else "Hermes"
+    _say(visible(f"{who} itself, asked on a copy of the written files: {told.verdict()}"))
     return None if told.failure else told
 
 
@@ -169,7 +174,7 @@ def _words(report) -> str:
     if report is None:
         return "unknown"
     if report.effective.crash:
-        return f"the gateway will not start ({report.effective.crash})"
+        return f"the gateway will not start ({visible(report.effective.crash)})"
     if report.violations:
         return f"the gateway will refuse to start ({report.violations[0].reason})"
     return f"the gateway will start ({', '.join(r.name for r in report.rows if r.enabled) or 'no platforms'})"
@@ -187,7 +192,7 @@ def run_undo(args) -> int:
     except ApplyError as exc:
         print(f"hermes-wizard: {exc}", file=sys.stderr)
         return 1
-    _say(f"Restored {', '.join(result.files)} from {result.restored_from}/")
-    _say(f"The replaced versions are in {result.backup}/ (run `hermes-wizard undo` again to go back).")
+    _say(f"Restored {visible(', '.join(result.files))} from {visible(result.restored_from)}/")
+    _say(f"The replaced versions are in {visible(result.backup)}/ (run `hermes-wizard undo` again to go back).")
     _say(f"Now: {_words(result.report)}")
     return 0

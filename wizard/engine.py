@@ -19,6 +19,7 @@ from wizard.hermes.verify import HermesAnswer, ask_installed
 from wizard.hermes.versions import Judgement, judgement
 from wizard.plugins import HostFacts
 from wizard.resolve import Effective, resolve
+from wizard.safetext import policy_word
 from wizard.snapshot import Snapshot, take_snapshot
 
 
@@ -133,7 +134,9 @@ def _rows(effective: Effective, violations: list[gate.Violation], transports: di
             verdict = "open"
         else:
             verdict = "ok"
-        rows.append(PlatformRow(name, state.enabled, seen.dm if seen else None, seen.group if seen else None,
+        # A policy is shown as a plain word or by its size: an unsplit glued line can carry a token.
+        rows.append(PlatformRow(name, state.enabled, policy_word(seen.dm) if seen else None,
+                                policy_word(seen.group) if seen else None,
                                 opted, transport.state if transport else "unchecked", verdict,
                                 _access_words(name, state, seen, opted, effective.environ, name in open_today)))
     rows.sort(key=lambda r: (not r.enabled, r.name))
@@ -154,5 +157,5 @@ def _access_words(name: str, state, seen, opted: bool, environ: dict[str, str], 
     if listed:
         return f"allowlist ({len(listed)} user{'s' if len(listed) != 1 else ''})"
     if seen is not None:
-        return f"dm {seen.dm}, groups {seen.group}"
+        return f"dm {policy_word(seen.dm)}, groups {policy_word(seen.group)}"
     return "pairing (no allowlist)"

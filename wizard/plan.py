@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-import re
 from wizard.records import factory, record
 from pathlib import Path
 
@@ -18,12 +17,7 @@ from wizard.envwriter import EnvEdit, apply_edits
 from wizard.yamlwriter import set_value
 
 ENV, YAML = ".env", "config.yaml"
-MASK = "••••••"
-_SECRET_NAME = re.compile(r"(TOKEN|SECRET|PASSWORD|API_KEY|_KEY|PRIVATE|CREDENTIAL|ACCESS_TOKEN)", re.I)
-
-
-def is_secret_name(name: str) -> bool:
-    return bool(_SECRET_NAME.search(name)) and not name.upper().endswith(("_ALLOWED_USERS", "_POLICY"))
+from wizard.masking import MASK, is_secret_name  # noqa: F401  (re-exported: the faces import them from here)
 
 
 @record
@@ -115,38 +109,58 @@ def _yaml_value(text: str | None):
     return {"true": True, "false": False}.get(text, text)
 
 
-def _mask_env_line(line: str, secret_keys: set[str]) -> str:
-    match = re.match(r"(\s*(?:#hermes-wizard-off:\s*)?(?:export\s+)?)([A-Za-z_][A-Za-z0-9_.]*)(\s*=\s*)(.*)", line)
-    if match and (match.group(2) in secret_keys or is_secret_name(match.group(2))) and match.group(4).strip():
-        return f"{match.group(1)}{match.group(2)}{match.group(3)}{MASK}\n"
-    return line
+def _masked_lines(name: str, text: str, secret_keys: set[str]) -> tuple[list[str], set[str]]:
+    """The lines of one side of a diff with secrets masked where the parser reads them."""
+    from wizard.masking import env_masks, split_lines, yaml_masks
+
+    lines = split_lines(text)
+    if name == ENV:
+        columns, values = env_masks(text, secret_keys)
+        spans = {index: [(column, len(lines[index]))] for index, column in columns.items() if index < len(lines)}
+    else:
+        spans, values = yaml_masks(text)
+    for index, ranges in spans.items():
+        if index >= len(lines):
+            continue
+        line = lines[index]
+        for start, end in sorted(_merged(ranges), reverse=True):
+            if line[start:end].strip():
+                line = line[:start] + MASK + line[end:]
+        lines[index] = line
+    return lines, values
 
 
-def _mask_yaml_line(line: str) -> str:
-    match = re.match(r"(\s*-?\s*)([A-Za-z_][A-Za-z0-9_]*)(\s*:\s*)(\S.*)", line)
-    if match and is_secret_name(match.group(2)):
-        return f"{match.group(1)}{match.group(2)}{match.group(3)}{MASK}\n"
-    return line
+def _merged(ranges) -> list[tuple[int, int]]:
+    merged: list[list[int]] = []
+    for start, end in sorted(ranges):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    return [(start, end) for start, end in merged]
 
 
 def render_diff(plan: Plan, current: dict[str, bytes | None] | None = None) -> str:
-    """Per-file unified diff of the plan, secrets masked on both sides."""
+    """Per-file unified diff of the plan: secrets masked on both sides (by what the
+    parsers see, and every secret value wherever else it occurs), every line shown
+    with control and bidi characters escaped (wizard/safetext.py)."""
+    from wizard.masking import scrub
+    from wizard.safetext import visible
+
     current = current if current is not None else {name: read_bytes(plan.home / name) for name in (ENV, YAML)}
     new = planned_contents(plan, current)
     secret_keys = {c.key for c in plan.changes if c.secret}
-    chunks = []
+    sides, secrets = {}, set()
     for name, after in sorted(new.items()):
-        before = (current.get(name) or b"").decode("utf-8", "replace").splitlines(keepends=True)
-        after_lines = after.decode("utf-8", "replace").splitlines(keepends=True)
-        mask = (lambda line: _mask_env_line(line, secret_keys)) if name == ENV else _mask_yaml_line
-        diff = difflib.unified_diff([mask(_eol(x)) for x in before], [mask(_eol(x)) for x in after_lines],
-                                    f"{name}", f"{name}", n=0)
-        chunks.append("".join(diff))
+        before_lines, before_values = _masked_lines(name, (current.get(name) or b"").decode("utf-8", "replace"),
+                                                    secret_keys)
+        after_lines, after_values = _masked_lines(name, after.decode("utf-8", "replace"), secret_keys)
+        sides[name] = before_lines, after_lines
+        secrets |= before_values | after_values
+    shown = lambda lines: [visible(scrub(line, secrets)) + "\n" for line in lines]  # noqa: E731
+    chunks = ["".join(difflib.unified_diff(shown(before), shown(after), name, name, n=0))
+              for name, (before, after) in sides.items()]
     for change in plan.changes:
         if change.action == "mode":
             chunks.append(f"--- {change.file} mode {change.before}\n+++ {change.file} mode {change.after}\n")
     return "".join(chunks)
-
-
-def _eol(line: str) -> str:
-    return line.rstrip("\r\n") + "\n"

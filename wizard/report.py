@@ -2,7 +2,9 @@
 
 One block per enabled platform (then home-wide findings), every problem followed
 by its fix.  Findings never carry secrets: checks quote keys and line numbers,
-never values of secret variables.
+never values of secret variables.  Every string that can come from a home (the
+path, messages, fixes, access words) is shown through `safetext.visible`, so a
+control or bidi character in a file is printed as an escape, never obeyed.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import textwrap
 
 from wizard.engine import HomeReport, PlatformRow
+from wizard.safetext import visible
 
 MARK = {"error": "✗", "warning": "!", "info": "·"}
 WIDTH = 100
@@ -26,17 +29,18 @@ def _wrap(text: str, indent: str) -> list[str]:
 def _headline(row: PlatformRow) -> str:
     words = {"refuses-start": "the gateway will refuse to start", "cannot-connect": "cannot connect",
              "open": "open", "ok": "", "disabled": "disabled"}[row.verdict]
-    return f"{row.name} — " + "; ".join(part for part in (words, row.access) if part)
+    return f"{visible(row.name)} — " + "; ".join(part for part in (words, visible(row.access)) if part)
 
 
 def render_text(report: HomeReport) -> str:
-    out = [f"Hermes home: {report.home}" + (f" (profile {report.profile})" if report.profile != "default" else ""),
-           report.hermes.sentence()]
+    out = [f"Hermes home: {visible(report.home)}"
+           + (f" (profile {visible(report.profile)})" if report.profile != "default" else ""),
+           visible(report.hermes.sentence())]
     if report.hermes_answer is not None:
         told = report.hermes_answer
         agreement = "" if told.failure or any(f.code in ("HW160", "HW161") for f in report.findings) else (
             " — hermes-wizard agrees")
-        out.append(f"Hermes itself, asked on a copy of the home: {told.verdict()}{agreement}")
+        out.append(f"Hermes itself, asked on a copy of the home: {visible(told.verdict())}{agreement}")
     by_platform: dict[str | None, list] = {}
     for finding in report.findings:
         by_platform.setdefault(finding.platform, []).append(finding)
@@ -64,16 +68,17 @@ def render_text(report: HomeReport) -> str:
 def _finding_lines(found) -> list[str]:
     lines = []
     for finding in found:
-        lines.extend(_wrap(f"{MARK[finding.severity]} {finding.code} {finding.name}: {finding.message}", "    "))
+        lines.extend(_wrap(f"{MARK[finding.severity]} {finding.code} {finding.name}: {visible(finding.message)}",
+                           "    "))
         if finding.fix:
-            lines.extend(_wrap(f"Fix: {finding.fix}", "      "))
+            lines.extend(_wrap(f"Fix: {visible(finding.fix)}", "      "))
     return lines
 
 
 def _verdict_line(report: HomeReport) -> str:
     enabled = [r.name for r in report.rows if r.enabled]
     if report.effective.crash is not None:
-        return (f"Verdict: the gateway will not start: {report.effective.crash}. → hermes-wizard doctor")
+        return f"Verdict: the gateway will not start: {visible(report.effective.crash)}. → hermes-wizard doctor"
     if report.violations:
         first = report.violations[0]
         more = f" ({len(report.violations) - 1} more after it)" if len(report.violations) > 1 else ""
@@ -81,4 +86,4 @@ def _verdict_line(report: HomeReport) -> str:
                 "and a service manager restarts it forever. → hermes-wizard doctor")
     errors = len(report.errors())
     tail = f"; {errors} problem(s) need attention" if errors else ""
-    return f"Verdict: the gateway will start ({', '.join(enabled) or 'no platforms'}){tail}."
+    return f"Verdict: the gateway will start ({visible(', '.join(enabled)) or 'no platforms'}){tail}."

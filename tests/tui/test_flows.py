@@ -138,3 +138,20 @@ async def test_back_navigation_keeps_answers_and_cancel_writes_nothing(demo):
         await pilot.press("ctrl+q")
     assert not app.outcome.applied
     assert tree(demo) == before
+
+
+async def test_file_strings_are_shown_escaped_and_never_as_markup(tmp_path):
+    """A home path and file values holding escapes and Textual markup: shown as text (issue 8, item 5)."""
+    home = tmp_path / "home[bold red]\x1b]52;c;eA==\x07\u202e"
+    shutil.copytree(DEMO, home)
+    (home / "gateway_state.json").write_text('{"gateway_state": "startup_failed", '
+                                             '"exit_reason": "weixin[/]\\u001b[2J: x[link=evil]"}')
+    app = WizardApp(home, mode="doctor")
+    async with app.run_test(size=(100, 36)) as pilot:
+        assert isinstance(app.screen, FindingsScreen)
+        shown = " ".join(str(static.render()) for static in app.screen.query("Static"))
+        assert "home[bold red]\\x1b]52;c;eA==\\x07\\u202e" in shown and "\x1b" not in shown
+        assert "[/]\\x1b[2J" in shown and "\u202e" not in shown
+        await pilot.press("r")
+        await pilot.pause()
+        assert isinstance(app.screen, ReviewScreen)

@@ -96,7 +96,7 @@ def yaml_syntax(ctx: Context):
     error = ctx.snapshot.yaml.error
     if error is not None:
         where = f" at {error.where()}" if error.line else ""
-        yield Hit(None, f"config.yaml: {error.message}{where}. Hermes ignores the whole file.",
+        yield Hit(None, f"config.yaml: {_quoted_abbreviated(error.message)}{where}. Hermes ignores the whole file.",
                   "fix the YAML at that position")
     elif ctx.effective.yaml_fallback:
         yield Hit(None, f"Hermes's loader fails on config.yaml ({ctx.effective.yaml_fallback}) and keeps only "
@@ -104,6 +104,13 @@ def yaml_syntax(ctx: Context):
     if ctx.snapshot.yaml.parsed_with_libyaml:
         yield Hit(None, f"config.yaml is {ctx.snapshot.yaml.size // 1024} KiB; Hermes parses it with pure-Python "
                   "YAML on every config load.", "move bulk data out of config.yaml", "warning")
+
+
+def _quoted_abbreviated(message: str) -> str:
+    """PyYAML quotes what it tripped on ('found undefined alias 'x''): a token pasted
+    unquoted as `*abc…` or `&abc…` is read as an alias or anchor name, so a quoted
+    name is shown by its first two characters and its size only."""
+    return re.sub(r"'([^'\n]{5,})'", lambda m: f"'{m.group(1)[:2]}…' ({len(m.group(1))} characters)", message)
 
 
 @check("HW021", "config-loader-crash", "error", "Hermes's config loader raises: the gateway crashes at startup.",

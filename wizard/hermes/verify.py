@@ -7,18 +7,16 @@ on the copy: its own loader and startup rule, nothing started, no network (lazy 
 off, proxies pointed at a closed local port).  Run as root on another user's home, the
 copy belongs to that user and Hermes runs as that user.
 
+Imports nothing heavy at module level: `check` imports this module on its fast path.
+
 Contract: `ask(...)` never raises; a failure to ask is an answer with `error` set, and
 `compare` says plainly when there is nothing to compare.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
 import stat
-import subprocess
-import tempfile
 from pathlib import Path
 
 from wizard.records import factory, record
@@ -80,6 +78,11 @@ def ask_installed(home: Path, site_packages: Path | None, base_env: dict[str, st
 
 def ask(home: Path, python: Path, base_env: dict[str, str]) -> HermesAnswer:
     """Hermes's own verdict on a copy of `home`, judged with `base_env` as its environment."""
+    import json  # only here: `check` without --verify imports none of these
+    import shutil
+    import subprocess
+    import tempfile
+
     scratch = Path(tempfile.mkdtemp(prefix="hermes-wizard-verify."))
     try:
         copy = scratch / "home"
