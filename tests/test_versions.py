@@ -106,7 +106,9 @@ def test_the_gate_still_refuses_for_a_modelled_version(capsys, demo):
     assert code == 78 and "Hermes would refuse to start" in err
 
 
-def test_pre_refusal_hermes_starts_open_to_everyone_and_warns_of_the_upgrade(capsys, demo):
+def test_pre_refusal_hermes_starts_and_warns_of_the_upgrade(capsys, demo):
+    """0.17: no refusal; an open adapter forwards every sender, but the gateway's authorization still offers
+    pairing (0.17.0 gateway/authz_mixin.py), so "open" without opt-in is not open to everyone there."""
     fake_hermes(demo / "hermes-agent" / "venv", "0.17.0")
     (demo / "whatsapp" / "session").mkdir(parents=True, exist_ok=True)
     (demo / "whatsapp" / "session" / "creds.json").write_text('{"me": {"id": "1@s.whatsapp.net"}}')
@@ -121,7 +123,8 @@ def test_pre_refusal_hermes_starts_open_to_everyone_and_warns_of_the_upgrade(cap
     assert not [f for f in report["findings"] if f["code"] == "HW101"]
     assert code in (0, 1) and code == (1 if any(f["severity"] == "error" for f in report["findings"]) else 0)
     code, out, _ = run(capsys, "check", "--home", str(demo))
-    assert "open to everyone (this Hermes has no startup refusal to stop it)" in out
+    assert "open policy: every stranger reaches the gateway and is offered pairing (no startup refusal here)" in out
+    assert "open to everyone" not in out.split("[!] home-wide")[0].split("telegram")[1]
     code, _, err = run(capsys, "check", "--gate", "--home", str(demo))
     assert code == 0
     code, out, _ = run(capsys, "check", "--home", str(demo), "--target", "0.19.0", "--format", "json")
@@ -151,3 +154,19 @@ def test_version_flag(capsys):
     assert main(["--version"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("hermes-wizard ") and "models Hermes 0.19.0" in out
+
+
+def test_an_editable_install_is_found_and_its_checkout_gives_the_version(demo):
+    """Hermes's curl installer: `uv pip install -e` of ~/.hermes/hermes-agent into its venv."""
+    checkout = demo / "hermes-agent"
+    (checkout / "gateway").mkdir(parents=True)
+    (checkout / "gateway" / "config.py").write_text("# code lives in the checkout\n")
+    (checkout / "hermes_cli").mkdir()
+    (checkout / "hermes_cli" / "__init__.py").write_text('"""cli"""\n__version__ = "0.19.0"\n')
+    site = checkout / "venv" / "lib" / "python3.11" / "site-packages"
+    info = site / "hermes_agent-0.18.2.dist-info"  # stale: `git pull` without a reinstall
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.4\nName: hermes-agent\nVersion: 0.18.2\n\n")
+    (info / "direct_url.json").write_text(json.dumps({"url": checkout.as_uri(), "dir_info": {"editable": True}}))
+    found = detect(demo, None, {})
+    assert found.site_packages == site and found.code_root == checkout and found.version == "0.19.0"

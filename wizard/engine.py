@@ -116,7 +116,7 @@ def evaluate(home: Path, profile: str = "default", *, base_env: dict[str, str] |
 def _rows(effective: Effective, violations: list[gate.Violation], transports: dict[str, Transport],
           upgrade: list[gate.Violation]) -> list[PlatformRow]:
     refusing = {v.platform for v in violations}
-    open_today = {v.platform for v in upgrade}  # no refusal in this version: open means open to everyone
+    open_today = {v.platform for v in upgrade}  # open, and not refused by this (pre-0.18) Hermes
     rows = []
     for name, state in effective.platforms.items():
         if name not in PLATFORMS:
@@ -149,8 +149,8 @@ def _access_words(name: str, state, seen, opted: bool, environ: dict[str, str], 
         return "no per-user access control"
     if opted:
         return "open to everyone (allow-all opt-in)"
-    if open_unrefused:
-        return "open to everyone (this Hermes has no startup refusal to stop it)"
+    if open_unrefused:  # 0.17: the adapter forwards every sender; the gateway's authorization still decides
+        return "open policy: every stranger reaches the gateway and is offered pairing (no startup refusal here)"
     listed = [item.strip() for item in environ.get(spec.allowlist_env or "", "").split(",") if item.strip()]
     if "*" in listed:
         return "open to everyone ('*' in the allowlist)"

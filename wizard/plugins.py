@@ -70,7 +70,8 @@ class HostFacts:
         if site is not None:
             facts.site_packages = site
             facts.modules = frozenset(_importable(site))
-            facts.photon_sidecar = (site / "plugins" / "platforms" / "photon" / "sidecar" / "node_modules").is_dir()
+            code = install.code_root or site
+            facts.photon_sidecar = (code / "plugins" / "platforms" / "photon" / "sidecar" / "node_modules").is_dir()
         else:
             facts.notes.append("Hermes's Python was not found: assuming its messaging SDKs are installed")
             facts.photon_sidecar = True

@@ -9,12 +9,14 @@ _FIRST = ".".join(map(str, FIRST_REFUSING))
 
 
 @check("HW150", "refusal-after-upgrade", "warning",
-       "This Hermes starts with a platform open to everyone; Hermes 0.18 and later will refuse to start.",
+       "An open policy this Hermes accepts; Hermes 0.18 and later will refuse to start for it.",
        what=f"""Hermes before {_FIRST} has no startup refusal: a platform whose dm_policy or group_policy is 'open'
-without an allow-all opt-in simply lets everyone in. From {_FIRST} on, the same configuration makes the whole
-gateway refuse to start (and exit 0, so a service manager restarts it forever).""",
-       why="""Today anyone who can message the bot reaches your agent, which runs tools on this machine. After the
-next upgrade the gateway goes down, taking every other platform with it.""",
+without an allow-all opt-in starts, its adapter forwards every sender, and the gateway's own authorization
+(pairing store, allowlists) still decides who is answered: strangers are offered pairing. From {_FIRST} on, the
+same configuration makes the whole gateway refuse to start (and exit 0, so a service manager restarts it
+forever).""",
+       why="""The next upgrade takes the gateway down, and every other platform with it. Say now what you mean:
+pairing, an allowlist, or open to everyone on purpose.""",
        fix="""Before upgrading, choose pairing (recommended), an allowlist, or keep it open on purpose with the
 platform's *_ALLOW_ALL_USERS=true. `hermes-wizard check --target 0.19.0` shows the home as the new version will
 judge it; `hermes-wizard doctor --target 0.19.0 --fix` repairs it for that version.""")
@@ -23,8 +25,8 @@ def refusal_after_upgrade(ctx: Context):
     for violation in ctx.upgrade_violations:
         sides = " and ".join(violation.open_sides())
         yield Hit(violation.platform,
-                  f"{sides} is open without {violation.allow_all_env}: open to everyone with this Hermes; Hermes "
-                  f"{_FIRST} and later refuse to start the gateway for it.",
+                  f"{sides} is open without {violation.allow_all_env}: with this Hermes strangers reach the gateway "
+                  f"and are offered pairing; Hermes {_FIRST} and later refuse to start the gateway for it.",
                   f"pairing (recommended) · allowlist · keep open: {violation.allow_all_env}=true  → "
                   f"hermes-wizard doctor --target {target}")
 

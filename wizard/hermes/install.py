@@ -4,10 +4,13 @@ Where Hermes is looked for, first match wins (the order a user's own setup impli
   1. `--hermes-python PATH` (or `$HERMES_WIZARD_HERMES_PYTHON`): that interpreter's prefix;
   2. `<home>/hermes-agent/venv`, where Hermes's installer puts it;
   3. the `hermes` on `PATH`: the prefix of the interpreter in its `#!` line (pipx, pip, venvs).
-A prefix counts when one of its `lib/python3*/site-packages` holds Hermes's `gateway/config.py`.
-The version comes from that site-packages' `hermes_agent-<version>.dist-info/METADATA`
-(`Version:`), falling back to the dist-info's name.  Cost: a few stats and one small read,
-cheap enough for the pre-start gate.
+A prefix counts when one of its `lib/python3*/site-packages` holds Hermes's `gateway/config.py`
+or its `hermes_agent-*.dist-info`.  Hermes's curl installer makes an *editable* install: the
+code stays in the checkout (`~/.hermes/hermes-agent`) and site-packages holds only the
+dist-info, whose `direct_url.json` names the checkout; there the version is read from
+`hermes_cli/__init__.py` (`__version__`), which a `git pull` keeps current while the dist-info
+goes stale.  Otherwise the version is the dist-info's `METADATA` `Version:`, else its name.
+Cost: a few stats and small bounded reads, cheap enough for the pre-start gate.
 
 Contract: never raises for anything found on disk; `Install.version` is None when Hermes
 (or its metadata) was not found.
@@ -30,6 +33,7 @@ class Install:
     version: str | None  # as the metadata spells it, e.g. "0.19.0"; None: not found
     prefix: Path | None  # the venv (or interpreter prefix) Hermes is installed in
     site_packages: Path | None
+    code_root: Path | None = None  # where `gateway/` lives: site-packages, or an editable install's checkout
 
 
 def candidate_prefixes(home: Path, hermes_python: str | None, environ: dict) -> list[Path]:
@@ -68,9 +72,16 @@ def find_site_packages(home: Path, hermes_python: str | None, environ: dict) -> 
     """The site-packages of the Python that runs Hermes (the first prefix holding Hermes)."""
     for prefix in candidate_prefixes(home, hermes_python, environ):
         for site in sorted(prefix.glob("lib/python3*/site-packages")):
-            if (site / "gateway" / "config.py").is_file():
+            if (site / "gateway" / "config.py").is_file() or _dist_infos(site):
                 return site
     return None
+
+
+def _dist_infos(site: Path) -> list[Path]:
+    try:
+        return sorted(p for p in site.iterdir() if p.name.startswith(DIST_PREFIX) and p.name.endswith(".dist-info"))
+    except OSError:
+        return []
 
 
 def detect(home: Path, hermes_python: str | None = None, environ: dict | None = None) -> Install:
@@ -83,21 +94,53 @@ def detect(home: Path, hermes_python: str | None = None, environ: dict | None = 
     if site is None:
         return Install(None, None, None)
     prefix = site.parent.parent.parent
-    return Install(version_in(site), prefix, site)
+    checkout = _editable_checkout(site)
+    version = _checkout_version(checkout) if checkout is not None else None
+    return Install(version or version_in(site), prefix, site, checkout or site)
+
+
+def _editable_checkout(site: Path) -> Path | None:
+    """The checkout an editable install of Hermes points at (its direct_url.json), if it holds the code."""
+    import json
+
+    for info in _dist_infos(site):
+        raw = _head(info / "direct_url.json")
+        try:
+            data = json.loads(raw.decode("utf-8")) if raw else None
+        except (ValueError, UnicodeDecodeError):
+            continue
+        if not isinstance(data, dict) or not (data.get("dir_info") or {}).get("editable"):
+            continue
+        url = data.get("url")
+        if isinstance(url, str) and url.startswith("file://"):
+            from urllib.parse import unquote
+
+            checkout = Path(unquote(url[len("file://"):]))
+            if (checkout / "gateway" / "config.py").is_file():
+                return checkout
+    return None
+
+
+def _checkout_version(checkout: Path) -> str | None:
+    import re
+
+    match = re.search(rb"""^__version__\s*=\s*["']([^"'\n]+)["']""", _head(checkout / "hermes_cli" / "__init__.py"),
+                      re.M)
+    return _printable(match.group(1).decode("ascii", "replace")) if match else None
+
+
+def _head(path: Path) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(MAX_METADATA_READ)
+    except OSError:
+        return b""
 
 
 def version_in(site: Path) -> str | None:
     """The `Version:` of the hermes-agent distribution installed in `site`, or None."""
-    try:
-        infos = sorted(p for p in site.iterdir() if p.name.startswith(DIST_PREFIX) and p.name.endswith(".dist-info"))
-    except OSError:
-        return None
-    for info in infos:
-        try:
-            with open(info / "METADATA", "rb") as handle:
-                head = handle.read(MAX_METADATA_READ)
-        except OSError:
-            head = b""
+    for info in _dist_infos(site):
+        head = _head(info / "METADATA")
         for raw in head.split(b"\n"):
             if not raw.strip():
                 break  # end of the headers
