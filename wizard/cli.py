@@ -184,7 +184,9 @@ def _gate(args) -> int:
             return 0
         if judged is not None and not judged.refuses:
             return 0
-        snapshot = take_snapshot(home, profile, dict(os.environ))
+        from wizard.hermes.models import model_for
+
+        snapshot = take_snapshot(home, profile, dict(os.environ), model=model_for(judged))
         found = violations(resolve(snapshot, facts))
     except Exception as exc:  # the gate must never be the reason a gateway does not start
         print(f"hermes-wizard gate: could not judge ({type(exc).__name__}); letting the gateway start",

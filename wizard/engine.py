@@ -15,6 +15,7 @@ from wizard import gate
 from wizard.catalog import PLATFORMS
 from wizard.checks import Context, Finding, run_checks
 from wizard.credentials import Transport, transport_for
+from wizard.hermes.models import model_for
 from wizard.hermes.verify import HermesAnswer, ask_installed
 from wizard.hermes.versions import Judgement, judgement
 from wizard.plugins import HostFacts
@@ -96,8 +97,8 @@ def evaluate(home: Path, profile: str = "default", *, base_env: dict[str, str] |
              verify: bool = False) -> HomeReport:
     """Judge one home; `overrides` ({".env": bytes, ...}) judges planned contents instead;
     `verify` also asks the installed Hermes itself (on a copy of the home on disk)."""
-    snapshot = take_snapshot(home, profile, base_env, overrides)
     facts = facts or HostFacts.detect(home, environ=base_env)
+    snapshot = take_snapshot(home, profile, base_env, overrides, model_for(facts.hermes))
     effective = resolve(snapshot, facts)
     violations = gate.violations(effective)
     upgrade: list[gate.Violation] = []

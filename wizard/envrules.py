@@ -8,7 +8,7 @@ enablement, tokens, policies and allowlists is kept; cosmetic keys are left out.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 TRUTHY = frozenset({"1", "true", "yes", "on"})  # utils.TRUTHY_STRINGS, used for *_ENABLED
 FALSY = frozenset({"false", "0", "no", "off"})
@@ -55,7 +55,8 @@ def usable_secret(value: Any) -> bool:
     return len(cleaned) >= 4 and cleaned.lower() not in PLACEHOLDERS
 
 
-def apply_env_overrides(platforms: dict, environ: dict[str, str], reset: dict) -> None:
+def apply_env_overrides(platforms: dict, environ: dict[str, str], reset: dict,
+                        enabled_flag: Callable[[str], bool] = is_truthy) -> None:
     from wizard.resolve import PlatformState
 
     def get(name: str, default: str | None = None) -> str | None:
@@ -98,9 +99,9 @@ def apply_env_overrides(platforms: dict, environ: dict[str, str], reset: dict) -
     if "whatsapp" in platforms:
         if wa_raw.lower() in {"false", "0", "no"}:
             platforms["whatsapp"].enabled = False
-        elif is_truthy(wa_raw):
+        elif enabled_flag(wa_raw):
             platforms["whatsapp"].enabled = True
-    elif is_truthy(wa_raw):
+    elif enabled_flag(wa_raw):
         platforms["whatsapp"] = PlatformState(enabled=True)
 
     if get("WHATSAPP_CLOUD_PHONE_NUMBER_ID") and get("WHATSAPP_CLOUD_ACCESS_TOKEN"):
@@ -141,15 +142,15 @@ def apply_env_overrides(platforms: dict, environ: dict[str, str], reset: dict) -
     if get("TWILIO_ACCOUNT_SID"):
         force("sms").api_key = get("TWILIO_AUTH_TOKEN", "")
 
-    if is_truthy(get("API_SERVER_ENABLED", "")) or get("API_SERVER_KEY", ""):
+    if enabled_flag(get("API_SERVER_ENABLED", "")) or get("API_SERVER_KEY", ""):
         state = force("api_server")
         if get("API_SERVER_KEY", ""):
             state.extra["key"] = get("API_SERVER_KEY")
 
-    if is_truthy(get("WEBHOOK_ENABLED", "")):
+    if enabled_flag(get("WEBHOOK_ENABLED", "")):
         force("webhook")
 
-    graph_enabled = is_truthy(get("MSGRAPH_WEBHOOK_ENABLED", ""))
+    graph_enabled = enabled_flag(get("MSGRAPH_WEBHOOK_ENABLED", ""))
     graph_any = any(get(k, "") for k in ("MSGRAPH_WEBHOOK_PORT", "MSGRAPH_WEBHOOK_CLIENT_STATE",
                                          "MSGRAPH_WEBHOOK_ACCEPTED_RESOURCES",
                                          "MSGRAPH_WEBHOOK_ALLOWED_SOURCE_CIDRS"))

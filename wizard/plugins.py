@@ -19,11 +19,14 @@ import os
 import shutil
 from wizard.records import factory, record
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wizard import envrules
 from wizard.hermes.install import detect as detect_install
 from wizard.hermes.versions import Judgement, judgement
+
+if TYPE_CHECKING:
+    from wizard.hermes.model import Model
 
 PLUGIN_ORDER = ("dingtalk", "discord", "email", "feishu", "google_chat", "homeassistant", "irc", "line", "matrix",
                 "mattermost", "ntfy", "photon", "raft", "simplex", "slack", "sms", "teams", "telegram", "wecom",
@@ -114,7 +117,8 @@ def _join(value: Any) -> str:
     return ",".join(str(v) for v in value) if isinstance(value, list) else str(value)
 
 
-def apply_yaml_hooks(yaml_cfg: dict, gateway_platforms: Any, platforms_data: dict, environ: dict) -> None:
+def apply_yaml_hooks(yaml_cfg: dict, gateway_platforms: Any, platforms_data: dict, environ: dict,
+                     model: Model) -> None:
     """The eight plugin YAML→env hooks, reduced to what access and enablement read."""
     def block_for(name: str) -> dict | None:
         candidate = yaml_cfg.get(name)
@@ -134,7 +138,7 @@ def apply_yaml_hooks(yaml_cfg: dict, gateway_platforms: Any, platforms_data: dic
         if block is None:
             continue
         try:
-            seeded = _hook(name, block, yaml_cfg, gateway_platforms, set_if_unset)
+            seeded = _hook(name, block, yaml_cfg, gateway_platforms, set_if_unset, model)
         except Exception:  # Hermes logs and skips a failing hook
             continue
         if seeded:
@@ -157,7 +161,7 @@ _TELEGRAM_EXTRA_SKIP = {"reply_prefix", "reply_in_thread", "reply_to_mode", "una
                         "gateway_restart_notification", "allow_from", "allow_admin_from", "dm_policy", "group_policy"}
 
 
-def _hook(name: str, block: dict, yaml_cfg: dict, gateway_platforms: Any, set_if_unset) -> dict | None:
+def _hook(name: str, block: dict, yaml_cfg: dict, gateway_platforms: Any, set_if_unset, model: Model) -> dict | None:
     if name == "whatsapp":
         for key, env_name in (("dm_policy", "WHATSAPP_DM_POLICY"), ("group_policy", "WHATSAPP_GROUP_POLICY")):
             if key in block:
@@ -172,9 +176,10 @@ def _hook(name: str, block: dict, yaml_cfg: dict, gateway_platforms: Any, set_if
                               ("group_allow_from", "TELEGRAM_GROUP_ALLOWED_USERS")):
             if block.get(key) is not None:
                 set_if_unset(env_name, _join(block[key]))
-        seeded = {key: block[key] for key in ("disable_topic_auto_rename", "guest_mode", "disable_link_previews",
-                                               "observe_unmentioned_group_messages", "free_response_topics")
-                  if key in block}
+        keys = ("disable_topic_auto_rename", "guest_mode", "disable_link_previews", "observe_unmentioned_group_messages")
+        if model.telegram_free_response_topics:
+            keys += ("free_response_topics",)
+        seeded = {key: block[key] for key in keys if key in block}
         extra = block.get("extra")
         if isinstance(extra, dict):
             for key, value in extra.items():
@@ -191,6 +196,8 @@ def _hook(name: str, block: dict, yaml_cfg: dict, gateway_platforms: Any, set_if
             allow = nested_extra.get("allow_from") if isinstance(nested_extra, dict) else None
         if allow is not None:
             set_if_unset("DISCORD_ALLOWED_USERS", _join(allow))
+        if not model.discord_seeds_extra:
+            return None
         merged = {**(block.get("extra") or {}), **block}
         seeded = {}
         if isinstance(merged.get("missed_message_backfill"), dict):
@@ -207,7 +214,7 @@ def _hook(name: str, block: dict, yaml_cfg: dict, gateway_platforms: Any, set_if
         set_if_unset("MATRIX_ALLOWED_USERS", _join(block["allowed_users"]))
     if name == "dingtalk":
         allowed = block.get("allowed_users")
-        if allowed is None:
+        if allowed is None and model.dingtalk_nested_allowed_users:
             for source in (block.get("extra"), _nested_extra(gateway_platforms, "dingtalk"),
                            _nested_extra(yaml_cfg.get("platforms"), "dingtalk")):
                 if isinstance(source, dict) and source.get("allowed_users") is not None:
@@ -223,7 +230,7 @@ def _nested_extra(source: Any, name: str) -> Any:
     return block.get("extra") if isinstance(block, dict) else None
 
 
-def _seed(name: str, env: dict[str, str]) -> dict | None:
+def _seed(name: str, env: dict[str, str], model: Model) -> dict | None:
     """`env_enablement_fn`: the extra keys a plugin seeds from env (None: not configured)."""
     get = lambda key: env.get(key, "")  # noqa: E731
     if name == "irc" and get("IRC_SERVER").strip() and get("IRC_CHANNEL").strip():
@@ -240,7 +247,7 @@ def _seed(name: str, env: dict[str, str]) -> dict | None:
     if name == "line" and get("LINE_CHANNEL_ACCESS_TOKEN") and get("LINE_CHANNEL_SECRET"):
         return {}
     if name == "google_chat":
-        url = get("GOOGLE_CHAT_HTTP_EVENTS_URL")
+        url = get("GOOGLE_CHAT_HTTP_EVENTS_URL") if model.google_chat_http_mode else ""
         project = get("GOOGLE_CHAT_PROJECT_ID") or get("GOOGLE_CLOUD_PROJECT")
         subscription = get("GOOGLE_CHAT_SUBSCRIPTION_NAME") or get("GOOGLE_CHAT_SUBSCRIPTION")
         if url or (project and subscription):
@@ -250,7 +257,7 @@ def _seed(name: str, env: dict[str, str]) -> dict | None:
     return None
 
 
-def _is_connected(name: str, extra: dict, env: dict[str, str], simple: dict[str, str]) -> bool:
+def _is_connected(name: str, extra: dict, env: dict[str, str], simple: dict[str, str], model: Model) -> bool:
     """`is_connected` on the probe config (enabled=True, only `extra` kept)."""
     gev = lambda key: env_value(env, simple, key)  # noqa: E731
     get = lambda key: env.get(key, "")  # noqa: E731
@@ -268,7 +275,8 @@ def _is_connected(name: str, extra: dict, env: dict[str, str], simple: dict[str,
     if name == "wecom_callback":
         return bool(extra.get("corp_id") or extra.get("apps"))
     if name == "google_chat":
-        return bool(extra.get("http_events_url") or (extra.get("project_id") and extra.get("subscription_name")))
+        http = bool(extra.get("http_events_url")) and model.google_chat_http_mode
+        return http or bool(extra.get("project_id") and extra.get("subscription_name"))
     if name == "irc":
         return bool((get("IRC_SERVER") or extra.get("server", "")) and (get("IRC_CHANNEL") or extra.get("channel", "")))
     if name == "line":
@@ -298,9 +306,11 @@ def _is_connected(name: str, extra: dict, env: dict[str, str], simple: dict[str,
     return False
 
 
-def check_fn(name: str, env: dict[str, str], facts: HostFacts) -> bool:
+def check_fn(name: str, env: dict[str, str], facts: HostFacts, model: Model) -> bool:
     """A plugin's `check_fn` with lazy installs off: its SDK and env preconditions."""
     get = lambda key: env.get(key, "")  # noqa: E731
+    if not all(get(key) for key in model.check_fn_env(name)):
+        return False
     if name == "whatsapp":
         return facts.node
     if name == "email":
@@ -311,7 +321,7 @@ def check_fn(name: str, env: dict[str, str], facts: HostFacts) -> bool:
     if name == "dingtalk":
         return sdk and bool(get("DINGTALK_CLIENT_ID") and get("DINGTALK_CLIENT_SECRET"))
     if name == "google_chat":
-        return sdk and _seed("google_chat", env) is not None
+        return sdk and _seed("google_chat", env, model) is not None
     if name == "line":
         return sdk and bool(get("LINE_CHANNEL_ACCESS_TOKEN") and get("LINE_CHANNEL_SECRET"))
     if name == "matrix":
@@ -329,7 +339,8 @@ def check_fn(name: str, env: dict[str, str], facts: HostFacts) -> bool:
     return sdk
 
 
-def enable_pass(platforms: dict, environ: dict[str, str], facts: HostFacts, simple_env: dict[str, str]) -> None:
+def enable_pass(platforms: dict, environ: dict[str, str], facts: HostFacts, simple_env: dict[str, str],
+                model: Model) -> None:
     """The registry-driven plugin enable pass (gateway/config.py:2370-2522)."""
     from wizard.resolve import PlatformState
 
@@ -337,14 +348,14 @@ def enable_pass(platforms: dict, environ: dict[str, str], facts: HostFacts, simp
         existing = platforms.get(name)
         if existing is not None and not existing.enabled and existing.extra.get("_enabled_explicit", False):
             continue
-        seed = _seed(name, environ)
+        seed = _seed(name, environ, model)
         if existing is None or not existing.enabled:
             probe_extra = dict(existing.extra) if existing is not None else {}
             for key, value in (seed or {}).items():
                 probe_extra.setdefault(key, value)
-            if not _is_connected(name, probe_extra, environ, simple_env):
+            if not _is_connected(name, probe_extra, environ, simple_env, model):
                 continue
-        if not check_fn(name, environ, facts):
+        if not check_fn(name, environ, facts, model):
             continue
         state = platforms.setdefault(name, PlatformState())
         state.enabled = True

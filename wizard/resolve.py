@@ -22,12 +22,15 @@ Contract: pure function of (Snapshot, HostFacts); never raises.
 from __future__ import annotations
 
 from wizard.records import factory, record
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wizard import envrules, plugins
 from wizard.catalog import BUILTIN_ORDER, PLATFORMS, platform_value
 from wizard.snapshot import Snapshot, process_environment
 from wizard.yamlfile import MAX_EXPANDED_NODES
+
+if TYPE_CHECKING:
+    from wizard.hermes.model import Model
 
 
 @record
@@ -61,6 +64,10 @@ class LoaderCrash(Exception):
 
 
 def resolve(snapshot: Snapshot, facts: plugins.HostFacts) -> Effective:
+    """What the Hermes version `facts.hermes` names would build (the newest modelled by default)."""
+    from wizard.hermes.models import model_for
+
+    model = model_for(facts.hermes)
     environ = process_environment(snapshot)
     gw_data: Any = {}
     if snapshot.gateway_json.exists and snapshot.gateway_json.error is None:
@@ -71,14 +78,15 @@ def resolve(snapshot: Snapshot, facts: plugins.HostFacts) -> Effective:
         try:
             if yaml_file.error is not None:
                 raise ValueError(f"{yaml_file.error.message} ({yaml_file.error.where()})")
-            _yaml_phase(yaml_file.data or {}, gw_data, environ, effective)
+            _yaml_phase(yaml_file.data or {}, gw_data, environ, effective, model)
         except Exception as exc:  # Hermes: "Failed to process config.yaml — falling back"
             effective.yaml_fallback = f"{type(exc).__name__}: {exc}"
     try:
+        model.check_from_dict(gw_data)
         effective.platforms = _from_dict(gw_data)
         reset = _reset_policy(gw_data)
-        envrules.apply_env_overrides(effective.platforms, environ, reset)
-        plugins.enable_pass(effective.platforms, environ, facts, snapshot.env.simple_values)
+        envrules.apply_env_overrides(effective.platforms, environ, reset, model.enabled_flag)
+        plugins.enable_pass(effective.platforms, environ, facts, snapshot.env.simple_values, model)
         envrules.apply_relay(effective.platforms, environ)
         for state in effective.platforms.values():
             state.extra.pop("_enabled_explicit", None)
@@ -110,14 +118,15 @@ _SHARED_KEYS = ("reply_prefix", "reply_in_thread", "cron_continuable_surface", "
 _TELEGRAM_KEYS = ("allowed_chats", "group_allowed_chats", "allowed_topics", "observe_unmentioned_group_messages")
 
 
-def _yaml_phase(yaml_cfg: Any, gw_data: Any, environ: dict, effective: Effective) -> None:
+def _yaml_phase(yaml_cfg: Any, gw_data: Any, environ: dict, effective: Effective, model: Model) -> None:
     """The guarded part of the loader; raises exactly where Hermes would."""
     gateway_section = yaml_cfg.get("gateway")  # AttributeError for a list/scalar top level
     sr = yaml_cfg.get("session_reset")
-    if "session_reset" not in yaml_cfg and isinstance(gateway_section, dict):
+    if "session_reset" not in yaml_cfg and isinstance(gateway_section, dict) and model.nested_gateway_fallbacks:
         sr = gateway_section.get("session_reset")
     if sr and isinstance(sr, dict):
         gw_data["default_reset_policy"] = sr
+    model.check_gateway_section(yaml_cfg)
     gateway_platforms = gateway_section.get("platforms") if isinstance(gateway_section, dict) else None
     platforms_data = gw_data.setdefault("platforms", {})
     if not isinstance(platforms_data, dict):
@@ -175,7 +184,7 @@ def _yaml_phase(yaml_cfg: Any, gw_data: Any, environ: dict, effective: Effective
             effective.yaml_explicit[name] = block["enabled"]
         extra.update(bridged)
 
-    plugins.apply_yaml_hooks(yaml_cfg, gateway_platforms, platforms_data, environ)
+    plugins.apply_yaml_hooks(yaml_cfg, gateway_platforms, platforms_data, environ, model)
 
     top_mention = yaml_cfg.get("require_mention")
     if top_mention is not None:

@@ -15,10 +15,13 @@ import os
 import stat
 from wizard.records import factory, record
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wizard.envfile import EnvFile, read_env_file
 from wizard.yamlfile import YamlFile, read_yaml_file
+
+if TYPE_CHECKING:
+    from wizard.hermes.model import Model
 
 MAX_SMALL_FILE = 1024 * 1024
 
@@ -111,21 +114,23 @@ def managed_dir_for(environ: dict[str, str]) -> Path:
 
 
 def take_snapshot(home: Path, profile: str = "default", base_env: dict[str, str] | None = None,
-                  overrides: dict[str, bytes] | None = None) -> Snapshot:
+                  overrides: dict[str, bytes] | None = None, model: Model | None = None) -> Snapshot:
     """Read one home.  `base_env` is the environment the gateway process would
     inherit (empty by default: a home is judged by its files).  `overrides` maps
-    ".env" / "config.yaml" to contents that stand in for the files on disk."""
+    ".env" / "config.yaml" to contents that stand in for the files on disk.  `model`
+    is the Hermes version whose `.env` loading decides (default: the newest modelled)."""
     base_env = dict(base_env or {})
     overrides = overrides or {}
     managed_dir = managed_dir_for(base_env or dict(os.environ))
+    loads_op_env = model is None or model.loads_op_env
     return Snapshot(
         home=home,
         profile=profile,
-        env=read_env_file(home / ".env", base_env, overrides.get(".env")),
+        env=read_env_file(home / ".env", base_env, overrides.get(".env"), model),
         yaml=read_yaml_file(home / "config.yaml", overrides.get("config.yaml")),
         gateway_json=read_json_file(home / "gateway.json"),
-        op_env=read_env_file(home / ".op.env", base_env),
-        managed_env=read_env_file(managed_dir / ".env", base_env),
+        op_env=read_env_file(home / ".op.env", base_env, model=model) if loads_op_env else EnvFile(home / ".op.env"),
+        managed_env=read_env_file(managed_dir / ".env", base_env, model=model),
         managed_dir=managed_dir,
         runtime_state=read_json_file(home / "gateway_state.json"),
         starts_log=read_starts_log(home / "gateway-starts.log"),

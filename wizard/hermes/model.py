@@ -1,0 +1,62 @@
+"""The seam between the shared loader and what one Hermes version decides.
+
+The reader and resolver (`wizard/envfile.py`, `wizard/resolve.py`, `wizard/envrules.py`,
+`wizard/plugins.py`) follow the pipeline every modelled Hermes shares — two `.env` loads,
+the three YAML places, the env override blocks, the plugin enable pass, the startup gate —
+and ask a `Model` at each point where versions differ.  One subclass per version, in
+`wizard/hermes/v<major>_<minor>/`, each overriding its predecessor's answers only where
+that version changed them.  Every difference is pinned by conformance tests against the
+real Hermes of that version (tests/oracle).
+
+Contract: a model is stateless; its methods are pure functions of their arguments.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class Model:
+    """The questions the shared loader asks; answered by each version's subclass."""
+
+    version: str = ""
+
+    # --- .env loading -------------------------------------------------------------------
+    loads_op_env: bool  # `$HERMES_HOME/.op.env` (1Password) is loaded
+
+    def decode_env(self, raw: bytes) -> tuple[str, str, bool]:
+        """(the text python-dotenv parses, an encoding label, does the sanitizer rewrite the file?)"""
+        raise NotImplementedError
+
+    def env_keys(self) -> frozenset[str]:
+        """The `.env` names Hermes knows, which decide how a glued line is split."""
+        raise NotImplementedError
+
+    def enabled_flag(self, value: str) -> bool:
+        """How `WHATSAPP_ENABLED` / `API_SERVER_ENABLED` / `WEBHOOK_ENABLED` / `MSGRAPH_WEBHOOK_ENABLED` read."""
+        raise NotImplementedError
+
+    # --- config.yaml / gateway.json ----------------------------------------------------------
+    nested_gateway_fallbacks: bool  # `gateway.session_reset` (and friends) when absent at top level
+
+    def check_gateway_section(self, yaml_cfg: dict) -> None:
+        """Raise where this version's YAML phase fails on the `gateway:` section (the phase is then dropped)."""
+
+    def check_from_dict(self, gw_data: Any) -> None:
+        """Raise a LoaderCrash where this version's `GatewayConfig.from_dict` crashes (outside any guard)."""
+
+    # --- plugins ------------------------------------------------------------------------------
+    discord_seeds_extra: bool  # the discord YAML hook seeds missed_message_backfill / websocket_* keys
+    telegram_free_response_topics: bool
+    dingtalk_nested_allowed_users: bool
+    google_chat_http_mode: bool  # GOOGLE_CHAT_HTTP_EVENTS_URL alone configures Google Chat
+
+    def check_fn_env(self, name: str) -> tuple[str, ...]:
+        """Environment variables a plugin's `check_fn` also requires (truthy in os.environ)."""
+        return ()
+
+    # --- the service ----------------------------------------------------------------------------
+    unit_prevents_exit_78: bool  # Hermes's own unit has RestartPreventExitStatus=78
+
+    def __repr__(self) -> str:
+        return f"<Hermes {self.version} model>"

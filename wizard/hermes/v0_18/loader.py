@@ -1,0 +1,83 @@
+"""The pieces of Hermes 0.18's loader that 0.19 changed: `.env` decoding, the YAML phase's
+`gateway:` handling, and `from_dict` without 0.19's defensive coercions.
+
+Each function reproduces *where* 0.18.2 fails, so the shared resolver fails (or falls back)
+at the same point.  Citations are into the 0.18.2 wheel.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+
+def decode_env(raw: bytes, keys: frozenset[str]) -> tuple[str, str, bool]:
+    """`_sanitize_env_file_if_needed` (env_loader.py:167-218), then the UTF-8/latin-1 load.
+
+    Always read as utf-8-sig with errors=replace — no BOM sniffing, so a UTF-16 file's BOM
+    becomes U+FFFD U+FFFD glued to its first key — NULs stripped, lines sanitized, and the
+    file rewritten (as UTF-8) whenever anything changed; no guard for a U+FFFD first line.
+    """
+    from wizard.envfile import sanitize_lines, text_as_opened
+
+    original = io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8-sig", errors="replace", newline=None).readlines()
+    cleaned = sanitize_lines(original, keys)
+    if cleaned != original:
+        label = "utf-16" if raw[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8"
+        return "".join(cleaned), label, True
+    try:
+        return text_as_opened(raw, "utf-8"), "utf-8", False
+    except UnicodeDecodeError:
+        return text_as_opened(raw, "latin-1"), "latin-1", False
+
+
+def check_gateway_section(yaml_cfg: dict) -> None:
+    """config.py:1054-1058: with no top-level `streaming:` mapping, `yaml_cfg.get("gateway", {}).get(...)`
+    raises for a `gateway:` that is not a mapping (empty, a string, a list) — after the session_reset
+    copy, before any platform is merged; the loader's guard then drops the rest of the YAML phase."""
+    if isinstance(yaml_cfg.get("streaming"), dict) or "gateway" not in yaml_cfg:
+        return
+    section = yaml_cfg["gateway"]
+    if not isinstance(section, dict):
+        raise AttributeError(f"'{type(section).__name__}' object has no attribute 'get'")
+
+
+def check_from_dict(gw_data: Any) -> None:
+    """`GatewayConfig.from_dict` / `PlatformConfig.from_dict` (config.py:494-532, 825-835): no coercion,
+    so a non-mapping where a mapping is read crashes the gateway (outside the YAML guard)."""
+    from wizard.catalog import platform_value
+    from wizard.resolve import LoaderCrash
+
+    def crash(kind: str, what: Any, where: str) -> LoaderCrash:
+        return LoaderCrash(f"{kind}: '{type(what).__name__}' object {where}")
+
+    if not isinstance(gw_data, dict):
+        raise crash("AttributeError", gw_data, "has no attribute 'get' (gateway.json)")
+    platforms = gw_data.get("platforms", {})
+    if not isinstance(platforms, dict):
+        raise crash("AttributeError", platforms, "has no attribute 'items' (platforms)")
+    for name, block in platforms.items():
+        if platform_value(name) is None:
+            continue  # Platform(name) raises ValueError first: the entry is skipped
+        if not isinstance(block, dict):
+            raise crash("AttributeError", block, f"has no attribute 'get' (platform {name})")
+        if "home_channel" in block and not isinstance(block["home_channel"], dict):
+            raise crash("TypeError", block["home_channel"], f"is not subscriptable (home_channel of {name})")
+        extra = block.get("extra", {})
+        if not isinstance(extra, dict) and (block.get("gateway_restart_notification") is None
+                                            or block.get("typing_indicator") is None):
+            raise crash("AttributeError", extra, f"has no attribute 'get' (extra of {name})")
+    for key in ("reset_by_type", "reset_by_platform"):
+        policies = gw_data.get(key, {})
+        if not isinstance(policies, dict):
+            raise crash("AttributeError", policies, f"has no attribute 'items' ({key})")
+        for policy_name, policy in policies.items():
+            if key == "reset_by_platform" and platform_value(policy_name) is None:
+                continue
+            if not isinstance(policy, dict):
+                raise crash("AttributeError", policy, f"has no attribute 'get' ({key}.{policy_name})")
+    if "default_reset_policy" in gw_data and not isinstance(gw_data["default_reset_policy"], dict):
+        raise crash("AttributeError", gw_data["default_reset_policy"], "has no attribute 'get' (session_reset)")
+    streaming = gw_data.get("streaming", {})
+    if streaming and not isinstance(streaming, dict):
+        raise crash("AttributeError", streaming, "has no attribute 'get' (streaming)")
