@@ -106,8 +106,11 @@ def _parse_into(result: YamlFile, raw: bytes, size: int) -> YamlFile:
     loader_class = yaml.SafeLoader
     if size > LARGE_YAML_BYTES and hasattr(yaml, "CSafeLoader"):
         loader_class, result.parsed_with_libyaml = yaml.CSafeLoader, True
-    loader = loader_class(text)
+    loader = None
     try:
+        # The reader checks every character as it is built: a control character
+        # (\x07, \x1b, \x00...) raises here, and Hermes then ignores the whole file.
+        loader = loader_class(text)
         root = loader.get_single_node()
         result._root = root
         result.expanded_nodes = _expanded_size(root) if root is not None else 0
@@ -116,11 +119,24 @@ def _parse_into(result: YamlFile, raw: bytes, size: int) -> YamlFile:
         mark = exc.problem_mark or exc.context_mark
         message = " ".join(str(p) for p in (exc.context, exc.problem) if p) or str(exc)
         result.error = YamlError(message, mark.line + 1 if mark else None, mark.column + 1 if mark else None)
+    except yaml.reader.ReaderError as exc:
+        result.error = _reader_error(text, exc)
     except (yaml.YAMLError, RecursionError, ValueError, TypeError) as exc:
         result.error = YamlError(f"{type(exc).__name__}: {exc}")
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     return result
+
+
+def _reader_error(text: str, exc) -> YamlError:
+    """A character YAML does not allow anywhere, with its line and column (the
+    reader reports only an offset into the text)."""
+    position = exc.position if isinstance(exc.position, int) and 0 <= exc.position <= len(text) else 0
+    line = text.count("\n", 0, position) + 1
+    column = position - (text.rfind("\n", 0, position) + 1) + 1
+    character = exc.character if isinstance(exc.character, int) else ord(str(exc.character)[:1] or "?")
+    return YamlError(f"control character U+{character:04X} is not allowed in YAML", line, column)
 
 
 def _expanded_size(root) -> int:
