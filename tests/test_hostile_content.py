@@ -51,3 +51,51 @@ def test_control_character_hides_a_yaml_open_policy_as_in_hermes(tmp_path, capsy
     home = home_with(tmp_path, W, "platforms:\n  weixin:\n    dm_policy: open\n# \x1b[31m\n")
     code, out, _ = run(capsys, "check", "--gate", "--home", str(home))
     assert code == 0
+
+
+# ---------------------------------------------------------------- item 9: a .env not in UTF-8
+
+def _encoded(text: str, encoding: str) -> bytes:
+    import codecs
+    bom = {"utf-16-le": codecs.BOM_UTF16_LE, "utf-16-be": codecs.BOM_UTF16_BE, "utf-32": b""}.get(encoding, b"")
+    return bom + text.encode(encoding)
+
+
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be", "latin-1"])
+def test_doctor_fix_writes_a_non_utf8_env_in_its_own_encoding(tmp_path, capsys, hermes_oracle, encoding):
+    from wizard.envfile import read_env_file
+
+    original = _encoded("NAME=caf\u00e9\r\n" + W.replace("\n", "\r\n") + "WEIXIN_DM_POLICY=open\r\n", encoding)
+    home = home_with(tmp_path, original)
+    before = hermes_oracle.evaluate(home)
+    assert before["refusal_platform"] == "weixin"
+    code, out, err = run(capsys, "doctor", "--fix", "--yes", "--home", str(home))
+    written = (home / ".env").read_bytes()
+    assert written[:2] == original[:2]  # same BOM (or none): the file keeps its encoding
+    assert written == original.replace(_encoded("=open", encoding)[len(original[:2]) if encoding != "latin-1" else 0:],
+                                       _encoded("=pairing", encoding)[len(original[:2]) if encoding != "latin-1" else 0:])
+    env = read_env_file(home / ".env")
+    assert env.values["WEIXIN_DM_POLICY"] == "pairing" and env.values["NAME"] == "caf\u00e9"
+    after = hermes_oracle.evaluate(home)
+    assert after["would_start"] and after["enabled"] == ["weixin"], after
+    assert "Verified: the gateway will start (weixin)." in out and code == 0
+
+
+def test_a_utf32_env_is_refused_with_the_true_reason(tmp_path):
+    from wizard.plan import ENV, Change, Plan, UnwritableFile, planned_contents
+
+    home = home_with(tmp_path, _encoded(W + "WEIXIN_DM_POLICY=open\n", "utf-32"))
+    plan = Plan.of(home, [Change(ENV, "WEIXIN_DM_POLICY", "open", "pairing")])
+    with pytest.raises(UnwritableFile, match="UTF-32.*latin-1.*iconv"):
+        planned_contents(plan)
+
+
+def test_an_edit_that_would_read_differently_is_never_written(tmp_path):
+    """The planned bytes are read back through wizard.envfile: a value dotenv would read otherwise is refused."""
+    from wizard.plan import ENV, Change, Plan, UnwritableFile, planned_contents
+
+    home = home_with(tmp_path, W + "WEIXIN_DM_POLICY=open\n")
+    # Written bare, Hermes's start-up sanitizer splits this "glued" line into two assignments.
+    plan = Plan.of(home, [Change(ENV, "WEIXIN_DM_POLICY", "open", "pairingWEIXIN_ALLOW_ALL_USERS=true")])
+    with pytest.raises(UnwritableFile, match="WEIXIN_DM_POLICY would read as"):
+        planned_contents(plan)

@@ -61,6 +61,7 @@ class _Builder:
         self.changes: list[Change] = []
         self.notes: list[str] = []
         self.unfixable: list[str] = []
+        self.refused: str | None = None  # why the writers refused the last change set (the true reason)
 
     def plan(self, changes=None) -> Plan:
         return Plan.of(self.report.home, self.changes if changes is None else changes)
@@ -78,6 +79,16 @@ class _Builder:
         plan = self.plan(changes)
         return evaluate(self.report.home, self.report.profile, base_env=self.snapshot.base_env,
                         facts=self.report.facts, overrides=planned_contents(plan))
+
+    def _try(self, changes) -> HomeReport | None:
+        """The simulated verdict of `changes`, or None (remembering why) when a writer
+        refuses them: a YAML edit it cannot make safely, a `.env` it cannot write so
+        Hermes reads the planned values."""
+        try:
+            return self.simulate(changes)
+        except ValueError as exc:
+            self.refused = str(exc)
+            return None
 
     def _judge(self) -> HomeReport:
         return self.simulate(self.changes) if self.changes else self.report
@@ -101,7 +112,11 @@ class _Builder:
             if entry is None or value is None or value.lower() in ALLOW_ALL_TRUE:
                 continue
             if value.strip().lower() in TRUTHY:
-                self.changes.append(self._env_set(key, "true", None, "spelled so Hermes accepts it"))
+                change = self._env_set(key, "true", None, "spelled so Hermes accepts it")
+                if self._try(self.changes + [change]) is None:
+                    self.unfixable.append(f"{key}: {value!r} left as it is: {self.refused}")
+                    continue
+                self.changes.append(change)
                 self.notes.append(f"{key}: {value!r} → true (Hermes accepts only true/1/yes, unpadded)")
 
     def disable_dead_transports(self) -> set[str]:
@@ -112,6 +127,7 @@ class _Builder:
             transport = self.report.transports.get(name)
             if not state.enabled or transport is None or not transport.dead:
                 continue
+            self.refused = None
             candidate = self._disable(name)
             if candidate is None:
                 self.unfixable.append(f"{name}: cannot connect, and no change this tool makes disables it"
@@ -135,9 +151,8 @@ class _Builder:
                       for block in platform_blocks(self.snapshot.yaml.mapping(), name)])
         chosen: list[Change] = []
         for step in steps:
-            try:
-                after = self.simulate(self.changes + chosen + step)
-            except ValueError:  # a YAML edit the writer refuses: try the next step without it
+            after = self._try(self.changes + chosen + step)
+            if after is None:  # a writer refuses this step: try the next one without it
                 continue
             chosen = chosen + step
             state = after.effective.platforms.get(name)
@@ -146,6 +161,8 @@ class _Builder:
         return None
 
     def _why_unreachable(self, name: str, policy: bool = False) -> str:
+        if self.refused:
+            return f": {self.refused}"
         if self.snapshot.yaml.error is not None or self.report.effective.yaml_fallback:
             return ": Hermes ignores config.yaml (see HW020); fix it, then run doctor again"
         gateway_json = self.snapshot.gateway_json.data
@@ -160,12 +177,11 @@ class _Builder:
         platform nothing reaches gets no change at all, only a `not fixed` line."""
         current = self._judge()
         for violation in [v for v in current.violations if v.platform not in skip]:
-            kept = len(self.changes)
+            kept, self.refused = len(self.changes), None
             for attempt in self._policy_attempts(violation, current):
                 self.changes[kept:] = attempt
-                try:
-                    after = self.simulate(self.changes)
-                except ValueError:  # a YAML edit the writer refuses (config.yaml does not parse)
+                after = self._try(self.changes)
+                if after is None:
                     continue
                 if violation.platform not in {v.platform for v in after.violations}:
                     self.notes.extend(self._policy_notes(violation))
