@@ -3,8 +3,9 @@
 Safe means failing toward safety (DESIGN.md): an open policy without opt-in
 becomes `pairing` where the open value lives (never an automatic allow-all, never
 `*`); a dead transport is disabled without deleting its credentials; an allow-all
-spelled in a way Hermes ignores gets the spelling Hermes accepts (the user's
-evident intent); `.env` gets mode 0600.  Every candidate plan is judged by the same
+spelled in a way Hermes ignores (`on`, ` true`) is respelled only with
+`--open-policy optin` (otherwise it is reported, and the platform closed); `.env`
+gets mode 0600.  Every candidate plan is judged by the same
 resolver as `check` (`evaluate(..., overrides=planned files)`), so a repair is
 only proposed when Hermes would actually see it.
 
@@ -111,13 +112,23 @@ class _Builder:
             value = self.snapshot.env.values.get(key)
             if entry is None or value is None or value.lower() in ALLOW_ALL_TRUE:
                 continue
-            if value.strip().lower() in TRUTHY:
-                change = self._env_set(key, "true", None, "spelled so Hermes accepts it")
-                if self._try(self.changes + [change]) is None:
-                    self.unfixable.append(f"{key}: {value!r} left as it is: {self.refused}")
-                    continue
-                self.changes.append(change)
-                self.notes.append(f"{key}: {value!r} → true (Hermes accepts only true/1/yes, unpadded)")
+            if value.strip().lower() not in TRUTHY:
+                continue
+            if self.options.open_policy != "optin":
+                # Hermes reads this platform as closed: respelling would open it to everyone, which only
+                # an explicit choice may do (--yes never opens access).
+                self.notes.append(f"{key}: {value!r} is not read by Hermes (it accepts only true/1/yes, unpadded), "
+                                  "so it does not open anything; an open policy is closed to "
+                                  f"{self.options.open_policy} instead. To keep it open on purpose: "
+                                  "hermes-wizard doctor --fix --open-policy optin")
+                continue
+            change = self._env_set(key, "true", None, "spelled so Hermes accepts it")
+            if self._try(self.changes + [change]) is None:
+                self.unfixable.append(f"{key}: {value!r} left as it is: {self.refused}")
+                continue
+            self.changes.append(change)
+            self.notes.append(f"{key}: {value!r} → true (--open-policy optin; Hermes accepts only true/1/yes, "
+                              "unpadded)")
 
     def disable_dead_transports(self) -> set[str]:
         disabled: set[str] = set()
