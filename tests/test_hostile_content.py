@@ -99,3 +99,42 @@ def test_an_edit_that_would_read_differently_is_never_written(tmp_path):
     plan = Plan.of(home, [Change(ENV, "WEIXIN_DM_POLICY", "open", "pairingWEIXIN_ALLOW_ALL_USERS=true")])
     with pytest.raises(UnwritableFile, match="WEIXIN_DM_POLICY would read as"):
         planned_contents(plan)
+
+
+# ---------------------------------------------------------------- item 11: many platform keys
+
+class _CountingPairs(list):
+    """A mapping node's (key, value) pairs that count how often they are walked."""
+    walks = 0
+
+    def __iter__(self):
+        type(self).walks += 1
+        return super().__iter__()
+
+
+def test_line_of_walks_each_mapping_once_however_many_keys_are_asked(tmp_path):
+    """Counted, not timed: asking the line of each of n keys used to walk the mapping n times (O(n²))."""
+    import yaml
+
+    from wizard.yamlfile import read_yaml_file
+
+    keys = 400
+    path = tmp_path / "config.yaml"
+    path.write_text("platforms:\n" + "".join(f"  k{i}:\n    enabled: true\n" for i in range(keys)))
+    parsed = read_yaml_file(path)
+    platforms = parsed._root.value[0][1]
+    assert isinstance(platforms, yaml.MappingNode)
+    platforms.value = _CountingPairs(platforms.value)
+    _CountingPairs.walks = 0
+    lines = [parsed.line_of(("platforms", f"k{i}")) for i in range(keys)]
+    assert lines == [2 + 2 * i for i in range(keys)]
+    assert _CountingPairs.walks <= 1
+    assert parsed.line_of(("platforms", "k3", "enabled")) == 9 and parsed.line_of(("platforms", "nope")) == 1
+
+
+def test_many_unknown_platform_keys_give_bounded_output(tmp_path, capsys):
+    home = home_with(tmp_path, W, "platforms:\n" + "".join(f"  extra{i}: {{}}\n" for i in range(3000)))
+    code, out, _ = run(capsys, "check", "--home", str(home), "--format", "json")
+    import json
+    findings = [f for f in json.loads(out)["findings"] if f["code"] == "HW022"]
+    assert len(findings) == 51 and "2950 more keys" in findings[-1]["message"]

@@ -47,6 +47,7 @@ class YamlFile:
     parsed_with_libyaml: bool = False
     expanded_nodes: int = 0  # node count with every alias expanded (capped)
     _root: Any = None
+    _keys: Any = None  # id(mapping node) -> {key text: (line, value node)}, built once per mapping
 
     def mapping(self) -> dict:
         """The top level when it is a mapping, else an empty dict."""
@@ -58,13 +59,25 @@ class YamlFile:
         for part in path:
             if not isinstance(node, yaml.MappingNode):
                 break
-            for key_node, value_node in node.value:
-                if isinstance(key_node, yaml.ScalarNode) and key_node.value == str(part):
-                    line, node = key_node.start_mark.line + 1, value_node
-                    break
-            else:
+            found = self._keys_of(node).get(str(part))
+            if found is None:
                 break
+            line, node = found
         return line
+
+    def _keys_of(self, node) -> dict:
+        """The keys of one mapping node, indexed on first use: a check asking for the line
+        of each of n keys then costs O(n), not O(n²).  The first of duplicate keys wins."""
+        if self._keys is None:
+            self._keys = {}
+        index = self._keys.get(id(node))
+        if index is None:
+            index = {}
+            for key_node, value_node in node.value:
+                if isinstance(key_node, yaml.ScalarNode):
+                    index.setdefault(key_node.value, (key_node.start_mark.line + 1, value_node))
+            self._keys[id(node)] = index
+        return index
 
 
 def read_yaml_file(path: Path, content: bytes | None = None) -> YamlFile:
