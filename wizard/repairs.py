@@ -172,10 +172,10 @@ class _Builder:
         return None
 
     def _why_unreachable(self, name: str, policy: bool = False) -> str:
-        if self.refused:
-            return f": {self.refused}"
         if self.snapshot.yaml.error is not None or self.report.effective.yaml_fallback:
             return ": Hermes ignores config.yaml (see HW020); fix it, then run doctor again"
+        if self.refused:  # the writer's own words: why the edit that would reach Hermes was not made
+            return f": {self.refused}"
         gateway_json = self.snapshot.gateway_json.data
         if isinstance(gateway_json, dict) and name in (gateway_json.get("platforms") or {}):
             return ": it is configured in the legacy gateway.json, which this tool does not edit"
