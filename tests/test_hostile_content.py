@@ -138,3 +138,35 @@ def test_many_unknown_platform_keys_give_bounded_output(tmp_path, capsys):
     import json
     findings = [f for f in json.loads(out)["findings"] if f["code"] == "HW022"]
     assert len(findings) == 51 and "2950 more keys" in findings[-1]["message"]
+
+
+# ---------------------------------------------------------------- item 12: an aliased open policy
+
+ALIASED = "defaults:\n  policy: &p open\nplatforms:\n  weixin:\n    dm_policy: *p\n    group_policy: *p\n"
+
+
+def test_an_aliased_open_policy_is_repaired_and_hermes_agrees(tmp_path, capsys, hermes_oracle):
+    import yaml
+
+    home = home_with(tmp_path, W, ALIASED)
+    assert hermes_oracle.evaluate(home)["refusal_platform"] == "weixin"
+    code, out, err = run(capsys, "doctor", "--fix", "--yes", "--home", str(home))
+    assert "does not parse" not in out + err and "not fixed" not in out
+    text = (home / "config.yaml").read_text()
+    assert "policy: &p open" in text  # the anchor (and what else uses it) is kept
+    assert yaml.safe_load(text) == {"defaults": {"policy": "open"},
+                                    "platforms": {"weixin": {"dm_policy": "pairing", "group_policy": "pairing"}}}
+    after = hermes_oracle.evaluate(home)
+    assert after["would_start"] and after["enabled"] == ["weixin"], after
+    assert code == 0 and "Verified: the gateway will start (weixin)." in out
+
+
+def test_editing_an_anchored_value_keeps_its_aliases_meaning():
+    from wizard.yamlwriter import set_value
+    import yaml
+
+    text = "platforms:\n  weixin:\n    dm_policy: &p open  # note\n    group_policy: *p\n"
+    edited = set_value(text, ("platforms", "weixin", "dm_policy"), "pairing")
+    assert yaml.safe_load(edited) == {"platforms": {"weixin": {"dm_policy": "pairing", "group_policy": "open"}}}
+    alone = set_value("a:\n  dm_policy: &p open  # note\n", ("a", "dm_policy"), "pairing")
+    assert alone == "a:\n  dm_policy: &p pairing  # note\n"
