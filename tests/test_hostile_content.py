@@ -170,3 +170,47 @@ def test_editing_an_anchored_value_keeps_its_aliases_meaning():
     assert yaml.safe_load(edited) == {"platforms": {"weixin": {"dm_policy": "pairing", "group_policy": "open"}}}
     alone = set_value("a:\n  dm_policy: &p open  # note\n", ("a", "dm_policy"), "pairing")
     assert alone == "a:\n  dm_policy: &p pairing  # note\n"
+
+
+# ---------------------------------------------------------------- item 15: empty values and empty allowlists
+
+def test_python_dotenv_reads_an_empty_value_before_a_comment_as_the_comment():
+    """Pinned python-dotenv 1.2.2 behaviour the writer must avoid, and what it writes instead."""
+    import io
+
+    from dotenv import dotenv_values
+
+    assert dotenv_values(stream=io.StringIO("K= # note\n")) == {"K": "# note"}
+    assert dotenv_values(stream=io.StringIO("K='' # note\n")) == {"K": ""}
+
+
+def test_the_env_writer_never_writes_an_empty_value_dotenv_reads_as_its_comment():
+    import io
+
+    from dotenv import dotenv_values
+
+    from wizard.envwriter import EnvEdit, apply_edits
+
+    edited = apply_edits("WEIXIN_ALLOWED_USERS=u1 # who\nA=1\n", [EnvEdit("WEIXIN_ALLOWED_USERS", "")])
+    assert edited == "WEIXIN_ALLOWED_USERS='' # who\nA=1\n"
+    assert dotenv_values(stream=io.StringIO(edited)) == {"WEIXIN_ALLOWED_USERS": "", "A": "1"}
+    assert apply_edits("K=v\n", [EnvEdit("K", "")]) == "K=\n"  # no comment: bare stays bare
+
+
+def test_an_allowlist_of_nobody_is_refused_by_the_answers_layer(tmp_path):
+    from wizard.answers import EMPTY_ALLOWLIST, access_changes
+    from wizard.engine import evaluate
+
+    report = evaluate(home_with(tmp_path, W + "WEIXIN_DM_POLICY=open\n"))
+    for ids in ([], [" "]):
+        with pytest.raises(ValueError, match="allowlist of nobody is pairing"):
+            access_changes(report, "weixin", "allowlist", ids)
+    assert "pairing" in EMPTY_ALLOWLIST
+    assert access_changes(report, "weixin", "allowlist", ["u1@im.wechat"])
+
+
+def test_doctor_open_policy_allowlist_refuses_an_allowlist_of_nobody(tmp_path, capsys):
+    home = home_with(tmp_path, W + "WEIXIN_DM_POLICY=open\n")
+    code, out, _ = run(capsys, "doctor", "--fix", "--yes", "--open-policy", "allowlist", "--home", str(home))
+    assert "an allowlist of nobody is pairing; use --open-policy pairing" in out
+    assert code == 78 and (home / ".env").read_text() == W + "WEIXIN_DM_POLICY=open\n"

@@ -62,13 +62,14 @@ def test_every_open_place_is_closed_when_several_hold_it(tmp_path):
     ("allowlist", {(".env", "WEIXIN_DM_POLICY"): "allowlist"}),
 ])
 def test_open_policy_choices(tmp_path, choice, expected):
-    home = home_with(tmp_path, WEIXIN + "WEIXIN_DM_POLICY=open\n")
+    home = home_with(tmp_path, WEIXIN + "WEIXIN_DM_POLICY=open\nWEIXIN_ALLOWED_USERS=u1@im.wechat\n")
     repair = plan_repairs(evaluate(home), RepairOptions(open_policy=choice))
     assert keys(repair) == expected and repair.after.would_start
 
 
 def test_never_a_global_or_wildcard_opt_in(tmp_path):
-    home = home_with(tmp_path, WEIXIN + "WEIXIN_DM_POLICY=open\nWECOM_BOT_ID=b\nWECOM_SECRET=s\nWECOM_DM_POLICY=open\n")
+    home = home_with(tmp_path, WEIXIN + "WEIXIN_DM_POLICY=open\nWECOM_BOT_ID=b\nWECOM_SECRET=s\nWECOM_DM_POLICY=open\n"
+                     "WEIXIN_ALLOWED_USERS=u1@im.wechat\nWECOM_ALLOWED_USERS=u2\n")
     for choice in ("pairing", "allowlist", "optin"):
         repair = plan_repairs(evaluate(home), RepairOptions(open_policy=choice))
         assert all(c.key != "GATEWAY_ALLOW_ALL_USERS" and c.after != "*" for c in repair.plan.changes)

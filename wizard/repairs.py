@@ -188,6 +188,13 @@ class _Builder:
         platform nothing reaches gets no change at all, only a `not fixed` line."""
         current = self._judge()
         for violation in [v for v in current.violations if v.platform not in skip]:
+            if self.options.open_policy == "allowlist" and not _listed_ids(violation.platform, current):
+                spec = PLATFORMS[violation.platform]
+                self.unfixable.append(f"{violation.platform}: --open-policy allowlist, but no IDs are listed"
+                                      f"{f' in {spec.allowlist_env}' if spec.allowlist_env else ''} or allow_from: "
+                                      "an allowlist of nobody is pairing; use --open-policy pairing (or list the "
+                                      "IDs first)")
+                continue
             kept, self.refused = len(self.changes), None
             for attempt in self._policy_attempts(violation, current):
                 self.changes[kept:] = attempt
@@ -248,6 +255,15 @@ class _Builder:
             self.changes.append(Change(ENV, "<mode>", f"{env.mode:04o}", "0600", "mode",
                                        reason="secrets readable by others"))
             self.notes.append(f".env: mode {env.mode:04o} → 0600 (it holds secrets)")
+
+
+def _listed_ids(name: str, report: HomeReport) -> list[str]:
+    """The IDs Hermes would allow on `name` (its env allowlist, else YAML allow_from), '*' excluded."""
+    spec, state = PLATFORMS[name], report.effective.platforms.get(name)
+    listed = report.effective.environ.get(spec.allowlist_env or "", "").split(",")
+    allow_from = state.extra.get("allow_from") if state is not None else None
+    listed += allow_from if isinstance(allow_from, list) else str(allow_from or "").split(",")
+    return [str(item).strip() for item in listed if str(item).strip() not in ("", "*")]
 
 
 def _lookup(data, path):
