@@ -116,11 +116,14 @@ class _Builder:
                 continue
             if self.options.open_policy != "optin":
                 # Hermes reads this platform as closed: respelling would open it to everyone, which only
-                # an explicit choice may do (--yes never opens access).
-                self.notes.append(f"{key}: {value!r} is not read by Hermes (it accepts only true/1/yes, unpadded), "
-                                  "so it does not open anything; an open policy is closed to "
-                                  f"{self.options.open_policy} instead. To keep it open on purpose: "
-                                  "hermes-wizard doctor --fix --open-policy optin")
+                # an explicit choice may do (--yes never opens access).  Said when its open policy is being
+                # closed now (a second run has nothing to say).
+                refusing = {v.platform for v in self.report.violations}
+                if any(spec.allow_all_env == key and name in refusing for name, spec in PLATFORMS.items()):
+                    self.notes.append(f"{key}: {value!r} is not read by Hermes (it accepts only true/1/yes, unpadded), "
+                                      "so it does not open anything; an open policy is closed to "
+                                      f"{self.options.open_policy} instead. To keep it open on purpose: "
+                                      "hermes-wizard doctor --fix --open-policy optin")
                 continue
             change = self._env_set(key, "true", None, "spelled so Hermes accepts it")
             if self._try(self.changes + [change]) is None:
