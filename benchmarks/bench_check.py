@@ -9,6 +9,7 @@ alike, and reports wall time (median, min) and peak RSS (from `os.wait4`, per ch
   all-profiles   python -m wizard check --all-profiles --home ROOT   (100 profiles)
   gate-refuse    python -m wizard check --gate --home DEMO   (the ExecCondition= gate: exit 78)
   gate-pass      python -m wizard check --gate --home HEALTHY   (DEMO repaired; exit 0)
+  platform-keys-10k / -100k   check on DEMO with 10k / 100k unknown `platforms:` keys (linear, bounded)
   hermes         <oracle venv>/bin/hermes gateway run   (real Hermes 0.19.0 reaching its refusal)
 
 DEMO is a copy of assets/homes/death-loop. It is a report, not a test: it always exits 0.
@@ -95,6 +96,13 @@ def benches(tmp: Path, args) -> list[Bench]:
         Bench("gate-pass", lambda: [*check, "--gate", "--home", str(healthy)], env, args.rounds,
               expect_rc(0)),
     ]
+    # Many platform keys (issue 8 item 11): the cost must grow linearly, memory stay bounded.
+    for keys, rounds in ((10_000, max(1, args.rounds // 5)), (100_000, 1)):
+        many = copy_demo(tmp / f"keys-{keys}")
+        (many / "config.yaml").write_text("platforms:\n" + "".join(
+            f"  extra{i}:\n    enabled: true\n    dm_policy: open\n" for i in range(keys)))
+        out.append(Bench(f"platform-keys-{keys // 1000}k", lambda many=many: [*check, "--home", str(many)], env,
+                         rounds, expect_rc(78)))
     hermes = oracle_venv() / "bin" / "hermes"
     if args.hermes_rounds and hermes.exists():
         fresh = iter(range(10 ** 6))

@@ -12,7 +12,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Input, Label, RadioButton, RadioSet, Static
 
-from wizard.answers import ACCESS_MODES, ACCESS_WORDS, access_changes, enable_changes, id_problems, split_ids
+from wizard.answers import ACCESS_MODES, ACCESS_WORDS, EMPTY_ALLOWLIST, access_changes, enable_changes, id_problems, split_ids
 from wizard.catalog import PLATFORMS
 
 HELP = """# Who may use the agent
@@ -112,7 +112,7 @@ class AccessScreen(Screen):
             return
         ids = split_ids(self.query_one("#ids", Input).value)
         if mode == "allowlist" and not ids:
-            self.query_one("#message", Static).update("An allowlist needs at least one ID.")
+            self.query_one("#message", Static).update(EMPTY_ALLOWLIST)
             self.query_one("#ids", Input).focus()
             return
         report = self.app.report

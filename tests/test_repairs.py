@@ -62,24 +62,41 @@ def test_every_open_place_is_closed_when_several_hold_it(tmp_path):
     ("allowlist", {(".env", "WEIXIN_DM_POLICY"): "allowlist"}),
 ])
 def test_open_policy_choices(tmp_path, choice, expected):
-    home = home_with(tmp_path, WEIXIN + "WEIXIN_DM_POLICY=open\n")
+    home = home_with(tmp_path, WEIXIN + "WEIXIN_DM_POLICY=open\nWEIXIN_ALLOWED_USERS=u1@im.wechat\n")
     repair = plan_repairs(evaluate(home), RepairOptions(open_policy=choice))
     assert keys(repair) == expected and repair.after.would_start
 
 
 def test_never_a_global_or_wildcard_opt_in(tmp_path):
-    home = home_with(tmp_path, WEIXIN + "WEIXIN_DM_POLICY=open\nWECOM_BOT_ID=b\nWECOM_SECRET=s\nWECOM_DM_POLICY=open\n")
+    home = home_with(tmp_path, WEIXIN + "WEIXIN_DM_POLICY=open\nWECOM_BOT_ID=b\nWECOM_SECRET=s\nWECOM_DM_POLICY=open\n"
+                     "WEIXIN_ALLOWED_USERS=u1@im.wechat\nWECOM_ALLOWED_USERS=u2\n")
     for choice in ("pairing", "allowlist", "optin"):
         repair = plan_repairs(evaluate(home), RepairOptions(open_policy=choice))
         assert all(c.key != "GATEWAY_ALLOW_ALL_USERS" and c.after != "*" for c in repair.plan.changes)
         assert repair.after.would_start
 
 
-def test_allow_all_spelled_on_becomes_true(tmp_path):
+def test_allow_all_spelled_on_is_never_opened_by_default(tmp_path):
+    """Hermes does not read `on`: the platform is closed, so --yes closes it (pairing) and says how to keep
+    it open on purpose; only --open-policy optin respells it."""
     home = home_with(tmp_path, WEIXIN + "WEIXIN_DM_POLICY=open\nWEIXIN_ALLOW_ALL_USERS=on\n")
     repair = plan_repairs(evaluate(home))
-    assert keys(repair) == {(".env", "WEIXIN_ALLOW_ALL_USERS"): "true"}  # the evident intent: keep it open
-    assert repair.after.would_start
+    assert keys(repair) == {(".env", "WEIXIN_DM_POLICY"): "pairing"}
+    assert any("'on' is not read" in note and "--open-policy optin" in note for note in repair.notes)
+    assert repair.after.would_start and not repair.after.effective.environ.get("WEIXIN_ALLOW_ALL_USERS") == "true"
+    optin = plan_repairs(evaluate(home), RepairOptions(open_policy="optin"))
+    assert keys(optin) == {(".env", "WEIXIN_ALLOW_ALL_USERS"): "true"}
+    assert optin.after.would_start
+
+
+def test_doctor_fix_yes_never_respells_an_allow_all(tmp_path, capsys):
+    from wizard.cli import main
+
+    home = home_with(tmp_path, WEIXIN + "WEIXIN_DM_POLICY=open\nWEIXIN_ALLOW_ALL_USERS=on\n")
+    main(["doctor", "--fix", "--yes", "--home", str(home)])
+    out = capsys.readouterr().out
+    assert (home / ".env").read_text() == WEIXIN + "WEIXIN_DM_POLICY=pairing\nWEIXIN_ALLOW_ALL_USERS=on\n"
+    assert "--open-policy optin" in out and "Verified: the gateway will start (weixin)" in out
 
 
 def test_weixin_without_token_is_disabled_by_commenting_out_its_credentials(tmp_path):

@@ -180,3 +180,30 @@ def test_healthy_home_starts(tmp_path):
     (home / ".env").chmod(0o600)
     result = run_condition(dropin.gate_text(unit_for(tmp_path, home), installed_wizard(tmp_path)), home)
     assert result.returncode == 0 and result.stderr == "" and result.stdout == "", result
+
+
+# ---------------------------------------------------------------------- issue 8 item 16
+
+
+@pytest.mark.parametrize("bad", ["/opt/w\n", "/opt/w\nExecStartPre=/bin/false", "/opt/\u202ew", "/opt/w\x85"])
+def test_a_path_with_a_line_break_or_invisible_character_is_refused(tmp_path, bad):
+    """`$` in the old pattern matched before a trailing newline: the line systemd got was split."""
+    with pytest.raises(dropin.DropinError):
+        dropin.gate_command(bad, tmp_path)
+    with pytest.raises(dropin.DropinError):
+        dropin.gate_command("/bin/true", bad)
+
+
+@needs_analyze
+def test_a_non_ascii_home_gets_a_gate_systemd_accepts_and_runs(tmp_path):
+    home = tmp_path / "jos\u00e9 h\u00f6me"
+    shutil.copytree(DEMO, home)
+    (home / ".env").chmod(0o600)
+    unit = unit_for(tmp_path, home)
+    dropin.install(unit, "gate", installed_wizard(tmp_path))
+    result = verify(unit)
+    assert result.returncode == 0 and (result.stdout + result.stderr).strip() == "", result.stdout + result.stderr
+    again = read_systemd(unit.path, unit.scope, tmp_path / "root", tmp_path)
+    assert again.gate is not None and again.gate.home == str(home) and again.home == home
+    ran = run_condition((unit.dropin_dir / GATE_DROPIN).read_text(encoding="utf-8"), home)
+    assert 1 <= ran.returncode <= 254 and "Hermes would refuse to start" in ran.stderr, ran

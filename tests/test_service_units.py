@@ -313,3 +313,20 @@ def test_system_unit_without_home_lines_uses_the_account_from_passwd(machine):
     text = "\n".join(line for line in text.splitlines() if "HERMES_HOME" not in line and "HOME=" not in line)
     (root / "etc" / "systemd" / "system" / "hermes-gateway.service").write_text(text + "\n")
     assert units.detect()[0].home == Path("/srv/hermes/.hermes")
+
+
+@pytest.mark.parametrize("value, home", [
+    ('"HERMES_HOME=/srv/100%%/hermes"', "/srv/100%/hermes"),  # %% is a literal %
+    ("HERMES_HOME=%h/bot", "{user_home}/bot"),  # %h: the user manager's home
+    ('"HERMES_HOME=/srv/a\\x20b"', "/srv/a b"),  # C escapes are decoded
+    ("HERMES_HOME=/srv/a\\040b", "/srv/a b"),
+    ("HERMES_HOME=/srv/$$x", "/srv/$$x"),  # $$ is an Exec*= escape, not an Environment= one
+    ("HERMES_HOME=/srv/ok HERMES_HOME=/srv/%Z", "/srv/ok"),  # an unknown specifier: that word is ignored
+])
+def test_environment_is_read_with_systemd_escapes_and_specifiers(tmp_path, value, home):
+    from wizard.service.units import read_systemd
+
+    path = tmp_path / "hermes-gateway.service"
+    path.write_text(f"[Service]\nEnvironment={value}\nExecStart=/usr/bin/python -m hermes_cli.main gateway run\n")
+    unit = read_systemd(path, "user", tmp_path / "root", tmp_path / "u")
+    assert str(unit.home) == home.format(user_home=tmp_path / "u")

@@ -20,6 +20,7 @@ from wizard.plan import ENV, YAML, Change, Plan, is_secret_name, planned_content
 from wizard.provenance import platform_blocks, yaml_paths
 
 ACCESS_MODES = ("pairing", "allowlist", "open", "disabled")
+EMPTY_ALLOWLIST = "An allowlist of nobody is pairing: list at least one ID, or choose pairing."
 ACCESS_WORDS = {
     "pairing": ("Pairing (recommended). A stranger who messages the bot gets a one-time code and no access. You "
                 "approve them on this machine with `hermes pairing approve {platform} <CODE>`; codes expire after "
@@ -116,6 +117,8 @@ def access_changes(report, platform: str, mode: str, ids: list[str] | tuple = ()
     spec = PLATFORMS[platform]
     if mode == "disabled":
         return enable_changes(report, platform, False)
+    if mode == "allowlist" and not [i for i in ids if i.strip()]:
+        raise ValueError(EMPTY_ALLOWLIST)
     changes: list[Change] = []
     environ = report.effective.environ
     if spec.gate:

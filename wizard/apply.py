@@ -25,7 +25,7 @@ import time
 from wizard.records import factory, record
 from pathlib import Path
 
-from wizard.plan import ENV, Plan, fingerprint, planned_contents, read_bytes
+from wizard.plan import ENV, Plan, env_misreads, fingerprint, planned_contents, planned_env_edits, read_bytes
 
 BACKUP_DIR = ".wizard-backups"
 KEEP_BACKUPS = 20
@@ -167,9 +167,12 @@ def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None 
             raise ApplyError(_failure_words(exc, backup)) from exc
         result.written = done
         for name, data in contents.items():
-            if read_bytes(targets[name]) != data:
-                raise ApplyError(f"{name} does not read back as written; restore with `hermes-wizard undo` "
-                                 f"(backup: {backup})")
+            written = read_bytes(targets[name])
+            # Bytes equal to the plan are not enough: what counts is what Hermes reads from them.
+            misread = env_misreads(written, planned_env_edits(plan)) if name == ENV and written is not None else None
+            if written != data or misread:
+                raise ApplyError(f"{name} does not read back as planned{f' ({misread})' if misread else ''}; "
+                                 f"restore with `hermes-wizard undo` (backup: {backup})")
         result.report = evaluate(home, base_env=base_env, facts=facts)
         return result
 

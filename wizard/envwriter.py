@@ -101,7 +101,10 @@ def _replace_value(original: str, new_value: str) -> str:
     else:
         comment = re.search(r"\s+#", body)
         tail = body[comment.start():] if comment else body[len(body.rstrip()):]
-    return original[:head.end()] + quote_value(new_value, quote) + tail + ending
+    rendered = quote_value(new_value, quote)
+    if not rendered and tail.strip():  # python-dotenv reads `KEY= # note` as "# note"
+        rendered = "''"
+    return original[:head.end()] + rendered + tail + ending
 
 
 def _strip_line_end(text: str) -> tuple[str, str]:

@@ -8,6 +8,7 @@ per-file unified diff with secret values masked.  Only `wizard.apply` writes.
 
 from __future__ import annotations
 
+import codecs
 import difflib
 import hashlib
 from wizard.records import factory, record
@@ -83,10 +84,12 @@ def planned_contents(plan: Plan, current: dict[str, bytes | None] | None = None)
     """The new bytes of every file whose content the plan changes (mode-only excluded)."""
     current = current if current is not None else {name: read_bytes(plan.home / name) for name in (ENV, YAML)}
     out: dict[str, bytes] = {}
-    env_edits = [_env_edit(c) for c in plan.changes if c.file == ENV and c.action != "mode"]
+    env_edits = planned_env_edits(plan)
     if env_edits:
-        old = current.get(ENV) or b""
-        out[ENV] = apply_edits(old.decode("utf-8", "surrogateescape"), env_edits).encode("utf-8", "surrogateescape")
+        text, encode = decode_env(current.get(ENV) or b"")
+        out[ENV] = encode(apply_edits(text, env_edits))
+        if problem := env_misreads(out[ENV], env_edits):
+            raise UnwritableFile(f".env: {problem}; nothing is written this way")
     yaml_changes = [c for c in plan.changes if c.file == YAML]
     if yaml_changes:
         text = (current.get(YAML) or b"").decode("utf-8")
@@ -94,6 +97,61 @@ def planned_contents(plan: Plan, current: dict[str, bytes | None] | None = None)
             text = set_value(text, tuple(change.key.split(".")), _yaml_value(change.after))
         out[YAML] = text.encode("utf-8")
     return out
+
+
+def planned_env_edits(plan: Plan) -> list[EnvEdit]:
+    return [_env_edit(c) for c in plan.changes if c.file == ENV and c.action != "mode"]
+
+
+class UnwritableFile(ValueError):
+    """A file this tool cannot edit so that Hermes reads what was planned (the message says why)."""
+
+
+def decode_env(raw: bytes):
+    """(text, encode) for editing `.env` in its own encoding, as Hermes 0.19 decodes it:
+    UTF-16 with a BOM (its sanitizer converts it), UTF-8, else latin-1 (its fallback).
+    UTF-32 and broken UTF-16 are refused: Hermes reads them as latin-1 garbage."""
+    if raw.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
+        raise UnwritableFile(".env is UTF-32, which Hermes does not decode (it reads it as latin-1, so no key in "
+                             "it is what it looks like); convert it first: iconv -f UTF-32 -t UTF-8 .env > .env.new "
+                             "&& mv .env.new .env")
+    for bom, codec in ((codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be")):
+        if raw.startswith(bom):
+            try:
+                text = raw[len(bom):].decode(codec)
+            except UnicodeDecodeError:
+                raise UnwritableFile(".env starts with a UTF-16 byte-order mark but is not valid UTF-16 (Hermes then "
+                                     "reads it as latin-1); convert it to UTF-8 first") from None
+            return text, lambda new, bom=bom, codec=codec: bom + new.encode(codec, "surrogatepass")
+    try:
+        return raw.decode("utf-8"), lambda new: new.encode("utf-8")
+    except UnicodeDecodeError:
+        pass
+
+    def latin1(new: str) -> bytes:
+        try:
+            return new.encode("latin-1")
+        except UnicodeEncodeError:
+            raise UnwritableFile(".env is not UTF-8, so Hermes reads it as latin-1, which cannot hold the new value; "
+                                 "convert it to UTF-8 first (iconv -f LATIN1 -t UTF-8)") from None
+    return raw.decode("latin-1"), latin1
+
+
+def env_misreads(data: bytes, edits: list[EnvEdit]) -> str | None:
+    """Why `data`, read as Hermes reads a `.env` (through wizard.envfile), does not hold
+    what `edits` planned; None when every edited key reads as planned."""
+    from wizard.envfile import read_env_file
+
+    entries = read_env_file(Path(ENV), content=data).entries
+    for edit in edits:
+        entry = entries.get(edit.key)
+        if edit.restore or edit.value is None:
+            if (entry is None) != (edit.value is None):
+                return f"{edit.key} would {'still be set' if entry else 'not be read'} after the edit"
+        elif entry is None or entry.value != edit.value:
+            seen = "missing" if entry is None else repr(entry.value)
+            return f"{edit.key} would read as {seen}, not as the planned value"
+    return None
 
 
 def _env_edit(change: Change) -> EnvEdit:

@@ -3,8 +3,9 @@
 Safe means failing toward safety (DESIGN.md): an open policy without opt-in
 becomes `pairing` where the open value lives (never an automatic allow-all, never
 `*`); a dead transport is disabled without deleting its credentials; an allow-all
-spelled in a way Hermes ignores gets the spelling Hermes accepts (the user's
-evident intent); `.env` gets mode 0600.  Every candidate plan is judged by the same
+spelled in a way Hermes ignores (`on`, ` true`) is respelled only with
+`--open-policy optin` (otherwise it is reported, and the platform closed); `.env`
+gets mode 0600.  Every candidate plan is judged by the same
 resolver as `check` (`evaluate(..., overrides=planned files)`), so a repair is
 only proposed when Hermes would actually see it.
 
@@ -61,6 +62,7 @@ class _Builder:
         self.changes: list[Change] = []
         self.notes: list[str] = []
         self.unfixable: list[str] = []
+        self.refused: str | None = None  # why the writers refused the last change set (the true reason)
 
     def plan(self, changes=None) -> Plan:
         return Plan.of(self.report.home, self.changes if changes is None else changes)
@@ -78,6 +80,16 @@ class _Builder:
         plan = self.plan(changes)
         return evaluate(self.report.home, self.report.profile, base_env=self.snapshot.base_env,
                         facts=self.report.facts, overrides=planned_contents(plan))
+
+    def _try(self, changes) -> HomeReport | None:
+        """The simulated verdict of `changes`, or None (remembering why) when a writer
+        refuses them: a YAML edit it cannot make safely, a `.env` it cannot write so
+        Hermes reads the planned values."""
+        try:
+            return self.simulate(changes)
+        except ValueError as exc:
+            self.refused = str(exc)
+            return None
 
     def _judge(self) -> HomeReport:
         return self.simulate(self.changes) if self.changes else self.report
@@ -100,9 +112,26 @@ class _Builder:
             value = self.snapshot.env.values.get(key)
             if entry is None or value is None or value.lower() in ALLOW_ALL_TRUE:
                 continue
-            if value.strip().lower() in TRUTHY:
-                self.changes.append(self._env_set(key, "true", None, "spelled so Hermes accepts it"))
-                self.notes.append(f"{key}: {value!r} → true (Hermes accepts only true/1/yes, unpadded)")
+            if value.strip().lower() not in TRUTHY:
+                continue
+            if self.options.open_policy != "optin":
+                # Hermes reads this platform as closed: respelling would open it to everyone, which only
+                # an explicit choice may do (--yes never opens access).  Said when its open policy is being
+                # closed now (a second run has nothing to say).
+                refusing = {v.platform for v in self.report.violations}
+                if any(spec.allow_all_env == key and name in refusing for name, spec in PLATFORMS.items()):
+                    self.notes.append(f"{key}: {value!r} is not read by Hermes (it accepts only true/1/yes, unpadded), "
+                                      "so it does not open anything; an open policy is closed to "
+                                      f"{self.options.open_policy} instead. To keep it open on purpose: "
+                                      "hermes-wizard doctor --fix --open-policy optin")
+                continue
+            change = self._env_set(key, "true", None, "spelled so Hermes accepts it")
+            if self._try(self.changes + [change]) is None:
+                self.unfixable.append(f"{key}: {value!r} left as it is: {self.refused}")
+                continue
+            self.changes.append(change)
+            self.notes.append(f"{key}: {value!r} → true (--open-policy optin; Hermes accepts only true/1/yes, "
+                              "unpadded)")
 
     def disable_dead_transports(self) -> set[str]:
         disabled: set[str] = set()
@@ -112,6 +141,7 @@ class _Builder:
             transport = self.report.transports.get(name)
             if not state.enabled or transport is None or not transport.dead:
                 continue
+            self.refused = None
             candidate = self._disable(name)
             if candidate is None:
                 self.unfixable.append(f"{name}: cannot connect, and no change this tool makes disables it"
@@ -135,9 +165,8 @@ class _Builder:
                       for block in platform_blocks(self.snapshot.yaml.mapping(), name)])
         chosen: list[Change] = []
         for step in steps:
-            try:
-                after = self.simulate(self.changes + chosen + step)
-            except ValueError:  # a YAML edit the writer refuses: try the next step without it
+            after = self._try(self.changes + chosen + step)
+            if after is None:  # a writer refuses this step: try the next one without it
                 continue
             chosen = chosen + step
             state = after.effective.platforms.get(name)
@@ -148,6 +177,8 @@ class _Builder:
     def _why_unreachable(self, name: str, policy: bool = False) -> str:
         if self.snapshot.yaml.error is not None or self.report.effective.yaml_fallback:
             return ": Hermes ignores config.yaml (see HW020); fix it, then run doctor again"
+        if self.refused:  # the writer's own words: why the edit that would reach Hermes was not made
+            return f": {self.refused}"
         gateway_json = self.snapshot.gateway_json.data
         if isinstance(gateway_json, dict) and name in (gateway_json.get("platforms") or {}):
             return ": it is configured in the legacy gateway.json, which this tool does not edit"
@@ -160,12 +191,18 @@ class _Builder:
         platform nothing reaches gets no change at all, only a `not fixed` line."""
         current = self._judge()
         for violation in [v for v in current.violations if v.platform not in skip]:
-            kept = len(self.changes)
+            if self.options.open_policy == "allowlist" and not _listed_ids(violation.platform, current):
+                spec = PLATFORMS[violation.platform]
+                self.unfixable.append(f"{violation.platform}: --open-policy allowlist, but no IDs are listed"
+                                      f"{f' in {spec.allowlist_env}' if spec.allowlist_env else ''} or allow_from: "
+                                      "an allowlist of nobody is pairing; use --open-policy pairing (or list the "
+                                      "IDs first)")
+                continue
+            kept, self.refused = len(self.changes), None
             for attempt in self._policy_attempts(violation, current):
                 self.changes[kept:] = attempt
-                try:
-                    after = self.simulate(self.changes)
-                except ValueError:  # a YAML edit the writer refuses (config.yaml does not parse)
+                after = self._try(self.changes)
+                if after is None:
                     continue
                 if violation.platform not in {v.platform for v in after.violations}:
                     self.notes.extend(self._policy_notes(violation))
@@ -221,6 +258,15 @@ class _Builder:
             self.changes.append(Change(ENV, "<mode>", f"{env.mode:04o}", "0600", "mode",
                                        reason="secrets readable by others"))
             self.notes.append(f".env: mode {env.mode:04o} → 0600 (it holds secrets)")
+
+
+def _listed_ids(name: str, report: HomeReport) -> list[str]:
+    """The IDs Hermes would allow on `name` (its env allowlist, else YAML allow_from), '*' excluded."""
+    spec, state = PLATFORMS[name], report.effective.platforms.get(name)
+    listed = report.effective.environ.get(spec.allowlist_env or "", "").split(",")
+    allow_from = state.extra.get("allow_from") if state is not None else None
+    listed += allow_from if isinstance(allow_from, list) else str(allow_from or "").split(",")
+    return [str(item).strip() for item in listed if str(item).strip() not in ("", "*")]
 
 
 def _lookup(data, path):

@@ -47,6 +47,7 @@ class YamlFile:
     parsed_with_libyaml: bool = False
     expanded_nodes: int = 0  # node count with every alias expanded (capped)
     _root: Any = None
+    _keys: Any = None  # id(mapping node) -> {key text: (line, value node)}, built once per mapping
 
     def mapping(self) -> dict:
         """The top level when it is a mapping, else an empty dict."""
@@ -58,13 +59,25 @@ class YamlFile:
         for part in path:
             if not isinstance(node, yaml.MappingNode):
                 break
-            for key_node, value_node in node.value:
-                if isinstance(key_node, yaml.ScalarNode) and key_node.value == str(part):
-                    line, node = key_node.start_mark.line + 1, value_node
-                    break
-            else:
+            found = self._keys_of(node).get(str(part))
+            if found is None:
                 break
+            line, node = found
         return line
+
+    def _keys_of(self, node) -> dict:
+        """The keys of one mapping node, indexed on first use: a check asking for the line
+        of each of n keys then costs O(n), not O(n²).  The first of duplicate keys wins."""
+        if self._keys is None:
+            self._keys = {}
+        index = self._keys.get(id(node))
+        if index is None:
+            index = {}
+            for key_node, value_node in node.value:
+                if isinstance(key_node, yaml.ScalarNode):
+                    index.setdefault(key_node.value, (key_node.start_mark.line + 1, value_node))
+            self._keys[id(node)] = index
+        return index
 
 
 def read_yaml_file(path: Path, content: bytes | None = None) -> YamlFile:
@@ -106,8 +119,11 @@ def _parse_into(result: YamlFile, raw: bytes, size: int) -> YamlFile:
     loader_class = yaml.SafeLoader
     if size > LARGE_YAML_BYTES and hasattr(yaml, "CSafeLoader"):
         loader_class, result.parsed_with_libyaml = yaml.CSafeLoader, True
-    loader = loader_class(text)
+    loader = None
     try:
+        # The reader checks every character as it is built: a control character
+        # (\x07, \x1b, \x00...) raises here, and Hermes then ignores the whole file.
+        loader = loader_class(text)
         root = loader.get_single_node()
         result._root = root
         result.expanded_nodes = _expanded_size(root) if root is not None else 0
@@ -116,11 +132,24 @@ def _parse_into(result: YamlFile, raw: bytes, size: int) -> YamlFile:
         mark = exc.problem_mark or exc.context_mark
         message = " ".join(str(p) for p in (exc.context, exc.problem) if p) or str(exc)
         result.error = YamlError(message, mark.line + 1 if mark else None, mark.column + 1 if mark else None)
+    except yaml.reader.ReaderError as exc:
+        result.error = _reader_error(text, exc)
     except (yaml.YAMLError, RecursionError, ValueError, TypeError) as exc:
         result.error = YamlError(f"{type(exc).__name__}: {exc}")
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     return result
+
+
+def _reader_error(text: str, exc) -> YamlError:
+    """A character YAML does not allow anywhere, with its line and column (the
+    reader reports only an offset into the text)."""
+    position = exc.position if isinstance(exc.position, int) and 0 <= exc.position <= len(text) else 0
+    line = text.count("\n", 0, position) + 1
+    column = position - (text.rfind("\n", 0, position) + 1) + 1
+    character = exc.character if isinstance(exc.character, int) else ord(str(exc.character)[:1] or "?")
+    return YamlError(f"control character U+{character:04X} is not allowed in YAML", line, column)
 
 
 def _expanded_size(root) -> int:

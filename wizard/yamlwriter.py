@@ -62,12 +62,21 @@ def set_value(text: str, path: tuple[str, ...], value: Any) -> str:
     try:
         edited = _surgical(text, path, value)
     except _NeedsRoundTrip:
+        edited = None
+    if edited is None or not _reads_as(edited, expected):
         edited = _round_trip(text, path, value)
-    if _load(edited) != expected:
-        edited = _round_trip(text, path, value)
-        if _load(edited) != expected:
-            raise YamlEditError(f"editing {'.'.join(path)} would change other values; edit config.yaml by hand")
+        if not _reads_as(edited, expected):
+            shared = " (its value is shared through a YAML anchor)" if "&" in text and "*" in text else ""
+            raise YamlEditError(f"editing {'.'.join(path)} would change other values{shared}; edit config.yaml "
+                                "by hand")
     return edited
+
+
+def _reads_as(text: str, expected: Any) -> bool:
+    try:
+        return yaml.safe_load(text) == expected
+    except yaml.YAMLError:  # the edit broke the document (e.g. dropped an anchor an alias needs)
+        return False
 
 
 class _NeedsRoundTrip(Exception):
@@ -119,12 +128,38 @@ def _surgical(text: str, path: tuple[str, ...], value: Any) -> str:
             if not isinstance(value_node, yaml.ScalarNode):
                 raise _NeedsRoundTrip()
             start, end = value_node.start_mark.index, value_node.end_mark.index
+            if start < key_node.end_mark.index:  # `key: *name`: an alias of a value defined earlier
+                start, end = _alias_span(text, key_node.end_mark.index)
+            elif text.startswith("&", start):  # `key: &name value`: keep the anchor, replace the value
+                start = _after_anchor(text, start)
             rendered = render_scalar(value, value_node.style if value_node.style in ("'", '"') else "")
             if start == end:  # `key:` with nothing after it
                 return text[:start] + " " + rendered + text[start:]
             return text[:start] + rendered + text[end:]
         node = value_node
     raise _NeedsRoundTrip()
+
+
+def _alias_span(text: str, after_key: int) -> tuple[int, int]:
+    """The span of the `*name` token that follows a key (its `:` and spaces skipped)."""
+    at = after_key
+    while at < len(text) and text[at] in " \t:":
+        at += 1
+    if not text.startswith("*", at):
+        raise _NeedsRoundTrip()
+    end = at + 1
+    while end < len(text) and not text[end].isspace() and text[end] not in ",[]{}":
+        end += 1
+    return at, end
+
+
+def _after_anchor(text: str, start: int) -> int:
+    end = start
+    while end < len(text) and not text[end].isspace():
+        end += 1
+    while end < len(text) and text[end] in " \t":
+        end += 1
+    return end
 
 
 def _insert(text: str, mapping: yaml.MappingNode, rest: tuple[str, ...], value: Any, parent_indent) -> str:

@@ -155,6 +155,13 @@ CASES = [
        "platforms:\n  wecom:\n    dm_policy: open\n  weixin:\n    extra: oops\n", expect=(True, None, {"wecom"}),
        note="a non-mapping extra aborts the whole YAML phase: wecom's dm_policy is lost"),
     _c("email-address-only", "EMAIL_ADDRESS=bot@example.org\n", expect=(True, None, set())),
+    # --- a character YAML forbids: Hermes's yaml.safe_load raises, the whole file is ignored ---
+    *[_c(f"yaml-control-{label}-keeps-env-open", W + "WEIXIN_DM_POLICY=open\n",
+         f"platforms:\n  weixin:\n    dm_policy: pairing # a{char}b\n", expect=REFUSE_WX,
+         note="config.yaml's pairing is lost; .env's open applies")
+      for label, char in (("bel", "\x07"), ("esc", "\x1b"), ("nul", "\x00"), ("del", "\x7f"))],
+    _c("yaml-control-drops-yaml-open", W, "model: 'x\x1by'\nplatforms:\n  weixin:\n    dm_policy: open\n",
+       expect=(True, None, {"weixin"}), note="an open policy in an ignored config.yaml is not read"),
     _c("allow-all-padded", W + 'WEIXIN_DM_POLICY=open\nWEIXIN_ALLOW_ALL_USERS=" true"\n', expect=REFUSE_WX),
 ]
 

@@ -124,6 +124,9 @@ def loader_crash(ctx: Context):
                   "home_channel: {platform: <name>, chat_id: \"<id>\"}; quote tokens")
 
 
+MAX_UNKNOWN_KEYS_NAMED = 50
+
+
 @check("HW022", "unknown-platform-key", "warning", "A platform key Hermes does not know is silently ignored.",
        what="""GatewayConfig.from_dict skips unknown platform names (gateway/config.py:1033). `qq:` must be
 `qqbot:`, for instance.""",
@@ -138,13 +141,16 @@ def unknown_platform_key(ctx: Context):
             node = node.get(part) if isinstance(node, dict) else None
         if not isinstance(node, dict):
             continue
-        for key in node:
-            if isinstance(key, str) and key.strip().lower() not in KNOWN_NAMES:
-                hint = ALIASES.get(key.strip().lower())
-                where = ".".join(path + (key,))
-                yield Hit(hint, f"config.yaml:{ctx.snapshot.yaml.line_of(path + (key,))} `{where}` is not a Hermes "
-                          "platform and is ignored" + (f"; did you mean `{hint}`?" if hint else "."),
-                          f"rename it to `{hint}`" if hint else "use one of: " + ", ".join(sorted(PLATFORMS)))
+        unknown = [key for key in node if isinstance(key, str) and key.strip().lower() not in KNOWN_NAMES]
+        for key in unknown[:MAX_UNKNOWN_KEYS_NAMED]:
+            hint = ALIASES.get(key.strip().lower())
+            where = ".".join(path + (key,))
+            yield Hit(hint, f"config.yaml:{ctx.snapshot.yaml.line_of(path + (key,))} `{where}` is not a Hermes "
+                      "platform and is ignored" + (f"; did you mean `{hint}`?" if hint else "."),
+                      f"rename it to `{hint}`" if hint else "use one of: " + ", ".join(sorted(PLATFORMS)))
+        if len(unknown) > MAX_UNKNOWN_KEYS_NAMED:  # a few named, then a count: output stays bounded
+            yield Hit(None, f"`{'.'.join(path)}` holds {len(unknown) - MAX_UNKNOWN_KEYS_NAMED} more keys that are "
+                      "not Hermes platforms (not listed one by one).", "remove them")
     for key in data:
         if isinstance(key, str) and key.lower() in ALIASES and key.lower() not in KNOWN_NAMES:
             target = ALIASES[key.lower()]

@@ -38,7 +38,10 @@ from wizard.service.units import FALLBACK_DROPIN, GATE_DROPIN, Unit
 MIN_EXEC_CONDITION = 243
 MIN_GATE = 251  # a skipped start is not restarted under Restart=always
 GATE_TIMEOUT_S = 30  # generous: a cold Python on a slow SD card; the gate takes ~0.1 s
-SAFE_PATH = re.compile(r"^/[A-Za-z0-9._/@+,:= -]*$")  # nothing systemd or sh would reinterpret
+# Nothing systemd or sh would reinterpret: letters and digits of any script (so /home/josé has
+# a gate), and /._@+,:=- and space.  Matched whole (fullmatch): `$` would let a trailing
+# newline through, which splits the ExecCondition= line and silently disables the gate.
+SAFE_PATH = re.compile(r"/[\w./@+,:= -]*")
 
 
 class DropinError(Exception):
@@ -55,7 +58,7 @@ def gate_command(wizard: Path | str, home: Path | str) -> str:
     """The ExecCondition= value: a /bin/sh one-liner exiting 78 only when the gate does.
     `$$` is systemd's escape for a literal `$`."""
     for label, value in (("the hermes-wizard path", str(wizard)), ("the Hermes home", str(home))):
-        if not SAFE_PATH.match(value):
+        if not SAFE_PATH.fullmatch(value):
             raise DropinError(f"{label} {value!r} holds characters a unit file would reinterpret "
                               "(quotes, $, %, \\, `); use a path of letters, digits, /._-@+,:= and spaces")
     script = (f'w="{wizard}"; [ -x "$$w" ] || exit 0; '

@@ -187,7 +187,7 @@ def read_systemd(path: Path, scope: str, root: Path | None = None, user_home: Pa
         elif key == "RestartPreventExitStatus":
             prevent = prevent + value.split() if value else []
         elif key == "Environment":
-            env = {**env, **_assignments(value)} if value else {}
+            env = {**env, **_assignments(value, _specifiers(unit, scope, user_home))} if value else {}
         elif key == "ExecStart":
             argv = _words(value) if value else []
         elif key == "User":
@@ -220,5 +220,98 @@ def _words(value: str) -> list[str]:
         return value.split()
 
 
-def _assignments(value: str) -> dict[str, str]:
-    return dict(word.split("=", 1) for word in _words(value) if "=" in word)
+def _specifiers(unit: Unit, scope: str, user_home: Path) -> dict[str, str]:
+    """The specifiers a HERMES_HOME is likely to use (systemd.unit(5)); %h is /root for the
+    system manager, the user's home for a user manager."""
+    name = unit.name.removesuffix(".service")
+    prefix, _, instance = name.partition("@")
+    return {"%": "%", "h": "/root" if scope == "system" else str(user_home), "n": unit.name, "N": name,
+            "p": prefix, "i": instance, "I": instance}
+
+
+_C_ESCAPES = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "s": " ",
+              "\\": "\\", '"': '"', "'": "'"}
+
+
+def _assignments(value: str, specifiers: dict[str, str]) -> dict[str, str]:
+    """Environment= as systemd reads it (systemd.exec(5), systemd.syntax(7)): words split on
+    whitespace, quotes removed, C escapes (\\n, \\x41, \\101, \\u00e9) decoded inside and outside
+    quotes, then specifiers (%% → %, %h, ...) expanded.  `$$` is not special here.  A word
+    with a bad escape or an unknown specifier is dropped, as systemd ignores the assignment."""
+    out: dict[str, str] = {}
+    for word in _systemd_words(value):
+        if word is None:
+            return out  # systemd rejects the rest of the line
+        expanded = _expand_specifiers(word, specifiers)
+        if expanded is not None and "=" in expanded:
+            key, _, val = expanded.partition("=")
+            out[key] = val
+    return out
+
+
+def _systemd_words(value: str) -> list[str | None]:
+    words, word, quote, at, started = [], [], None, 0, False
+    while at < len(value):
+        ch = value[at]
+        if ch == "\\":
+            decoded, at = _c_unescape(value, at + 1)
+            if decoded is None:
+                return words + [None]
+            word.append(decoded)
+            started = True
+            continue
+        if quote:
+            if ch == quote:
+                quote = None
+            else:
+                word.append(ch)
+        elif ch in "'\"":
+            quote, started = ch, True
+        elif ch.isspace():
+            if started:
+                words.append("".join(word))
+            word, started = [], False
+        else:
+            word.append(ch)
+            started = True
+        at += 1
+    if quote:
+        return words + [None]  # an unterminated quote: systemd rejects it
+    if started:
+        words.append("".join(word))
+    return words
+
+
+def _c_unescape(value: str, at: int) -> tuple[str | None, int]:
+    """One C escape starting after its backslash: (text, next index), or (None, _) when invalid."""
+    ch = value[at:at + 1]
+    if ch in _C_ESCAPES:
+        return _C_ESCAPES[ch], at + 1
+    for lead, digits, base in (("x", 2, 16), ("u", 4, 16), ("U", 8, 16)):
+        if ch == lead:
+            code = value[at + 1:at + 1 + digits]
+            if len(code) == digits and all(c in "0123456789abcdefABCDEF" for c in code) and int(code, base) > 0:
+                try:
+                    return chr(int(code, base)), at + 1 + digits
+                except ValueError:
+                    return None, at
+            return None, at
+    code = value[at:at + 3]
+    if len(code) == 3 and all(c in "01234567" for c in code) and 0 < int(code, 8) < 256:
+        return chr(int(code, 8)), at + 3
+    return None, at
+
+
+def _expand_specifiers(word: str, specifiers: dict[str, str]) -> str | None:
+    out, at = [], 0
+    while at < len(word):
+        if word[at] == "%":
+            value = specifiers.get(word[at + 1:at + 2])
+            if value is None:  # unknown (or unsupported here): systemd refuses the assignment
+                return None
+            out.append(value)
+            at += 2
+        else:
+            out.append(word[at])
+            at += 1
+    return "".join(out)
