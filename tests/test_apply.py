@@ -6,9 +6,11 @@ What is exercised, and how:
   failed in-process (ENOSPC, EROFS, EACCES, a plain RuntimeError): ApplyError only,
   all files old (rollback), modes kept, no temp files, the backup complete, and a
   second `plan_repairs` run converges;
-* the process is killed (`os._exit(137)`, tests/apply_kill_driver.py) at every step of
-  a two-file plan: each file old or new as the step predicts, backup intact, and
-  `doctor --fix --yes` converges, then writes nothing more;
+* the process is killed (`os._exit(137)`, tests/apply_kill_driver.py) at every FileOps
+  call of a two-file apply, backup and journal included: each file old or new as the
+  step predicts; the next `doctor --fix --yes` or `undo` rolls an interrupted apply back
+  (saying so), leaves both files old or both new and no incomplete folder, and a later
+  doctor writes nothing more;
 * real faults: a directory or an edit appearing between planning and applying, a
   lock held by another process, a full tmpfs, a read-only mount, a rename onto a
   directory;
