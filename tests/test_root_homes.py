@@ -138,6 +138,7 @@ def test_root_undo_refuses_a_hostile_backup_set(place, owner, attack):
     assert undone.returncode == 1 and "not written by hermes-wizard" in undone.stderr or \
         "cannot read" in undone.stderr, undone.stdout + undone.stderr
     assert tree(decoy) == before
+    assert len(list((home / BACKUP_DIR).iterdir())) == 2  # the refused set made no "before undo" set
     assert b"SECRET-HASH" not in (home / ENV).read_bytes()
     assert not any(stat.S_IMODE(os.lstat(p).st_mode) & 0o7000 for p in home.rglob("*"))
     shutil.rmtree(home / BACKUP_DIR / "29990101-000000")

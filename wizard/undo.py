@@ -39,14 +39,18 @@ def undo_latest(home: Path, base_env: dict | None = None, ops: FileOps | None = 
         latest = latest_set(opened)
         if latest is None:
             raise ApplyError(f"no backups in {home / BACKUP_DIR}: nothing to undo")
-        names = list(checked_files(latest))
+        files = checked_files(latest)
+        names = list(files)
+        # Every copy is read (as a regular file, no link followed) before anything changes.
+        copies = {name: read_file(latest.entry(name)) for name, entry in files.items() if entry["existed"]}
+        if None in copies.values():
+            raise ApplyError(f"backup {latest.path} lacks a copy its manifest lists; nothing was restored")
         try:
             places = {name: opened.place(name) for name in names}
         except DanglingLink as exc:
             raise ApplyError(f"{exc}; nothing was restored") from None
-        new = {name: digest(read_file(latest.entry(name))) if entry["existed"] else None
-               for name, entry in checked_files(latest).items()}
+        new = {name: digest(copies.get(name)) for name in names}
         before = make_backup(opened, places, f"before undo of {latest.path.name}", new=new)
-        restored = restore_files(opened, latest, names, ops or FileOps())
+        restored = restore_files(opened, latest, names, ops or FileOps(), instead=copies)
         close_journal(opened, before)
     return UndoResult(latest.path, restored, before.path, evaluate(home, base_env=base_env))
