@@ -21,7 +21,6 @@ from wizard.records import factory, record
 from pathlib import Path
 from typing import Any
 
-from wizard import envrules
 
 PLUGIN_ORDER = ("dingtalk", "discord", "email", "feishu", "google_chat", "homeassistant", "irc", "line", "matrix",
                 "mattermost", "ntfy", "photon", "raft", "simplex", "slack", "sms", "teams", "telegram", "wecom",
