@@ -3,9 +3,10 @@
     python tests/apply_kill_driver.py HOME N [--after]
 
 Plans the safe repairs of HOME (exactly as `doctor --fix --yes` would) and applies
-them through a FileOps that calls `os._exit(137)` at its N-th system call (counting
-every FileOps call from 1): before the call, or with `--after`, just after it.  No
-Python cleanup runs — no rollback, no `finally`, no atexit — which is what a
+them with every `FileOps` method — the apply's own writes, the backup copies, the
+manifest and the journal's closing — calling `os._exit(137)` at the N-th FileOps call
+of the whole run (counting from 1): before the call, or with `--after`, just after it.
+No Python cleanup runs — no rollback, no `finally`, no atexit — which is what a
 SIGKILL or an OOM kill leaves behind.  Exit 3 means step N was never reached.
 """
 
@@ -22,20 +23,16 @@ from wizard.engine import evaluate  # noqa: E402
 from wizard.repairs import plan_repairs  # noqa: E402
 
 STEPS = ("open_tmp", "write", "fsync", "close", "set_owner_mode", "replace", "fsync_dir", "chmod", "unlink")
-
-
-class KillOps(FileOps):
-    def __init__(self, n: int, after: bool) -> None:
-        self.n, self.after, self.count = n, after, 0
+COUNT = {"n": 0, "due": 0, "after": False}
 
 
 def _killing(step: str):
     real = getattr(FileOps, step)
 
     def method(self, *args):
-        self.count += 1
-        due = self.count == self.n
-        if due and not self.after:
+        COUNT["n"] += 1
+        due = COUNT["n"] == COUNT["due"]
+        if due and not COUNT["after"]:
             os._exit(137)
         out = real(self, *args)
         if due:
@@ -46,20 +43,17 @@ def _killing(step: str):
     return method
 
 
-for _step in STEPS:
-    setattr(KillOps, _step, _killing(_step))
-
-
 def main(argv: list[str]) -> int:
-    home, n = Path(argv[0]), int(argv[1])
-    after = "--after" in argv[2:]
+    home = Path(argv[0])
+    COUNT.update(due=int(argv[1]), after="--after" in argv[2:])
     repair = plan_repairs(evaluate(home, base_env={}))
     if not repair.plan:
         print("nothing to apply", file=sys.stderr)
         return 4
-    ops = KillOps(n, after)
-    apply_plan(repair.plan, ops=ops, base_env={})
-    print(f"step {n} never reached ({ops.count} calls)", file=sys.stderr)
+    for step in STEPS:
+        setattr(FileOps, step, _killing(step))
+    apply_plan(repair.plan, base_env={})
+    print(f"step {COUNT['due']} never reached ({COUNT['n']} calls)", file=sys.stderr)
     return 3
 
 

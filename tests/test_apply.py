@@ -6,9 +6,11 @@ What is exercised, and how:
   failed in-process (ENOSPC, EROFS, EACCES, a plain RuntimeError): ApplyError only,
   all files old (rollback), modes kept, no temp files, the backup complete, and a
   second `plan_repairs` run converges;
-* the process is killed (`os._exit(137)`, tests/apply_kill_driver.py) at every step of
-  a two-file plan: each file old or new as the step predicts, backup intact, and
-  `doctor --fix --yes` converges, then writes nothing more;
+* the process is killed (`os._exit(137)`, tests/apply_kill_driver.py) at every FileOps
+  call of a two-file apply, backup and journal included: each file old or new as the
+  step predicts; the next `doctor --fix --yes` or `undo` rolls an interrupted apply back
+  (saying so), leaves both files old or both new and no incomplete folder, and a later
+  doctor writes nothing more;
 * real faults: a directory or an edit appearing between planning and applying, a
   lock held by another process, a full tmpfs, a read-only mount, a rename onto a
   directory;
@@ -34,8 +36,9 @@ from pathlib import Path
 
 import pytest
 
-from wizard import apply as apply_mod
-from wizard.apply import (BACKUP_DIR, LOCK_FILE, TMP_MARK, ApplyError, FileOps, apply_plan, backup_sets)
+from wizard import backups as backups_mod
+from wizard.apply import LOCK_FILE, TMP_MARK, ApplyError, FileOps, apply_plan
+from wizard.backups import BACKUP_DIR, backup_sets
 from wizard.engine import evaluate
 from wizard.plan import ENV, YAML, Change, Plan, fingerprint, planned_contents
 from wizard.repairs import plan_repairs
@@ -341,46 +344,86 @@ def test_fault_at_every_step_leaves_old_files_and_converges(tmp_path, scenario, 
 
 # -------------------------------------------------------------------------------------- 2. real kill
 
-KILL_CALLS = CALLS["two-files"]
+
+def _all_calls(scenario: str) -> list[tuple[str, str]]:
+    """Every FileOps call of a whole apply — backup copies, manifest, the writes, the journal's
+    closing — as (step, "home/<name>" or "backup/<name>"), the order the kill driver counts them."""
+    from wizard.homefs import At
+
+    calls: list[tuple[str, str]] = []
+    current = ["?"]
+    with tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as patch:
+        home = build(Path(tmp) / "home", scenario)
+        for step in ("open_tmp", "write", "fsync", "close", "set_owner_mode", "replace", "fsync_dir", "chmod",
+                     "unlink"):
+            def method(self, *args, real=getattr(FileOps, step), step=step):
+                for arg in args:
+                    if isinstance(arg, At) and arg.name:
+                        where = "backup" if BACKUP_DIR in arg.path.parts else "home"
+                        current[0] = f"{where}/{arg.name.split(TMP_MARK)[0].lstrip('.') if TMP_MARK in arg.name else arg.name}"
+                calls.append((step, current[0]))
+                return real(self, *args)
+            patch.setattr(FileOps, step, method)
+        apply_plan(doctor_plan(home), base_env={})
+    return calls
+
+
+KILL_CALLS = _all_calls("two-files")
 KILL_POINTS = [pytest.param(n, False, id=f"before-{n:02d}-{step}({name})")
                for n, (step, name) in enumerate(KILL_CALLS, 1)]
 KILL_POINTS.append(pytest.param(len(KILL_CALLS), True, id=f"after-{len(KILL_CALLS):02d}-last"))
 
 
+def _folders(home: Path) -> dict[str, str | None]:
+    """Every folder under .wizard-backups -> its journal state (None: no manifest)."""
+    root = home / BACKUP_DIR
+    out = {}
+    for folder in (root.iterdir() if root.is_dir() else ()):
+        manifest = folder / "manifest.json"
+        out[folder.name] = json.loads(manifest.read_text()).get("state") if manifest.is_file() else None
+    return out
+
+
 @pytest.mark.parametrize("n,after", KILL_POINTS)
-def test_kill_at_every_step_then_doctor_converges(tmp_path, n, after):
+def test_kill_at_every_step_then_the_next_run_finishes_or_rolls_back(tmp_path, n, after):
+    """Item 13: a two-file apply killed anywhere; the next `doctor --fix` (even n) or `undo` (odd n)
+    finds it, leaves .env and config.yaml both old or both new, and prunes incomplete folders."""
     home = build(tmp_path / "home", "two-files")
     plan = doctor_plan(home)
     before = states(home)
     expected = expected_after(plan, before)
     done = n if after else n - 1  # FileOps calls that completed before the process died
-    replaced = {name for step, name in KILL_CALLS[:done] if step == "replace"}
+    replaced = {name.split("/")[1] for step, name in KILL_CALLS[:done] if step == "replace" and name[:5] == "home/"}
 
     killed = subprocess.run([sys.executable, str(DRIVER), str(home), str(n), *(["--after"] if after else [])],
                             cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert killed.returncode == 137, killed.stderr
-
     for name, (data, mode, uid, gid) in before.items():
         now = state(home / name)
-        assert now[0] in (data, expected[name][0]), f"{name} is neither wholly old nor wholly new"
         assert now[0] == (expected[name][0] if name in replaced else data), name
         assert now[1:] == (mode, uid, gid), name
-    sets = backup_sets(home)
-    assert len(sets) == 1
-    check_backup(home, sets[0], before)
+    interrupted = [state for state in _folders(home).values() if state != "complete"]
+    assert len(_folders(home)) <= 1
 
-    fixed = wizard_cli("doctor", "--fix", "--yes", "--home", str(home))
-    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
-    for name, (data, mode) in expected.items():
-        assert (home / name).read_bytes() == data, name
-        assert mode_of(home / name) == mode, name
+    if n % 2 == 0:
+        fixed = wizard_cli("doctor", "--fix", "--yes", "--home", str(home))
+        assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+        assert ("rolled back" in fixed.stdout) == ("applying" in interrupted), fixed.stdout
+        assert {name: (state(home / name)[0], mode_of(home / name)) for name in before} == expected
+        sets = backup_sets(home)
+        assert len(sets) == 1
+        check_backup(home, sets[0], before)
+    else:
+        undone = wizard_cli("undo", "--home", str(home))
+        assert ("rolled back" in undone.stdout) == ("applying" in interrupted), undone.stdout + undone.stderr
+        assert undone.returncode == (1 if interrupted == [None] else 0), undone.stdout + undone.stderr
+        assert states(home) == before  # both old: rolled back, or the completed apply undone
+    assert set(_folders(home).values()) <= {"complete"}, _folders(home)  # nothing incomplete is left
     assert leftovers(home) == []
-    check_backup(home, sets[0], before)  # the killed run's backup is still there, untouched
 
     snapshot = tree(home)
-    again = wizard_cli("doctor", "--fix", "--yes", "--home", str(home))
-    assert again.returncode == 0, again.stdout + again.stderr
-    assert "Nothing to fix" in again.stdout
+    again = wizard_cli("doctor", "--home", str(home))
+    assert "rolled back" not in again.stdout
     assert tree(home) == snapshot
 
 
@@ -458,7 +501,7 @@ def test_lock_held_by_another_fd_in_this_process(tmp_path):
 
 
 def test_rename_onto_a_directory_that_appeared_mid_apply(tmp_path):
-    """A real EISDIR from rename(2): config.yaml becomes a directory after .env was written."""
+    """config.yaml becomes a directory after .env was written: the last look before the rename sees it."""
     home = build(tmp_path / "home")
     plan = doctor_plan(home)
     before = states(home)
@@ -470,7 +513,7 @@ def test_rename_onto_a_directory_that_appeared_mid_apply(tmp_path):
                 (home / YAML).mkdir()
             return super().open_tmp(path)
 
-    with pytest.raises(ApplyError, match="replaced by a directory") as info:
+    with pytest.raises(ApplyError, match="config.yaml changed since it was read") as info:
         apply_plan(plan, ops=SwapConfigForDirectory(), base_env={})
     assert str(backup_sets(home)[0]) in str(info.value)
     assert state(home / ENV) == before[ENV]  # rolled back
@@ -501,7 +544,13 @@ def test_rollback_that_fails_too_is_still_an_apply_error(tmp_path, monkeypatch):
     monkeypatch.setattr(FileOps, "write", write)
     with pytest.raises(ApplyError) as info:
         apply_plan(plan, ops=FillDiskAtSecondReplace(), base_env={})
-    assert str(backup_sets(home)[-1]) in str(info.value)
+    (folder,) = (home / BACKUP_DIR).iterdir()
+    assert str(folder) in str(info.value) and "hermes-wizard undo" in str(info.value)
+    assert json.loads((folder / "manifest.json").read_text())["state"] == "applying"  # the journal stays open
+    disk_full.clear()
+    undone = undo_latest(home, base_env={})  # as the message says: the next run rolls the apply back
+    assert "rolled back" in undone.recovered
+    assert (home / ENV).read_text() == SCENARIOS["two-files"][0] and not (home / BACKUP_DIR / folder.name).exists()
 
 
 # -- real file systems: a tiny tmpfs (full, read-only); needs mount(8) and the right to use it
@@ -674,7 +723,7 @@ def test_symlink_to_a_file_of_another_owner_is_refused(tmp_path):
 
 
 class FakeClock:
-    """Stands in for the `time` module inside wizard.apply (make_backup names sets by the second)."""
+    """Stands in for the `time` module inside wizard.backups (make_backup names sets by the second)."""
 
     def __init__(self, start: float = 1_790_000_000.0) -> None:
         self.now = start
@@ -714,7 +763,7 @@ def test_backup_set_layout(tmp_path):
 def test_only_the_last_20_backup_sets_are_kept(tmp_path, monkeypatch):
     home = build(tmp_path / "home", "env-only")
     clock = FakeClock()
-    monkeypatch.setattr(apply_mod, "time", types.SimpleNamespace(strftime=clock.strftime))
+    monkeypatch.setattr(backups_mod, "time", types.SimpleNamespace(strftime=clock.strftime))
     _apply_rounds(home, 25, clock, step=1.0)
     sets = backup_sets(home)
     assert len(sets) == 20 and len(list((home / BACKUP_DIR).iterdir())) == 20
@@ -726,7 +775,7 @@ def test_only_the_last_20_backup_sets_are_kept(tmp_path, monkeypatch):
 def test_25_backup_sets_made_in_one_second_keep_the_newest_20(tmp_path, monkeypatch):
     home = build(tmp_path / "home", "env-only")
     clock = FakeClock()
-    monkeypatch.setattr(apply_mod, "time", types.SimpleNamespace(strftime=clock.strftime))
+    monkeypatch.setattr(backups_mod, "time", types.SimpleNamespace(strftime=clock.strftime))
     _apply_rounds(home, 25, clock, step=0.0)
     sets = backup_sets(home)
     assert len(sets) == 20
@@ -736,7 +785,7 @@ def test_25_backup_sets_made_in_one_second_keep_the_newest_20(tmp_path, monkeypa
 def test_undo_after_11_applies_in_one_second_restores_the_latest(tmp_path, monkeypatch):
     home = build(tmp_path / "home", "env-only")
     clock = FakeClock()
-    monkeypatch.setattr(apply_mod, "time", types.SimpleNamespace(strftime=clock.strftime))
+    monkeypatch.setattr(backups_mod, "time", types.SimpleNamespace(strftime=clock.strftime))
     _apply_rounds(home, 11, clock, step=0.0)
     assert _round_in((home / ENV).read_bytes()) == 10
     undo_latest(home, base_env={})

@@ -175,3 +175,17 @@ def test_yaml_alias_name_is_abbreviated_in_hw020(capsys, tmp_path):
     main(["check", "--home", str(home), "--format", "json"])
     out = capsys.readouterr().out
     assert "HW020" in out and "SeCrEtPastedToken123" not in out
+
+
+def test_a_crlf_error_line_does_not_shift_the_masks(tmp_path, capsys):
+    """python-dotenv's own line counter drifts by one after `=x\\r\\n`; the masks must not, or a policy change
+    is hidden in the diff and the line after a secret is masked instead of the secret's (a generated home)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".env").write_bytes(b"=no-key\r\nWEIXIN_TOKEN=ilink-token-7f3a9c01\r\nWEIXIN_ACCOUNT_ID=b0f5c1d2e3a4@im.bot\r\n"
+                                b"QQ_CLIENT_SECRET=\"qq-secret-9z8y\"  #inline\r\nWEIXIN_DM_POLICY = OPEN\r\n")
+    (home / ".env").chmod(0o600)
+    main(["doctor", "--home", str(home), "--dry-run"])
+    out = capsys.readouterr().out
+    assert "-WEIXIN_DM_POLICY = OPEN" in out and "+WEIXIN_DM_POLICY = pairing" in out
+    assert "ilink-token-7f3a9c01" not in out and "qq-secret-9z8y" not in out

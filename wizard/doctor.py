@@ -49,10 +49,12 @@ def _doctor(args, homes, runner) -> int:
     import os
 
     from wizard.apply import ApplyError, apply_plan
+    from wizard.backups import recover_home
     from wizard.engine import evaluate
+    from wizard.homefs import refusals
     from wizard.masking import secret_values
-    from wizard.plan import render_diff
     from wizard.judging import host_facts
+    from wizard.plan import ENV, YAML, render_diff
     from wizard.safetext import hide
     from wizard.repairs import RepairOptions, plan_repairs
     from wizard.service.flow import ServiceFlow
@@ -64,6 +66,21 @@ def _doctor(args, homes, runner) -> int:
     for profile, home in homes:
         if len(homes) > 1:
             _say(f"== {visible(home)} (profile {visible(profile)})")
+        refused = refusals(home, (ENV, YAML))
+        if refused:  # a FIFO, device, directory, link loop or huge file: never read, never written
+            for line in refused:
+                print(f"hermes-wizard: {visible(line)}", file=sys.stderr)
+            codes.append(1)
+            continue
+        if args.fix and not args.dry_run:
+            try:
+                recovered = recover_home(home)
+            except ApplyError as exc:
+                print(f"hermes-wizard: {exc}", file=sys.stderr)
+                codes.append(1)
+                continue
+            if recovered:
+                _say(visible(recovered))
         report = evaluate(home, profile, base_env=base_env, facts=facts)
         hide(secret_values(report.snapshot))  # masked wherever they would be printed
         repair = plan_repairs(report, options)
@@ -192,6 +209,10 @@ def run_undo(args) -> int:
     except ApplyError as exc:
         print(f"hermes-wizard: {exc}", file=sys.stderr)
         return 1
+    if result.recovered:
+        _say(visible(result.recovered))
+        _say(f"Now: {_words(result.report)}")
+        return 0
     _say(f"Restored {visible(', '.join(result.files))} from {visible(result.restored_from)}/")
     _say(f"The replaced versions are in {visible(result.backup)}/ (run `hermes-wizard undo` again to go back).")
     _say(f"Now: {_words(result.report)}")

@@ -20,6 +20,7 @@ When in doubt this masks: a false mask is cheap, a leak is not.
 
 from __future__ import annotations
 
+import bisect
 import io
 import re
 
@@ -58,8 +59,13 @@ def env_masks(text: str, secret_keys=()) -> tuple[dict[int, int], set[str]]:
 
     secret = lambda name: name in secret_keys or is_secret_name(name)  # noqa: E731
     lines, spans, values = split_lines(text), {}, set()
+    # Line starts as the lines are shown: python-dotenv's own `original.line` drifts by one after
+    # a binding that ends between the CR and the LF of a CRLF (an error line such as `=x\r\n`).
+    starts = [0] + [m.end() for m in LINE_BREAK.finditer(text)]
+    offset = 0
     for binding in parse_stream(io.StringIO(text)):
         raw = binding.original.string
+        at, offset = offset, offset + len(raw)
         body = raw.strip()
         segments = _glued_segments(body) if body.count("=") >= 2 else [body]
         names = _names_on(body) | {seg.split("=", 1)[0].strip() for seg in segments if "=" in seg}
@@ -67,7 +73,7 @@ def env_masks(text: str, secret_keys=()) -> tuple[dict[int, int], set[str]]:
             names.add(binding.key)
         if not any(secret(name) for name in names):
             continue
-        first = binding.original.line - 1 + len(LINE_BREAK.findall(raw[: len(raw) - len(raw.lstrip())]))
+        first = bisect.bisect_right(starts, at + len(raw) - len(raw.lstrip())) - 1
         spans[first] = None  # from the first `=` (below)
         for offset in range(1, len(LINE_BREAK.findall(body)) + 1):
             spans[first + offset] = 0

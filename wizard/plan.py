@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import codecs
 import difflib
-import hashlib
 from wizard.records import factory, record
 from pathlib import Path
 
 from wizard.envwriter import EnvEdit, apply_edits
+from wizard.homefs import fingerprint_in, read_in_home
 from wizard.yamlwriter import set_value
 
 ENV, YAML = ".env", "config.yaml"
@@ -65,19 +65,14 @@ class Plan:
 
 
 def fingerprint(path: Path) -> str | None:
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except FileNotFoundError:
-        return None
-    except IsADirectoryError:
-        return "<directory>"
+    """sha256 of the file as the writer will see it (None: absent); never blocks or raises."""
+    return fingerprint_in(path)
 
 
 def read_bytes(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
+    """The file's bytes through the guarded reader (wizard.homefs): ApplyError for a FIFO,
+    a device, a directory, a link loop or a huge file, never a hang."""
+    return read_in_home(path)
 
 
 def planned_contents(plan: Plan, current: dict[str, bytes | None] | None = None) -> dict[str, bytes]:

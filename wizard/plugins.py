@@ -21,7 +21,6 @@ from wizard.records import factory, record
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from wizard import envrules
 from wizard.hermes.install import detect as detect_install
 from wizard.hermes.versions import Judgement, judgement
 

@@ -83,7 +83,7 @@ def env_permissions(ctx: Context):
         yield Hit(None, f".env has mode {env.mode:04o}: readable beyond its owner.", f"chmod 600 {env.path}")
     if env.exists and env.uid is not None and env.uid != os.geteuid():
         yield Hit(None, f".env is owned by uid {env.uid}, not by you (uid {os.geteuid()}).",
-                  f"chown it to the user that runs the gateway")
+                  "chown it to the user that runs the gateway")
 
 
 @check("HW020", "yaml-syntax-error", "error", "`config.yaml` does not parse; Hermes silently falls back to `.env`.",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from wizard.catalog import PLATFORMS
 from wizard.checks import Context, Hit, check
-from wizard.provenance import env_source, yaml_source
+from wizard.provenance import env_source
 
 FORCE_ENABLED_BY_ENV = ("whatsapp_cloud", "homeassistant", "email", "sms", "api_server", "webhook", "dingtalk",
                         "feishu", "wecom", "wecom_callback", "weixin", "bluebubbles", "qqbot", "yuanbao")
