@@ -77,6 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="what an open policy without opt-in becomes (default: pairing)")
     doctor.add_argument("--dead-transport", choices=("disable", "keep"), default="disable",
                         help="disable a platform that cannot connect (default), or leave it")
+    doctor.add_argument("--no-verify", action="store_true",
+                        help="after writing, do not ask the installed Hermes itself (asked by default when its "
+                             "Python is found: about a second)")
     doctor.add_argument("--install-gate", action="store_true",
                         help="add a drop-in to the systemd unit that checks Hermes's refusal rule before each "
                              "start, so a refusal is not restarted forever (Restart=on-failure on systemd < 251)")
