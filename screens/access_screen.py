@@ -12,8 +12,8 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Input, Label, RadioButton, RadioSet, Static
 
-from wizard.answers import ACCESS_MODES, ACCESS_WORDS, EMPTY_ALLOWLIST, access_changes, enable_changes, id_problems, split_ids
-from wizard.catalog import PLATFORMS
+from wizard.plan.answers import ACCESS_MODES, ACCESS_WORDS, EMPTY_ALLOWLIST, access_changes, enable_changes, id_problems, split_ids
+from wizard.hermes.v0_19.catalog import PLATFORMS
 
 HELP = """# Who may use the agent
 

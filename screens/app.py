@@ -13,11 +13,11 @@ from pathlib import Path
 from textual.app import App
 from textual.binding import Binding
 
-from wizard.answers import build_plan, preview
-from wizard.apply import ApplyError, ApplyResult, apply_plan
-from wizard.bundled import stylesheet
-from wizard.engine import HomeReport, evaluate
-from wizard.plan import Change, Plan
+from wizard.plan.answers import build_plan, preview
+from wizard.write.apply import ApplyError, ApplyResult, apply_plan
+from wizard.core.bundled import stylesheet
+from wizard.judge.engine import HomeReport, evaluate
+from wizard.plan.changes import Change, Plan
 
 CSS_FILE = stylesheet()
 

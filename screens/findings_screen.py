@@ -8,8 +8,8 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Label, RadioButton, RadioSet, Static
 
-from wizard.repairs import RepairOptions, plan_repairs
-from wizard.safetext import visible, visible_lines
+from wizard.plan.repairs import RepairOptions, plan_repairs
+from wizard.core.safetext import visible, visible_lines
 
 HELP = """# Doctor
 

@@ -8,8 +8,8 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Select, Static
 
-from wizard.home import list_profiles
-from wizard.safetext import visible_lines
+from wizard.read.homes import list_profiles
+from wizard.core.safetext import visible_lines
 
 HELP = """# Home
 

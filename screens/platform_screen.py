@@ -9,10 +9,10 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Input, Label, Static
 
-from wizard.answers import credential_changes, credential_error
-from wizard.catalog import PLATFORMS
-from wizard.plan import is_secret_name
-from wizard.safetext import visible_lines
+from wizard.plan.answers import credential_changes, credential_error
+from wizard.hermes.v0_19.catalog import PLATFORMS
+from wizard.plan.changes import is_secret_name
+from wizard.core.safetext import visible_lines
 
 HELP = """# Platform
 

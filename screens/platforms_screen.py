@@ -9,8 +9,8 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
-from wizard.catalog import PLATFORMS
-from wizard.safetext import visible
+from wizard.hermes.v0_19.catalog import PLATFORMS
+from wizard.core.safetext import visible
 
 HELP = """# Platforms
 

@@ -8,7 +8,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Static
 
-from wizard.safetext import visible_lines
+from wizard.core.safetext import visible_lines
 
 HELP = """# Applied
 

@@ -9,8 +9,8 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Static, TextArea
 
-from wizard.plan import render_diff
-from wizard.safetext import visible_lines
+from wizard.plan.changes import render_diff
+from wizard.core.safetext import visible_lines
 
 HELP = """# Review
 
@@ -51,7 +51,7 @@ class ReviewScreen(Screen):
         self.action_apply() if event.button.id == "apply" else self.app.pop_screen()
 
     def action_apply(self) -> None:
-        from wizard.apply import ApplyError
+        from wizard.write.apply import ApplyError
 
         if not self.app.plan():
             return

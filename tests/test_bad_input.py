@@ -10,7 +10,7 @@ For each case the CLI must:
   * write nothing: the whole temporary tree (paths, bytes, modes, mtimes) is compared;
   * not hang (FIFOs, 10 MB files) and not blow up memory (YAML alias bombs).
 
-Most cases run in-process (`wizard.cli.main`), a few again in a subprocess to prove that no
+Most cases run in-process (`wizard.faces.cli.main`), a few again in a subprocess to prove that no
 traceback reaches stderr and to bound memory. Codes and wording are the engine's to choose.
 """
 from __future__ import annotations
@@ -100,7 +100,7 @@ def alarm(seconds: int):
 
 
 def run_inprocess(argv, capsys) -> Result:
-    from wizard.cli import main
+    from wizard.faces.cli import main
     capsys.readouterr()
     with alarm(TIMEOUT_S):
         try:

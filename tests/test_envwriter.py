@@ -10,7 +10,7 @@ from dotenv import dotenv_values
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from wizard.envwriter import DISABLED_MARKER, EnvEdit, UnwritableValue, apply_edits, disabled_keys, quote_value
+from wizard.plan.envedit import DISABLED_MARKER, EnvEdit, UnwritableValue, apply_edits, disabled_keys, quote_value
 
 CORPUS = {
     "plain": "A=1\nWEIXIN_DM_POLICY=open\nB=2\n",

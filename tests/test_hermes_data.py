@@ -21,7 +21,7 @@ def test_known_env_keys_match_hermes(tmp_path):
                           text=True, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "HERMES_HOME": str(tmp_path)},
                           timeout=120)
     assert done.returncode == 0, done.stderr
-    assert (REPO / "wizard" / "hermes_env_keys.txt").read_text().split() == done.stdout.split()
+    assert (REPO / "wizard" / "hermes" / "v0_19" / "env_keys.txt").read_text().split() == done.stdout.split()
 
 
 def test_our_dotenv_parser_is_the_one_hermes_pins():

@@ -67,12 +67,12 @@ def test_check_cli_imports_no_ui_libraries(tmp_path, home_kind, fmt):
     assert forbidden(loaded) == [], f"`check --format {fmt}` imported {forbidden(loaded)}"
 
 
-# Runs wizard.cli.main in-process, then reports sys.modules on a side file (stdout is the CLI's).
+# Runs wizard.faces.cli.main in-process, then reports sys.modules on a side file (stdout is the CLI's).
 MAIN_SNIPPET = """
 import json, sys
 out, argv = sys.argv[1], sys.argv[2:]
 try:
-    from wizard.cli import main
+    from wizard.faces.cli import main
     try:
         rc = main(argv)
     except SystemExit as e:
@@ -97,12 +97,12 @@ def test_cli_main_leaves_ui_libraries_unloaded(tmp_path, argv):
     proc = run_python(["-c", MAIN_SNIPPET, str(out), *argv], tmp_path)
     assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
     modules = json.loads(out.read_text())
-    assert "wizard.cli" in modules
+    assert "wizard.faces.cli" in modules
     assert forbidden(modules) == [], f"{argv} loaded {forbidden(modules)}"
 
 
 def test_import_wizard_and_cli(tmp_path):
-    proc = run_python(["-c", "import sys, wizard, wizard.cli; print('\\n'.join(sys.modules))"],
+    proc = run_python(["-c", "import sys, wizard, wizard.faces.cli; print('\\n'.join(sys.modules))"],
                       tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert forbidden(proc.stdout.split()) == []
@@ -145,7 +145,7 @@ def test_every_wizard_module_imports_without_ui_libraries(tmp_path):
     proc = run_python(["-c", WALK_SNIPPET], tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
     report = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert "wizard.cli" in report["names"], report["names"]
+    assert "wizard.faces.cli" in report["names"], report["names"]
     msgs = [f"import of {mod!r} from:\n{stack}" for mod, stack in report["attempts"]]
     assert report["attempts"] == [], "wizard/ reaches for UI libraries:\n" + "\n".join(msgs)
     assert report["failures"] == {}, "modules failing to import:\n" + "\n".join(

@@ -17,8 +17,8 @@ import pytest
 
 from fake_systemd import FakeSystemd, user_unit
 from wizard import service
-from wizard.cli import main
-from wizard.safetext import json_text, visible
+from wizard.faces.cli import main
+from wizard.core.safetext import json_text, visible
 
 DEMO = Path(__file__).resolve().parents[1] / "assets" / "homes" / "death-loop"
 INJ = "\x1b]52;c;cHduZWQ=\x07\x1b[2J\u009b31m\u202e\u2066\x7f"

@@ -85,7 +85,7 @@ CRASHED = -1  # run_doctor's exit code when the CLI raised (its output then ends
 
 
 def run_doctor(home: Path, host: dict, *options: str) -> tuple[int, str]:
-    from wizard.cli import main
+    from wizard.faces.cli import main
 
     out = io.StringIO()
     with _environ(host), contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
@@ -395,7 +395,7 @@ def _env_values(state: dict) -> dict:
     """The .env as Hermes reads it (its start-up sanitizer splits glued lines first)."""
     if state[".env"] is None:
         return {}
-    from wizard.envfile import read_env_file
+    from wizard.hermes.v0_19.envfile import read_env_file
 
     return read_env_file(Path(".env"), {}, content=state[".env"][0]).values
 

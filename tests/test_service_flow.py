@@ -16,7 +16,7 @@ import pytest
 
 from fake_systemd import FakeSystemd, loop_journal, user_unit
 from wizard import service
-from wizard.cli import main
+from wizard.faces.cli import main
 from wizard.service import loop
 from wizard.service.systemd import Runner, parse_show, parse_version
 from wizard.service.units import FALLBACK_DROPIN, GATE_DROPIN

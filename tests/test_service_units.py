@@ -16,7 +16,7 @@ import pytest
 
 from fake_systemd import FakeSystemd, system_unit, user_unit
 from wizard import service
-from wizard.cli import main
+from wizard.faces.cli import main
 from wizard.service import homes, units
 
 DEMO = Path(__file__).resolve().parents[1] / "assets" / "homes" / "death-loop"
@@ -233,7 +233,7 @@ def test_explicit_unit_outside_the_search_paths(machine, tmp_path, capsys):
 
 IMPORTS = """
 import json, sys
-from wizard.cli import main
+from wizard.faces.cli import main
 try:
     rc = main(sys.argv[2:])
 except SystemExit as e:
@@ -263,7 +263,7 @@ def test_check_with_a_unit_installed_stays_light(machine, tmp_path, gate):
     assert not modules & {"subprocess", "wizard.service.systemd", "wizard.service.loop", "wizard.service.actions",
                           "wizard.service.dropin", "plistlib"}
     if gate:
-        assert not {m for m in modules if m.startswith("wizard.service") or m == "wizard.checks.service"}
+        assert not {m for m in modules if m.startswith("wizard.service") or m == "wizard.judge.checks.service"}
     else:
         assert "wizard.service.units" in modules  # it did look
 

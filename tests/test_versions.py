@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from oracle import require_oracle, venv_python
-from wizard.cli import main
+from wizard.faces.cli import main
 from wizard.hermes.install import detect
 from wizard.hermes.versions import MODELLED, is_modelled, nearest_model, refuses_open_policies
 

@@ -79,7 +79,7 @@ def test_the_installed_tui_reaches_its_first_screen(installed):
     _, venv, env = installed
     script = (
         "import asyncio, shutil, tempfile, pathlib\n"
-        "from wizard.bundled import example_home\n"
+        "from wizard.core.bundled import example_home\n"
         "from screens.app import WizardApp\n"
         "home = pathlib.Path(tempfile.mkdtemp()) / 'home'\n"
         "shutil.copytree(example_home(), home)\n"

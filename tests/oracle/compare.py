@@ -44,7 +44,7 @@ def run_ours(home: Path, host_env: dict | None = None) -> tuple[int, dict | None
     PATH with its node shim, and the Hermes Python whose SDKs decide plugin
     ``check_fn``s. Host facts, not home contents.
     """
-    from wizard.cli import main  # the engine under test
+    from wizard.faces.cli import main  # the engine under test
 
     out, err = io.StringIO(), io.StringIO()
     with _environ(host_env), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):

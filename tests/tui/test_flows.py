@@ -16,7 +16,7 @@ from screens.platform_screen import PlatformScreen
 from screens.platforms_screen import PlatformsScreen
 from screens.result_screen import ResultScreen
 from screens.review_screen import ReviewScreen
-from wizard.engine import evaluate
+from wizard.judge.engine import evaluate
 
 DEMO = Path(__file__).resolve().parents[2] / "assets" / "homes" / "death-loop"
 TOKEN = "7123456789:AAHtestTokenTestTokenTestToken_012345"

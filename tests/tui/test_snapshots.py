@@ -91,10 +91,10 @@ SCREENS = {
 def test_screen_snapshot(snap_compare, home, screen, size, monkeypatch):
     import time as real_time
 
-    import wizard.backups
+    import wizard.write.backups
 
     fixed = real_time.struct_time((2026, 11, 29, 14, 15, 3, 6, 333, 0))  # the backup folder's name is shown
-    monkeypatch.setattr(wizard.backups, "time", type("FixedClock", (), {
+    monkeypatch.setattr(wizard.write.backups, "time", type("FixedClock", (), {
         "strftime": staticmethod(lambda fmt, t=None: real_time.strftime(fmt, fixed))})())
     mode, steps = SCREENS[screen]
     app = WizardApp(home, mode=mode)

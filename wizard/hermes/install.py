@@ -22,7 +22,7 @@ import os
 import shutil
 from pathlib import Path
 
-from wizard.records import record
+from wizard.core.records import record
 
 DIST_PREFIX = "hermes_agent-"
 MAX_METADATA_READ = 64 * 1024  # the Version: header is near the top; a hostile file cannot make us read more

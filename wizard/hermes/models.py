@@ -6,8 +6,8 @@ Contract: every name in `versions.MODELLED` has a model here (a test keeps it so
 from __future__ import annotations
 
 from wizard.hermes.model import Model
-from wizard.hermes.v0_18 import Hermes0180, Hermes0181, Hermes0182
-from wizard.hermes.v0_19 import Hermes019
+from wizard.hermes.v0_18.model import Hermes0180, Hermes0181, Hermes0182
+from wizard.hermes.v0_19.model import Hermes019
 from wizard.hermes.versions import NEWEST, Judgement
 
 MODELS: dict[str, Model] = {model.version: model for model in (Hermes0180(), Hermes0181(), Hermes0182(), Hermes019())}

@@ -19,7 +19,7 @@ import os
 import stat
 from pathlib import Path
 
-from wizard.records import factory, record
+from wizard.core.records import factory, record
 
 SCRIPT = Path(__file__).with_name("ask_hermes.py")
 SKIP_DIRS = {"hermes-agent", "node", "node_modules", ".wizard-backups", "logs", "sessions", "cache", "memory",

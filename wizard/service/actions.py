@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 
-from wizard.records import factory, record
+from wizard.core.records import factory, record
 from wizard.service import loop
 from wizard.service.systemd import Runner, int_or_none, journal_argv, journal_lines, parse_show, parse_version, \
     show_argv, systemctl

@@ -123,9 +123,9 @@ def find_wizard(argv0: str | None = None) -> Path | None:
 
 
 def install(unit: Unit, variant: str, wizard: Path | str | None = None) -> Path:
-    """Write the drop-in atomically (wizard.apply.write_atomic), 0644 like the unit, and remove
+    """Write the drop-in atomically (wizard.write.apply.write_atomic), 0644 like the unit, and remove
     our other variant.  Other drop-ins in the directory are never touched."""
-    from wizard.apply import FileOps, write_atomic
+    from wizard.core.atomic import FileOps, write_atomic
 
     name, text = render(unit, variant, wizard)
     folder = unit.dropin_dir

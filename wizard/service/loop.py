@@ -19,7 +19,7 @@ import json
 import re
 from pathlib import Path
 
-from wizard.records import factory, record
+from wizard.core.records import factory, record
 from wizard.service.systemd import Runner, int_or_none, journal_argv, journal_lines, parse_show, show_argv
 
 REFUSING = re.compile(r"Refusing to start: (\S+) has dm_policy/group_policy set to 'open'")

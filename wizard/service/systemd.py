@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import sys
 
-from wizard.records import record
+from wizard.core.records import record
 
 SHOW_PROPERTIES = ("NRestarts", "ActiveState", "SubState", "Result", "ExecMainStatus", "ExecMainCode")
 

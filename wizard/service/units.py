@@ -24,7 +24,7 @@ import os
 import re
 from pathlib import Path
 
-from wizard.records import factory, record
+from wizard.core.records import factory, record
 from wizard.service.homes import account_home, hermes_home_for, profile_arg
 
 GATE_DROPIN = "hermes-wizard-gate.conf"

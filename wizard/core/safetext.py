@@ -1,0 +1,134 @@
+"""Strings from a home, made safe to show: no terminal escapes, no hidden text.
+
+Nothing in a Hermes home is trusted, and the tool often runs as root in someone
+else's terminal: an ESC in a `.env` key, an OSC 52 sequence in a session path or
+a U+202E in a YAML value must never reach a terminal raw (OSC 52 writes the
+clipboard; bidi overrides make text read differently than it is).
+
+* `visible(s)` — one value, every dangerous character (C0 controls including TAB
+  and newline, DEL, C1, bidi and invisible format characters, lone surrogates
+  from undecodable bytes) written as a visible escape: `\\x1b`, `\\u202e`.
+* `visible_lines(text)` — the same for composed output, keeping its line breaks.
+* `json_text(payload)` — `json.dumps` whose output never carries such a
+  character raw (json escapes C0 itself; DEL, C1, bidi and surrogates are
+  escaped here as `\\uXXXX`, which a JSON parser reads back unchanged).
+* `guarded_output()` — for the duration of a headless command, sys.stdout and
+  sys.stderr escape whatever dangerous character still reaches them (a backstop:
+  renderers escape their fields themselves, so a value's newline shows as `\\n`).
+
+Contract: pure functions of text; escaping is display-only (values are never
+changed where they are decided on or written).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import sys
+
+_OTHERS = ("\x7f-\x9f"  # DEL, C1 (U+009B is a one-byte CSI)
+           "\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb"  # bidi, invisibles
+           "\ud800-\udfff"  # lone surrogates: bytes that were not UTF-8 (surrogateescape)
+           "\U000e0000-\U000e007f")  # tag characters: invisible text
+_ANY = re.compile(f"[\x00-\x1f{_OTHERS}]")  # C0 too, TAB, LF and CR included
+_NOT_NEWLINE = re.compile(f"[\x00-\x09\x0b-\x1f{_OTHERS}]")
+
+
+_SHORT = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
+
+
+def _escape(match: re.Match) -> str:
+    code = ord(match.group())
+    if match.group() in _SHORT:
+        return _SHORT[match.group()]
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def visible(value) -> str:
+    """`value` as text with every control, C1, bidi or invisible character escaped."""
+    return _ANY.sub(_escape, value if isinstance(value, str) else str(value))
+
+
+def visible_lines(text: str) -> str:
+    """Like `visible`, but the line breaks of composed output are kept."""
+    return _NOT_NEWLINE.sub(_escape, text)
+
+
+def _json_escape(match: re.Match) -> str:
+    code = ord(match.group())
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xd800 + (code >> 10):04x}\\u{0xdc00 + (code & 0x3ff):04x}"
+
+
+def json_text(payload, indent: int | None = 2) -> str:
+    """JSON for a terminal: every dangerous character inside a string escaped as \\uXXXX.
+
+    The substitution is safe on the whole document: such characters can only occur
+    inside string literals (JSON's own syntax is ASCII), where \\uXXXX is their
+    escape.  Characters above U+FFFF are written as a UTF-16 surrogate pair."""
+    text = json.dumps(payload, indent=indent, ensure_ascii=False)
+    return _NOT_NEWLINE.sub(_json_escape, text)  # json.dumps escapes C0 in strings: a raw LF is layout
+
+
+MASK = "••••••"
+MIN_SCRUBBED = 6  # shorter values are masked where they stand, not searched for everywhere
+_HIDDEN: set[str] = set()  # secret values of the homes read so far by this command
+
+
+def hide(values) -> None:
+    """Secret values the guarded streams mask wherever they occur (`scrub`)."""
+    _HIDDEN.update(values)
+
+
+def policy_word(value: str | None) -> str | None:
+    """A policy as shown: a plain word verbatim (what Hermes compares, e.g. "open"),
+    anything else (a glued line Hermes did not split, a pasted token) only by size."""
+    if value is None or re.fullmatch(r"[a-z0-9_*-]{0,24}", value):
+        return value
+    return f"<not a policy: {len(value)} characters>"
+
+
+class _GuardedStream:
+    """A text stream that escapes dangerous characters (line breaks kept) and masks
+    the secrets registered with `hide` before writing."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(visible_lines(scrub(text, _HIDDEN) if _HIDDEN else text))
+        return len(text)
+
+    def writelines(self, lines) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str):  # flush, isatty, fileno, encoding, buffer...
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def guarded_output():
+    """Route sys.stdout/sys.stderr through the escaping backstop (not for the TUI,
+    whose drawing is escape sequences)."""
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _GuardedStream(saved[0]), _GuardedStream(saved[1])
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = saved
+        _HIDDEN.clear()
+
+
+def scrub(text: str, values) -> str:
+    """`text` with every occurrence (any case) of a secret value of MIN_SCRUBBED+ characters masked."""
+    pieces = sorted({piece for value in values for piece in [value, *value.split("\n")]
+                     if len(piece.strip()) >= MIN_SCRUBBED}, key=len, reverse=True)
+    if not pieces or not text:
+        return text
+    return re.sub("|".join(re.escape(p) for p in pieces), MASK, text, flags=re.I)

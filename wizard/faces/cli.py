@@ -1,0 +1,378 @@
+"""`hermes-wizard` command line: `check` and `explain` (headless, no UI imports).
+
+`check` reads files only — service unit files included (`--unit PATH` names one); it
+asks systemd (systemctl show, journalctl) only with `--service`.  `check --gate` does
+no service work at all.  `doctor` acts on the service too (wizard/doctor.py).
+
+Exit codes of `check` (DESIGN.md): 0 the gateway would start and no error
+findings; 1 error findings but it would start; 78 Hermes would refuse to start (or
+crash loading its config); 2 usage error.  `--all-profiles` exits with the worst.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+EX_USAGE, EX_CONFIG = 2, 78
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # argparse exits 2 on its own; keep the message short
+        self.print_usage(sys.stderr)
+        self.exit(EX_USAGE, f"hermes-wizard: error: {message}\n")
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--home", help="Hermes home (default: $HERMES_HOME, else ~/.hermes)")
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--profile", help="a profile under <home>/profiles (default: the home itself)")
+    group.add_argument("--all-profiles", action="store_true", help="the home and every profile in it")
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("--plain", action="store_true", help="no colour, no TUI (accepted for every command)")
+    parser.add_argument("--inherit-env", action="store_true",
+                        help="judge with this process's environment as the gateway's (as in a service "
+                             "pre-start hook); by default a home is judged by its files alone")
+    parser.add_argument("--hermes-python", help="the Python that runs Hermes (to know its installed SDKs)")
+    versions = parser.add_mutually_exclusive_group()
+    versions.add_argument("--hermes-version", metavar="X",
+                          help="judge for this installed Hermes version instead of the one detected")
+    versions.add_argument("--target", metavar="X",
+                          help="judge the home as Hermes X would (before an upgrade): any modelled version")
+    parser.add_argument("--unit", metavar="PATH",
+                        help="the service that runs this home: a systemd unit file, a launchd plist or an s6 "
+                             "service dir (default: found under ~/.config/systemd/user, /etc/systemd/system, "
+                             "~/Library/LaunchAgents, /run/service)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="hermes-wizard", description="Setup wizard and doctor for the Hermes messaging gateway.")
+    parser.add_argument("--version", action="store_true", help="print this tool's version and the Hermes versions "
+                        "it models")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    check = sub.add_parser("check", help="say whether the gateway will start, and why not")
+    _common(check)
+    check.add_argument("--gate", action="store_true",
+                       help="pre-start gate for a service: exit 78 with one line only when Hermes would refuse to "
+                            "start (its open-policy rule), else 0; judges with this process's environment")
+    check.add_argument("--verify", action="store_true",
+                       help="also ask the installed Hermes itself (its own loader and startup rule, on a throw-away "
+                            "copy of the home, nothing started) and show its verdict beside ours")
+    check.add_argument("--service", action="store_true",
+                       help="also ask systemd (systemctl show, journalctl) whether the service is looping")
+    setup = sub.add_parser("setup", help="the full-screen wizard: platform by platform, then review and apply")
+    setup.add_argument("--home", help="Hermes home (default: $HERMES_HOME, else ~/.hermes); created on apply")
+    setup.add_argument("--profile", help="a profile under <home>/profiles")
+    setup.add_argument("--plain", action="store_true", help="no full-screen UI")
+    doctor = sub.add_parser("doctor", help="plan the safe repairs, show them as a diff, apply them with consent")
+    _common(doctor)
+    doctor.add_argument("--fix", action="store_true", help="apply the repairs (asks first unless --yes)")
+    doctor.add_argument("--yes", action="store_true", help="do not ask: apply the safe repairs")
+    doctor.add_argument("--dry-run", action="store_true",
+                        help="print the plan and write nothing; exit 1 when changes are pending, 0 when none")
+    doctor.add_argument("--open-policy", choices=("pairing", "allowlist", "optin"), default="pairing",
+                        help="what an open policy without opt-in becomes (default: pairing)")
+    doctor.add_argument("--dead-transport", choices=("disable", "keep"), default="disable",
+                        help="disable a platform that cannot connect (default), or leave it")
+    doctor.add_argument("--no-verify", action="store_true",
+                        help="after writing, do not ask the installed Hermes itself (asked by default when its "
+                             "Python is found: about a second)")
+    doctor.add_argument("--install-gate", action="store_true",
+                        help="add a drop-in to the systemd unit that checks Hermes's refusal rule before each "
+                             "start, so a refusal is not restarted forever (Restart=on-failure on systemd < 251)")
+    doctor.add_argument("--restart", action="store_true",
+                        help="restart the service after the repair and confirm it stayed up")
+    doctor.add_argument("--settle", type=float, default=12.0, metavar="SECONDS",
+                        help="how long a restarted service must stay up to count as running (default 12)")
+    doctor.add_argument("--wizard-path", metavar="PATH",
+                        help="the hermes-wizard the gate runs (default: this installation's)")
+    undo = sub.add_parser("undo", help="restore the files of the latest backup (the current ones are backed up)")
+    undo.add_argument("--home", help="Hermes home (default: $HERMES_HOME, else ~/.hermes)")
+    undo.add_argument("--profile", help="a profile under <home>/profiles")
+    undo.add_argument("--plain", action="store_true")
+    demo = sub.add_parser("demo", help="copy the bundled \"death loop\" example home to a temporary folder and run "
+                                       "the doctor on the copy")
+    demo.add_argument("--plain", action="store_true", help="no full-screen UI: print the plan")
+    explain = sub.add_parser("explain", help="document a check code (hermes-wizard explain HW101)")
+    explain.add_argument("code", nargs="?", help="a code such as HW101, or a check name; omit to list all")
+    explain.add_argument("--format", choices=("text", "json"), default="text")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.version:
+        return _version()
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return EX_USAGE
+    if getattr(args, "target", None):
+        from wizard.hermes.versions import MODELLED, is_modelled
+
+        if not is_modelled(args.target):
+            parser.error(f"--target {args.target}: not a modelled Hermes version (choose one of {', '.join(MODELLED)})")
+    try:
+        if args.command == "demo":  # before the output guard: the doctor it runs may open the TUI
+            return _demo(args)
+        if args.command == "setup" or (args.command == "doctor" and not (args.fix or args.dry_run or args.unit
+                                                                          or args.install_gate or args.restart)
+                                        and not args.all_profiles and _can_run_tui(args)):
+            return _run_tui(args)
+        from wizard.core.safetext import guarded_output
+
+        with guarded_output():  # nothing from a home reaches the terminal raw (wizard/safetext.py)
+            return _headless(args)
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        print("hermes-wizard: interrupted; no changes were made unless a write had completed", file=sys.stderr)
+        return 130
+    except Exception as exc:  # a bug of ours: one clear line, no traceback (HERMES_WIZARD_DEBUG=1 shows it)
+        if os.environ.get("HERMES_WIZARD_DEBUG"):
+            raise
+        print(f"hermes-wizard: internal error ({type(exc).__name__}: {exc}); nothing was written unless a "
+              "message above says so. Please report it (rerun with HERMES_WIZARD_DEBUG=1 for details).",
+              file=sys.stderr)
+        return 70
+
+
+def _headless(args) -> int:
+    if args.command == "explain":
+        return _explain(args)
+    if args.command in ("doctor", "undo"):
+        from wizard.faces import doctor
+
+        return doctor.run_doctor(args) if args.command == "doctor" else doctor.run_undo(args)
+    return _check(args)
+
+
+def select_homes(args) -> list[tuple[str, Path]] | None:
+    """The (profile, home) pairs a command acts on; None after printing a usage error."""
+    from wizard.read.homes import HomeError, list_profiles, profile_home, resolve_root
+
+    try:
+        root = resolve_root(args.home)
+        if getattr(args, "all_profiles", False):
+            return list_profiles(root)
+        if args.profile:
+            return [(args.profile, profile_home(root, args.profile))]
+        return [(_profile_name(root), root)]
+    except HomeError as exc:
+        print(f"hermes-wizard: {exc}", file=sys.stderr)
+        return None
+
+
+def _gate(args) -> int:
+    """`check --gate`: Hermes's refusal rule only, one line, and never an obstacle of our own
+    making — any failure of the wizard itself lets the gateway start (exit 0)."""
+    try:
+        from wizard.hermes.v0_19.gate import violations
+        from wizard.faces.judging import host_facts
+        from wizard.hermes.v0_19.resolve import resolve
+        from wizard.read.snapshot import take_snapshot
+
+        homes = select_homes(args)
+        if homes is None:
+            return 0
+        profile, home = homes[0]
+        facts = host_facts(args, home)
+        judged = facts.hermes
+        if judged is not None and judged.source != "target" and not (judged.modelled or judged.version is None):
+            print(f"hermes-wizard gate: Hermes {judged.version} is not modelled by this hermes-wizard; the gate is "
+                  "not active for it, letting the gateway start", file=sys.stderr)
+            return 0
+        if judged is not None and not judged.refuses:
+            return 0
+        from wizard.hermes.models import model_for
+
+        snapshot = take_snapshot(home, profile, dict(os.environ), model=model_for(judged))
+        found = violations(resolve(snapshot, facts))
+    except Exception as exc:  # the gate must never be the reason a gateway does not start
+        print(f"hermes-wizard gate: could not judge ({type(exc).__name__}); letting the gateway start",
+              file=sys.stderr)
+        return 0
+    if not found:
+        return 0
+    first = found[0]
+    from wizard.core.safetext import visible
+
+    print(f"hermes-wizard gate: Hermes would refuse to start ({first.reason}: {' and '.join(first.open_sides())} "
+          f"is open, {first.allow_all_env} not set); not starting it. Fix: hermes-wizard doctor --fix --yes "
+          f"--home {visible(home)}", file=sys.stderr)
+    return EX_CONFIG
+
+
+def _check(args) -> int:
+    if args.gate:
+        return _gate(args)
+    homes = select_homes(args)
+    if homes is None:
+        return EX_USAGE
+    if args.unit or args.service:
+        from wizard import service
+        from wizard.service.systemd import Runner
+
+        service.configure(unit=args.unit, runner=Runner() if args.service else None)
+    try:
+        return _report(args, homes)
+    finally:
+        if args.unit or args.service:
+            service.reset()
+
+
+def _version() -> int:
+    from importlib.metadata import PackageNotFoundError, version
+
+    from wizard.hermes.versions import MODELLED
+
+    try:
+        mine = version("hermes-wizard")
+    except PackageNotFoundError:
+        mine = "unknown (not installed)"
+    print(f"hermes-wizard {mine}\nmodels Hermes {', '.join(MODELLED)}; any other version is detected and judged "
+          "by the nearest model, and the pre-start gate lets it start")
+    return 0
+
+
+def _report(args, homes) -> int:
+    from wizard.judge.engine import evaluate
+    from wizard.faces.judging import host_facts
+
+    root = homes[0][1]
+    base_env = dict(os.environ) if args.inherit_env else {}
+    facts = host_facts(args, root)
+    from wizard.judge.masking import secret_values
+    from wizard.core.safetext import hide, json_text
+
+    reports = [evaluate(path, name, base_env=base_env, facts=facts, verify=args.verify) for name, path in homes]
+    for report in reports:
+        hide(secret_values(report.snapshot))
+    if args.format == "json":
+        payload = [r.as_json() for r in reports] if args.all_profiles else reports[0].as_json()
+        sys.stdout.write(json_text(_scrubbed(payload)) + "\n")
+    else:
+        from wizard.judge.report import render_text
+
+        sys.stdout.write("\n\n".join(render_text(r) for r in reports) + "\n")
+    codes = [r.exit_code() for r in reports]
+    return EX_CONFIG if EX_CONFIG in codes else max(codes)
+
+
+def _scrubbed(payload):
+    """The JSON payload with registered secrets masked in every string (before encoding,
+    so a secret holding a quote or backslash is found as it is)."""
+    from wizard.judge.masking import scrub
+    from wizard.core.safetext import _HIDDEN
+
+    if isinstance(payload, str):
+        return scrub(payload, _HIDDEN)
+    if isinstance(payload, list):
+        return [_scrubbed(item) for item in payload]
+    if isinstance(payload, dict):
+        return {key: _scrubbed(value) for key, value in payload.items()}
+    return payload
+
+
+def _can_run_tui(args) -> bool:
+    """Textual draws on stderr and reads stdin; without both a terminal it would hang."""
+    return (not args.plain and sys.stdin.isatty() and sys.stderr.isatty()
+            and os.environ.get("TERM", "") not in ("", "dumb"))
+
+
+def _run_tui(args) -> int:
+    from wizard.read.homes import HomeError, profile_home, resolve_root
+
+    if not _can_run_tui(args):
+        print("hermes-wizard: setup needs an interactive terminal (stdin and stderr a TTY, TERM set); for a "
+              "headless repair use `hermes-wizard doctor --fix --yes`", file=sys.stderr)
+        return EX_USAGE
+    try:
+        if args.command == "setup" and not _home_exists(args.home):
+            home, profile = Path(args.home or os.environ.get("HERMES_HOME") or Path.home() / ".hermes"), "default"
+            home = home.expanduser().absolute()
+        else:
+            root = resolve_root(args.home)
+            home = profile_home(root, args.profile) if args.profile else root
+            profile = args.profile or _profile_name(root)
+    except HomeError as exc:
+        print(f"hermes-wizard: {exc}", file=sys.stderr)
+        return EX_USAGE
+    from screens.app import WizardApp
+
+    outcome = WizardApp(home, profile, mode=args.command).run()
+    if outcome is None or not outcome.applied:
+        print("No changes were made.")
+        return 0
+    report = outcome.result.report
+    print(f"Backup: {outcome.result.backup}/")
+    return 0 if report.would_start else EX_CONFIG
+
+
+def _home_exists(explicit: str | None) -> bool:
+    raw = explicit or os.environ.get("HERMES_HOME") or str(Path.home() / ".hermes")
+    return Path(raw).expanduser().is_dir()
+
+
+def _profile_name(home: Path) -> str:
+    return home.name if home.parent.name == "profiles" else "default"
+
+
+def _demo(args) -> int:
+    """The first thing to try: the doctor on a copy of the example home (the original is never touched)."""
+    import shutil
+    import tempfile
+
+    from wizard.core.bundled import example_home
+
+    home = Path(tempfile.mkdtemp(prefix="hermes-wizard-demo.")) / "home"
+    shutil.copytree(example_home(), home)
+    (home / ".env").chmod(0o600)  # a real home keeps its secrets at 0600
+    print(f"demo: the doctor on a copy of the example home with the 0.19 restart loop, at {home}\n", flush=True)
+    code = main(["doctor", "--home", str(home)] + (["--plain"] if args.plain else []))
+    print(f"\ndemo: the copy is at {home} (doctor exit code {code}; 78 means Hermes would refuse to start)\n"
+          f"demo: try also: hermes-wizard check --home {home}   (and setup, doctor --fix --yes, undo)")
+    return 0 if code in (0, 1, 78) else code
+
+
+def _explain(args) -> int:
+    from wizard.judge.checks import all_checks, get_check
+
+    if not args.code:
+        rows = all_checks()
+        if args.format == "json":
+            print(json.dumps([_check_json(c) for c in rows], indent=2))
+        else:
+            for c in rows:
+                print(f"{c.code}  {c.name:<34} {c.severity:<8} {c.summary}")
+        return 0
+    found = get_check(args.code)
+    if found is None:
+        from wizard.core.safetext import visible
+
+        print(f"hermes-wizard: no check {visible(args.code)!r}; `hermes-wizard explain` lists them",
+              file=sys.stderr)
+        return EX_USAGE
+    if args.format == "json":
+        print(json.dumps(_check_json(found), indent=2))
+    else:
+        import textwrap
+
+        def para(text: str) -> str:
+            return textwrap.fill(" ".join(text.split()), 88, initial_indent="  ", subsequent_indent="  ")
+
+        print(f"{found.code} {found.name} ({found.severity})\n\n{found.summary}\n\nWhat\n{para(found.what)}\n\n"
+              f"Why\n{para(found.why)}\n\nFix\n{para(found.fix)}")
+    return 0
+
+
+def _check_json(c) -> dict:
+    return {"code": c.code, "name": c.name, "severity": c.severity, "summary": c.summary, "what": c.what,
+            "why": c.why, "fix": c.fix}
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,219 @@
+"""The headless `doctor` and `undo` faces: plan, show, ask (or --yes), apply, verify.
+
+`doctor` prints one line per repair, the plan as a masked diff, and the verdict
+Hermes will reach afterwards; `--fix` applies it (asking first on a terminal,
+refusing to guess without one unless `--yes`).  "The gateway will start" is only
+said after the written files were re-read and judged again.
+
+The service that runs the home (wizard/service/flow.py) is handled around the
+file repair: a loop in progress is stopped before editing, `--install-gate` adds
+the gate drop-in, and `--restart` (or having stopped a loop) restarts the service
+once the home will start, then watches it for `--settle` seconds; "the gateway is
+running" is said only after that.  `--dry-run` prints those commands, runs none.
+
+Exit codes: 0 nothing to do, or repaired and the gateway will start (and, when
+restarted, stayed up); 1 changes pending (`--dry-run`, or no `--fix`), a failed
+write or service step, a restart that looped again, or problems left; 2 usage;
+78 the gateway would still refuse to start.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from wizard.faces.cli import EX_CONFIG, EX_USAGE, select_homes
+from wizard.core.safetext import visible
+
+
+def _say(text: str = "") -> None:
+    """One message; the guarded stdout (wizard/safetext.py) escapes and masks what it carries."""
+    sys.stdout.write(text + "\n")
+
+
+def run_doctor(args) -> int:
+    from wizard import service
+    from wizard.service.systemd import Runner
+
+    homes = select_homes(args)
+    if homes is None:
+        return EX_USAGE
+    # The service checks may ask systemd (a dry run asks nothing and prints what it would run).
+    service.configure(unit=args.unit, runner=Runner(dry_run=args.dry_run))
+    try:
+        return _doctor(args, homes, service.runner())
+    finally:
+        service.reset()
+
+
+def _doctor(args, homes, runner) -> int:
+    import os
+
+    from wizard.write.apply import ApplyError, apply_plan
+    from wizard.write.backups import recover_home
+    from wizard.judge.engine import evaluate
+    from wizard.core.homefs import refusals
+    from wizard.judge.masking import secret_values
+    from wizard.faces.judging import host_facts
+    from wizard.plan.changes import ENV, YAML, render_diff
+    from wizard.core.safetext import hide
+    from wizard.plan.repairs import RepairOptions, plan_repairs
+    from wizard.service.flow import ServiceFlow
+
+    base_env = dict(os.environ) if args.inherit_env else {}
+    facts = host_facts(args, homes[0][1])
+    options = RepairOptions(open_policy=args.open_policy, dead_transport=args.dead_transport)
+    codes = []
+    for profile, home in homes:
+        if len(homes) > 1:
+            _say(f"== {visible(home)} (profile {visible(profile)})")
+        refused = refusals(home, (ENV, YAML))
+        if refused:  # a FIFO, device, directory, link loop or huge file: never read, never written
+            for line in refused:
+                print(f"hermes-wizard: {visible(line)}", file=sys.stderr)
+            codes.append(1)
+            continue
+        if args.fix and not args.dry_run:
+            try:
+                recovered = recover_home(home)
+            except ApplyError as exc:
+                print(f"hermes-wizard: {exc}", file=sys.stderr)
+                codes.append(1)
+                continue
+            if recovered:
+                _say(visible(recovered))
+        report = evaluate(home, profile, base_env=base_env, facts=facts)
+        hide(secret_values(report.snapshot))  # masked wherever they would be printed
+        repair = plan_repairs(report, options)
+        flow = ServiceFlow(home, profile, args, _say, runner)
+        flow.describe(report)
+        for line in repair.notes:
+            _say(line)
+        for line in repair.unfixable:
+            _say(f"not fixed: {line}")
+        editing = bool(repair.plan) and (args.fix or args.dry_run)  # a dry run shows what --fix would do
+        steps = flow.plan(editing, (repair.after if repair.plan else report).would_start)
+        if not repair.plan and not steps:
+            _say("Nothing to fix." if report.would_start else "")
+            codes.append(_verdict(report))
+            continue
+        if repair.plan:
+            _say(render_diff(repair.plan).rstrip("\n"))
+            _say(f"After these changes: {_words(repair.after)}")
+        flow.preview()
+        if args.dry_run or not (args.fix or flow.requested):
+            if not args.dry_run:
+                _say("Run `hermes-wizard doctor --fix` to apply (it backs up every file first).")
+            else:
+                flow.act_before()
+                flow.act_after()
+            codes.append(1)
+            continue
+        if not args.yes and not _confirm("Apply these changes?" if not steps else
+                                         "Apply these changes and run the service steps above?"):
+            _say("No changes were made.")
+            codes.append(1 if sys.stdin.isatty() else EX_USAGE)
+            continue
+        flow.act_before()
+        after = report
+        if editing:
+            try:
+                result = apply_plan(repair.plan, base_env=base_env, reason="doctor --fix", facts=facts)
+            except ApplyError as exc:
+                print(f"hermes-wizard: {exc}", file=sys.stderr)
+                codes.append(max(1, flow.act_after(abort=True)))
+                continue
+            _say(f"Backup: {visible(result.backup)}/")
+            after = result.report
+            told = None if args.no_verify else _ask_hermes_itself(home, facts, base_env)
+            hermes_refuses = told is not None and (told.would_start is False or bool(told.error))
+            if after.would_start and hermes_refuses:
+                _say("Written, but the installed Hermes disagrees with hermes-wizard: trust Hermes, and report it "
+                     "(`hermes-wizard check --verify --format json`).")
+                codes.append(EX_CONFIG)
+            elif after.would_start:
+                enabled = [row.name for row in after.rows if row.enabled]
+                _say(f"Verified: the gateway will start ({', '.join(enabled) or 'no platforms'}).")
+                if not any(kind == "restart" for kind, _ in steps):
+                    _say("Next: restart the gateway once, e.g. " + _restart_hint(flow))
+            else:
+                _say(f"Written, but the gateway will still not start: {_words(after)}")
+        elif repair.plan:
+            _say("The file changes above are not applied without --fix.")
+        service_code = flow.act_after()
+        verdict = _verdict(after)
+        codes.append(verdict if verdict == EX_CONFIG else max(verdict, service_code))
+        if repair.plan and not editing:
+            codes.append(1)
+    return EX_CONFIG if EX_CONFIG in codes else (EX_USAGE if EX_USAGE in codes else max(codes or [0]))
+
+
+def _ask_hermes_itself(home, facts, base_env):
+    """After a write, the installed Hermes's own verdict on the written files (None: Hermes not found)."""
+    if facts.site_packages is None:
+        return None
+    from wizard.hermes.verify import ask_installed
+
+    told = ask_installed(home, facts.site_packages, base_env)
+    who = f"Hermes {told.version}" if told.version else "Hermes"
+    _say(visible(f"{who} itself, asked on a copy of the written files: {told.verdict()}"))
+    return None if told.failure else told
+
+
+def _restart_hint(flow) -> str:
+    from wizard.service.systemd import systemctl
+
+    if flow.units:
+        unit = flow.units[0]
+        return " ".join(systemctl(unit.scope, "restart", unit.name)) + " (or rerun with --restart)"
+    if flow.others:
+        from wizard.service.supervisors import advice
+
+        return "; ".join(line for line in advice(flow.others[0]) if line.startswith(("stop", "start once")))
+    return "systemctl --user restart hermes-gateway"
+
+
+def _confirm(question: str = "Apply these changes?") -> bool:
+    if not sys.stdin.isatty():
+        print("hermes-wizard: no terminal to ask for confirmation; add --yes to apply without asking",
+              file=sys.stderr)
+        return False
+    try:
+        return input(f"{question} [y/N] ").strip().lower() in ("y", "yes")
+    except EOFError:
+        return False
+
+
+def _verdict(report) -> int:
+    return 0 if report.would_start and not report.errors() else (EX_CONFIG if not report.would_start else 1)
+
+
+def _words(report) -> str:
+    if report is None:
+        return "unknown"
+    if report.effective.crash:
+        return f"the gateway will not start ({visible(report.effective.crash)})"
+    if report.violations:
+        return f"the gateway will refuse to start ({report.violations[0].reason})"
+    return f"the gateway will start ({', '.join(r.name for r in report.rows if r.enabled) or 'no platforms'})"
+
+
+def run_undo(args) -> int:
+    from wizard.write.apply import ApplyError
+    from wizard.write.undo import undo_latest
+
+    homes = select_homes(args)
+    if homes is None:
+        return EX_USAGE
+    try:
+        result = undo_latest(homes[0][1])
+    except ApplyError as exc:
+        print(f"hermes-wizard: {exc}", file=sys.stderr)
+        return 1
+    if result.recovered:
+        _say(visible(result.recovered))
+        _say(f"Now: {_words(result.report)}")
+        return 0
+    _say(f"Restored {visible(', '.join(result.files))} from {visible(result.restored_from)}/")
+    _say(f"The replaced versions are in {visible(result.backup)}/ (run `hermes-wizard undo` again to go back).")
+    _say(f"Now: {_words(result.report)}")
+    return 0

@@ -1,0 +1,23 @@
+"""Which Hermes a command judges for: the detected one, or the one its arguments name.
+
+`--hermes-version X` says which Hermes is installed (detection is skipped); `--target X`
+judges the home as X would, before an upgrade.  Shared by `check`, the gate and `doctor`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def host_facts(args, home: Path):
+    """The host facts of the Hermes that runs `home`, with the version the arguments ask to judge for."""
+    from wizard.hermes.versions import judgement
+    from wizard.hermes.v0_19.plugins import HostFacts
+
+    facts = HostFacts.detect(home, args.hermes_python, dict(os.environ))
+    if getattr(args, "target", None):
+        facts.hermes = judgement(args.target, None, "target")
+    elif getattr(args, "hermes_version", None):
+        facts.hermes = judgement(args.hermes_version, None, "given")
+    return facts

@@ -1,0 +1,148 @@
+"""Every messaging platform Hermes 0.19.0 knows, declared once.
+
+Facts come from `../shared/reference/hermes-platforms.md` §2-4 (citations there).
+`Spec.gate` is the startup gate's entry (`_OWN_POLICY_OPEN_ENV`): the env names of
+the DM policy, group policy and allow-all flag; only five platforms have one.
+`Spec.id_pattern` is the shape an allowlist entry must have, when the platform's
+IDs have a checkable shape.
+"""
+
+from __future__ import annotations
+
+import re
+from wizard.core.records import record
+
+
+@record
+class Gate:
+    dm_env: str | None
+    group_env: str | None
+    allow_all_env: str
+
+
+@record
+class Spec:
+    name: str  # Hermes's own platform value
+    label: str
+    builtin: bool  # an explicit Platform enum member (else a bundled plugin)
+    credentials: tuple[str, ...] = ()  # env vars a working setup needs
+    allowlist_env: str | None = None
+    allow_all_env: str | None = None
+    gate: Gate | None = None  # covered by the startup open-policy refusal
+    own_policy: bool = False  # the adapter enforces dm_policy/group_policy itself
+    dm_default: str = "pairing"
+    group_default: str = "pairing"
+    id_pattern: str | None = None  # regex an allowlist ID must match
+    id_hint: str = ""
+    token_env: str | None = None  # placeholder-token check (PLATFORM_TOKEN_ENV_NAMES)
+    always_authorized: bool = False  # webhook-like: no per-user access control
+
+    def id_ok(self, value: str) -> bool:
+        return self.id_pattern is None or re.fullmatch(self.id_pattern, value) is not None
+
+
+POLICIES = ("open", "allowlist", "pairing", "disabled")
+
+_SPECS = (
+    Spec("telegram", "Telegram", False, ("TELEGRAM_BOT_TOKEN",), "TELEGRAM_ALLOWED_USERS",
+         "TELEGRAM_ALLOW_ALL_USERS", id_pattern=r"-?\d{1,20}",
+         id_hint="numeric user IDs such as 123456789 (ask @userinfobot), not @usernames",
+         token_env="TELEGRAM_BOT_TOKEN"),
+    Spec("discord", "Discord", False, ("DISCORD_BOT_TOKEN",), "DISCORD_ALLOWED_USERS",
+         "DISCORD_ALLOW_ALL_USERS", token_env="DISCORD_BOT_TOKEN",
+         id_hint="numeric user IDs (snowflakes); names are resolved by the adapter"),
+    Spec("whatsapp", "WhatsApp", False, ("WHATSAPP_ENABLED",), "WHATSAPP_ALLOWED_USERS",
+         "WHATSAPP_ALLOW_ALL_USERS", Gate("WHATSAPP_DM_POLICY", "WHATSAPP_GROUP_POLICY",
+                                          "WHATSAPP_ALLOW_ALL_USERS"), own_policy=True,
+         id_pattern=r"\+?\d{6,15}(@s\.whatsapp\.net|@lid|:\d+)?",
+         id_hint="phone numbers with country code, digits only (15551234567)"),
+    Spec("whatsapp_cloud", "WhatsApp Cloud API", True,
+         ("WHATSAPP_CLOUD_PHONE_NUMBER_ID", "WHATSAPP_CLOUD_ACCESS_TOKEN"),
+         "WHATSAPP_CLOUD_ALLOWED_USERS", "WHATSAPP_CLOUD_ALLOW_ALL_USERS", own_policy=True,
+         dm_default="open", group_default="open", id_pattern=r"\+?[\d ()-]{6,20}",
+         id_hint="WhatsApp IDs (digits with country code)"),
+    Spec("slack", "Slack", False, ("SLACK_BOT_TOKEN", "SLACK_APP_TOKEN"), "SLACK_ALLOWED_USERS",
+         "SLACK_ALLOW_ALL_USERS", id_pattern=r"[UW][A-Z0-9]{6,}", id_hint="member IDs such as U0123ABCD",
+         token_env="SLACK_BOT_TOKEN"),
+    Spec("signal", "Signal", True, ("SIGNAL_HTTP_URL", "SIGNAL_ACCOUNT"), "SIGNAL_ALLOWED_USERS",
+         "SIGNAL_ALLOW_ALL_USERS",
+         id_pattern=r"\+\d{6,15}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}",
+         id_hint="E.164 numbers (+15551234567) or Signal UUIDs"),
+    Spec("mattermost", "Mattermost", False, ("MATTERMOST_URL", "MATTERMOST_TOKEN"),
+         "MATTERMOST_ALLOWED_USERS", "MATTERMOST_ALLOW_ALL_USERS", id_pattern=r"[a-z0-9]{26}",
+         id_hint="26-character user IDs, not usernames", token_env="MATTERMOST_TOKEN"),
+    Spec("matrix", "Matrix", False, ("MATRIX_HOMESERVER", "MATRIX_ACCESS_TOKEN"), "MATRIX_ALLOWED_USERS",
+         "MATRIX_ALLOW_ALL_USERS", id_pattern=r"@[^:\s]+:[^\s]+", id_hint="full user IDs such as @alice:example.org",
+         token_env="MATRIX_ACCESS_TOKEN"),
+    Spec("homeassistant", "Home Assistant", False, ("HASS_TOKEN",), always_authorized=True),
+    Spec("email", "Email", False, ("EMAIL_ADDRESS", "EMAIL_PASSWORD", "EMAIL_IMAP_HOST", "EMAIL_SMTP_HOST"),
+         "EMAIL_ALLOWED_USERS", "EMAIL_ALLOW_ALL_USERS", id_hint="email addresses"),
+    Spec("sms", "SMS (Twilio)", False, ("TWILIO_ACCOUNT_SID", "TWILIO_AUTH_TOKEN", "TWILIO_PHONE_NUMBER"),
+         "SMS_ALLOWED_USERS", "SMS_ALLOW_ALL_USERS", id_pattern=r"\+\d{6,15}", id_hint="E.164 numbers"),
+    Spec("dingtalk", "DingTalk", False, ("DINGTALK_CLIENT_ID", "DINGTALK_CLIENT_SECRET"),
+         "DINGTALK_ALLOWED_USERS", "DINGTALK_ALLOW_ALL_USERS"),
+    Spec("api_server", "API server", True, ("API_SERVER_KEY",), always_authorized=True),
+    Spec("webhook", "Webhook", True, ("WEBHOOK_SECRET",), always_authorized=True),
+    Spec("msgraph_webhook", "Microsoft Graph webhook", True, ("MSGRAPH_WEBHOOK_CLIENT_STATE",),
+         always_authorized=True),
+    Spec("feishu", "Feishu / Lark", False, ("FEISHU_APP_ID", "FEISHU_APP_SECRET"), "FEISHU_ALLOWED_USERS",
+         "FEISHU_ALLOW_ALL_USERS", group_default="allowlist", id_pattern=r"(ou|u|on)_[A-Za-z0-9]+",
+         id_hint="open_id (ou_…), user_id (u_…) or union_id (on_…)"),
+    Spec("wecom", "WeCom", False, ("WECOM_BOT_ID", "WECOM_SECRET"), "WECOM_ALLOWED_USERS",
+         "WECOM_ALLOW_ALL_USERS", Gate("WECOM_DM_POLICY", "WECOM_GROUP_POLICY", "WECOM_ALLOW_ALL_USERS"),
+         own_policy=True),
+    Spec("wecom_callback", "WeCom (callback)", False,
+         ("WECOM_CALLBACK_CORP_ID", "WECOM_CALLBACK_CORP_SECRET"), "WECOM_CALLBACK_ALLOWED_USERS",
+         "WECOM_CALLBACK_ALLOW_ALL_USERS"),
+    Spec("weixin", "Weixin (WeChat)", True, ("WEIXIN_ACCOUNT_ID", "WEIXIN_TOKEN"), "WEIXIN_ALLOWED_USERS",
+         "WEIXIN_ALLOW_ALL_USERS", Gate("WEIXIN_DM_POLICY", "WEIXIN_GROUP_POLICY", "WEIXIN_ALLOW_ALL_USERS"),
+         own_policy=True, group_default="disabled", token_env="WEIXIN_TOKEN",
+         id_hint="iLink user IDs such as o9cq80…@im.wechat"),
+    Spec("bluebubbles", "iMessage (BlueBubbles)", True, ("BLUEBUBBLES_SERVER_URL", "BLUEBUBBLES_PASSWORD"),
+         "BLUEBUBBLES_ALLOWED_USERS", "BLUEBUBBLES_ALLOW_ALL_USERS", id_hint="email addresses or phone numbers"),
+    Spec("qqbot", "QQ Bot", True, ("QQ_APP_ID", "QQ_CLIENT_SECRET"), "QQ_ALLOWED_USERS", "QQ_ALLOW_ALL_USERS",
+         Gate(None, None, "QQ_ALLOW_ALL_USERS"), own_policy=True, id_hint="user OpenIDs"),
+    Spec("yuanbao", "Yuanbao", True, ("YUANBAO_APP_ID", "YUANBAO_APP_SECRET"), "YUANBAO_ALLOWED_USERS",
+         "YUANBAO_ALLOW_ALL_USERS", Gate("YUANBAO_DM_POLICY", "YUANBAO_GROUP_POLICY", "YUANBAO_ALLOW_ALL_USERS"),
+         own_policy=True),
+    Spec("relay", "Relay (experimental)", True, ("GATEWAY_RELAY_URL",), always_authorized=True),
+    Spec("google_chat", "Google Chat", False, ("GOOGLE_CHAT_SERVICE_ACCOUNT_JSON", "GOOGLE_CHAT_PROJECT_ID"),
+         "GOOGLE_CHAT_ALLOWED_USERS", "GOOGLE_CHAT_ALLOW_ALL_USERS", id_hint="sender email addresses"),
+    Spec("irc", "IRC", False, ("IRC_SERVER", "IRC_CHANNEL", "IRC_NICKNAME"), "IRC_ALLOWED_USERS",
+         "IRC_ALLOW_ALL_USERS", id_hint="nicknames"),
+    Spec("line", "LINE", False, ("LINE_CHANNEL_ACCESS_TOKEN", "LINE_CHANNEL_SECRET"), "LINE_ALLOWED_USERS",
+         "LINE_ALLOW_ALL_USERS", id_pattern=r"U[0-9a-f]{32}", id_hint="user IDs such as U4af4980629…"),
+    Spec("ntfy", "ntfy", False, ("NTFY_TOPIC",), "NTFY_ALLOWED_USERS", "NTFY_ALLOW_ALL_USERS", id_hint="topics"),
+    Spec("photon", "iMessage (Photon)", False, ("PHOTON_PROJECT_ID", "PHOTON_PROJECT_SECRET"),
+         "PHOTON_ALLOWED_USERS", "PHOTON_ALLOW_ALL_USERS"),
+    Spec("raft", "Raft", False, ("RAFT_PROFILE",)),
+    Spec("simplex", "SimpleX", False, ("SIMPLEX_WS_URL",), "SIMPLEX_ALLOWED_USERS", "SIMPLEX_ALLOW_ALL_USERS",
+         id_hint="numeric contact IDs or display names"),
+    Spec("teams", "Microsoft Teams", False, ("TEAMS_CLIENT_ID", "TEAMS_CLIENT_SECRET", "TEAMS_TENANT_ID"),
+         "TEAMS_ALLOWED_USERS", "TEAMS_ALLOW_ALL_USERS", id_hint="Azure AD object IDs"),
+)
+
+PLATFORMS: dict[str, Spec] = {spec.name: spec for spec in _SPECS}
+# Explicit enum members, in enum order (from_dict and the shared-key loop use it).
+BUILTIN_ORDER = ("telegram", "discord", "whatsapp", "whatsapp_cloud", "slack", "signal", "mattermost",
+                 "matrix", "homeassistant", "email", "sms", "dingtalk", "api_server", "webhook",
+                 "msgraph_webhook", "feishu", "wecom", "wecom_callback", "weixin", "bluebubbles", "qqbot",
+                 "yuanbao", "relay")
+PLUGIN_ONLY = ("google_chat", "irc", "line", "ntfy", "photon", "raft", "simplex", "teams")
+KNOWN_NAMES = frozenset(PLATFORMS) | {"local"}
+GATED = tuple(name for name, spec in PLATFORMS.items() if spec.gate)
+# Common misspellings of platform keys that Hermes silently ignores.
+ALIASES = {"qq": "qqbot", "wechat": "weixin", "wx": "weixin", "lark": "feishu", "hass": "homeassistant",
+           "home_assistant": "homeassistant", "imessage": "bluebubbles", "whatsapp-cloud": "whatsapp_cloud",
+           "wa": "whatsapp", "googlechat": "google_chat", "msteams": "teams", "ms_teams": "teams",
+           "api": "api_server", "tg": "telegram"}
+
+
+def platform_value(name: object) -> str | None:
+    """Hermes's `Platform(name)`: the canonical value, or None when it raises."""
+    if not isinstance(name, str):
+        return None
+    if name in KNOWN_NAMES:
+        return name
+    folded = name.strip().lower()  # `Platform._missing_` strips and lower-cases
+    return folded if folded in KNOWN_NAMES else None

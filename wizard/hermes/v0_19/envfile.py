@@ -1,0 +1,288 @@
+"""Read a Hermes `.env` exactly as Hermes 0.19 loads it, without ever writing it.
+
+Hermes first "sanitizes" the file on disk (strips NULs, converts UTF-16 to UTF-8,
+strips each line, rewrites the file if anything changed), then loads it with
+python-dotenv (`override=True`, interpolation on, UTF-8 with a latin-1 fallback),
+then strips non-ASCII characters from credential-looking variables.
+
+`read_env_file` reproduces the *result* of that pipeline in memory and keeps, for
+every key, the line it came from (provenance).  It also records what Hermes's
+sanitizer would silently change on disk, so checks can say so.
+
+Contract: never raises for file content; unreadable files yield `EnvFile.error`.
+"""
+
+from __future__ import annotations
+
+import codecs
+import functools
+import io
+import os
+import stat
+from typing import TYPE_CHECKING
+
+from wizard.core.records import factory, record
+from pathlib import Path
+
+from dotenv.parser import parse_stream
+from dotenv.variables import parse_variables
+
+if TYPE_CHECKING:
+    from wizard.hermes.model import Model
+
+# Hermes refuses nothing by size, but a multi-megabyte .env is never intended.
+MAX_ENV_BYTES = 4 * 1024 * 1024
+# Suffixes whose values Hermes strips of non-ASCII after loading (env_loader.py:19).
+_CREDENTIAL_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_KEY")
+
+
+@record
+class EnvEntry:
+    """One assignment as python-dotenv saw it (the last one wins for a key)."""
+
+    key: str
+    value: str | None  # None: a bare `KEY` line, which dotenv does not export
+    line: int  # 1-based line number in the text dotenv parsed
+    raw: str  # the original text of the assignment (may contain a secret)
+
+
+@record
+class EnvFile:
+    """The result of reading one `.env`."""
+
+    path: Path
+    exists: bool = False
+    error: str | None = None  # why the file could not be read at all
+    ignored: bool = False  # Hermes does not load it (directory, dangling symlink)
+    blocks_start: str | None = None  # Hermes hangs or crashes on this file
+    values: dict[str, str] = factory(dict)  # what reaches os.environ
+    entries: dict[str, EnvEntry] = factory(dict)  # last binding per key
+    duplicates: dict[str, list[int]] = factory(dict)  # key -> all lines
+    invalid_lines: list[int] = factory(list)  # lines dotenv could not parse
+    encoding: str = "utf-8"
+    bom_key: str | None = None  # first key glued to a UTF-8 BOM (Hermes ignores it)
+    sanitizer_rewrites: bool = False  # Hermes would rewrite this file at startup
+    stripped_credentials: list[str] = factory(list)
+    simple_values: dict[str, str] = factory(dict)  # Hermes's get_env_value fallback parse
+    mode: int | None = None
+    uid: int | None = None
+    size: int = 0
+
+    def line_of(self, key: str) -> int | None:
+        entry = self.entries.get(key)
+        return entry.line if entry else None
+
+
+def decode_like_hermes_019(raw: bytes, keys: frozenset[str]) -> tuple[str, str, bool]:
+    """Hermes 0.19.0's sanitizer and load: (text dotenv parses, encoding label, does the sanitizer
+    rewrite the file?).  `keys` are the known names that split glued lines."""
+    if raw.startswith(codecs.BOM_UTF32_LE) or raw.startswith(codecs.BOM_UTF32_BE):
+        # Hermes leaves UTF-32 untouched and then fails to decode it as UTF-8,
+        # falling back to latin-1: every key becomes garbage.
+        return text_as_opened(raw, "latin-1"), "utf-32", False
+    if raw.startswith(codecs.BOM_UTF16_LE) or raw.startswith(codecs.BOM_UTF16_BE):
+        try:
+            lines = io.TextIOWrapper(io.BytesIO(raw), encoding="utf-16", newline=None).readlines()
+        except UnicodeDecodeError:
+            return text_as_opened(raw, "latin-1"), "utf-16 (undecodable)", False
+        return "".join(sanitize_lines(lines, keys)), "utf-16", True
+
+    sanitized_from = io.TextIOWrapper(
+        io.BytesIO(raw), encoding="utf-8-sig", errors="replace", newline=None
+    ).readlines()
+    if sanitized_from and sanitized_from[0].startswith("\ufffd"):
+        rewrite = False
+    else:
+        cleaned = sanitize_lines(sanitized_from, keys)
+        rewrite = cleaned != sanitized_from
+        if rewrite:
+            # Hermes persists the cleaned text (with U+FFFD for bad bytes) and
+            # then loads that.
+            return "".join(cleaned), "utf-8", True
+    try:
+        return text_as_opened(raw, "utf-8"), "utf-8", rewrite
+    except UnicodeDecodeError:
+        return text_as_opened(raw, "latin-1"), "latin-1", rewrite
+
+
+def text_as_opened(raw: bytes, encoding: str) -> str:
+    """Decode as `open(path, encoding=...)` does: universal newlines, BOM kept."""
+    return io.TextIOWrapper(io.BytesIO(raw), encoding=encoding, newline=None).read()
+
+
+def sanitize_lines(lines: list[str], keys: frozenset[str]) -> list[str]:
+    """Hermes's line cleanup: NULs dropped, every line stripped, blank/comment kept.
+
+    A line that starts with a known `KEY=` and holds more known `KEY=` needles is
+    split into several lines, unless a value before a split looks structured (a URL,
+    a query string, whitespace) — Hermes's repair of "glued" assignments.
+    """
+    out = []
+    for line in lines:
+        line = line.replace("\x00", "")
+        raw = line.rstrip("\r\n")
+        stripped = raw.strip()
+        if not stripped or stripped.startswith("#"):
+            out.append(raw + "\n")
+        elif stripped.count("=") >= 2 and len(segments := _glued_segments(stripped, keys)) > 1:
+            out.extend(segment.strip() + "\n" for segment in segments if segment.strip())
+        else:
+            out.append(stripped + "\n")
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def known_keys() -> frozenset[str]:
+    """Hermes 0.19.0's `set(OPTIONAL_ENV_VARS) | _EXTRA_ENV_KEYS`: the names that split a glued line
+    (generated from the real 0.19.0 by scripts/hermes-env-keys.py)."""
+    from importlib.resources import files  # only glued lines need it
+
+    return frozenset((files(__package__) / "env_keys.txt").read_text(encoding="utf-8").split())
+
+
+def _glued_segments(line: str, keys: frozenset[str] | None = None) -> list[str]:
+    """How Hermes splits a glued line over its known `keys` (default: the newest model's)."""
+    if keys is None:
+        keys = known_keys()
+    spans = set()
+    for key in keys:
+        needle = key + "="
+        at = line.find(needle)
+        while at >= 0:
+            spans.add((at, at + len(needle)))
+            at = line.find(needle, at + len(needle))
+    starts = sorted({s for s, e in spans if not any(s2 <= s and e2 >= e and (s2, e2) != (s, e) for s2, e2 in spans)})
+    if len(starts) < 2 or starts[0] != 0:
+        return [line]
+    segments = [line[a:b] for a, b in zip(starts, starts[1:] + [len(line)])]
+    structured = any(("://" in v or "?" in v or "&" in v or any(c.isspace() for c in v))
+                     for v in (seg.split("=", 1)[1] for seg in segments[:-1]))
+    return [line] if structured else segments
+
+
+def read_env_file(path: Path, base_env: dict[str, str] | None = None, content: bytes | None = None,
+                  model: Model | None = None) -> EnvFile:
+    """Read `path` the way Hermes's `load_hermes_dotenv` would load it.
+
+    `base_env` is the process environment the gateway would start with; `${VAR}`
+    references fall back to it (the file's own earlier values win, override=True).
+    `content` stands in for the file's bytes (a planned, not yet written, version); `model` is
+    the Hermes version whose loader decides (default: the newest modelled).
+    """
+    if content is not None:
+        result = EnvFile(path=path, exists=True, size=len(content))
+        return _parse_into(result, content, base_env, model)
+    result = EnvFile(path=path)
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        if path.is_symlink():  # Hermes's `exists()` is False: the file is ignored
+            result.exists, result.ignored = True, True
+            result.error = f"{path.name} is a symlink to {os.readlink(path)}, which does not exist; Hermes ignores it"
+        return result
+    except OSError as exc:  # a symlink loop: `exists()` is False for Hermes too
+        result.exists, result.ignored = True, True
+        result.error = f"{path.name} cannot be resolved ({exc.strerror or exc}); Hermes ignores it"
+        return result
+    result.exists = True
+    result.mode, result.uid, result.size = stat.S_IMODE(st.st_mode), st.st_uid, st.st_size
+    if stat.S_ISDIR(st.st_mode):
+        result.error, result.ignored = f"{path.name} is a directory; Hermes loads nothing from it", True
+        return result
+    if not stat.S_ISREG(st.st_mode):
+        result.error = f"{path.name} is not a regular file"
+        result.blocks_start = f"{path.name} is not a regular file (a FIFO or device): Hermes blocks reading it"
+        return result
+    if st.st_size > MAX_ENV_BYTES:
+        result.error = f"{path.name} is {st.st_size // (1024 * 1024)} MiB"
+        result.blocks_start = (f"{path.name} is {st.st_size // (1024 * 1024)} MiB: Hermes's start-up sanitizer "
+                               "would take many minutes on it")
+        return result
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        result.error = f"cannot read {path.name}: {exc.strerror or exc}"
+        result.blocks_start = f"Hermes cannot read {path.name} ({exc.strerror or exc}) and crashes at start-up"
+        return result
+
+    return _parse_into(result, raw, base_env, model)
+
+
+def _parse_into(result: EnvFile, raw: bytes, base_env: dict[str, str] | None, model: Model | None) -> EnvFile:
+    decoded = model.decode_env(raw) if model is not None else decode_like_hermes_019(raw, known_keys())
+    text, result.encoding, result.sanitizer_rewrites = decoded
+    result.simple_values = _simple_parse(raw)
+    bindings = []
+    for binding in parse_stream(io.StringIO(text)):
+        if binding.error:
+            result.invalid_lines.append(_first_line(binding))
+            continue
+        if binding.key is None:
+            continue
+        bindings.append(binding)
+        result.duplicates.setdefault(binding.key, []).append(_first_line(binding))
+        result.entries[binding.key] = EnvEntry(binding.key, binding.value, _first_line(binding), binding.original.string)
+    result.duplicates = {k: v for k, v in result.duplicates.items() if len(v) > 1}
+    if bindings and bindings[0].key.startswith("\ufeff"):
+        result.bom_key = bindings[0].key[1:]
+
+    # `hermes gateway run` loads .env twice (hermes_cli/main.py:654, then the
+    # gateway.run import); the second pass resolves ${LATER} from the first one.
+    pairs = [(b.key, b.value) for b in bindings]
+    first = _exported(_interpolate(pairs, base_env or {}), [])
+    result.values = _exported(_interpolate(pairs, {**(base_env or {}), **first}), result.stripped_credentials)
+    return result
+
+
+def _exported(resolved: dict[str, str | None], stripped: list[str]) -> dict[str, str]:
+    """What reaches os.environ: None dropped, NULs gone, credentials made ASCII."""
+    values = {}
+    for key, value in resolved.items():
+        if value is None:
+            continue
+        value = value.replace("\x00", "")
+        if key.endswith(_CREDENTIAL_SUFFIXES) and not value.isascii():
+            value = value.encode("ascii", "ignore").decode("ascii")
+            stripped.append(key)
+        values[key] = value
+    return values
+
+
+def _interpolate(pairs, base_env: dict[str, str]) -> dict[str, str | None]:
+    """python-dotenv's interpolation with override=True: earlier file values beat
+    `base_env` (which stands in for the gateway's process environment)."""
+    resolved: dict[str, str | None] = {}
+    scope: dict[str, str | None] = dict(base_env)  # earlier file values (even None) shadow base_env
+    for name, value in pairs:
+        if value is not None and "${" in value:
+            value = "".join(atom.resolve(scope) for atom in parse_variables(value))
+        resolved[name] = scope[name] = value
+    return resolved
+
+
+def _simple_parse(raw: bytes) -> dict[str, str]:
+    """`hermes_cli.config.load_env`, the fallback of `get_env_value`: no interpolation,
+    no inline comments, `export ` and one level of quotes stripped, last one wins."""
+    values: dict[str, str] = {}
+    text = raw.decode("utf-8-sig", errors="replace").replace("\x00", "")
+    for line in io.StringIO(text, newline=None):
+        line = line.strip()
+        if not line or line.startswith("#") or "=" not in line:
+            continue
+        if line.startswith("export "):
+            line = line[len("export "):]
+        key, _, value = line.partition("=")
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] == '"':
+            value = value[1:-1].replace('\\"', '"').replace("\\\\", "\\")
+        elif len(value) >= 2 and value[0] == value[-1] == "'":
+            value = value[1:-1]
+        values[key.strip()] = value
+    return values
+
+
+def _first_line(binding) -> int:
+    """A binding's text starts with the blank lines before it; count past them."""
+    text = binding.original.string
+    lead = text[: len(text) - len(text.lstrip())]
+    return binding.original.line + lead.count("\n") + lead.count("\r") - lead.count("\r\n")

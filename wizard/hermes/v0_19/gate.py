@@ -1,0 +1,86 @@
+"""The startup gate: Hermes 0.19's open-policy refusal, and nothing else.
+
+Mirrors `_own_policy_open_startup_violation` (gateway/run.py:1962-2001): for each
+*enabled* platform among weixin, whatsapp, wecom, qqbot, yuanbao, in
+`config.platforms` order, the DM and group policies are taken from
+`extra` first, then the env var, then "pairing"; stripped and lower-cased.  If
+either is "open", the platform needs GATEWAY_ALLOW_ALL_USERS or its own allow-all
+flag with a value whose lower-case form is exactly true/1/yes (not stripped, not
+"on").  Hermes stops at the first violation; `violations` returns all of them, in
+Hermes's order, so `violations(...)[0]` is the platform Hermes names.
+
+`check --gate` decides on this module alone, so nothing else can block a start.
+"""
+
+from __future__ import annotations
+
+from wizard.core.records import record
+
+from wizard.hermes.v0_19.catalog import PLATFORMS
+from wizard.hermes.v0_19.envrules import allow_all
+from wizard.hermes.v0_19.state import Effective, PlatformState
+
+
+@record
+class Policies:
+    dm: str
+    group: str
+    dm_from_extra: bool
+    group_from_extra: bool
+
+
+@record
+class Violation:
+    platform: str
+    dm: str
+    group: str
+    allow_all_env: str
+
+    @property
+    def reason(self) -> str:
+        """Hermes's own exit reason string (gateway_state.json `exit_reason`)."""
+        return f"{self.platform}: open policy without allow-all opt-in"
+
+    def open_sides(self) -> list[str]:
+        return [side for side, value in (("dm_policy", self.dm), ("group_policy", self.group)) if value == "open"]
+
+
+def policies(name: str, state: PlatformState, environ: dict[str, str]) -> Policies | None:
+    """The policies the gate sees for a gated platform (None for the others)."""
+    spec = PLATFORMS.get(name)
+    if spec is None or spec.gate is None:
+        return None
+    extra = state.extra or {}
+
+    def pick(key: str, env_name: str | None) -> tuple[str, bool]:
+        from_extra = extra.get(key)
+        if from_extra:
+            return str(from_extra).strip().lower(), True
+        fallback = environ.get(env_name, "pairing") if env_name else "pairing"
+        return str(fallback).strip().lower(), False
+
+    dm, dm_extra = pick("dm_policy", spec.gate.dm_env)
+    group, group_extra = pick("group_policy", spec.gate.group_env)
+    return Policies(dm, group, dm_extra, group_extra)
+
+
+def opted_in(name: str, environ: dict[str, str]) -> bool:
+    spec = PLATFORMS.get(name)
+    own = spec.gate.allow_all_env if spec and spec.gate else (spec.allow_all_env if spec else None)
+    return allow_all(environ.get("GATEWAY_ALLOW_ALL_USERS")) or bool(own and allow_all(environ.get(own)))
+
+
+def violations(effective: Effective) -> list[Violation]:
+    found = []
+    if effective.crash is not None:
+        return found
+    for name, state in effective.platforms.items():
+        if not state.enabled:
+            continue
+        seen = policies(name, state, effective.environ)
+        if seen is None or (seen.dm != "open" and seen.group != "open"):
+            continue
+        if opted_in(name, effective.environ):
+            continue
+        found.append(Violation(name, seen.dm, seen.group, PLATFORMS[name].gate.allow_all_env))
+    return found

@@ -1,0 +1,362 @@
+"""The plugin side of Hermes 0.19's loader: YAML→env hooks and the plugin enable pass.
+
+Bundled plugin platforms are visited in directory order.  For a platform not yet
+enabled, `is_connected` is asked about a probe config that keeps only `extra`
+(token and home channel are dropped); then `check_fn` must pass, which for most
+plugins means "the SDK is importable in Hermes's Python".  The pass only ever
+turns platforms on.
+
+Hermes's Python is not ours, so what it can import is a host fact (`HostFacts`):
+detected from its site-packages when we can find it, else assumed installed.
+
+Contract: no imports of Hermes; no subprocess unless `HostFacts.detect` is asked
+to verify node.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from wizard.core.records import factory, record
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from wizard.hermes.install import detect as detect_install
+from wizard.hermes.versions import Judgement, judgement
+
+if TYPE_CHECKING:
+    from wizard.hermes.model import Model
+
+PLUGIN_ORDER = ("dingtalk", "discord", "email", "feishu", "google_chat", "homeassistant", "irc", "line", "matrix",
+                "mattermost", "ntfy", "photon", "raft", "simplex", "slack", "sms", "teams", "telegram", "wecom",
+                "wecom_callback", "whatsapp")
+# Plugin-only names the shared-key loop visits after the enum members.
+PLUGIN_ORDER_EXTRA = ("google_chat", "irc", "line", "ntfy", "photon", "raft", "simplex", "teams")
+HOOK_ORDER = ("dingtalk", "discord", "feishu", "matrix", "mattermost", "slack", "telegram", "whatsapp")
+
+# What each plugin's check_fn imports (top-level module names), in Hermes's Python.
+SDK_MODULES: dict[str, tuple[str, ...]] = {
+    "dingtalk": ("dingtalk_stream", "httpx"), "discord": ("discord",), "feishu": ("lark_oapi",),
+    "google_chat": ("httplib2", "google.cloud.pubsub_v1", "google.oauth2", "google_auth_httplib2", "googleapiclient"),
+    "homeassistant": ("aiohttp",), "line": ("aiohttp",), "matrix": ("mautrix", "aiosqlite", "asyncpg",
+                                                                    "aiohttp_socks", "aiohttp"),
+    "mattermost": ("aiohttp",), "ntfy": ("httpx",), "photon": ("httpx",), "raft": ("aiohttp",),
+    "simplex": ("websockets",), "slack": ("slack_bolt", "slack_sdk", "aiohttp"), "sms": ("aiohttp",),
+    "teams": ("microsoft_teams", "aiohttp"), "telegram": ("telegram",), "wecom": ("aiohttp", "httpx"),
+    "wecom_callback": ("defusedxml", "aiohttp", "httpx"),
+}
+
+
+@record
+class HostFacts:
+    """What Hermes's own Python and PATH provide (decides plugin `check_fn`s)."""
+
+    modules: frozenset[str] | None = None  # importable modules; None = unknown, assume all
+    node: bool = False
+    raft_cli: bool = False
+    photon_sidecar: bool = False
+    site_packages: Path | None = None
+    notes: list[str] = factory(list)
+    hermes: Judgement | None = None  # which Hermes judges (None: the newest model, as if assumed)
+
+    def has(self, *names: str) -> bool:
+        return self.modules is None or all(name in self.modules for name in names)
+
+    @classmethod
+    def detect(cls, home: Path, hermes_python: str | None = None, environ: dict | None = None) -> "HostFacts":
+        environ = environ if environ is not None else dict(os.environ)
+        facts = cls(node=_node_present(home, environ), raft_cli=shutil.which("raft") is not None)
+        install = detect_install(home, hermes_python, environ)
+        facts.hermes = judgement(install.version, str(install.prefix) if install.prefix else None, "detected")
+        site = install.site_packages
+        if site is not None:
+            facts.site_packages = site
+            facts.modules = frozenset(_importable(site))
+            code = install.code_root or site
+            facts.photon_sidecar = (code / "plugins" / "platforms" / "photon" / "sidecar" / "node_modules").is_dir()
+        else:
+            facts.notes.append("Hermes's Python was not found: assuming its messaging SDKs are installed")
+            facts.photon_sidecar = True
+        return facts
+
+
+def _node_present(home: Path, environ: dict) -> bool:
+    for candidate in (home / "node" / "bin" / "node", home / "node" / "node"):
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return True
+    return shutil.which("node", path=environ.get("PATH")) is not None
+
+
+def _importable(site: Path) -> set[str]:
+    names = set()
+    try:
+        for entry in site.iterdir():
+            stem = entry.name.split(".", 1)[0]
+            if entry.is_dir() and not entry.name.endswith((".dist-info", ".egg-info")):
+                names.add(entry.name)
+            elif entry.suffix in (".py", ".so", ".pth") or ".cpython-" in entry.name:
+                names.add(stem)
+    except OSError:
+        return names
+    if (site / "google" / "cloud" / "pubsub_v1").is_dir():
+        names.add("google.cloud.pubsub_v1")
+    if (site / "google" / "oauth2").is_dir():
+        names.add("google.oauth2")
+    return names
+
+
+def env_value(environ: dict[str, str], dotenv_simple: dict[str, str], key: str) -> str:
+    """`hermes_cli.config.get_env_value`: os.environ when present, else Hermes's simple .env parse."""
+    if key in environ:
+        return environ[key]
+    return dotenv_simple.get(key) or ""
+
+
+def _join(value: Any) -> str:
+    return ",".join(str(v) for v in value) if isinstance(value, list) else str(value)
+
+
+def apply_yaml_hooks(yaml_cfg: dict, gateway_platforms: Any, platforms_data: dict, environ: dict,
+                     model: Model) -> None:
+    """The eight plugin YAML→env hooks, reduced to what access and enablement read."""
+    def block_for(name: str) -> dict | None:
+        candidate = yaml_cfg.get(name)
+        if isinstance(candidate, dict):
+            return candidate
+        for source in (gateway_platforms, yaml_cfg.get("platforms")):
+            if isinstance(source, dict) and isinstance(source.get(name), dict):
+                return source[name]
+        return None
+
+    def set_if_unset(env_name: str, value: str) -> None:
+        if not environ.get(env_name):
+            environ[env_name] = value
+
+    for name in HOOK_ORDER:
+        block = block_for(name)
+        if block is None:
+            continue
+        try:
+            seeded = _hook(name, block, yaml_cfg, gateway_platforms, set_if_unset, model)
+        except Exception:  # Hermes logs and skips a failing hook
+            continue
+        if seeded:
+            ensure_extra(platforms_data, name)[1].update(seeded)
+
+
+def ensure_extra(platforms_data: dict, name: str) -> tuple[dict, dict]:
+    """The loader's get-or-create of `platforms_data[name]["extra"]`, coercing non-dicts."""
+    block = platforms_data.setdefault(name, {})
+    if not isinstance(block, dict):
+        block = platforms_data[name] = {}
+    extra = block.setdefault("extra", {})
+    if not isinstance(extra, dict):
+        extra = block["extra"] = {}
+    return block, extra
+
+
+_TELEGRAM_EXTRA_SKIP = {"reply_prefix", "reply_in_thread", "reply_to_mode", "unauthorized_dm_behavior",
+                        "notice_delivery", "require_mention", "channel_skill_bindings", "channel_prompts",
+                        "gateway_restart_notification", "allow_from", "allow_admin_from", "dm_policy", "group_policy"}
+
+
+def _hook(name: str, block: dict, yaml_cfg: dict, gateway_platforms: Any, set_if_unset, model: Model) -> dict | None:
+    if name == "whatsapp":
+        for key, env_name in (("dm_policy", "WHATSAPP_DM_POLICY"), ("group_policy", "WHATSAPP_GROUP_POLICY")):
+            if key in block:
+                set_if_unset(env_name, str(block[key]).lower())
+        for key, env_name in (("allow_from", "WHATSAPP_ALLOWED_USERS"),
+                              ("group_allow_from", "WHATSAPP_GROUP_ALLOWED_USERS")):
+            if block.get(key) is not None:
+                set_if_unset(env_name, _join(block[key]))
+        return None
+    if name == "telegram":
+        for key, env_name in (("allow_from", "TELEGRAM_ALLOWED_USERS"),
+                              ("group_allow_from", "TELEGRAM_GROUP_ALLOWED_USERS")):
+            if block.get(key) is not None:
+                set_if_unset(env_name, _join(block[key]))
+        keys = ("disable_topic_auto_rename", "guest_mode", "disable_link_previews", "observe_unmentioned_group_messages")
+        if model.telegram_free_response_topics:
+            keys += ("free_response_topics",)
+        seeded = {key: block[key] for key in keys if key in block}
+        extra = block.get("extra")
+        if isinstance(extra, dict):
+            for key, value in extra.items():
+                if key not in _TELEGRAM_EXTRA_SKIP:
+                    seeded.setdefault(key, value)
+        return seeded
+    if name == "discord":
+        if "allow_from" in block:
+            allow = block["allow_from"]
+        else:
+            platforms = yaml_cfg.get("platforms")
+            nested = platforms.get("discord") if isinstance(platforms, dict) else None
+            nested_extra = nested.get("extra") if isinstance(nested, dict) else None
+            allow = nested_extra.get("allow_from") if isinstance(nested_extra, dict) else None
+        if allow is not None:
+            set_if_unset("DISCORD_ALLOWED_USERS", _join(allow))
+        if not model.discord_seeds_extra:
+            return None
+        merged = {**(block.get("extra") or {}), **block}
+        seeded = {}
+        if isinstance(merged.get("missed_message_backfill"), dict):
+            seeded["missed_message_backfill"] = merged["missed_message_backfill"]
+        for key, alias in (("websocket_liveness_interval_seconds", "liveness_interval_seconds"),
+                           ("websocket_liveness_failure_threshold", "liveness_failure_threshold"),
+                           ("websocket_heartbeat_ack_max_age_seconds", None),
+                           ("websocket_max_latency_seconds", None)):
+            value = merged.get(key, merged.get(alias) if alias else None)
+            if value is not None:
+                seeded[key] = value
+        return seeded
+    if name == "matrix" and block.get("allowed_users") is not None:
+        set_if_unset("MATRIX_ALLOWED_USERS", _join(block["allowed_users"]))
+    if name == "dingtalk":
+        allowed = block.get("allowed_users")
+        if allowed is None and model.dingtalk_nested_allowed_users:
+            for source in (block.get("extra"), _nested_extra(gateway_platforms, "dingtalk"),
+                           _nested_extra(yaml_cfg.get("platforms"), "dingtalk")):
+                if isinstance(source, dict) and source.get("allowed_users") is not None:
+                    allowed = source["allowed_users"]
+                    break
+        if allowed is not None:
+            set_if_unset("DINGTALK_ALLOWED_USERS", _join(allowed))
+    return None
+
+
+def _nested_extra(source: Any, name: str) -> Any:
+    block = source.get(name) if isinstance(source, dict) else None
+    return block.get("extra") if isinstance(block, dict) else None
+
+
+def _seed(name: str, env: dict[str, str], model: Model) -> dict | None:
+    """`env_enablement_fn`: the extra keys a plugin seeds from env (None: not configured)."""
+    get = lambda key: env.get(key, "")  # noqa: E731
+    if name == "irc" and get("IRC_SERVER").strip() and get("IRC_CHANNEL").strip():
+        return {"server": get("IRC_SERVER").strip(), "channel": get("IRC_CHANNEL").strip()}
+    if name == "ntfy" and get("NTFY_TOPIC").strip():
+        return {"topic": get("NTFY_TOPIC").strip()}
+    if name == "simplex" and get("SIMPLEX_WS_URL").strip():
+        return {"ws_url": get("SIMPLEX_WS_URL").strip()}
+    if name == "raft" and get("RAFT_PROFILE"):
+        return {"enabled": True}
+    if name == "teams" and all(get(k).strip() for k in ("TEAMS_CLIENT_ID", "TEAMS_CLIENT_SECRET", "TEAMS_TENANT_ID")):
+        return {"client_id": get("TEAMS_CLIENT_ID").strip(), "client_secret": get("TEAMS_CLIENT_SECRET").strip(),
+                "tenant_id": get("TEAMS_TENANT_ID").strip()}
+    if name == "line" and get("LINE_CHANNEL_ACCESS_TOKEN") and get("LINE_CHANNEL_SECRET"):
+        return {}
+    if name == "google_chat":
+        url = get("GOOGLE_CHAT_HTTP_EVENTS_URL") if model.google_chat_http_mode else ""
+        project = get("GOOGLE_CHAT_PROJECT_ID") or get("GOOGLE_CLOUD_PROJECT")
+        subscription = get("GOOGLE_CHAT_SUBSCRIPTION_NAME") or get("GOOGLE_CHAT_SUBSCRIPTION")
+        if url or (project and subscription):
+            return {"project_id": project, "subscription_name": subscription, "http_events_url": url}
+    if name == "photon" and get("PHOTON_PROJECT_ID") and get("PHOTON_PROJECT_SECRET"):
+        return {"project_id": get("PHOTON_PROJECT_ID"), "project_secret": get("PHOTON_PROJECT_SECRET")}
+    return None
+
+
+def _is_connected(name: str, extra: dict, env: dict[str, str], simple: dict[str, str], model: Model) -> bool:
+    """`is_connected` on the probe config (enabled=True, only `extra` kept)."""
+    gev = lambda key: env_value(env, simple, key)  # noqa: E731
+    get = lambda key: env.get(key, "")  # noqa: E731
+    if name == "dingtalk":
+        return bool((extra.get("client_id") or get("DINGTALK_CLIENT_ID"))
+                    and (extra.get("client_secret") or get("DINGTALK_CLIENT_SECRET")))
+    if name in ("discord", "homeassistant", "slack", "sms", "telegram"):
+        key = {"discord": "DISCORD_BOT_TOKEN", "homeassistant": "HASS_TOKEN", "slack": "SLACK_BOT_TOKEN",
+               "sms": "TWILIO_ACCOUNT_SID", "telegram": "TELEGRAM_BOT_TOKEN"}[name]
+        return bool(gev(key).strip())
+    if name == "email":
+        return bool(extra.get("address")) or bool(gev("EMAIL_ADDRESS").strip())
+    if name in ("feishu", "wecom"):
+        return bool(extra.get("app_id" if name == "feishu" else "bot_id"))
+    if name == "wecom_callback":
+        return bool(extra.get("corp_id") or extra.get("apps"))
+    if name == "google_chat":
+        http = bool(extra.get("http_events_url")) and model.google_chat_http_mode
+        return http or bool(extra.get("project_id") and extra.get("subscription_name"))
+    if name == "irc":
+        return bool((get("IRC_SERVER") or extra.get("server", "")) and (get("IRC_CHANNEL") or extra.get("channel", "")))
+    if name == "line":
+        return bool((get("LINE_CHANNEL_ACCESS_TOKEN") or extra.get("channel_access_token"))
+                    and (get("LINE_CHANNEL_SECRET") or extra.get("channel_secret")))
+    if name == "matrix":
+        homeserver = extra.get("homeserver") or gev("MATRIX_HOMESERVER") or ""
+        token = gev("MATRIX_ACCESS_TOKEN") or gev("MATRIX_PASSWORD") or ""
+        return bool(str(homeserver).strip() and str(token).strip())
+    if name == "mattermost":
+        return bool(gev("MATTERMOST_TOKEN").strip() and gev("MATTERMOST_URL").strip())
+    if name == "ntfy":
+        return bool(get("NTFY_TOPIC") or extra.get("topic", ""))
+    if name == "photon":
+        return bool((extra.get("project_id") or get("PHOTON_PROJECT_ID"))
+                    and (extra.get("project_secret") or get("PHOTON_PROJECT_SECRET")))
+    if name == "raft":
+        return bool(extra.get("enabled") or extra.get("bridge_token"))
+    if name == "simplex":
+        return bool(get("SIMPLEX_WS_URL") or extra.get("ws_url", ""))
+    if name == "teams":
+        return all(get(env_key) or extra.get(key) for env_key, key in (
+            ("TEAMS_CLIENT_ID", "client_id"), ("TEAMS_CLIENT_SECRET", "client_secret"),
+            ("TEAMS_TENANT_ID", "tenant_id")))
+    if name == "whatsapp":
+        return bool(extra) or gev("WHATSAPP_ENABLED").strip().lower() in {"true", "1", "yes"}
+    return False
+
+
+def check_fn(name: str, env: dict[str, str], facts: HostFacts, model: Model) -> bool:
+    """A plugin's `check_fn` with lazy installs off: its SDK and env preconditions."""
+    get = lambda key: env.get(key, "")  # noqa: E731
+    if not all(get(key) for key in model.check_fn_env(name)):
+        return False
+    if name == "whatsapp":
+        return facts.node
+    if name == "email":
+        return all(get(k).strip() for k in ("EMAIL_ADDRESS", "EMAIL_PASSWORD", "EMAIL_IMAP_HOST", "EMAIL_SMTP_HOST"))
+    if name == "irc":
+        return bool(get("IRC_SERVER") and get("IRC_CHANNEL"))
+    sdk = facts.has(*SDK_MODULES.get(name, ()))
+    if name == "dingtalk":
+        return sdk and bool(get("DINGTALK_CLIENT_ID") and get("DINGTALK_CLIENT_SECRET"))
+    if name == "google_chat":
+        return sdk and _seed("google_chat", env, model) is not None
+    if name == "line":
+        return sdk and bool(get("LINE_CHANNEL_ACCESS_TOKEN") and get("LINE_CHANNEL_SECRET"))
+    if name == "matrix":
+        return sdk and bool((get("MATRIX_ACCESS_TOKEN") or get("MATRIX_PASSWORD")) and get("MATRIX_HOMESERVER"))
+    if name == "ntfy":
+        return sdk and bool(get("NTFY_TOPIC").strip())
+    if name == "photon":
+        return sdk and facts.photon_sidecar and shutil.which(get("PHOTON_NODE_BIN") or "node") is not None
+    if name == "raft":
+        return sdk and facts.raft_cli
+    if name == "simplex":
+        return sdk and bool(get("SIMPLEX_WS_URL"))
+    if name == "sms":
+        return sdk and bool(get("TWILIO_ACCOUNT_SID") and get("TWILIO_AUTH_TOKEN"))
+    return sdk
+
+
+def enable_pass(platforms: dict, environ: dict[str, str], facts: HostFacts, simple_env: dict[str, str],
+                model: Model) -> None:
+    """The registry-driven plugin enable pass (gateway/config.py:2370-2522)."""
+    from wizard.hermes.v0_19.state import PlatformState
+
+    for name in PLUGIN_ORDER:
+        existing = platforms.get(name)
+        if existing is not None and not existing.enabled and existing.extra.get("_enabled_explicit", False):
+            continue
+        seed = _seed(name, environ, model)
+        if existing is None or not existing.enabled:
+            probe_extra = dict(existing.extra) if existing is not None else {}
+            for key, value in (seed or {}).items():
+                probe_extra.setdefault(key, value)
+            if not _is_connected(name, probe_extra, environ, simple_env, model):
+                continue
+        if not check_fn(name, environ, facts, model):
+            continue
+        state = platforms.setdefault(name, PlatformState())
+        state.enabled = True
+        if seed:
+            state.extra.update(seed)

@@ -1,0 +1,253 @@
+"""Resolve: what Hermes 0.19's `load_gateway_config()` would build from a Snapshot.
+
+This re-implements (never imports) the loader's decisions, quirks included, in the
+loader's own order, because the order is observable: the startup gate reports the
+*first* violating platform in `config.platforms` insertion order.
+
+  1. legacy `gateway.json` is the base layer;
+  2. the YAML phase (`gateway.platforms`, then `platforms`, deep-merged; then the
+     top-level `<platform>:` blocks' shared keys; then plugin YAML hooks that copy
+     YAML into env vars that are still unset).  Any exception inside this phase is
+     swallowed by Hermes, *keeping whatever was merged before it*;
+  3. `GatewayConfig.from_dict` (outside that guard: a `home_channel` without
+     `platform` crashes the gateway);
+  4. env overrides, in the loader's block order; several of them force-enable a
+     platform even when YAML said `enabled: false`;
+  5. the plugin enable pass (`wizard.hermes.v0_19.plugins`), then validation, which disables a
+     token platform whose token is a placeholder.
+
+Contract: pure function of (Snapshot, HostFacts); never raises.
+"""
+
+from __future__ import annotations
+
+from wizard.core.records import factory, record
+from typing import TYPE_CHECKING, Any
+
+from wizard.hermes.v0_19 import envrules
+from wizard.hermes.v0_19 import plugins
+from wizard.hermes.v0_19.catalog import BUILTIN_ORDER, PLATFORMS, platform_value
+from wizard.hermes.v0_19.yamlfile import MAX_EXPANDED_NODES
+
+from wizard.hermes.v0_19.state import Effective, LoaderCrash, PlatformState
+
+if TYPE_CHECKING:
+    from wizard.hermes.model import Model
+    from wizard.read.snapshot import Snapshot
+
+
+def resolve(snapshot: Snapshot, facts: plugins.HostFacts) -> Effective:
+    """What the Hermes version `facts.hermes` names would build (the newest modelled by default)."""
+    from wizard.hermes.models import model_for
+
+    model = model_for(facts.hermes)
+    environ = process_environment(snapshot)
+    gw_data: Any = {}
+    if snapshot.gateway_json.exists and snapshot.gateway_json.error is None:
+        gw_data = snapshot.gateway_json.data or {}
+    effective = Effective(platforms={}, environ=environ)
+    yaml_file = snapshot.yaml
+    if yaml_file.exists:
+        try:
+            if yaml_file.error is not None:
+                raise ValueError(f"{yaml_file.error.message} ({yaml_file.error.where()})")
+            _yaml_phase(yaml_file.data or {}, gw_data, environ, effective, model)
+        except Exception as exc:  # Hermes: "Failed to process config.yaml — falling back"
+            effective.yaml_fallback = f"{type(exc).__name__}: {exc}"
+    try:
+        model.check_from_dict(gw_data)
+        effective.platforms = _from_dict(gw_data)
+        reset = _reset_policy(gw_data)
+        envrules.apply_env_overrides(effective.platforms, environ, reset, model.enabled_flag)
+        plugins.enable_pass(effective.platforms, environ, facts, snapshot.env.simple_values, model)
+        envrules.apply_relay(effective.platforms, environ)
+        for state in effective.platforms.values():
+            state.extra.pop("_enabled_explicit", None)
+        _validate(effective, reset)
+    except LoaderCrash as exc:
+        effective.crash = str(exc)
+    except Exception as exc:  # same operations raise in Hermes; report, never crash
+        effective.crash = f"{type(exc).__name__}: {exc}"
+    effective.crash = _start_blocker(snapshot) or effective.crash
+    return effective
+
+
+def _start_blocker(snapshot: Snapshot) -> str | None:
+    """Files on which Hermes hangs or dies before its config is even built."""
+    for env in (snapshot.env, snapshot.op_env):
+        if env.blocks_start:
+            return env.blocks_start
+    if snapshot.yaml.expanded_nodes >= MAX_EXPANDED_NODES:
+        return (f"config.yaml's aliases expand to more than {MAX_EXPANDED_NODES:,} nodes; Hermes expands "
+                "${VAR} over the whole expanded tree at start-up and never finishes")
+    return None
+
+
+_SHARED_KEYS = ("reply_prefix", "reply_in_thread", "cron_continuable_surface", "require_mention",
+                "free_response_channels", "mention_patterns", "exclusive_bot_mentions", "dm_policy",
+                "allow_from", "allow_admin_from", "user_allowed_commands", "group_policy", "group_allow_from",
+                "group_allow_admin_from", "group_user_allowed_commands", "gateway_restart_notification",
+                "typing_indicator", "typing_status_text")
+_TELEGRAM_KEYS = ("allowed_chats", "group_allowed_chats", "allowed_topics", "observe_unmentioned_group_messages")
+
+
+def _yaml_phase(yaml_cfg: Any, gw_data: Any, environ: dict, effective: Effective, model: Model) -> None:
+    """The guarded part of the loader; raises exactly where Hermes would."""
+    gateway_section = yaml_cfg.get("gateway")  # AttributeError for a list/scalar top level
+    sr = yaml_cfg.get("session_reset")
+    if "session_reset" not in yaml_cfg and isinstance(gateway_section, dict) and model.nested_gateway_fallbacks:
+        sr = gateway_section.get("session_reset")
+    if sr and isinstance(sr, dict):
+        gw_data["default_reset_policy"] = sr
+    model.check_gateway_section(yaml_cfg)
+    gateway_platforms = gateway_section.get("platforms") if isinstance(gateway_section, dict) else None
+    platforms_data = gw_data.setdefault("platforms", {})
+    if not isinstance(platforms_data, dict):
+        platforms_data = gw_data["platforms"] = {}
+
+    def merge(source: Any) -> None:
+        if not isinstance(source, dict):
+            return
+        for name, block in source.items():
+            if not isinstance(block, dict):
+                continue
+            existing = platforms_data.get(name, {})
+            if not isinstance(existing, dict):
+                existing = {}
+            extra = {**existing.get("extra", {}), **block.get("extra", {})}  # TypeError on non-mappings
+            if "enabled" in block:
+                extra["_enabled_explicit"] = True
+                effective.yaml_explicit[name] = block["enabled"]
+            merged = {**existing, **block}
+            if extra:
+                merged["extra"] = extra
+            platforms_data[name] = merged
+
+    merge(gateway_platforms)
+    merge(yaml_cfg.get("platforms"))
+
+    for name in BUILTIN_ORDER + plugins.PLUGIN_ORDER_EXTRA:
+        block = yaml_cfg.get(name)
+        toplevel = isinstance(block, dict)
+        if not toplevel:
+            for source in (gateway_platforms, yaml_cfg.get("platforms")):
+                if isinstance(source, dict) and isinstance(source.get(name), dict):
+                    block = source[name]
+                    break
+        if not isinstance(block, dict):
+            continue
+        bridged = {key: block[key] for key in _SHARED_KEYS if key in block}
+        if name == "telegram":
+            bridged.update({key: block[key] for key in _TELEGRAM_KEYS if key in block})
+        if name in ("discord", "slack") and "channel_skill_bindings" in block:
+            bridged["channel_skill_bindings"] = block["channel_skill_bindings"]
+        for key in ("unauthorized_dm_behavior", "notice_delivery", "channel_prompts"):
+            if key in block:
+                bridged[key] = block[key]
+        has_overrides = "channel_overrides" in block
+        if has_overrides and isinstance(block.get("channel_overrides"), dict):
+            plugins.ensure_extra(platforms_data, name)
+        explicit = toplevel and "enabled" in block
+        if not bridged and not explicit and not has_overrides:
+            continue
+        plat_block, extra = plugins.ensure_extra(platforms_data, name)
+        if explicit:
+            plat_block["enabled"] = block["enabled"]
+            extra["_enabled_explicit"] = True
+            effective.yaml_explicit[name] = block["enabled"]
+        extra.update(bridged)
+
+    plugins.apply_yaml_hooks(yaml_cfg, gateway_platforms, platforms_data, environ, model)
+
+    top_mention = yaml_cfg.get("require_mention")
+    if top_mention is not None:
+        telegram_section = yaml_cfg.get("telegram") or {}
+        if "require_mention" not in telegram_section:  # TypeError for e.g. an int
+            _, tg_extra = _ensure_extra_loose(platforms_data, "telegram")
+            tg_extra.setdefault("require_mention", top_mention)
+            if not environ.get("TELEGRAM_REQUIRE_MENTION"):
+                environ["TELEGRAM_REQUIRE_MENTION"] = str(top_mention).lower()
+
+
+def _ensure_extra_loose(platforms_data: dict, name: str) -> tuple[Any, Any]:
+    """The loader's plain setdefault chain here (no coercion: may raise)."""
+    block = platforms_data.setdefault(name, {})
+    return block, block.setdefault("extra", {})
+
+
+def _from_dict(gw_data: Any) -> dict[str, PlatformState]:
+    platforms: dict[str, PlatformState] = {}
+    data = gw_data if isinstance(gw_data, dict) else {}
+    raw = data.get("platforms", {})
+    for name, block in (raw if isinstance(raw, dict) else {}).items():
+        if not isinstance(block, dict):
+            continue
+        value = platform_value(name)
+        if value is None:
+            continue  # Hermes silently skips unknown platform keys
+        home = block.get("home_channel")
+        if isinstance(home, dict):
+            if "platform" not in home:
+                raise LoaderCrash(f"KeyError: 'platform' (home_channel of {name})")
+            if platform_value(home["platform"]) is None:
+                continue  # ValueError inside the platform loop: the block is dropped
+            if "chat_id" not in home:
+                raise LoaderCrash(f"KeyError: 'chat_id' (home_channel of {name})")
+            home = dict(home)
+        else:
+            home = None
+        extra = block.get("extra", {})
+        platforms[value] = PlatformState(
+            enabled=envrules.coerce_bool(block.get("enabled"), False),
+            token=block.get("token"),
+            api_key=block.get("api_key"),
+            home_channel=home,
+            extra=extra if isinstance(extra, dict) else {},
+        )
+    return platforms
+
+
+def _reset_policy(gw_data: Any) -> dict:
+    data = gw_data if isinstance(gw_data, dict) else {}
+    policy = {"at_hour": 4, "idle_minutes": 1440}
+    raw = data.get("default_reset_policy")
+    if "default_reset_policy" in data:
+        raw = raw if isinstance(raw, dict) else {}
+        for key in policy:
+            if raw.get(key) is not None:
+                policy[key] = raw[key]
+        exclude = raw.get("notify_exclude_platforms")
+        if exclude is not None:
+            tuple(exclude)  # TypeError for a non-iterable, as in Hermes
+    return policy
+
+
+def _validate(effective: Effective, reset: dict) -> None:
+    """`_validate_gateway_config`: the same comparisons and `.strip()` calls, so a value that
+    crashes Hermes (a string `at_hour`, an integer token) raises here too; placeholder
+    tokens disable their platform."""
+    0 <= reset["at_hour"] <= 23  # noqa: B015 — evaluated for the TypeError Hermes would hit
+    reset["idle_minutes"] <= 0  # noqa: B015
+    for name, state in effective.platforms.items():
+        spec = PLATFORMS.get(name)
+        if not state.enabled or not spec or not spec.token_env or state.token is None:
+            continue
+        token = state.token.strip()  # AttributeError for a non-string token, as in Hermes
+        if token and not envrules.usable_secret(state.token):
+            state.enabled = False
+            effective.placeholder_disabled[name] = spec.token_env
+
+
+def process_environment(snapshot: Snapshot) -> dict[str, str]:
+    """The environment the gateway sees after `load_hermes_dotenv` (env_loader.py:288-338).
+
+    Order: inherited env, then `.env` (override), then `.op.env` filling gaps only
+    when no 1Password token is set yet, then the managed `.env` (override, last).
+    """
+    environ = dict(snapshot.base_env)
+    environ.update(snapshot.env.values)
+    if snapshot.op_env.values and not environ.get("OP_SERVICE_ACCOUNT_TOKEN"):
+        for key, value in snapshot.op_env.values.items():
+            environ.setdefault(key, value)
+    environ.update(snapshot.managed_env.values)
+    return environ

@@ -1,0 +1,40 @@
+"""The loader's values: what Hermes's `PlatformConfig` and built config reduce to here.
+
+Shared by the resolver, the env override blocks, the plugin pass and the checks.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from wizard.core.records import factory, record
+
+
+@record
+class PlatformState:
+    """Mirror of Hermes's `PlatformConfig`, reduced to what decisions need."""
+
+    enabled: bool = False
+    token: Any = None
+    api_key: Any = None
+    home_channel: Any = None
+    extra: dict = factory(dict)
+
+
+@record
+class Effective:
+    """What the gateway would run with."""
+
+    platforms: dict[str, PlatformState]  # insertion order = Hermes's order
+    environ: dict[str, str]  # os.environ after .env loading and YAML hooks
+    yaml_fallback: str | None = None  # Hermes swallowed this error in the YAML phase
+    crash: str | None = None  # load_gateway_config() would raise this
+    placeholder_disabled: dict[str, str] = factory(dict)  # platform -> env name
+    yaml_explicit: dict[str, Any] = factory(dict)  # platform -> YAML `enabled` value
+
+    def enabled(self) -> list[str]:
+        return [name for name, state in self.platforms.items() if state.enabled]
+
+
+class LoaderCrash(Exception):
+    """An exception that escapes Hermes's `load_gateway_config()`."""

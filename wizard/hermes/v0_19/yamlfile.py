@@ -1,0 +1,178 @@
+"""Read `config.yaml` as Hermes's gateway loader does (`yaml.safe_load`, UTF-8).
+
+Keeps the composed node tree so a check can point at the line of any key
+(`YamlFile.line_of(("platforms", "weixin", "extra", "dm_policy"))`).
+
+Contract: never raises for file content.  A file that does not parse gives
+`YamlFile.error` with a 1-based line and column; Hermes then logs one warning and
+silently falls back to `.env`/gateway.json values, which checks must report.
+"""
+
+from __future__ import annotations
+
+import stat
+from wizard.core.records import record
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+# Beyond this size the pure-Python parser Hermes uses takes many seconds; we
+# switch to libyaml (same grammar) and say so.
+LARGE_YAML_BYTES = 1024 * 1024
+MAX_YAML_BYTES = 64 * 1024 * 1024
+# Hermes walks config.yaml with every alias expanded (hermes_cli/config.py
+# _expand_env_vars) at start-up; past this many nodes that walk never ends in practice.
+MAX_EXPANDED_NODES = 10_000_000
+
+
+@record
+class YamlError:
+    message: str
+    line: int | None = None
+    column: int | None = None
+
+    def where(self) -> str:
+        return f"line {self.line}, column {self.column}" if self.line else "?"
+
+
+@record
+class YamlFile:
+    path: Path
+    exists: bool = False
+    data: Any = None  # what safe_load returned (None for an empty file)
+    error: YamlError | None = None  # unreadable or unparsable
+    size: int = 0
+    mode: int | None = None
+    parsed_with_libyaml: bool = False
+    expanded_nodes: int = 0  # node count with every alias expanded (capped)
+    _root: Any = None
+    _keys: Any = None  # id(mapping node) -> {key text: (line, value node)}, built once per mapping
+
+    def mapping(self) -> dict:
+        """The top level when it is a mapping, else an empty dict."""
+        return self.data if isinstance(self.data, dict) else {}
+
+    def line_of(self, path: tuple) -> int | None:
+        """1-based line of the key at `path` (or of the deepest existing parent)."""
+        node, line = self._root, None
+        for part in path:
+            if not isinstance(node, yaml.MappingNode):
+                break
+            found = self._keys_of(node).get(str(part))
+            if found is None:
+                break
+            line, node = found
+        return line
+
+    def _keys_of(self, node) -> dict:
+        """The keys of one mapping node, indexed on first use: a check asking for the line
+        of each of n keys then costs O(n), not O(n²).  The first of duplicate keys wins."""
+        if self._keys is None:
+            self._keys = {}
+        index = self._keys.get(id(node))
+        if index is None:
+            index = {}
+            for key_node, value_node in node.value:
+                if isinstance(key_node, yaml.ScalarNode):
+                    index.setdefault(key_node.value, (key_node.start_mark.line + 1, value_node))
+            self._keys[id(node)] = index
+        return index
+
+
+def read_yaml_file(path: Path, content: bytes | None = None) -> YamlFile:
+    """Read and parse `path` (or `content`, a planned version of it)."""
+    result = YamlFile(path=path)
+    if content is not None:
+        result.exists, result.size = True, len(content)
+        return _parse_into(result, content, result.size)
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return result
+    except OSError as exc:
+        result.exists = True
+        result.error = YamlError(f"cannot stat config.yaml: {exc.strerror or exc}")
+        return result
+    result.exists, result.size, result.mode = True, st.st_size, stat.S_IMODE(st.st_mode)
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
+        result.error = YamlError(f"config.yaml is {kind}")
+        return result
+    if st.st_size > MAX_YAML_BYTES:
+        result.error = YamlError(f"config.yaml is {st.st_size // (1024 * 1024)} MiB; refusing to parse it")
+        return result
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        result.error = YamlError(f"cannot read config.yaml: {exc.strerror or exc}")
+        return result
+    return _parse_into(result, raw, st.st_size)
+
+
+def _parse_into(result: YamlFile, raw: bytes, size: int) -> YamlFile:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        result.error = YamlError(f"config.yaml is not UTF-8 (byte {exc.start}): {exc.reason}")
+        return result
+    loader_class = yaml.SafeLoader
+    if size > LARGE_YAML_BYTES and hasattr(yaml, "CSafeLoader"):
+        loader_class, result.parsed_with_libyaml = yaml.CSafeLoader, True
+    loader = None
+    try:
+        # The reader checks every character as it is built: a control character
+        # (\x07, \x1b, \x00...) raises here, and Hermes then ignores the whole file.
+        loader = loader_class(text)
+        root = loader.get_single_node()
+        result._root = root
+        result.expanded_nodes = _expanded_size(root) if root is not None else 0
+        result.data = loader.construct_document(root) if root is not None else None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        message = " ".join(str(p) for p in (exc.context, exc.problem) if p) or str(exc)
+        result.error = YamlError(message, mark.line + 1 if mark else None, mark.column + 1 if mark else None)
+    except yaml.reader.ReaderError as exc:
+        result.error = _reader_error(text, exc)
+    except (yaml.YAMLError, RecursionError, ValueError, TypeError) as exc:
+        result.error = YamlError(f"{type(exc).__name__}: {exc}")
+    finally:
+        if loader is not None:
+            loader.dispose()
+    return result
+
+
+def _reader_error(text: str, exc) -> YamlError:
+    """A character YAML does not allow anywhere, with its line and column (the
+    reader reports only an offset into the text)."""
+    position = exc.position if isinstance(exc.position, int) and 0 <= exc.position <= len(text) else 0
+    line = text.count("\n", 0, position) + 1
+    column = position - (text.rfind("\n", 0, position) + 1) + 1
+    character = exc.character if isinstance(exc.character, int) else ord(str(exc.character)[:1] or "?")
+    return YamlError(f"control character U+{character:04X} is not allowed in YAML", line, column)
+
+
+def _expanded_size(root) -> int:
+    """Nodes in the document once aliases are expanded (aliases share node objects,
+    so sizes are memoised by identity; iterative, so depth cannot overflow)."""
+    sizes: dict[int, int] = {}
+    stack = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        if id(node) in sizes:
+            continue
+        children = _children(node)
+        if children_done:
+            sizes[id(node)] = min(MAX_EXPANDED_NODES * 10, 1 + sum(sizes.get(id(c), 0) for c in children))
+            continue
+        stack.append((node, True))
+        stack.extend((c, False) for c in children if id(c) not in sizes)
+    return sizes.get(id(root), 0)
+
+
+def _children(node) -> list:
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []

@@ -1,0 +1,122 @@
+"""The check registry: small functions with stable codes, names and docs.
+
+A check is a function `(Context) -> Iterable[Hit]` registered with `@check`.
+Codes are never reused; the docstring-like `what/why/fix` texts feed
+`hermes-wizard explain CODE`.  A check that raises becomes one `HW000
+check-crashed` finding naming it, never a traceback.
+"""
+
+from __future__ import annotations
+
+from wizard.core.records import factory, record
+from pathlib import Path
+from typing import Callable, Iterable
+
+from wizard.hermes.v0_19.credentials import Transport
+from wizard.hermes.v0_19.gate import Violation
+from wizard.hermes.verify import HermesAnswer
+from wizard.hermes.v0_19.plugins import HostFacts
+from wizard.hermes.v0_19.state import Effective
+from wizard.read.snapshot import Snapshot
+
+SEVERITIES = ("error", "warning", "info")
+
+
+@record
+class Finding:
+    code: str
+    name: str
+    severity: str
+    platform: str | None
+    message: str
+    fix: str = ""
+
+    def as_json(self) -> dict:
+        return {"code": self.code, "name": self.name, "severity": self.severity, "platform": self.platform,
+                "message": self.message, "fix": self.fix}
+
+
+@record
+class Hit:
+    """What a check function yields; the registry turns it into a Finding."""
+
+    platform: str | None
+    message: str
+    fix: str = ""
+    severity: str | None = None  # overrides the check's default severity
+
+
+@record
+class Check:
+    code: str
+    name: str
+    severity: str
+    summary: str
+    what: str
+    why: str
+    fix: str
+    run: Callable[["Context"], Iterable[Hit]]
+
+    def finding(self, hit: Hit) -> Finding:
+        return Finding(self.code, self.name, hit.severity or self.severity, hit.platform, hit.message, hit.fix)
+
+
+@record
+class Context:
+    snapshot: Snapshot
+    effective: Effective
+    violations: list[Violation]
+    transports: dict[str, Transport]
+    facts: HostFacts
+    upgrade_violations: list[Violation] = factory(list)  # refusals of a newer Hermes, not of this one
+    hermes_answer: HermesAnswer | None = None  # the installed Hermes's own verdict, when asked (--verify)
+
+    @property
+    def home(self) -> Path:
+        return self.snapshot.home
+
+
+REGISTRY: dict[str, Check] = {}
+
+
+def check(code: str, name: str, severity: str, summary: str, *, what: str, why: str, fix: str):
+    def register(fn: Callable[[Context], Iterable[Hit]]):
+        if code in REGISTRY:
+            raise RuntimeError(f"check code {code} registered twice")
+        REGISTRY[code] = Check(code, name, severity, summary, what.strip(), why.strip(), fix.strip(), fn)
+        return fn
+    return register
+
+
+def _load_all() -> None:
+    from wizard.judge.checks import access, files, runtime, service, transport, versions  # noqa: F401  (registration)
+
+
+def run_checks(ctx: Context) -> list[Finding]:
+    _load_all()
+    findings: list[Finding] = []
+    for registered in REGISTRY.values():
+        try:
+            findings.extend(registered.finding(hit) for hit in registered.run(ctx))
+        except Exception as exc:  # a broken check must not hide the others
+            findings.append(Finding("HW000", "check-crashed", "warning", None,
+                                    f"check {registered.code} {registered.name} crashed: "
+                                    f"{type(exc).__name__}: {exc}",
+                                    "report this as a hermes-wizard bug"))
+    order = {severity: index for index, severity in enumerate(SEVERITIES)}
+    findings.sort(key=lambda f: (order.get(f.severity, 9), f.code, f.platform or ""))
+    return findings
+
+
+def get_check(code: str) -> Check | None:
+    _load_all()
+    code = code.strip()
+    for registered in REGISTRY.values():
+        if code.upper() == registered.code or code.lower() == registered.name:
+            return registered
+    return None
+
+
+def all_checks() -> list[Check]:
+    _load_all()
+    return sorted(REGISTRY.values(), key=lambda c: c.code)

@@ -1,0 +1,163 @@
+"""Service checks (HW4xx): the service that runs this home, and whether it can loop.
+
+File reads only (wizard.service.units), except HW404, which has evidence only when the
+CLI configured a runner (`check --service`, `doctor`).  Units considered: those whose
+HERMES_HOME/--profile resolve to this home, or the one named with `--unit PATH`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from wizard import service
+from wizard.judge.checks import Context, Hit, check
+
+
+def _version(unit) -> str:
+    """Hermes's version from the dist-info beside the interpreter the unit starts ("" if unknown)."""
+    if not unit.python or "/" not in unit.python:
+        return ""
+    lib = Path(unit.python).parent.parent / "lib"
+    try:
+        for pyver in os.listdir(lib):
+            site = lib / pyver / "site-packages"
+            for name in os.listdir(site):
+                if name.startswith("hermes_agent-") and name.endswith(".dist-info"):
+                    return name[len("hermes_agent-"):-len(".dist-info")]
+    except OSError:
+        pass
+    return ""
+
+
+def _where(unit) -> str:
+    return f"{unit.name} ({unit.label}, {unit.path})"
+
+
+@check("HW401", "service-restarts-refusal", "warning",
+       "The service restarts a gateway that refuses to start, forever.",
+       what="""A Hermes service whose supervisor restarts the gateway after a clean exit: a systemd unit with
+Restart=always (what `hermes gateway install` writes) and no hermes-wizard drop-in, a launchd agent with
+KeepAlive, or an s6 service. Hermes 0.19 exits 0 when it refuses to start (an open dm/group policy without
+the allow-all opt-in), so the refusal is restarted every 5 s (launchd: 30 s) without end — 1,705 restarts
+in one report — and every platform, healthy ones included, stays down.""",
+       why="""Each turn costs a full gateway start (~1.2 s, ~90 MiB) and a journal entry; Hermes's own unit
+has StartLimitIntervalSec=0, so systemd never gives up. Hermes rewrites its unit file at every start, so
+editing it does not last; a drop-in in <unit>.d/ does.""",
+       fix="""`hermes-wizard doctor --install-gate` writes <unit>.d/hermes-wizard-gate.conf: ExecCondition= runs
+`hermes-wizard check --gate` before each start; when Hermes would refuse, the start is skipped (exit 78)
+with one journal line naming the fix, and not restarted. That needs systemd >= 251 (ExecCondition= exists
+since 243, NEWS "CHANGES WITH 243"; a start skipped by it is not restarted under Restart=always only since
+251, NEWS "CHANGES WITH 251", systemd PR #22259, src/core/service.c service_shall_restart). On older
+systemd it writes hermes-wizard-restart.conf with Restart=on-failure instead (the 0-exit refusal is then
+not restarted; crashes still are). A missing or broken hermes-wizard never blocks a start. launchd and
+s6: stop the service, repair, start it once (the fix line gives the commands).""")
+def restarts_refusal(ctx: Context):
+    serving, _ = service.relevant(ctx.home, ctx.snapshot.profile)
+    refusing = bool(ctx.violations)
+    now = "Hermes refuses to start now, and " if refusing else ""
+    for unit in serving:
+        if unit.error:
+            continue
+        if unit.manager == "systemd":
+            if unit.restart not in ("always", "on-success") or unit.gate is not None:
+                continue
+            version = _version(unit)
+            hermes = f"Hermes {version}" if version else "Hermes 0.19"
+            yield Hit(None, f"{now}{_where(unit)} has Restart={unit.restart}: {hermes} exits 0 when it refuses "
+                      "to start, so systemd restarts it every 5 s, forever.",
+                      ("hermes-wizard doctor --fix --install-gate --restart" if refusing else
+                       "hermes-wizard doctor --install-gate")
+                      + (f" --unit {unit.path}" if service.named_unit() is unit else ""),
+                      "error" if refusing else None)
+        elif unit.restart == "always":
+            from wizard.service.supervisors import advice
+
+            what = "KeepAlive restarts it after any exit" if unit.manager == "launchd" else \
+                "s6 restarts it after any exit but 78"
+            yield Hit(None, f"{now}{_where(unit)}: {what}, so a refusal (exit 0) loops without end.",
+                      "; ".join(advice(unit)), "error" if refusing else None)
+
+
+@check("HW402", "service-restarts-fatal-config", "warning",
+       "Exit 78 (a fatal configuration error) does not stop the service.",
+       what="""Hermes exits 78 (EX_CONFIG) for errors a restart cannot cure: a token used by another gateway,
+every platform failing for good. Its unit says RestartPreventExitStatus=78 and its s6 finish script maps
+78 to 125; this service lost that.""",
+       why="""Without it, a fatal configuration error is retried every few seconds, forever.""",
+       fix="""Either hermes-wizard drop-in (`hermes-wizard doctor --install-gate`) adds RestartPreventExitStatus=78.
+For s6, restore Hermes's finish script (`hermes gateway install` in the container).""")
+def restarts_fatal(ctx: Context):
+    serving, _ = service.relevant(ctx.home, ctx.snapshot.profile)
+    for unit in serving:
+        if unit.error or unit.prevents_78 or unit.manager == "launchd" or unit.restart == "no":
+            continue
+        fix = "hermes-wizard doctor --install-gate" if unit.manager == "systemd" else \
+            f"restore {unit.path}/finish: exit 125 when \"$1\" = \"78\""
+        yield Hit(None, f"{_where(unit)} restarts the gateway after exit 78 too (no RestartPreventExitStatus=78).",
+                  fix)
+
+
+@check("HW403", "service-runs-other-home", "warning",
+       "The service runs a different Hermes home than the one being checked.",
+       what="""The service that Hermes would name for this home (hermes-gateway, or hermes-gateway-<profile>),
+or the one given with --unit, starts the gateway with another HERMES_HOME or --profile.""",
+       why="""Repairs written here do not change what that service starts: the gateway keeps failing while this
+home looks healthy.""",
+       fix="""Check and repair the home the service runs (`hermes-wizard doctor --home <its home>`), or
+reinstall the service from this home (`hermes gateway install`).""")
+def runs_other_home(ctx: Context):
+    _, elsewhere = service.relevant(ctx.home, ctx.snapshot.profile)
+    for unit in elsewhere:
+        if unit.error:
+            yield Hit(None, f"{unit.path} {unit.error}.", "point --unit at a readable unit file", "info")
+            continue
+        where = f"{unit.home}" + (f" (--profile {unit.profile})" if unit.profile else "")
+        yield Hit(None, f"{_where(unit)} runs the home {where}, not {ctx.home}: repairing this home does not "
+                  "change what it starts.", f"hermes-wizard doctor --home {unit.home}")
+
+
+@check("HW404", "service-restart-loop", "error",
+       "systemd is restarting the gateway again and again (doctor, check --service).",
+       what="""From `systemctl show` (NRestarts, ActiveState, SubState, Result) and the unit's journal
+("Refusing to start", "Gateway exiting cleanly", the gate's own line), plus gateway-starts.log and
+gateway_state.json. Asked only by `doctor` and `check --service`: plain `check` runs no command.""",
+       why="""A loop in progress keeps every platform down and fills the journal; it is also the best evidence
+of why the gateway does not start.""",
+       fix="""`hermes-wizard doctor --fix --install-gate --restart`: stops the loop, repairs the home, installs
+the gate, restarts once and confirms the gateway stayed up.""")
+def restart_loop(ctx: Context):
+    serving, _ = service.relevant(ctx.home, ctx.snapshot.profile)
+    for unit in serving:
+        evidence = service.evidence(unit)
+        if evidence is None:
+            continue
+        from wizard.service import loop  # only when systemd was asked (check --service, doctor)
+
+        for problem in evidence.problems:
+            yield Hit(None, f"{unit.name}: {problem}.", "run as the user that owns the service", "info")
+        if evidence.looping:
+            yield Hit(None, loop.summary(evidence) + ".",
+                      "hermes-wizard doctor --fix --install-gate --restart")
+        elif evidence.gated or evidence.restarts:
+            yield Hit(None, loop.summary(evidence) + ".", "hermes-wizard doctor --fix --restart", "info")
+
+
+@check("HW405", "gate-dropin-stale", "warning",
+       "The hermes-wizard gate drop-in no longer guards this service.",
+       what="""hermes-gateway.service.d/hermes-wizard-gate.conf runs a hermes-wizard that is gone (moved,
+uninstalled, venv rebuilt), or judges another home than the unit runs.""",
+       why="""By design a missing wizard lets every start through, so the loop protection is silently off.""",
+       fix="""`hermes-wizard doctor --install-gate` rewrites the drop-in for this wizard and the unit's home.""")
+def gate_stale(ctx: Context):
+    serving, _ = service.relevant(ctx.home, ctx.snapshot.profile)
+    for unit in serving:
+        gate = unit.gate
+        if gate is None:
+            continue
+        if not gate.wizard or not (os.path.isfile(gate.wizard) and os.access(gate.wizard, os.X_OK)):
+            yield Hit(None, f"{gate.path} runs {gate.wizard or 'an unreadable command'}, which is not an "
+                      "executable file: every start passes unchecked.", "hermes-wizard doctor --install-gate")
+        elif not gate.home or os.path.realpath(gate.home) != os.path.realpath(unit.home):
+            yield Hit(None, f"{gate.path} judges the home {gate.home}, but {unit.name} runs {unit.home}.",
+                      "hermes-wizard doctor --install-gate")

@@ -1,0 +1,74 @@
+"""Version checks: what the installed Hermes is, and what an upgrade will meet."""
+
+from __future__ import annotations
+
+from wizard.judge.checks import Context, Hit, check
+from wizard.hermes.versions import FIRST_REFUSING, MODELLED
+
+_FIRST = ".".join(map(str, FIRST_REFUSING))
+
+
+@check("HW150", "refusal-after-upgrade", "warning",
+       "An open policy this Hermes accepts; Hermes 0.18 and later will refuse to start for it.",
+       what=f"""Hermes before {_FIRST} has no startup refusal: a platform whose dm_policy or group_policy is 'open'
+without an allow-all opt-in starts, its adapter forwards every sender, and the gateway's own authorization
+(pairing store, allowlists) still decides who is answered: strangers are offered pairing. From {_FIRST} on, the
+same configuration makes the whole gateway refuse to start (and exit 0, so a service manager restarts it
+forever).""",
+       why="""The next upgrade takes the gateway down, and every other platform with it. Say now what you mean:
+pairing, an allowlist, or open to everyone on purpose.""",
+       fix="""Before upgrading, choose pairing (recommended), an allowlist, or keep it open on purpose with the
+platform's *_ALLOW_ALL_USERS=true. `hermes-wizard check --target 0.19.0` shows the home as the new version will
+judge it; `hermes-wizard doctor --target 0.19.0 --fix` repairs it for that version.""")
+def refusal_after_upgrade(ctx: Context):
+    target = MODELLED[-1]
+    for violation in ctx.upgrade_violations:
+        sides = " and ".join(violation.open_sides())
+        yield Hit(violation.platform,
+                  f"{sides} is open without {violation.allow_all_env}: with this Hermes strangers reach the gateway "
+                  f"and are offered pairing; Hermes {_FIRST} and later refuse to start the gateway for it.",
+                  f"pairing (recommended) · allowlist · keep open: {violation.allow_all_env}=true  → "
+                  f"hermes-wizard doctor --target {target}")
+
+
+@check("HW160", "hermes-disagrees", "error",
+       "The installed Hermes itself, asked on a copy of the home, decides differently from hermes-wizard.",
+       what="""`--verify` runs the installed Hermes's own loader and startup rule on a throw-away copy of the home.
+Its verdict (would it start, which platform it names, which platforms it enables) differs from this tool's.""",
+       why="""Hermes's own answer is the truth for this machine: the model is wrong for this home or this version
+(often a newer Hermes that changed a rule). Trust Hermes's verdict until hermes-wizard is fixed.""",
+       fix="""Act on Hermes's verdict, and report the difference to hermes-wizard with the output of
+`hermes-wizard check --verify --format json` (secrets are not in it).""")
+def hermes_disagrees(ctx: Context):
+    told = ctx.hermes_answer
+    if told is None or told.failure or (told.would_start is None and not told.error):
+        return
+    ours_start = ctx.effective.crash is None and not ctx.violations
+    ours_names = ctx.violations[0].platform if ctx.violations else None
+    ours_enabled = sorted(name for name, state in ctx.effective.platforms.items() if state.enabled)
+    theirs_start = bool(told.would_start) and not told.error
+    differences = []
+    if ours_start != theirs_start or (not ours_start and not told.error and ours_names != told.refusal_platform):
+        differences.append("the verdict")
+    if not told.error and ours_enabled != sorted(told.enabled):
+        differences.append(f"the enabled platforms (ours: {', '.join(ours_enabled) or 'none'}; Hermes's: "
+                           f"{', '.join(sorted(told.enabled)) or 'none'})")
+    if differences:
+        ours = ("the gateway would start" if ours_start else
+                f"the gateway would refuse to start, naming {ours_names}" if ours_names else
+                "the gateway would crash at startup")
+        yield Hit(None, f"Hermes {told.version or '?'} itself says: {told.verdict()}; hermes-wizard says: {ours}. "
+                        f"They differ in {' and '.join(differences)}.",
+                  "trust Hermes's verdict; report this with `hermes-wizard check --verify --format json`")
+
+
+@check("HW161", "hermes-not-asked", "warning",
+       "`--verify` was asked, but the installed Hermes could not be asked.",
+       what="""Hermes's Python was not found, or running Hermes's own loader on a copy of the home failed or gave no
+answer in time, or this Hermes has no startup rule that hermes-wizard knows how to call.""",
+       why="""The verdict shown is hermes-wizard's model alone, not confirmed by Hermes itself.""",
+       fix="""Name Hermes's interpreter with --hermes-python PATH (e.g. ~/.hermes/hermes-agent/venv/bin/python).""")
+def hermes_not_asked(ctx: Context):
+    told = ctx.hermes_answer
+    if told is not None and (told.failure or (told.would_start is None and not told.error)):
+        yield Hit(None, f"Hermes was not asked: {told.verdict()}.", "--hermes-python PATH")

@@ -1,0 +1,162 @@
+"""The engine: Snapshot → Effective → Findings → HomeReport, for one home or many.
+
+`evaluate(home)` is what every face calls; `HomeReport.as_json()` is the `check
+--format json` contract of DESIGN.md.
+
+Contract: read-only; never raises for anything found on disk.
+"""
+
+from __future__ import annotations
+
+from wizard.core.records import factory, record
+from pathlib import Path
+
+from wizard.hermes.v0_19 import gate
+from wizard.hermes.v0_19.catalog import PLATFORMS
+from wizard.judge.checks import Context, Finding, run_checks
+from wizard.hermes.v0_19.credentials import Transport, transport_for
+from wizard.hermes.models import model_for
+from wizard.hermes.verify import HermesAnswer, ask_installed
+from wizard.hermes.versions import Judgement, judgement
+from wizard.hermes.v0_19.plugins import HostFacts
+from wizard.hermes.v0_19.resolve import Effective, resolve
+from wizard.core.safetext import policy_word
+from wizard.read.snapshot import Snapshot, take_snapshot
+
+
+@record
+class PlatformRow:
+    name: str
+    enabled: bool
+    dm_policy: str | None
+    group_policy: str | None
+    opted_in: bool
+    transport: str
+    verdict: str
+    access: str = ""  # plain words for text output (not part of the JSON contract)
+
+    def as_json(self) -> dict:
+        return {"name": self.name, "enabled": self.enabled, "dm_policy": self.dm_policy,
+                "group_policy": self.group_policy, "opted_in": self.opted_in, "transport": self.transport,
+                "verdict": self.verdict}
+
+
+@record
+class HomeReport:
+    home: Path
+    profile: str
+    snapshot: Snapshot
+    effective: Effective
+    violations: list[gate.Violation]
+    findings: list[Finding]
+    transports: dict[str, Transport] = factory(dict)
+    rows: list[PlatformRow] = factory(list)
+    facts: HostFacts | None = None  # the host facts it was judged with (reused by simulations)
+    # A version without the startup refusal (before 0.18) starts anyway: what it would refuse
+    # after an upgrade is kept here, not in `violations` (today's truth decides the exit code).
+    upgrade_violations: list[gate.Violation] = factory(list)
+    hermes_answer: HermesAnswer | None = None  # the installed Hermes's own verdict (`--verify`), when asked
+
+    @property
+    def hermes(self) -> Judgement:
+        judged = self.facts.hermes if self.facts is not None else None
+        return judged if judged is not None else judgement(None, None, "assumed")
+
+    @property
+    def would_start(self) -> bool:
+        return self.effective.crash is None and not self.violations
+
+    @property
+    def refusal(self) -> dict | None:
+        if self.effective.crash is not None:
+            return {"platform": None, "reason": self.effective.crash}
+        if self.violations:
+            first = self.violations[0]
+            return {"platform": first.platform, "reason": first.reason}
+        return None
+
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "error"]
+
+    def exit_code(self) -> int:
+        told = self.hermes_answer
+        if not self.would_start or (told is not None and (told.would_start is False or told.error)):
+            return 78
+        return 1 if self.errors() else 0
+
+    def as_json(self) -> dict:
+        return {"home": str(self.home), "profile": self.profile, "hermes": self.hermes.as_json(),
+                "would_start": self.would_start,
+                "refusal": self.refusal, "platforms": [row.as_json() for row in self.rows],
+                "findings": [f.as_json() for f in self.findings]} | (
+                    {"verified_by_hermes": self.hermes_answer.as_json()} if self.hermes_answer else {})
+
+
+def evaluate(home: Path, profile: str = "default", *, base_env: dict[str, str] | None = None,
+             facts: HostFacts | None = None, overrides: dict[str, bytes] | None = None,
+             verify: bool = False) -> HomeReport:
+    """Judge one home; `overrides` ({".env": bytes, ...}) judges planned contents instead;
+    `verify` also asks the installed Hermes itself (on a copy of the home on disk)."""
+    facts = facts or HostFacts.detect(home, environ=base_env)
+    snapshot = take_snapshot(home, profile, base_env, overrides, model_for(facts.hermes))
+    effective = resolve(snapshot, facts)
+    violations = gate.violations(effective)
+    upgrade: list[gate.Violation] = []
+    if facts.hermes is not None and not facts.hermes.refuses:
+        violations, upgrade = [], violations
+    transports = {name: transport_for(name, home, state, effective.environ)
+                  for name, state in effective.platforms.items() if state.enabled}
+    answer = ask_installed(home, facts.site_packages, base_env) if verify else None
+    findings = run_checks(Context(snapshot, effective, violations, transports, facts, upgrade, answer))
+    report = HomeReport(home, profile, snapshot, effective, violations, findings, transports, facts=facts,
+                        upgrade_violations=upgrade, hermes_answer=answer)
+    report.rows = _rows(effective, violations, transports, upgrade)
+    return report
+
+
+def _rows(effective: Effective, violations: list[gate.Violation], transports: dict[str, Transport],
+          upgrade: list[gate.Violation]) -> list[PlatformRow]:
+    refusing = {v.platform for v in violations}
+    open_today = {v.platform for v in upgrade}  # open, and not refused by this (pre-0.18) Hermes
+    rows = []
+    for name, state in effective.platforms.items():
+        if name not in PLATFORMS:
+            continue
+        seen = gate.policies(name, state, effective.environ)
+        transport = transports.get(name)
+        opted = gate.opted_in(name, effective.environ)
+        if not state.enabled:
+            verdict = "disabled"
+        elif name in refusing:
+            verdict = "refuses-start"
+        elif transport is not None and transport.dead:
+            verdict = "cannot-connect"
+        elif opted or name in open_today or (seen is not None and "open" in (seen.dm, seen.group)):
+            verdict = "open"
+        else:
+            verdict = "ok"
+        # A policy is shown as a plain word or by its size: an unsplit glued line can carry a token.
+        rows.append(PlatformRow(name, state.enabled, policy_word(seen.dm) if seen else None,
+                                policy_word(seen.group) if seen else None,
+                                opted, transport.state if transport else "unchecked", verdict,
+                                _access_words(name, state, seen, opted, effective.environ, name in open_today)))
+    rows.sort(key=lambda r: (not r.enabled, r.name))
+    return rows
+
+
+def _access_words(name: str, state, seen, opted: bool, environ: dict[str, str], open_unrefused: bool = False) -> str:
+    spec = PLATFORMS[name]
+    if spec.always_authorized:
+        return "no per-user access control"
+    if opted:
+        return "open to everyone (allow-all opt-in)"
+    if open_unrefused:  # 0.17: the adapter forwards every sender; the gateway's authorization still decides
+        return "open policy: every stranger reaches the gateway and is offered pairing (no startup refusal here)"
+    listed = [item.strip() for item in environ.get(spec.allowlist_env or "", "").split(",") if item.strip()]
+    if "*" in listed:
+        return "open to everyone ('*' in the allowlist)"
+    if listed:
+        return f"allowlist ({len(listed)} user{'s' if len(listed) != 1 else ''})"
+    if seen is not None:
+        return f"dm {policy_word(seen.dm)}, groups {policy_word(seen.group)}"
+    return "pairing (no allowlist)"

@@ -1,0 +1,162 @@
+"""Secrets masked by what the parsers see, not by the first key of a line.
+
+A line can define a secret without starting with its name: `'WEIXIN_TOKEN'=…`,
+`export X_TOKEN=…`, a glued `WEIXIN_DM_POLICY=openDISCORD_BOT_TOKEN=…`, a flow
+mapping `weixin: {token: …}`, an anchor `t: &tok …` used as `token: *tok`, a
+quoted value spanning lines.  So:
+
+* `.env` text is parsed as python-dotenv does (the project's own reader, whose
+  sanitizer splits glued lines); every line a secret binding spans is masked,
+  and so is any line naming a secret-looking `NAME=` anywhere (comments too).
+* YAML text is composed (aliases stay shared nodes, never expanded); every
+  scalar under a secret-looking key, at any depth, is masked at the exact
+  columns the parser read it from, and a secret-looking `name:` anywhere on a
+  line masks the rest of it (the fallback when the file does not parse).
+* `secret_values` collects the secret values themselves; `scrub` masks them
+  wherever else they occur (another line, a message, a glued policy value).
+
+When in doubt this masks: a false mask is cheap, a leak is not.
+"""
+
+from __future__ import annotations
+
+import bisect
+import io
+import re
+
+from wizard.core.safetext import MASK, MIN_SCRUBBED, scrub  # noqa: F401  (scrub: re-exported)
+_SECRET_NAME = re.compile(r"(TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|_KEY|PRIVATE|CREDENTIAL|COOKIE)", re.I)
+_ENV_NAME = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_.]*)['\"]?\s*=")
+_YAML_NAME = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_-]*)['\"]?\s*:(?=\s|$)")
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def is_secret_name(name: str) -> bool:
+    return bool(_SECRET_NAME.search(name)) and not name.upper().endswith(("_ALLOWED_USERS", "_POLICY"))
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines as parsers count them (only CR/LF break a line; U+2028 or FF do not)."""
+    lines = LINE_BREAK.split(text)
+    return lines[:-1] if lines and lines[-1] == "" else lines
+
+
+# ---- .env -------------------------------------------------------------------------------------------------
+
+def _names_on(text: str) -> set[str]:
+    return {m.group(1) for m in _ENV_NAME.finditer(text)}
+
+
+def env_masks(text: str, secret_keys=()) -> tuple[dict[int, int], set[str]]:
+    """({line index: column from which to mask}, secret values) for a `.env` text.
+
+    A secret binding's first line is masked after its first `=`, the lines its
+    quoted value continues on entirely; so is any line naming a secret `NAME=`."""
+    from dotenv.parser import parse_stream
+
+    from wizard.hermes.v0_19.envfile import _glued_segments
+
+    secret = lambda name: name in secret_keys or is_secret_name(name)  # noqa: E731
+    lines, spans, values = split_lines(text), {}, set()
+    # Line starts as the lines are shown: python-dotenv's own `original.line` drifts by one after
+    # a binding that ends between the CR and the LF of a CRLF (an error line such as `=x\r\n`).
+    starts = [0] + [m.end() for m in LINE_BREAK.finditer(text)]
+    offset = 0
+    for binding in parse_stream(io.StringIO(text)):
+        raw = binding.original.string
+        at, offset = offset, offset + len(raw)
+        body = raw.strip()
+        segments = _glued_segments(body) if body.count("=") >= 2 else [body]
+        names = _names_on(body) | {seg.split("=", 1)[0].strip() for seg in segments if "=" in seg}
+        if binding.key is not None:
+            names.add(binding.key)
+        if not any(secret(name) for name in names):
+            continue
+        first = bisect.bisect_right(starts, at + len(raw) - len(raw.lstrip())) - 1
+        spans[first] = None  # from the first `=` (below)
+        for offset in range(1, len(LINE_BREAK.findall(body)) + 1):
+            spans[first + offset] = 0
+        if binding.value and binding.key is not None:
+            values.add(binding.value)
+        for segment in segments:
+            name, _, value = segment.partition("=")
+            if secret(name.strip()) and value.strip():
+                values.add(value.strip().strip("'\""))
+        for match in _ENV_NAME.finditer(body):  # `NAME=value` inside a value Hermes did not split
+            rest = body[match.end():].split(None, 1)
+            if secret(match.group(1)) and rest:
+                values.add(rest[0].strip("'\""))
+    masks = {}
+    for index, line in enumerate(lines):  # comments and whatever the parse did not bind
+        if spans.get(index) == 0:
+            masks[index] = 0
+        elif index in spans or any(secret(name) for name in _names_on(line)):
+            masks[index] = line.find("=") + 1  # 0 (the whole line) when there is no `=`
+    return masks, {v for v in values if v.strip()}
+
+
+# ---- YAML -------------------------------------------------------------------------------------------------
+
+def yaml_masks(text: str) -> tuple[dict[int, list[tuple[int, int]]], set[str]]:
+    """({line index: [(start, end) columns to mask]}, secret scalars) for a YAML text."""
+    import yaml
+
+    spans: dict[int, list[tuple[int, int]]] = {}
+    lines = split_lines(text)
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except (yaml.YAMLError, RecursionError, ValueError, TypeError):
+        for index, line in enumerate(lines):  # no structure to go by: the rest of the line after a secret name
+            for match in _YAML_NAME.finditer(line):
+                if is_secret_name(match.group(1)) and line[match.end():].strip():
+                    spans.setdefault(index, []).append((match.end() + 1, len(line)))
+                    break
+        return spans, set()
+    values: set[str] = set()
+    for node in secret_scalars(root):
+        values.add(str(node.value))
+        start, end = node.start_mark, node.end_mark
+        for line in range(start.line, end.line + 1):
+            left = start.column if line == start.line else 0
+            right = end.column if line == end.line else len(lines[line]) if line < len(lines) else 0
+            spans.setdefault(line, []).append((left, max(left, right)))
+    return spans, {v for v in values if v.strip()}
+
+
+def secret_scalars(root) -> list:
+    """Every scalar node under a secret-looking key, at any depth (shared nodes visited once)."""
+    import yaml
+
+    found, seen, stack = [], set(), [(root, False)]
+    while stack:
+        node, under_secret = stack.pop()
+        if node is None or (id(node), under_secret) in seen:
+            continue
+        seen.add((id(node), under_secret))
+        if isinstance(node, yaml.ScalarNode):
+            if under_secret:
+                found.append(node)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend((child, under_secret) for child in node.value)
+        elif isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                named = isinstance(key, yaml.ScalarNode) and is_secret_name(str(key.value))
+                stack.extend(((key, under_secret), (value, under_secret or named)))
+    return found
+
+
+# ---- values anywhere --------------------------------------------------------------------------------------
+
+def secret_values(snapshot) -> set[str]:
+    """The secret values a snapshot holds (.env files and config.yaml), for `scrub`."""
+    values: set[str] = set()
+    for env in (snapshot.env, getattr(snapshot, "op_env", None), getattr(snapshot, "managed_env", None)):
+        for entry in (getattr(env, "entries", None) or {}).values():
+            _, found = env_masks(entry.raw)
+            values |= found
+        for key, value in (getattr(env, "values", None) or {}).items():
+            if is_secret_name(key) and value:
+                values.add(value)
+    root = getattr(snapshot.yaml, "_root", None)
+    values.update(str(node.value) for node in secret_scalars(root) if str(node.value).strip())
+    return values

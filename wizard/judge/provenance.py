@@ -1,0 +1,89 @@
+"""Where a value came from, in words a user can act on ("WEIXIN_DM_POLICY in .env:10").
+
+Contract: pure lookups over a Snapshot; never returns a secret value.
+"""
+
+from __future__ import annotations
+
+from wizard.hermes.v0_19.catalog import PLATFORMS, platform_value
+from wizard.read.snapshot import Snapshot
+
+
+def env_source(snapshot: Snapshot, key: str) -> str:
+    if key in snapshot.managed_env.values:
+        return f"{key} in {snapshot.managed_dir / '.env'}:{snapshot.managed_env.line_of(key)}"
+    if key in snapshot.env.values:
+        return f"{key} in .env:{snapshot.env.line_of(key)}"
+    if key in snapshot.op_env.values:
+        return f"{key} in .op.env:{snapshot.op_env.line_of(key)}"
+    if key in snapshot.base_env:
+        return f"{key} in the gateway's environment"
+    return key
+
+
+def yaml_paths(name: str, key: str, data: dict | None = None) -> list[tuple[str, ...]]:
+    """Every YAML place a platform key can live, highest precedence first; with the
+    document's `data`, also under odd spellings of the platform key that Hermes folds
+    to `name` (`platforms: {WEIXIN: ...}`)."""
+    paths = [(name, key), ("platforms", name, "extra", key), ("platforms", name, key),
+             ("gateway", "platforms", name, "extra", key), ("gateway", "platforms", name, key)]
+    for prefix in (("platforms",), ("gateway", "platforms")):
+        node = data
+        for part in prefix:
+            node = node.get(part) if isinstance(node, dict) else None
+        for spelled in (node if isinstance(node, dict) else ()):
+            if spelled != name and isinstance(spelled, str) and platform_value(spelled) == name:
+                paths += [prefix + (spelled, "extra", key), prefix + (spelled, key)]
+    return paths
+
+
+def platform_blocks(data: dict, name: str) -> list[tuple[str, ...]]:
+    """Every YAML block that configures `name` — the top-level one and any spelling under
+    `platforms`/`gateway.platforms` that Hermes folds to it (the later one wins) — else
+    `platforms.<name>`, where a new setting belongs."""
+    blocks = [(name,)] if isinstance(data.get(name), dict) else []
+    for prefix in (("platforms",), ("gateway", "platforms")):
+        node = data
+        for part in prefix:
+            node = node.get(part) if isinstance(node, dict) else None
+        for key, value in (node.items() if isinstance(node, dict) else ()):
+            if isinstance(key, str) and isinstance(value, dict) and platform_value(key) == name:
+                blocks.append(prefix + (key,))
+    return blocks or [("platforms", name)]
+
+
+def yaml_source(snapshot: Snapshot, path: tuple[str, ...]) -> str:
+    line = snapshot.yaml.line_of(path)
+    return f"config.yaml:{line} ({'.'.join(path)})" if line else f"config.yaml ({'.'.join(path)})"
+
+
+def find_yaml(snapshot: Snapshot, name: str, key: str) -> tuple[str, ...] | None:
+    data = snapshot.yaml.mapping()
+    for path in yaml_paths(name, key):
+        node = data
+        for part in path:
+            node = node.get(part) if isinstance(node, dict) else None
+            if node is None:
+                break
+        if node is not None:
+            return path
+    return None
+
+
+def policy_source(snapshot: Snapshot, name: str, side: str, from_extra: bool) -> str:
+    """Where the gate's dm/group policy for `name` came from (`side` is "dm" or "group")."""
+    spec = PLATFORMS[name]
+    env_name = getattr(spec.gate, f"{side}_env") if spec.gate else None
+    key = f"{side}_policy"
+    bridged_from_env = name in ("weixin", "yuanbao")
+    if env_name and (not from_extra or bridged_from_env) and _env_has(snapshot, env_name):
+        return env_source(snapshot, env_name)
+    path = find_yaml(snapshot, name, key)
+    if path is not None:
+        return yaml_source(snapshot, path)
+    return env_name or "the default"
+
+
+def _env_has(snapshot: Snapshot, key: str) -> bool:
+    return any(key in values for values in (snapshot.managed_env.values, snapshot.env.values,
+                                            snapshot.op_env.values, snapshot.base_env))

@@ -1,0 +1,89 @@
+"""Text rendering of a HomeReport, in flutter-doctor's vocabulary: [✓] [!] [✗].
+
+One block per enabled platform (then home-wide findings), every problem followed
+by its fix.  Findings never carry secrets: checks quote keys and line numbers,
+never values of secret variables.  Every string that can come from a home (the
+path, messages, fixes, access words) is shown through `safetext.visible`, so a
+control or bidi character in a file is printed as an escape, never obeyed.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from wizard.judge.engine import HomeReport, PlatformRow
+from wizard.core.safetext import visible
+
+MARK = {"error": "✗", "warning": "!", "info": "·"}
+WIDTH = 100
+
+
+def _wrap(text: str, indent: str) -> list[str]:
+    lines = []
+    for paragraph in text.splitlines() or [""]:
+        lines.extend(textwrap.wrap(paragraph, WIDTH - len(indent), initial_indent=indent,
+                                   subsequent_indent=indent + "  ") or [indent])
+    return lines
+
+
+def _headline(row: PlatformRow) -> str:
+    words = {"refuses-start": "the gateway will refuse to start", "cannot-connect": "cannot connect",
+             "open": "open", "ok": "", "disabled": "disabled"}[row.verdict]
+    return f"{visible(row.name)} — " + "; ".join(part for part in (words, visible(row.access)) if part)
+
+
+def render_text(report: HomeReport) -> str:
+    out = [f"Hermes home: {visible(report.home)}"
+           + (f" (profile {visible(report.profile)})" if report.profile != "default" else ""),
+           visible(report.hermes.sentence())]
+    if report.hermes_answer is not None:
+        told = report.hermes_answer
+        agreement = "" if told.failure or any(f.code in ("HW160", "HW161") for f in report.findings) else (
+            " — hermes-wizard agrees")
+        out.append(f"Hermes itself, asked on a copy of the home: {visible(told.verdict())}{agreement}")
+    by_platform: dict[str | None, list] = {}
+    for finding in report.findings:
+        by_platform.setdefault(finding.platform, []).append(finding)
+    for row in report.rows:
+        if not row.enabled and row.name not in by_platform:
+            continue
+        found = by_platform.pop(row.name, [])
+        worst = "error" if any(f.severity == "error" for f in found) or row.verdict == "refuses-start" else (
+            "warning" if any(f.severity == "warning" for f in found) or row.verdict != "ok" else None)
+        mark = {"error": "✗", "warning": "!", None: "✓"}[worst]
+        out.append(f"[{mark}] {_headline(row)}")
+        out.extend(_finding_lines(found))
+    rest = [f for platform, found in by_platform.items() for f in found]
+    if rest:
+        worst = min((f.severity for f in rest), key=("error", "warning", "info").index)
+        out.append(f"[{ {'error': '✗', 'warning': '!', 'info': '✓'}[worst] }] home-wide")
+        out.extend(_finding_lines(rest))
+    if not report.rows or not any(r.enabled for r in report.rows):
+        out.append("[!] no messaging platform is enabled: the gateway runs for cron jobs only")
+    out.append("")
+    out.append(_verdict_line(report))
+    return "\n".join(out)
+
+
+def _finding_lines(found) -> list[str]:
+    lines = []
+    for finding in found:
+        lines.extend(_wrap(f"{MARK[finding.severity]} {finding.code} {finding.name}: {visible(finding.message)}",
+                           "    "))
+        if finding.fix:
+            lines.extend(_wrap(f"Fix: {visible(finding.fix)}", "      "))
+    return lines
+
+
+def _verdict_line(report: HomeReport) -> str:
+    enabled = [r.name for r in report.rows if r.enabled]
+    if report.effective.crash is not None:
+        return f"Verdict: the gateway will not start: {visible(report.effective.crash)}. → hermes-wizard doctor"
+    if report.violations:
+        first = report.violations[0]
+        more = f" ({len(report.violations) - 1} more after it)" if len(report.violations) > 1 else ""
+        return (f"Verdict: the gateway will refuse to start — Hermes stops at {first.platform}{more}, exits 0, "
+                "and a service manager restarts it forever. → hermes-wizard doctor")
+    errors = len(report.errors())
+    tail = f"; {errors} problem(s) need attention" if errors else ""
+    return f"Verdict: the gateway will start ({visible(', '.join(enabled)) or 'no platforms'}){tail}."

@@ -1,0 +1,175 @@
+"""Answers → Changes: what a face's choices mean on disk, decided once for every face.
+
+The TUI, the prompts and flags all ask the same questions — enable a platform, set
+a credential, choose who may use it — and this module turns an answer into the
+Changes that make Hermes 0.19 see exactly that, with the opt-ins it requires:
+choosing "open" writes the platform's own allow-all variable (never the global
+one); choosing anything else removes a stale opt-in.  `preview` judges the plan
+with the same resolver as `check`.
+
+Contract: pure; nothing here writes.
+"""
+
+from __future__ import annotations
+
+import re
+
+from wizard.hermes.v0_19.catalog import PLATFORMS
+from wizard.hermes.v0_19.envrules import ALLOW_ALL_TRUE
+from wizard.plan.changes import ENV, YAML, Change, Plan, is_secret_name, planned_contents
+from wizard.judge.provenance import platform_blocks, yaml_paths
+
+ACCESS_MODES = ("pairing", "allowlist", "open", "disabled")
+EMPTY_ALLOWLIST = "An allowlist of nobody is pairing: list at least one ID, or choose pairing."
+ACCESS_WORDS = {
+    "pairing": ("Pairing (recommended). A stranger who messages the bot gets a one-time code and no access. You "
+                "approve them on this machine with `hermes pairing approve {platform} <CODE>`; codes expire after "
+                "an hour. Approved people get the same agent you have."),
+    "allowlist": ("Allowlist. Only the IDs you list can talk to the agent; everyone else is silently ignored. As "
+                  "safe as IDs are hard to forge on {label}."),
+    "open": ("Open. ANYONE who can reach the bot on {label} talks to your agent — and the agent runs terminal, "
+             "file and code-execution tools on this machine for them. Choose this only for a bot no stranger can "
+             "find. It writes {allow_all}=true."),
+    "disabled": "Disabled. {label} is turned off: nobody reaches the agent through it. Credentials are kept.",
+}
+TOKEN_SHAPES = {
+    "TELEGRAM_BOT_TOKEN": (r"\d{6,12}:[A-Za-z0-9_-]{30,}", "a Telegram token looks like 123456789:AA… (from @BotFather)"),
+    "SLACK_BOT_TOKEN": (r"xoxb-[A-Za-z0-9-]+", "a Slack bot token starts with xoxb-"),
+    "SLACK_APP_TOKEN": (r"xapp-[A-Za-z0-9-]+", "a Slack app token starts with xapp-"),
+    "WEIXIN_ACCOUNT_ID": (r"[^\s/]+", "the iLink bot account ID, e.g. b0f5…@im.bot"),
+    "MATRIX_HOMESERVER": (r"https?://\S+", "a URL such as https://matrix.org"),
+    "SIGNAL_HTTP_URL": (r"https?://\S+", "the signal-cli HTTP URL, e.g. http://127.0.0.1:8080"),
+    "SIGNAL_ACCOUNT": (r"\+\d{6,15}", "the account's number in E.164, e.g. +15551234567"),
+    "EMAIL_ADDRESS": (r"[^@\s]+@[^@\s]+", "an email address"),
+}
+
+
+def credential_error(key: str, value: str) -> str | None:
+    """Why `value` cannot be right for `key` (None when it looks fine)."""
+    if value != value.strip():
+        return "remove the spaces around it"
+    if any(ch in value for ch in "\n\r\x00"):
+        return "it must be a single line"
+    shape = TOKEN_SHAPES.get(key)
+    if value and shape and not re.fullmatch(shape[0], value):
+        return shape[1]
+    return None
+
+
+def id_problems(platform: str, ids: list[str], bot_number: str | None = None) -> list[str]:
+    """Warnings about allowlist entries (never blocking: the user may know better)."""
+    spec = PLATFORMS[platform]
+    problems = []
+    for item in ids:
+        if item == "*":
+            problems.append("'*' lets everyone in: that is open access, not an allowlist")
+        elif not spec.id_ok(item):
+            problems.append(f"{item!r} does not look like {spec.id_hint or 'an ID of this platform'}")
+        elif bot_number and item.lstrip("+").split("@")[0] == bot_number:
+            problems.append(f"{item} is the bot's own number (from creds.json), not yours")
+    return problems
+
+
+def split_ids(text: str) -> list[str]:
+    return [part.strip() for part in re.split(r"[,\s]+", text) if part.strip()]
+
+
+def _env(report, key: str, value: str, platform: str, reason: str) -> Change:
+    entry = report.snapshot.env.entries.get(key)
+    return Change(ENV, key, entry.value if entry else None, value, platform=platform, reason=reason,
+                  secret=is_secret_name(key))
+
+
+def credential_changes(report, platform: str, values: dict[str, str]) -> list[Change]:
+    changes = []
+    for key, value in values.items():
+        current = report.snapshot.env.values.get(key)
+        if value and value != current:
+            changes.append(_env(report, key, value, platform, "credential"))
+    return changes
+
+
+def policy_changes(report, platform: str, side: str, value: str) -> list[Change]:
+    """Set a gated platform's dm/group policy everywhere Hermes might read it from."""
+    spec = PLATFORMS[platform]
+    changes = []
+    env_name = getattr(spec.gate, f"{side}_env") if spec.gate else None
+    if env_name:
+        if report.effective.environ.get(env_name, "").strip().lower() != value or env_name in report.snapshot.env.entries:
+            changes.append(_env(report, env_name, value, platform, f"{side} policy"))
+    data = report.snapshot.yaml.mapping()
+    for path in yaml_paths(platform, f"{side}_policy", data):
+        node = data
+        for part in path:
+            node = node.get(part) if isinstance(node, dict) else None
+        if node is not None and str(node).strip().lower() != value:
+            changes.append(Change(YAML, ".".join(path), str(node), value, platform=platform, reason=f"{side} policy"))
+    if not env_name and not any(c.file == YAML for c in changes):  # qqbot: YAML is the only place
+        changes.append(Change(YAML, f"platforms.{platform}.extra.{side}_policy", None, value, platform=platform,
+                              reason=f"{side} policy"))
+    return [c for c in changes if c.before != c.after]
+
+
+def access_changes(report, platform: str, mode: str, ids: list[str] | tuple = ()) -> list[Change]:
+    """Changes that give `platform` the access `mode` (one of ACCESS_MODES)."""
+    if mode not in ACCESS_MODES:
+        raise ValueError(f"unknown access mode {mode!r}")
+    spec = PLATFORMS[platform]
+    if mode == "disabled":
+        return enable_changes(report, platform, False)
+    if mode == "allowlist" and not [i for i in ids if i.strip()]:
+        raise ValueError(EMPTY_ALLOWLIST)
+    changes: list[Change] = []
+    environ = report.effective.environ
+    if spec.gate:
+        changes += policy_changes(report, platform, "dm", "open" if mode == "open" else mode)
+    allow_all = spec.allow_all_env
+    if allow_all:
+        if mode == "open":
+            changes.append(_env(report, allow_all, "true", platform, "explicit opt-in to open access"))
+        elif environ.get(allow_all, "").lower() in ALLOW_ALL_TRUE or allow_all in report.snapshot.env.entries:
+            changes.append(_env(report, allow_all, "false", platform, "no open access"))
+    if spec.allowlist_env:
+        listed = ",".join(ids)
+        if mode == "allowlist" or (mode == "pairing" and ids):
+            changes.append(_env(report, spec.allowlist_env, listed, platform, "who may use the agent"))
+        if mode == "allowlist" and platform == "whatsapp":
+            changes.append(Change(YAML, "whatsapp.allow_from", None, listed, platform=platform,
+                                  reason="the WhatsApp adapter reads its allowlist from YAML"))
+    return [c for c in changes if c.before != c.after]
+
+
+def enable_changes(report, platform: str, enabled: bool) -> list[Change]:
+    """Turn a platform on or off the way Hermes will honour (force-enabling credentials
+    are commented out, reversibly, to turn one off)."""
+    from wizard.plan.repairs import FORCING_CREDENTIALS
+
+    changes: list[Change] = []
+    if platform == "whatsapp":
+        changes.append(_env(report, "WHATSAPP_ENABLED", "true" if enabled else "false", platform, "on/off"))
+    if not enabled:
+        for key in FORCING_CREDENTIALS.get(platform, ()):
+            if key in report.snapshot.env.entries:
+                changes.append(Change(ENV, key, None, None, "disable", platform, "on/off", is_secret_name(key)))
+    data = report.snapshot.yaml.mapping()
+    # Explicit in YAML either way: env-enabled platforms honour an explicit `false`,
+    # and the plugin pass never re-enables a platform whose YAML says so.
+    for block in platform_blocks(data, platform):
+        current = data
+        for part in block + ("enabled",):
+            current = current.get(part) if isinstance(current, dict) else None
+        changes.append(Change(YAML, ".".join(block + ("enabled",)), None if current is None else str(current).lower(),
+                              "true" if enabled else "false", platform=platform, reason="on/off"))
+    return [c for c in changes if c.before != c.after]
+
+
+def build_plan(report, changes: list[Change]) -> Plan:
+    return Plan.of(report.home, changes)
+
+
+def preview(report, plan: Plan):
+    """The HomeReport Hermes's files would give once `plan` is applied."""
+    from wizard.judge.engine import evaluate
+
+    return evaluate(report.home, report.profile, base_env=report.snapshot.base_env, facts=report.facts,
+                    overrides=planned_contents(plan))

@@ -1,0 +1,219 @@
+"""Plan: the one description of what a repair will change, shared by every face.
+
+A Plan is a pure value: the home, the fingerprints of the files as they were read,
+and a tuple of Changes.  `planned_contents` renders the new file contents in
+memory (through the `.env` and YAML writers); `render_diff` shows them as a
+per-file unified diff with secret values masked.  Only `wizard.write.apply` writes.
+"""
+
+from __future__ import annotations
+
+import codecs
+import difflib
+from wizard.core.records import factory, record
+from pathlib import Path
+
+from wizard.plan.envedit import EnvEdit, apply_edits
+from wizard.core.homefs import fingerprint_in, read_in_home
+from wizard.plan.yamledit import set_value
+
+ENV, YAML = ".env", "config.yaml"
+from wizard.judge.masking import MASK, is_secret_name  # noqa: F401  (re-exported: the faces import them from here)
+
+
+@record
+class Change:
+    """One edit.  `key` is an env name for `.env`, a dotted YAML path for config.yaml.
+
+    `action`: "set" (to `after`), "disable" (comment an env line out, reversibly),
+    "restore" (undo such a comment), "mode" (`after` is an octal file mode).
+    """
+
+    file: str
+    key: str
+    before: str | None
+    after: str | None
+    action: str = "set"
+    platform: str | None = None
+    reason: str = ""
+    secret: bool = False
+
+
+@record
+class Plan:
+    home: Path
+    fingerprints: dict = factory(dict)  # file -> sha256 of what was read (None: absent)
+    changes: tuple[Change, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.changes)
+
+    @classmethod
+    def of(cls, home: Path, changes) -> "Plan":
+        """A plan for `home` as its files are now; one Change per key (the last
+        one's value, the first one's `before`)."""
+        merged: dict[tuple[str, str], Change] = {}
+        for change in changes:
+            first = merged.get((change.file, change.key))
+            merged[(change.file, change.key)] = change if first is None else Change(
+                change.file, change.key, first.before, change.after, change.action, change.platform, change.reason,
+                change.secret)
+        return cls(home, {ENV: fingerprint(home / ENV), YAML: fingerprint(home / YAML)}, tuple(merged.values()))
+
+    def files(self) -> list[str]:
+        return sorted({change.file for change in self.changes})
+
+
+def fingerprint(path: Path) -> str | None:
+    """sha256 of the file as the writer will see it (None: absent); never blocks or raises."""
+    return fingerprint_in(path)
+
+
+def read_bytes(path: Path) -> bytes | None:
+    """The file's bytes through the guarded reader (wizard.core.homefs): ApplyError for a FIFO,
+    a device, a directory, a link loop or a huge file, never a hang."""
+    return read_in_home(path)
+
+
+def planned_contents(plan: Plan, current: dict[str, bytes | None] | None = None) -> dict[str, bytes]:
+    """The new bytes of every file whose content the plan changes (mode-only excluded)."""
+    current = current if current is not None else {name: read_bytes(plan.home / name) for name in (ENV, YAML)}
+    out: dict[str, bytes] = {}
+    env_edits = planned_env_edits(plan)
+    if env_edits:
+        text, encode = decode_env(current.get(ENV) or b"")
+        out[ENV] = encode(apply_edits(text, env_edits))
+        if problem := env_misreads(out[ENV], env_edits):
+            raise UnwritableFile(f".env: {problem}; nothing is written this way")
+    yaml_changes = [c for c in plan.changes if c.file == YAML]
+    if yaml_changes:
+        text = (current.get(YAML) or b"").decode("utf-8")
+        for change in yaml_changes:
+            text = set_value(text, tuple(change.key.split(".")), _yaml_value(change.after))
+        out[YAML] = text.encode("utf-8")
+    return out
+
+
+def planned_env_edits(plan: Plan) -> list[EnvEdit]:
+    return [_env_edit(c) for c in plan.changes if c.file == ENV and c.action != "mode"]
+
+
+class UnwritableFile(ValueError):
+    """A file this tool cannot edit so that Hermes reads what was planned (the message says why)."""
+
+
+def decode_env(raw: bytes):
+    """(text, encode) for editing `.env` in its own encoding, as Hermes 0.19 decodes it:
+    UTF-16 with a BOM (its sanitizer converts it), UTF-8, else latin-1 (its fallback).
+    UTF-32 and broken UTF-16 are refused: Hermes reads them as latin-1 garbage."""
+    if raw.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
+        raise UnwritableFile(".env is UTF-32, which Hermes does not decode (it reads it as latin-1, so no key in "
+                             "it is what it looks like); convert it first: iconv -f UTF-32 -t UTF-8 .env > .env.new "
+                             "&& mv .env.new .env")
+    for bom, codec in ((codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be")):
+        if raw.startswith(bom):
+            try:
+                text = raw[len(bom):].decode(codec)
+            except UnicodeDecodeError:
+                raise UnwritableFile(".env starts with a UTF-16 byte-order mark but is not valid UTF-16 (Hermes then "
+                                     "reads it as latin-1); convert it to UTF-8 first") from None
+            return text, lambda new, bom=bom, codec=codec: bom + new.encode(codec, "surrogatepass")
+    try:
+        return raw.decode("utf-8"), lambda new: new.encode("utf-8")
+    except UnicodeDecodeError:
+        pass
+
+    def latin1(new: str) -> bytes:
+        try:
+            return new.encode("latin-1")
+        except UnicodeEncodeError:
+            raise UnwritableFile(".env is not UTF-8, so Hermes reads it as latin-1, which cannot hold the new value; "
+                                 "convert it to UTF-8 first (iconv -f LATIN1 -t UTF-8)") from None
+    return raw.decode("latin-1"), latin1
+
+
+def env_misreads(data: bytes, edits: list[EnvEdit]) -> str | None:
+    """Why `data`, read as Hermes reads a `.env` (through wizard.hermes.v0_19.envfile), does not hold
+    what `edits` planned; None when every edited key reads as planned."""
+    from wizard.hermes.v0_19.envfile import read_env_file
+
+    entries = read_env_file(Path(ENV), content=data).entries
+    for edit in edits:
+        entry = entries.get(edit.key)
+        if edit.restore or edit.value is None:
+            if (entry is None) != (edit.value is None):
+                return f"{edit.key} would {'still be set' if entry else 'not be read'} after the edit"
+        elif entry is None or entry.value != edit.value:
+            seen = "missing" if entry is None else repr(entry.value)
+            return f"{edit.key} would read as {seen}, not as the planned value"
+    return None
+
+
+def _env_edit(change: Change) -> EnvEdit:
+    if change.action == "disable":
+        return EnvEdit(change.key, None)
+    if change.action == "restore":
+        return EnvEdit(change.key, "", restore=True)
+    return EnvEdit(change.key, change.after or "")
+
+
+def _yaml_value(text: str | None):
+    """Changes carry text; YAML booleans are written as booleans."""
+    return {"true": True, "false": False}.get(text, text)
+
+
+def _masked_lines(name: str, text: str, secret_keys: set[str]) -> tuple[list[str], set[str]]:
+    """The lines of one side of a diff with secrets masked where the parser reads them."""
+    from wizard.judge.masking import env_masks, split_lines, yaml_masks
+
+    lines = split_lines(text)
+    if name == ENV:
+        columns, values = env_masks(text, secret_keys)
+        spans = {index: [(column, len(lines[index]))] for index, column in columns.items() if index < len(lines)}
+    else:
+        spans, values = yaml_masks(text)
+    for index, ranges in spans.items():
+        if index >= len(lines):
+            continue
+        line = lines[index]
+        for start, end in sorted(_merged(ranges), reverse=True):
+            if line[start:end].strip():
+                line = line[:start] + MASK + line[end:]
+        lines[index] = line
+    return lines, values
+
+
+def _merged(ranges) -> list[tuple[int, int]]:
+    merged: list[list[int]] = []
+    for start, end in sorted(ranges):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    return [(start, end) for start, end in merged]
+
+
+def render_diff(plan: Plan, current: dict[str, bytes | None] | None = None) -> str:
+    """Per-file unified diff of the plan: secrets masked on both sides (by what the
+    parsers see, and every secret value wherever else it occurs), every line shown
+    with control and bidi characters escaped (wizard/safetext.py)."""
+    from wizard.judge.masking import scrub
+    from wizard.core.safetext import visible
+
+    current = current if current is not None else {name: read_bytes(plan.home / name) for name in (ENV, YAML)}
+    new = planned_contents(plan, current)
+    secret_keys = {c.key for c in plan.changes if c.secret}
+    sides, secrets = {}, set()
+    for name, after in sorted(new.items()):
+        before_lines, before_values = _masked_lines(name, (current.get(name) or b"").decode("utf-8", "replace"),
+                                                    secret_keys)
+        after_lines, after_values = _masked_lines(name, after.decode("utf-8", "replace"), secret_keys)
+        sides[name] = before_lines, after_lines
+        secrets |= before_values | after_values
+    shown = lambda lines: [visible(scrub(line, secrets)) + "\n" for line in lines]  # noqa: E731
+    chunks = ["".join(difflib.unified_diff(shown(before), shown(after), name, name, n=0))
+              for name, (before, after) in sides.items()]
+    for change in plan.changes:
+        if change.action == "mode":
+            chunks.append(f"--- {change.file} mode {change.before}\n+++ {change.file} mode {change.after}\n")
+    return "".join(chunks)

@@ -1,0 +1,278 @@
+"""Safe repairs: findings → a Plan, checked by simulating Hermes on the planned files.
+
+Safe means failing toward safety (DESIGN.md): an open policy without opt-in
+becomes `pairing` where the open value lives (never an automatic allow-all, never
+`*`); a dead transport is disabled without deleting its credentials; an allow-all
+spelled in a way Hermes ignores (`on`, ` true`) is respelled only with
+`--open-policy optin` (otherwise it is reported, and the platform closed); `.env`
+gets mode 0600.  Every candidate plan is judged by the same
+resolver as `check` (`evaluate(..., overrides=planned files)`), so a repair is
+only proposed when Hermes would actually see it.
+
+Contract: pure (reads files, writes nothing); `plan_repairs` returns the Plan and
+one plain-words line per repair.
+"""
+
+from __future__ import annotations
+
+from wizard.core.records import record
+
+from wizard.hermes.v0_19.catalog import PLATFORMS
+from wizard.judge.engine import HomeReport, evaluate
+from wizard.hermes.v0_19.envrules import ALLOW_ALL_TRUE, TRUTHY
+from wizard.plan.changes import ENV, YAML, Change, Plan, is_secret_name, planned_contents, read_bytes
+from wizard.judge.provenance import platform_blocks, yaml_paths
+
+OPEN_POLICY_CHOICES = ("pairing", "allowlist", "optin")
+DEAD_TRANSPORT_CHOICES = ("disable", "keep")
+# Env credentials that force-enable a platform even over YAML `enabled: false`.
+FORCING_CREDENTIALS = {"weixin": ("WEIXIN_TOKEN", "WEIXIN_ACCOUNT_ID"), "qqbot": ("QQ_APP_ID", "QQ_CLIENT_SECRET"),
+                       "wecom": ("WECOM_BOT_ID", "WECOM_SECRET"), "yuanbao": ("YUANBAO_APP_ID", "YUANBAO_APP_KEY")}
+
+
+@record
+class RepairOptions:
+    open_policy: str = "pairing"
+    dead_transport: str = "disable"
+
+
+@record
+class Repair:
+    plan: Plan
+    notes: tuple[str, ...]
+    unfixable: tuple[str, ...]
+    after: HomeReport | None  # the simulated verdict once the plan is applied
+
+
+def plan_repairs(report: HomeReport, options: RepairOptions = RepairOptions()) -> Repair:
+    builder = _Builder(report, options)
+    builder.fix_allow_all_spelling()
+    disabled = builder.disable_dead_transports()
+    builder.fix_open_policies(skip=disabled)
+    builder.fix_env_mode()
+    plan = builder.without_no_ops(builder.plan())
+    after = builder.simulate(plan.changes) if plan else report
+    return Repair(plan, tuple(dict.fromkeys(builder.notes)), tuple(builder.unfixable), after)
+
+
+class _Builder:
+    def __init__(self, report: HomeReport, options: RepairOptions) -> None:
+        self.report, self.options = report, options
+        self.snapshot = report.snapshot
+        self.changes: list[Change] = []
+        self.notes: list[str] = []
+        self.unfixable: list[str] = []
+        self.refused: str | None = None  # why the writers refused the last change set (the true reason)
+
+    def plan(self, changes=None) -> Plan:
+        return Plan.of(self.report.home, self.changes if changes is None else changes)
+
+    def without_no_ops(self, plan: Plan) -> Plan:
+        """Drop changes to files whose bytes would not change (a second run must write nothing)."""
+        if not plan:
+            return plan
+        current = {name: read_bytes(plan.home / name) for name in (ENV, YAML)}
+        contents = planned_contents(plan, current)
+        kept = [c for c in plan.changes if c.action == "mode" or contents.get(c.file) != current.get(c.file)]
+        return Plan(plan.home, plan.fingerprints, tuple(kept))
+
+    def simulate(self, changes) -> HomeReport:
+        plan = self.plan(changes)
+        return evaluate(self.report.home, self.report.profile, base_env=self.snapshot.base_env,
+                        facts=self.report.facts, overrides=planned_contents(plan))
+
+    def _try(self, changes) -> HomeReport | None:
+        """The simulated verdict of `changes`, or None (remembering why) when a writer
+        refuses them: a YAML edit it cannot make safely, a `.env` it cannot write so
+        Hermes reads the planned values."""
+        try:
+            return self.simulate(changes)
+        except ValueError as exc:
+            self.refused = str(exc)
+            return None
+
+    def _judge(self) -> HomeReport:
+        return self.simulate(self.changes) if self.changes else self.report
+
+    def _env_set(self, key: str, value: str, platform: str | None, reason: str) -> Change:
+        before = self.snapshot.env.entries.get(key)
+        return Change(ENV, key, before.value if before else None, value, platform=platform, reason=reason,
+                      secret=is_secret_name(key))
+
+    # -- repairs -------------------------------------------------------------------------------------------
+    def fix_allow_all_spelling(self) -> None:
+        """Per-platform opt-ins only: respelling GATEWAY_ALLOW_ALL_USERS would open every platform."""
+        gateway = self.snapshot.env.values.get("GATEWAY_ALLOW_ALL_USERS")
+        if gateway is not None and gateway.lower() not in ALLOW_ALL_TRUE and gateway.strip().lower() in TRUTHY:
+            self.unfixable.append(f"GATEWAY_ALLOW_ALL_USERS is {gateway!r}, which Hermes ignores; left as it is, "
+                                  "since the spelling Hermes accepts would open every platform to everyone")
+        names = [s.allow_all_env for s in PLATFORMS.values() if s.allow_all_env]
+        for key in dict.fromkeys(names):
+            entry = self.snapshot.env.entries.get(key)
+            value = self.snapshot.env.values.get(key)
+            if entry is None or value is None or value.lower() in ALLOW_ALL_TRUE:
+                continue
+            if value.strip().lower() not in TRUTHY:
+                continue
+            if self.options.open_policy != "optin":
+                # Hermes reads this platform as closed: respelling would open it to everyone, which only
+                # an explicit choice may do (--yes never opens access).  Said when its open policy is being
+                # closed now (a second run has nothing to say).
+                refusing = {v.platform for v in self.report.violations}
+                if any(spec.allow_all_env == key and name in refusing for name, spec in PLATFORMS.items()):
+                    self.notes.append(f"{key}: {value!r} is not read by Hermes (it accepts only true/1/yes, unpadded), "
+                                      "so it does not open anything; an open policy is closed to "
+                                      f"{self.options.open_policy} instead. To keep it open on purpose: "
+                                      "hermes-wizard doctor --fix --open-policy optin")
+                continue
+            change = self._env_set(key, "true", None, "spelled so Hermes accepts it")
+            if self._try(self.changes + [change]) is None:
+                self.unfixable.append(f"{key}: {value!r} left as it is: {self.refused}")
+                continue
+            self.changes.append(change)
+            self.notes.append(f"{key}: {value!r} → true (--open-policy optin; Hermes accepts only true/1/yes, "
+                              "unpadded)")
+
+    def disable_dead_transports(self) -> set[str]:
+        disabled: set[str] = set()
+        if self.options.dead_transport != "disable":
+            return disabled
+        for name, state in self.report.effective.platforms.items():
+            transport = self.report.transports.get(name)
+            if not state.enabled or transport is None or not transport.dead:
+                continue
+            self.refused = None
+            candidate = self._disable(name)
+            if candidate is None:
+                self.unfixable.append(f"{name}: cannot connect, and no change this tool makes disables it"
+                                      f"{self._why_unreachable(name)}")
+                continue
+            self.changes.extend(candidate)
+            disabled.add(name)
+            self.notes.append(f"{name}: disabled ({transport.detail}: it cannot connect under any policy); "
+                              "credentials kept, `hermes-wizard undo` restores")
+        return disabled
+
+    def _disable(self, name: str) -> list[Change] | None:
+        reason = "transport cannot connect"
+        steps: list[list[Change]] = []
+        if name == "whatsapp":
+            steps.append([self._env_set("WHATSAPP_ENABLED", "false", name, reason)])
+        forcing = [k for k in FORCING_CREDENTIALS.get(name, ()) if k in self.snapshot.env.entries]
+        if forcing:
+            steps.append([Change(ENV, k, None, None, "disable", name, reason, is_secret_name(k)) for k in forcing])
+        steps.append([Change(YAML, ".".join(block + ("enabled",)), None, "false", platform=name, reason=reason)
+                      for block in platform_blocks(self.snapshot.yaml.mapping(), name)])
+        chosen: list[Change] = []
+        for step in steps:
+            after = self._try(self.changes + chosen + step)
+            if after is None:  # a writer refuses this step: try the next one without it
+                continue
+            chosen = chosen + step
+            state = after.effective.platforms.get(name)
+            if state is None or not state.enabled:
+                return chosen
+        return None
+
+    def _why_unreachable(self, name: str, policy: bool = False) -> str:
+        if self.snapshot.yaml.error is not None or self.report.effective.yaml_fallback:
+            return ": Hermes ignores config.yaml (see HW020); fix it, then run doctor again"
+        if self.refused:  # the writer's own words: why the edit that would reach Hermes was not made
+            return f": {self.refused}"
+        gateway_json = self.snapshot.gateway_json.data
+        if isinstance(gateway_json, dict) and name in (gateway_json.get("platforms") or {}):
+            return ": it is configured in the legacy gateway.json, which this tool does not edit"
+        return " (managed /etc/hermes or the service environment)" if policy else "; edit its settings by hand"
+
+    def fix_open_policies(self, skip: set[str]) -> None:
+        """For each refusing platform, try ever stronger change sets — close the open value where
+        it lives; then override it from .env; then from config.yaml's `platforms` (which beats the
+        legacy gateway.json) — and keep the first that Hermes, re-judged, no longer refuses.  A
+        platform nothing reaches gets no change at all, only a `not fixed` line."""
+        current = self._judge()
+        for violation in [v for v in current.violations if v.platform not in skip]:
+            if self.options.open_policy == "allowlist" and not _listed_ids(violation.platform, current):
+                spec = PLATFORMS[violation.platform]
+                self.unfixable.append(f"{violation.platform}: --open-policy allowlist, but no IDs are listed"
+                                      f"{f' in {spec.allowlist_env}' if spec.allowlist_env else ''} or allow_from: "
+                                      "an allowlist of nobody is pairing; use --open-policy pairing (or list the "
+                                      "IDs first)")
+                continue
+            kept, self.refused = len(self.changes), None
+            for attempt in self._policy_attempts(violation, current):
+                self.changes[kept:] = attempt
+                after = self._try(self.changes)
+                if after is None:
+                    continue
+                if violation.platform not in {v.platform for v in after.violations}:
+                    self.notes.extend(self._policy_notes(violation))
+                    break
+            else:
+                del self.changes[kept:]
+                self.unfixable.append(f"{violation.platform}: open policy set where no change this tool makes "
+                                      f"reaches Hermes{self._why_unreachable(violation.platform, True)}")
+
+    def _policy_attempts(self, violation, current: HomeReport):
+        name, spec = violation.platform, PLATFORMS[violation.platform]
+        if self.options.open_policy == "optin":
+            yield [self._env_set(spec.gate.allow_all_env, "true", name, "explicit opt-in to open access")]
+            return
+        target, data = self.options.open_policy, current.snapshot.yaml.mapping()
+        where_it_lives: list[Change] = []
+        env_overrides: list[Change] = []
+        yaml_overrides: list[Change] = []
+        for side in violation.open_sides():
+            env_name = getattr(spec.gate, f"{side.split('_')[0]}_env")
+            if env_name:
+                change = self._env_set(env_name, target, name, "closing an open policy")
+                if current.effective.environ.get(env_name, "").strip().lower() == "open":
+                    where_it_lives.append(change)
+                else:
+                    env_overrides.append(change)
+            for path in yaml_paths(name, side, data):
+                value = _lookup(data, path)
+                if value is not None and str(value).strip().lower() == "open":
+                    where_it_lives.append(Change(YAML, ".".join(path), str(value), target, platform=name,
+                                                 reason="closing an open policy"))
+            path = ("platforms", name, "extra", side)
+            before = _lookup(data, path)
+            yaml_overrides.append(Change(YAML, ".".join(path), None if before is None else str(before), target,
+                                         platform=name, reason="overriding an open policy set elsewhere"))
+        yield where_it_lives
+        yield where_it_lives + env_overrides
+        yield where_it_lives + env_overrides + yaml_overrides
+
+    def _policy_notes(self, violation) -> list[str]:
+        name, spec = violation.platform, PLATFORMS[violation.platform]
+        if self.options.open_policy == "optin":
+            return [f"{name}: kept open, {spec.gate.allow_all_env}=true (anyone who can reach the bot can use "
+                    "the agent)"]
+        target = self.options.open_policy
+        why = {"pairing": "no allow-all opt-in was set; pairing keeps strangers out",
+               "allowlist": f"only IDs listed in {spec.allowlist_env} or allow_from get in"}[target]
+        return [f"{name}: {side} open → {target} ({why})" for side in violation.open_sides()]
+
+    def fix_env_mode(self) -> None:
+        env = self.snapshot.env
+        if env.exists and env.error is None and env.mode is not None and env.mode & 0o077:
+            self.changes.append(Change(ENV, "<mode>", f"{env.mode:04o}", "0600", "mode",
+                                       reason="secrets readable by others"))
+            self.notes.append(f".env: mode {env.mode:04o} → 0600 (it holds secrets)")
+
+
+def _listed_ids(name: str, report: HomeReport) -> list[str]:
+    """The IDs Hermes would allow on `name` (its env allowlist, else YAML allow_from), '*' excluded."""
+    spec, state = PLATFORMS[name], report.effective.platforms.get(name)
+    listed = report.effective.environ.get(spec.allowlist_env or "", "").split(",")
+    allow_from = state.extra.get("allow_from") if state is not None else None
+    listed += allow_from if isinstance(allow_from, list) else str(allow_from or "").split(",")
+    return [str(item).strip() for item in listed if str(item).strip() not in ("", "*")]
+
+
+def _lookup(data, path):
+    node = data
+    for part in path:
+        node = node.get(part) if isinstance(node, dict) else None
+        if node is None:
+            return None
+    return node

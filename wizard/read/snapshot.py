@@ -1,0 +1,138 @@
+"""Snapshot: everything on disk that decides what the gateway does, read once.
+
+`take_snapshot(home)` reads `.env`, `config.yaml`, legacy `gateway.json`, `.op.env`,
+the managed scope (`$HERMES_MANAGED_DIR` or `/etc/hermes`), and the small runtime
+files.  Credential state (WhatsApp session, Weixin accounts, pairing store) is read
+lazily by `wizard.hermes.v0_19.credentials`, because where to look depends on resolved config.
+
+Contract: read-only, never imports Hermes, never raises for file content.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from wizard.core.records import factory, record
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from wizard.hermes.v0_19.envfile import EnvFile, read_env_file
+from wizard.hermes.v0_19.yamlfile import YamlFile, read_yaml_file
+
+if TYPE_CHECKING:
+    from wizard.hermes.model import Model
+
+MAX_SMALL_FILE = 1024 * 1024
+
+
+@record
+class JsonFile:
+    path: Path
+    exists: bool = False
+    data: Any = None
+    error: str | None = None
+    size: int = 0
+    mode: int | None = None
+
+
+def read_json_file(path: Path) -> JsonFile:
+    result = JsonFile(path=path)
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return result
+    except OSError as exc:
+        result.exists, result.error = True, f"cannot stat: {exc.strerror or exc}"
+        return result
+    result.exists, result.size, result.mode = True, st.st_size, stat.S_IMODE(st.st_mode)
+    if not stat.S_ISREG(st.st_mode):
+        result.error = "is a directory" if stat.S_ISDIR(st.st_mode) else "is not a regular file"
+        return result
+    if st.st_size > MAX_SMALL_FILE:
+        result.error = f"is {st.st_size} bytes, too large to be what Hermes writes"
+        return result
+    try:
+        text = path.read_text(encoding="utf-8")
+        result.data = json.loads(text) if text.strip() else None
+        if result.data is None:
+            result.error = "is empty"
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        result.error = f"is not valid JSON ({exc.__class__.__name__}: {exc})"
+    return result
+
+
+@record
+class StartsLog:
+    """`gateway-starts.log`: one UNIX timestamp per gateway start (last 40 kept)."""
+
+    exists: bool = False
+    starts: list[float] = factory(list)
+    garbage_lines: int = 0
+
+
+def read_starts_log(path: Path) -> StartsLog:
+    log = StartsLog()
+    try:
+        if not path.is_file() or path.stat().st_size > MAX_SMALL_FILE:
+            log.exists = path.exists()
+            return log
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return log
+    log.exists = True
+    for line in text.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            log.starts.append(float(line))
+        except ValueError:
+            log.garbage_lines += 1
+    return log
+
+
+@record
+class Snapshot:
+    """What was on disk for one Hermes home at the time of reading."""
+
+    home: Path
+    profile: str  # "default" for the root home
+    env: EnvFile
+    yaml: YamlFile
+    gateway_json: JsonFile
+    op_env: EnvFile
+    managed_env: EnvFile
+    managed_dir: Path
+    runtime_state: JsonFile
+    starts_log: StartsLog
+    base_env: dict[str, str]
+
+
+def managed_dir_for(environ: dict[str, str]) -> Path:
+    return Path(environ.get("HERMES_MANAGED_DIR") or "/etc/hermes")
+
+
+def take_snapshot(home: Path, profile: str = "default", base_env: dict[str, str] | None = None,
+                  overrides: dict[str, bytes] | None = None, model: Model | None = None) -> Snapshot:
+    """Read one home.  `base_env` is the environment the gateway process would
+    inherit (empty by default: a home is judged by its files).  `overrides` maps
+    ".env" / "config.yaml" to contents that stand in for the files on disk.  `model`
+    is the Hermes version whose `.env` loading decides (default: the newest modelled)."""
+    base_env = dict(base_env or {})
+    overrides = overrides or {}
+    managed_dir = managed_dir_for(base_env or dict(os.environ))
+    loads_op_env = model is None or model.loads_op_env
+    return Snapshot(
+        home=home,
+        profile=profile,
+        env=read_env_file(home / ".env", base_env, overrides.get(".env"), model),
+        yaml=read_yaml_file(home / "config.yaml", overrides.get("config.yaml")),
+        gateway_json=read_json_file(home / "gateway.json"),
+        op_env=read_env_file(home / ".op.env", base_env, model=model) if loads_op_env else EnvFile(home / ".op.env"),
+        managed_env=read_env_file(managed_dir / ".env", base_env, model=model),
+        managed_dir=managed_dir,
+        runtime_state=read_json_file(home / "gateway_state.json"),
+        starts_log=read_starts_log(home / "gateway-starts.log"),
+        base_env=base_env,
+    )

@@ -1,0 +1,3 @@
+"""Writing: `apply` (the only code that changes a home), its backups and journal (`backups`),
+and `undo`.
+"""

@@ -1,0 +1,114 @@
+"""Apply: the only code that writes a Hermes home.
+
+Order of operations, each a reason for the next:
+  1. open the home directory (wizard.core.homefs: every later call is relative to it, no
+     link followed) and take an advisory lock (`<home>/.hermes-wizard.lock`) so two
+     wizards never interleave; finish off an apply an earlier run was killed in;
+  2. refuse, writing nothing, if any file differs from what the plan was built from;
+  3. back up every file about to change into `<home>/.wizard-backups/<timestamp>/`
+     (wizard.write.backups; its manifest is the journal: "applying" until every file is done);
+  4. write each file atomically: a temp file in the same directory, fsync, the old
+     mode and owner, a last look that nobody changed the file since it was read, rename
+     over the target, fsync the directory — so every file is at all times wholly old or
+     wholly new, and the set is closed ("complete") only after the last one;
+  5. if a later file fails, put the earlier ones back from the backup;
+  6. re-read what was written and judge the home again: only that verdict is reported.
+
+All system calls that change the home go through `FileOps`, so tests can fail or
+kill any single step.  Everything created belongs to the home's owner.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+from wizard.core.atomic import _ANY, FileOps, Lock, clean_stale_tmp, write_atomic
+from wizard.core.homefs import ApplyError, HomeDir, digest, look, read_file
+from wizard.plan.changes import ENV, YAML, Plan, env_misreads, planned_contents, planned_env_edits
+from wizard.core.records import factory, record
+
+@record
+class ApplyResult:
+    backup: Path | None
+    written: list[str] = factory(list)
+    report: object = None  # the HomeReport judged from disk after writing
+
+
+def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None = None,
+               reason: str = "hermes-wizard", facts=None) -> ApplyResult:
+    from wizard.write import backups
+    from wizard.judge.engine import evaluate
+
+    ops = ops or FileOps()
+    with HomeDir(plan.home, create=True) as home, Lock(home):
+        backups.recover(home)  # an earlier apply killed half-way is rolled back first (its files then differ)
+        names = plan.files()
+        seen = {name: look(home, name) for name in (ENV, YAML)}
+        current = {name: data for name, (_, data) in seen.items()}
+        for name, expected in plan.fingerprints.items():  # every file the plan was judged with
+            if seen[name][0] != expected:
+                raise ApplyError(f"{name} changed since it was read (an editor, or Hermes itself rewriting it); "
+                                 "nothing was written — run the command again to plan from the new contents")
+        targets = {name: home.place(name) for name in names}
+        contents = planned_contents(plan, current)
+        modes = {c.file: int(c.after, 8) for c in plan.changes if c.action == "mode"}
+        clean_stale_tmp(targets[name] for name in names)
+        try:
+            backup = backups.make_backup(home, {name: targets[name] for name in names}, reason,
+                                         new={name: digest(contents.get(name, current[name])) for name in names})
+        except OSError as exc:
+            raise ApplyError(f"could not back up the files ({_os_words(exc)}); nothing was written") from exc
+        result = ApplyResult(backup.path)
+        done: list[str] = []  # files already replaced (or re-moded): the ones a rollback must put back
+        latest: dict[str, bytes] = {}  # a file someone appended to while it was being replaced
+        try:
+            for name in names:
+                if name in contents:
+                    write_atomic(targets[name], contents[name], ops, mode=modes.get(name), owner=home,
+                                 on_replaced=lambda name=name: done.append(name),
+                                 expect=plan.fingerprints.get(name, _ANY), changed=latest.setdefault)
+                elif name in modes:
+                    done.append(name)
+                    ops.chmod(targets[name], modes[name])
+        except BaseException as exc:
+            try:
+                backups.restore_files(home, backup, done, FileOps(), instead=latest)
+                backups.close_journal(home, backup)
+            except Exception as again:  # the disk that failed the write may fail the rollback too
+                raise ApplyError(f"writing failed ({_os_words(exc)}) and putting back {', '.join(done)} failed too "
+                                 f"({_os_words(again)}); the originals are in {backup.path}: free the problem, then "
+                                 "run `hermes-wizard undo`") from exc
+            if not isinstance(exc, Exception):
+                raise
+            raise ApplyError(_failure_words(exc, backup.path)) from exc
+        backups.close_journal(home, backup)
+        result.written = done
+        for name, data in contents.items():
+            written = read_file(targets[name])
+            # Bytes equal to the plan are not enough: what counts is what Hermes reads from them.
+            misread = env_misreads(written, planned_env_edits(plan)) if name == ENV and written is not None else None
+            if written != data or misread:
+                raise ApplyError(f"{name} does not read back as planned{f' ({misread})' if misread else ''}; "
+                                 f"restore with `hermes-wizard undo` (backup: {backup.path})")
+    result.report = evaluate(plan.home, base_env=base_env, facts=facts)
+    return result
+
+
+def _os_words(exc: BaseException) -> str:
+    if isinstance(exc, OSError):
+        return {errno.ENOSPC: "the disk is full", errno.EROFS: "the file system is read-only",
+                errno.EACCES: "permission denied", errno.EPERM: "operation not permitted",
+                errno.EISDIR: "a file was replaced by a directory"}.get(exc.errno, exc.strerror or str(exc))
+    return str(exc) or type(exc).__name__
+
+
+def _failure_words(exc: BaseException, backup: Path) -> str:
+    if isinstance(exc, ApplyError):
+        return f"{exc}; every file was left as it was. The backup of the original files is in {backup}."
+    return (f"writing failed ({_os_words(exc)}); every file was left as it was. The backup of the original files "
+            f"is in {backup}.")
+
+

@@ -1,0 +1,235 @@
+"""Backup sets of a home, and the journal that makes an apply all-or-nothing across files.
+
+Layout: `<home>/.wizard-backups/<YYYYmmdd-HHMMSS>[-N]/` holding the old `.env` and/or
+`config.yaml` (0600) and `manifest.json`: {"created", "reason", "state", "files":
+{name: {"existed", "mode", "uid", "gid"}}, "new": {name: sha256 the apply writes}}.
+The folder and everything in it belong to the home's owner (0700/0600), so the owner
+can run `doctor` and `undo` after root did.
+
+Journal: the manifest is written, with "state": "applying", before any file of the home
+changes, and rewritten "complete" after the last one.  A run that finds an "applying"
+set (an apply or undo that was killed) rolls it back under the lock — each file whose
+bytes are the backup's or the journal's new ones is put back; one changed by someone
+else since is left and named — then removes the set and says so in one line.  A folder
+without a manifest (killed while backing up) never held a change and is removed.
+
+Trust: the home's owner can write these folders, so a set is never trusted, it is made
+harmless: only `.env` and `config.yaml` are restored, into the home through
+wizard.core.homefs (no link followed); backup files and the manifest are read as regular
+files without following links; a mode is used only when it is plain permission bits
+(0..0o777), else the whole set is refused; "existed": false deletes only those two names
+in the home; restored files keep their owner, or get the home's owner when new.  So a
+hostile set can at most put the owner's own bytes into the owner's own files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import time
+from pathlib import Path
+
+from wizard.core.atomic import FileOps, clean_stale_tmp, write_atomic
+from wizard.core.homefs import ApplyError, At, HomeDir, digest, look, read_file, read_with_stat
+from wizard.plan.changes import ENV, YAML
+
+BACKUP_DIR = ".wizard-backups"
+KEEP_BACKUPS = 20
+KNOWN = (ENV, YAML)
+MANIFEST = "manifest.json"
+
+
+class BackupSet:
+    """An opened set folder: `at` names its entries (dir_fd = the folder)."""
+
+    def __init__(self, at: At, manifest: dict) -> None:
+        self.at, self.manifest, self.path = at, manifest, at.path
+        self.root: At | None = None  # the backup folder's At, for a set this run made
+
+    def entry(self, name: str) -> At:
+        return At(self.at.dir_fd, name, self.path / name)
+
+
+def _root(home: HomeDir, create: bool) -> At | None:
+    return home.subdir(home.at(BACKUP_DIR)) if create else home.opendir(home.at(BACKUP_DIR))
+
+
+def make_backup(home: HomeDir, targets: dict[str, At], reason: str, new: dict | None = None) -> BackupSet:
+    """Copy `targets` into a new set; its journal stays "applying" until `close_journal`."""
+    root = _root(home, create=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    # Within one second, count past every set of that second (pruned ones included, so a
+    # new set never reuses an older set's name and sorts before it).
+    taken = [_age(name)[1] for name in os.listdir(root.dir_fd) if name[:15] == stamp]
+    set_name = f"{stamp}-{max(taken) + 1}" if taken else stamp
+    folder = home.subdir(At(root.dir_fd, set_name, root.path / set_name))
+    manifest = {"created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "reason": reason, "state": "applying",
+                "files": {}, "new": dict(new or {})}
+    backup = BackupSet(folder, manifest)
+    try:
+        for name, target in targets.items():
+            data, st = read_with_stat(target)
+            entry = {"existed": data is not None}
+            if data is not None:
+                entry.update(mode=stat.S_IMODE(st.st_mode), uid=st.st_uid, gid=st.st_gid)
+                write_atomic(backup.entry(name), data, FileOps(), mode=0o600, owner=home)
+            manifest["files"][name] = entry
+        # The manifest goes last: a folder without one is incomplete, never used, pruned.
+        _write_manifest(home, backup)
+        os.fsync(root.dir_fd)
+    except BaseException:
+        shutil.rmtree(set_name, dir_fd=root.dir_fd, ignore_errors=True)
+        raise
+    backup.root = root
+    return backup
+
+
+def _write_manifest(home: HomeDir, backup: BackupSet) -> None:
+    write_atomic(backup.entry(MANIFEST), json.dumps(backup.manifest, indent=2).encode(), FileOps(), mode=0o600,
+                 owner=home)
+
+
+def close_journal(home: HomeDir, backup: BackupSet) -> None:
+    backup.manifest["state"] = "complete"
+    _write_manifest(home, backup)
+    _prune(home, backup.root)
+
+
+def _prune(home: HomeDir, root: At) -> None:
+    for old in _sets(home, root)[:-KEEP_BACKUPS]:
+        shutil.rmtree(old.path.name, dir_fd=root.dir_fd, ignore_errors=True)
+
+
+def _sets(home: HomeDir, root: At, state: str = "complete") -> list[BackupSet]:
+    """Sets of `root` in `state` ("complete" includes sets written before the journal), oldest first."""
+    found = []
+    for name in sorted(os.listdir(root.dir_fd), key=_age):
+        folder = home.opendir(At(root.dir_fd, name, root.path / name))
+        if folder is None:
+            continue
+        try:
+            manifest = json.loads(read_file(At(folder.dir_fd, MANIFEST, folder.path / MANIFEST), 1 << 16) or b"")
+        except (ApplyError, ValueError):
+            continue
+        if isinstance(manifest, dict) and manifest.get("state", "complete") == state:
+            found.append(BackupSet(folder, manifest))
+    return found
+
+
+def backup_sets(home: Path | HomeDir) -> list[Path]:
+    """Complete backup sets, oldest first (`<stamp>`, `<stamp>-2`, … `<stamp>-10` in that order)."""
+    if not isinstance(home, HomeDir):
+        if not os.path.isdir(home):
+            return []
+        with HomeDir(home) as opened:
+            return backup_sets(opened)
+    root = _root(home, create=False)
+    return [] if root is None else [s.path for s in _sets(home, root)]
+
+
+def latest_set(home: HomeDir) -> BackupSet | None:
+    root = _root(home, create=False)
+    sets = _sets(home, root) if root is not None else []
+    return sets[-1] if sets else None
+
+
+def _age(name: str) -> tuple[str, int]:
+    """Sort key of a set named `<YYYYmmdd-HHMMSS>[-N]`."""
+    counter = name[16:]
+    return name[:15], int(counter) if counter.isdigit() else 1
+
+
+def checked_files(backup: BackupSet) -> dict[str, dict]:
+    """The manifest's files, refused as a whole unless every entry is what make_backup writes."""
+    files = backup.manifest.get("files")
+    bad = None if isinstance(files, dict) else "no file list"
+    for name, entry in (files or {}).items() if not bad else ():
+        mode = entry.get("mode") if isinstance(entry, dict) else None
+        if name not in KNOWN:
+            bad = f"it names {name!r}; hermes-wizard backs up only .env and config.yaml"
+        elif not isinstance(entry, dict) or not isinstance(entry.get("existed"), bool):
+            bad = f"the entry of {name} is malformed"
+        elif entry["existed"] and not (type(mode) is int and 0 <= mode <= 0o777):
+            bad = f"the mode of {name} is {mode!r}, not plain permission bits"
+    if bad:
+        raise ApplyError(f"backup {backup.path} was not written by hermes-wizard ({bad}); nothing was restored")
+    return files
+
+
+def restore_files(home: HomeDir, backup: BackupSet, names, ops: FileOps, instead: dict | None = None) -> list[str]:
+    """Put `names` back from `backup` (`instead`: name -> bytes to put back in place of the copy)."""
+    files = checked_files(backup)
+    restored = []
+    for name in names:
+        entry = files.get(name)
+        if entry is None:
+            continue
+        target = home.place(name)
+        if entry["existed"]:
+            data = (instead or {}).get(name)
+            if data is None:
+                data = read_file(backup.entry(name))
+                if data is None:
+                    raise ApplyError(f"backup {backup.path} has no copy of {name}; nothing more was restored")
+            write_atomic(target, data, ops, mode=entry["mode"], owner=home)
+        elif look(home, name)[0] is not None:
+            ops.unlink(target)
+            ops.fsync_dir(target)
+        restored.append(name)
+    return restored
+
+
+def recover(home: HomeDir) -> str | None:
+    """Under the lock: roll back a set whose journal is open, prune folders without a manifest.
+    Returns one line for the user when something was rolled back."""
+    for name in KNOWN:  # temp files of a killed writer
+        try:
+            clean_stale_tmp([home.place(name)])
+        except ApplyError:
+            pass
+    root = _root(home, create=False)
+    if root is None:
+        return None
+    for name in os.listdir(root.dir_fd):
+        folder = home.opendir(At(root.dir_fd, name, root.path / name))
+        if folder is not None and _manifest_bytes(folder) is None:
+            shutil.rmtree(name, dir_fd=root.dir_fd, ignore_errors=True)
+    lines = []
+    for backup in _sets(home, root, state="applying"):
+        files, new = checked_files(backup), backup.manifest.get("new") or {}
+        back, left = [], []
+        for name, entry in files.items():
+            now = look(home, name)[0]
+            old = digest(read_file(backup.entry(name))) if entry["existed"] else None
+            if now not in (old, new.get(name, old)):
+                left.append(name)
+            elif now != old or (old is not None and _mode(home, name) != entry["mode"]):
+                back += restore_files(home, backup, [name], FileOps())
+        shutil.rmtree(backup.path.name, dir_fd=root.dir_fd, ignore_errors=True)
+        lines.append(f"An interrupted run ({backup.path.name}) was rolled back: {', '.join(back) or 'nothing'} "
+                     "as before it" + (f"; {', '.join(left)} changed since and left as it is" if left else "") + ".")
+    return " ".join(lines) or None
+
+
+def _mode(home: HomeDir, name: str) -> int | None:
+    _, st = read_with_stat(home.place(name))
+    return None if st is None else stat.S_IMODE(st.st_mode)
+
+
+def _manifest_bytes(folder: At) -> bytes | None:
+    try:
+        return read_file(At(folder.dir_fd, MANIFEST, folder.path / MANIFEST), 1 << 16)
+    except ApplyError:
+        return None
+
+
+def recover_home(path: Path) -> str | None:
+    """`recover` for a home given by path, under its lock (doctor --fix, before it plans)."""
+    from wizard.core.atomic import Lock
+
+    if not os.path.isdir(Path(path) / BACKUP_DIR):
+        return None  # nothing was ever applied here: nothing to recover, and no lock file to create
+    with HomeDir(path) as home, Lock(home):
+        return recover(home)
