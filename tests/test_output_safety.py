@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from fake_systemd import FakeSystemd, user_unit
-from wizard import service
+from wizard.service import scope as service
 from wizard.faces.cli import main
 from wizard.core.safetext import json_text, visible
 

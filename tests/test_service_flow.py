@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from fake_systemd import FakeSystemd, loop_journal, user_unit
-from wizard import service
+from wizard.service import scope as service
 from wizard.faces.cli import main
 from wizard.service import loop
 from wizard.service.systemd import Runner, parse_show, parse_version

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from fake_systemd import FakeSystemd, system_unit, user_unit
-from wizard import service
+from wizard.service import scope as service
 from wizard.faces.cli import main
 from wizard.service import homes, units
 

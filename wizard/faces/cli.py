@@ -17,7 +17,10 @@ import os
 import sys
 from pathlib import Path
 
-EX_USAGE, EX_CONFIG = 2, 78
+from wizard.core.kinds import ExitCode
+from wizard.faces.selection import profile_name as _profile_name, select_homes
+
+EX_USAGE, EX_CONFIG = ExitCode.USAGE, ExitCode.CONFIG
 
 
 class _Parser(argparse.ArgumentParser):
@@ -150,22 +153,6 @@ def _headless(args) -> int:
     return _check(args)
 
 
-def select_homes(args) -> list[tuple[str, Path]] | None:
-    """The (profile, home) pairs a command acts on; None after printing a usage error."""
-    from wizard.read.homes import HomeError, list_profiles, profile_home, resolve_root
-
-    try:
-        root = resolve_root(args.home)
-        if getattr(args, "all_profiles", False):
-            return list_profiles(root)
-        if args.profile:
-            return [(args.profile, profile_home(root, args.profile))]
-        return [(_profile_name(root), root)]
-    except HomeError as exc:
-        print(f"hermes-wizard: {exc}", file=sys.stderr)
-        return None
-
-
 def _gate(args) -> int:
     """`check --gate`: Hermes's refusal rule only, one line, and never an obstacle of our own
     making — any failure of the wizard itself lets the gateway start (exit 0)."""
@@ -213,7 +200,7 @@ def _check(args) -> int:
     if homes is None:
         return EX_USAGE
     if args.unit or args.service:
-        from wizard import service
+        from wizard.service import scope as service
         from wizard.service.systemd import Runner
 
         service.configure(unit=args.unit, runner=Runner() if args.service else None)
@@ -315,10 +302,6 @@ def _run_tui(args) -> int:
 def _home_exists(explicit: str | None) -> bool:
     raw = explicit or os.environ.get("HERMES_HOME") or str(Path.home() / ".hermes")
     return Path(raw).expanduser().is_dir()
-
-
-def _profile_name(home: Path) -> str:
-    return home.name if home.parent.name == "profiles" else "default"
 
 
 def _demo(args) -> int:

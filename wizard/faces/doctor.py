@@ -21,8 +21,11 @@ from __future__ import annotations
 
 import sys
 
-from wizard.faces.cli import EX_CONFIG, EX_USAGE, select_homes
+from wizard.core.kinds import ExitCode
 from wizard.core.safetext import visible
+from wizard.faces.selection import select_homes
+
+EX_USAGE, EX_CONFIG = ExitCode.USAGE, ExitCode.CONFIG
 
 
 def _say(text: str = "") -> None:
@@ -31,7 +34,7 @@ def _say(text: str = "") -> None:
 
 
 def run_doctor(args) -> int:
-    from wizard import service
+    from wizard.service import scope as service
     from wizard.service.systemd import Runner
 
     homes = select_homes(args)

@@ -8,6 +8,7 @@ Contract: read-only; never raises for anything found on disk.
 
 from __future__ import annotations
 
+from wizard.core.kinds import ExitCode, Severity, TransportState, Verdict
 from wizard.core.records import factory, record
 from pathlib import Path
 
@@ -31,8 +32,8 @@ class PlatformRow:
     dm_policy: str | None
     group_policy: str | None
     opted_in: bool
-    transport: str
-    verdict: str
+    transport: TransportState
+    verdict: Verdict
     access: str = ""  # plain words for text output (not part of the JSON contract)
 
     def as_json(self) -> dict:
@@ -76,13 +77,13 @@ class HomeReport:
         return None
 
     def errors(self) -> list[Finding]:
-        return [f for f in self.findings if f.severity == "error"]
+        return [f for f in self.findings if f.severity == Severity.ERROR]
 
-    def exit_code(self) -> int:
+    def exit_code(self) -> ExitCode:
         told = self.hermes_answer
         if not self.would_start or (told is not None and (told.would_start is False or told.error)):
-            return 78
-        return 1 if self.errors() else 0
+            return ExitCode.CONFIG
+        return ExitCode.PROBLEMS if self.errors() else ExitCode.OK
 
     def as_json(self) -> dict:
         return {"home": str(self.home), "profile": self.profile, "hermes": self.hermes.as_json(),
@@ -126,19 +127,19 @@ def _rows(effective: Effective, violations: list[gate.Violation], transports: di
         transport = transports.get(name)
         opted = gate.opted_in(name, effective.environ)
         if not state.enabled:
-            verdict = "disabled"
+            verdict = Verdict.DISABLED
         elif name in refusing:
-            verdict = "refuses-start"
+            verdict = Verdict.REFUSES_START
         elif transport is not None and transport.dead:
-            verdict = "cannot-connect"
+            verdict = Verdict.CANNOT_CONNECT
         elif opted or name in open_today or (seen is not None and "open" in (seen.dm, seen.group)):
-            verdict = "open"
+            verdict = Verdict.OPEN
         else:
-            verdict = "ok"
+            verdict = Verdict.OK
         # A policy is shown as a plain word or by its size: an unsplit glued line can carry a token.
         rows.append(PlatformRow(name, state.enabled, policy_word(seen.dm) if seen else None,
                                 policy_word(seen.group) if seen else None,
-                                opted, transport.state if transport else "unchecked", verdict,
+                                opted, transport.state if transport else TransportState.UNCHECKED, verdict,
                                 _access_words(name, state, seen, opted, effective.environ, name in open_today)))
     rows.sort(key=lambda r: (not r.enabled, r.name))
     return rows

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import textwrap
 
-from wizard.judge.engine import HomeReport, PlatformRow
+from wizard.core.kinds import Severity, Verdict
 from wizard.core.safetext import visible
+from wizard.judge.engine import HomeReport, PlatformRow
 
-MARK = {"error": "✗", "warning": "!", "info": "·"}
 WIDTH = 100
 
 
@@ -27,8 +27,8 @@ def _wrap(text: str, indent: str) -> list[str]:
 
 
 def _headline(row: PlatformRow) -> str:
-    words = {"refuses-start": "the gateway will refuse to start", "cannot-connect": "cannot connect",
-             "open": "open", "ok": "", "disabled": "disabled"}[row.verdict]
+    words = {Verdict.REFUSES_START: "the gateway will refuse to start", Verdict.CANNOT_CONNECT: "cannot connect",
+             Verdict.OPEN: "open", Verdict.OK: "", Verdict.DISABLED: "disabled"}[row.verdict]
     return f"{visible(row.name)} — " + "; ".join(part for part in (words, visible(row.access)) if part)
 
 
@@ -48,15 +48,16 @@ def render_text(report: HomeReport) -> str:
         if not row.enabled and row.name not in by_platform:
             continue
         found = by_platform.pop(row.name, [])
-        worst = "error" if any(f.severity == "error" for f in found) or row.verdict == "refuses-start" else (
-            "warning" if any(f.severity == "warning" for f in found) or row.verdict != "ok" else None)
-        mark = {"error": "✗", "warning": "!", None: "✓"}[worst]
-        out.append(f"[{mark}] {_headline(row)}")
+        worst = Severity.ERROR if any(f.severity == Severity.ERROR for f in found) or \
+            row.verdict == Verdict.REFUSES_START else (
+                Severity.WARNING if any(f.severity == Severity.WARNING for f in found) or row.verdict != Verdict.OK
+                else Severity.INFO)
+        out.append(f"[{worst.block_mark}] {_headline(row)}")
         out.extend(_finding_lines(found))
     rest = [f for platform, found in by_platform.items() for f in found]
     if rest:
-        worst = min((f.severity for f in rest), key=("error", "warning", "info").index)
-        out.append(f"[{ {'error': '✗', 'warning': '!', 'info': '✓'}[worst] }] home-wide")
+        worst = min((f.severity for f in rest), key=lambda severity: severity.rank)
+        out.append(f"[{worst.block_mark}] home-wide")
         out.extend(_finding_lines(rest))
     if not report.rows or not any(r.enabled for r in report.rows):
         out.append("[!] no messaging platform is enabled: the gateway runs for cron jobs only")
@@ -68,7 +69,7 @@ def render_text(report: HomeReport) -> str:
 def _finding_lines(found) -> list[str]:
     lines = []
     for finding in found:
-        lines.extend(_wrap(f"{MARK[finding.severity]} {finding.code} {finding.name}: {visible(finding.message)}",
+        lines.extend(_wrap(f"{finding.severity.glyph} {finding.code} {finding.name}: {visible(finding.message)}",
                            "    "))
         if finding.fix:
             lines.extend(_wrap(f"Fix: {visible(finding.fix)}", "      "))

@@ -18,6 +18,7 @@ from wizard.hermes.v0_19.catalog import PLATFORMS
 from wizard.hermes.v0_19.envrules import ALLOW_ALL_TRUE
 from wizard.plan.changes import ENV, YAML, Change, Plan, is_secret_name, planned_contents
 from wizard.judge.provenance import platform_blocks, yaml_paths
+from wizard.core.kinds import ChangeAction
 
 ACCESS_MODES = ("pairing", "allowlist", "open", "disabled")
 EMPTY_ALLOWLIST = "An allowlist of nobody is pairing: list at least one ID, or choose pairing."
@@ -150,7 +151,7 @@ def enable_changes(report, platform: str, enabled: bool) -> list[Change]:
     if not enabled:
         for key in FORCING_CREDENTIALS.get(platform, ()):
             if key in report.snapshot.env.entries:
-                changes.append(Change(ENV, key, None, None, "disable", platform, "on/off", is_secret_name(key)))
+                changes.append(Change(ENV, key, None, None, ChangeAction.DISABLE, platform, "on/off", is_secret_name(key)))
     data = report.snapshot.yaml.mapping()
     # Explicit in YAML either way: env-enabled platforms honour an explicit `false`,
     # and the plugin pass never re-enables a platform whose YAML says so.

@@ -19,21 +19,22 @@ from wizard.plan.yamledit import set_value
 
 ENV, YAML = ".env", "config.yaml"
 from wizard.judge.masking import MASK, is_secret_name  # noqa: F401  (re-exported: the faces import them from here)
+from wizard.core.kinds import ChangeAction
 
 
 @record
 class Change:
     """One edit.  `key` is an env name for `.env`, a dotted YAML path for config.yaml.
 
-    `action`: "set" (to `after`), "disable" (comment an env line out, reversibly),
-    "restore" (undo such a comment), "mode" (`after` is an octal file mode).
+    `action`: a `ChangeAction` (wizard/core/kinds.py): set `after`, disable (comment an env line
+    out, reversibly), restore (undo such a comment), or mode (`after` is an octal file mode).
     """
 
     file: str
     key: str
     before: str | None
     after: str | None
-    action: str = "set"
+    action: ChangeAction = ChangeAction.SET
     platform: str | None = None
     reason: str = ""
     secret: bool = False
@@ -95,7 +96,7 @@ def planned_contents(plan: Plan, current: dict[str, bytes | None] | None = None)
 
 
 def planned_env_edits(plan: Plan) -> list[EnvEdit]:
-    return [_env_edit(c) for c in plan.changes if c.file == ENV and c.action != "mode"]
+    return [_env_edit(c) for c in plan.changes if c.file == ENV and c.action != ChangeAction.MODE]
 
 
 class UnwritableFile(ValueError):
@@ -150,9 +151,9 @@ def env_misreads(data: bytes, edits: list[EnvEdit]) -> str | None:
 
 
 def _env_edit(change: Change) -> EnvEdit:
-    if change.action == "disable":
+    if change.action == ChangeAction.DISABLE:
         return EnvEdit(change.key, None)
-    if change.action == "restore":
+    if change.action == ChangeAction.RESTORE:
         return EnvEdit(change.key, "", restore=True)
     return EnvEdit(change.key, change.after or "")
 
@@ -214,6 +215,6 @@ def render_diff(plan: Plan, current: dict[str, bytes | None] | None = None) -> s
     chunks = ["".join(difflib.unified_diff(shown(before), shown(after), name, name, n=0))
               for name, (before, after) in sides.items()]
     for change in plan.changes:
-        if change.action == "mode":
+        if change.action == ChangeAction.MODE:
             chunks.append(f"--- {change.file} mode {change.before}\n+++ {change.file} mode {change.after}\n")
     return "".join(chunks)

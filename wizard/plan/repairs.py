@@ -22,6 +22,7 @@ from wizard.judge.engine import HomeReport, evaluate
 from wizard.hermes.v0_19.envrules import ALLOW_ALL_TRUE, TRUTHY
 from wizard.plan.changes import ENV, YAML, Change, Plan, is_secret_name, planned_contents, read_bytes
 from wizard.judge.provenance import platform_blocks, yaml_paths
+from wizard.core.kinds import ChangeAction
 
 OPEN_POLICY_CHOICES = ("pairing", "allowlist", "optin")
 DEAD_TRANSPORT_CHOICES = ("disable", "keep")
@@ -73,7 +74,7 @@ class _Builder:
             return plan
         current = {name: read_bytes(plan.home / name) for name in (ENV, YAML)}
         contents = planned_contents(plan, current)
-        kept = [c for c in plan.changes if c.action == "mode" or contents.get(c.file) != current.get(c.file)]
+        kept = [c for c in plan.changes if c.action == ChangeAction.MODE or contents.get(c.file) != current.get(c.file)]
         return Plan(plan.home, plan.fingerprints, tuple(kept))
 
     def simulate(self, changes) -> HomeReport:
@@ -160,7 +161,7 @@ class _Builder:
             steps.append([self._env_set("WHATSAPP_ENABLED", "false", name, reason)])
         forcing = [k for k in FORCING_CREDENTIALS.get(name, ()) if k in self.snapshot.env.entries]
         if forcing:
-            steps.append([Change(ENV, k, None, None, "disable", name, reason, is_secret_name(k)) for k in forcing])
+            steps.append([Change(ENV, k, None, None, ChangeAction.DISABLE, name, reason, is_secret_name(k)) for k in forcing])
         steps.append([Change(YAML, ".".join(block + ("enabled",)), None, "false", platform=name, reason=reason)
                       for block in platform_blocks(self.snapshot.yaml.mapping(), name)])
         chosen: list[Change] = []
@@ -255,7 +256,7 @@ class _Builder:
     def fix_env_mode(self) -> None:
         env = self.snapshot.env
         if env.exists and env.error is None and env.mode is not None and env.mode & 0o077:
-            self.changes.append(Change(ENV, "<mode>", f"{env.mode:04o}", "0600", "mode",
+            self.changes.append(Change(ENV, "<mode>", f"{env.mode:04o}", "0600", ChangeAction.MODE,
                                        reason="secrets readable by others"))
             self.notes.append(f".env: mode {env.mode:04o} → 0600 (it holds secrets)")
 

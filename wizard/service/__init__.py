@@ -9,101 +9,10 @@
   actions      stop / daemon-reload / restart / verify
   flow         the service steps of `doctor`
 
-This module is the per-process scope the CLI sets for the checks (wizard/checks/service.py),
+  scope        the per-process scope (below)
+
+`scope` is the per-process scope the CLI sets for the checks (wizard/checks/service.py),
 whose Context has no room for it: the unit the user named (`--unit PATH`) and a Runner
 when checks may ask systemd (`check --service`, `doctor`).  Unconfigured — plain `check`,
 the TUI — checks read unit files and nothing else.  Detection is cached per process.
 """
-
-from __future__ import annotations
-
-import os
-from pathlib import Path
-
-_scope: dict = {"unit": None, "runner": None, "root": None, "user_home": None}
-_cache: dict = {}
-
-
-def configure(unit: Path | str | None = None, runner=None, root: Path | str | None = None,
-              user_home: Path | None = None) -> None:
-    """Set what the service checks look at for the rest of this process (`reset()` undoes)."""
-    _scope.update(unit=Path(unit) if unit else None, runner=runner, root=root, user_home=user_home)
-    _cache.clear()
-
-
-def reset() -> None:
-    configure()
-
-
-def runner():
-    return _scope["runner"]
-
-
-def named_unit():
-    """The `--unit PATH` unit, read once."""
-    from wizard.service import units as units_mod
-
-    if _scope["unit"] is None:
-        return None
-    if "named" not in _cache:
-        _cache["named"] = units_mod.load(_scope["unit"], _scope["root"], _scope["user_home"])
-    return _cache["named"]
-
-
-def installed() -> list:
-    from wizard.service import units as units_mod
-
-    if "installed" not in _cache:
-        _cache["installed"] = units_mod.detect(_scope["root"], _scope["user_home"])
-    return _cache["installed"]
-
-
-def expected_name(profile: str) -> str:
-    """The unit name Hermes gives this home's service (hermes_cli/gateway.py:1723-1808)."""
-    return "hermes-gateway" if profile in ("", "default") else f"hermes-gateway-{profile}"
-
-
-def relevant(home: Path, profile: str = "default") -> tuple[list, list]:
-    """(units that run `home`, units that should but run another home).
-
-    With `--unit`, only that unit counts.  Otherwise a unit elsewhere is reported only when
-    nothing runs `home` and it carries the name Hermes would give `home`'s service."""
-    named = named_unit()
-    if named is not None:
-        return ([named], []) if named.serves(home) else ([], [named])
-    found = installed()
-    serving = [u for u in found if u.serves(home)]
-    if serving:
-        return serving, []
-    want = expected_name(profile)
-    return [], [u for u in found if u.home is not None and u.name.split(".service")[0] in (want, _launchd(want),
-                                                                                             _s6(profile))]
-
-
-def _launchd(name: str) -> str:
-    return "ai.hermes.gateway" + name[len("hermes-gateway"):]
-
-
-def _s6(profile: str) -> str:
-    return f"gateway-{profile or 'default'}"
-
-
-def evidence(unit):
-    """Loop evidence for a systemd unit when a Runner is configured, else None (cached)."""
-    if _scope["runner"] is None or _scope["runner"].dry_run or unit.manager != "systemd" or _cache.get("held"):
-        return None  # a dry run runs no command, queries included
-    key = ("evidence", os.fspath(unit.path))
-    if key not in _cache:
-        from wizard.service import loop
-
-        _cache[key] = loop.gather(unit, _scope["runner"])
-    return _cache[key]
-
-
-def hold_evidence() -> None:
-    """Once doctor has acted on a unit, what systemd said before is stale, and asking again
-    mid-repair would judge a service we just stopped: until `reset()`, the checks get none
-    and doctor's own verification speaks for the service."""
-    for key in [k for k in _cache if isinstance(k, tuple) and k[0] == "evidence"]:
-        del _cache[key]
-    _cache["held"] = True

@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 
 from wizard.service.homes import hermes_home_for, profile_arg
-from wizard.service.units import Unit, _listdir, read_text
+from wizard.service.common import Unit, _listdir, read_text
 
 LAUNCHD_PREFIX = "ai.hermes.gateway"
 S6_PREFIX = "gateway-"

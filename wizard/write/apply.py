@@ -29,6 +29,7 @@ from wizard.core.atomic import _ANY, FileOps, Lock, clean_stale_tmp, write_atomi
 from wizard.core.homefs import ApplyError, HomeDir, digest, look, read_file
 from wizard.plan.changes import ENV, YAML, Plan, env_misreads, planned_contents, planned_env_edits
 from wizard.core.records import factory, record
+from wizard.core.kinds import ChangeAction
 
 @record
 class ApplyResult:
@@ -54,7 +55,7 @@ def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None 
                                  "nothing was written — run the command again to plan from the new contents")
         targets = {name: home.place(name) for name in names}
         contents = planned_contents(plan, current)
-        modes = {c.file: int(c.after, 8) for c in plan.changes if c.action == "mode"}
+        modes = {c.file: int(c.after, 8) for c in plan.changes if c.action == ChangeAction.MODE}
         clean_stale_tmp(targets[name] for name in names)
         try:
             backup = backups.make_backup(home, {name: targets[name] for name in names}, reason,

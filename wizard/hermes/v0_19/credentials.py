@@ -14,6 +14,7 @@ to connect with a non-retryable error (or the bridge could never log in).
 from __future__ import annotations
 
 import json
+from wizard.core.kinds import TransportState
 from wizard.core.records import record
 from pathlib import Path
 
@@ -24,14 +25,14 @@ MAX_CREDS_BYTES = 1024 * 1024
 
 @record
 class Transport:
-    state: str  # "ok", "not-paired", "empty-creds", "invalid-creds", "missing-token", ...
+    state: TransportState
     detail: str  # plain words
     dead: bool = False
     path: Path | None = None
     owner: str | None = None  # the account's own ID (WhatsApp number), when known
 
 
-UNKNOWN = Transport("unchecked", "no on-disk state to check for this platform")
+UNKNOWN = Transport(TransportState.UNCHECKED, "no on-disk state to check for this platform")
 
 
 def _has_content(path: Path) -> bool:
@@ -63,26 +64,26 @@ def whatsapp_transport(home: Path, state: PlatformState | None) -> Transport:
                                  home / "platforms" / "whatsapp" / "session" / "creds.json")
                      if p != creds and p.is_file()]
         if elsewhere:
-            return Transport("wrong-session-dir", f"creds.json is in {elsewhere[0].parent}, but Hermes reads "
+            return Transport(TransportState.WRONG_SESSION_DIR, f"creds.json is in {elsewhere[0].parent}, but Hermes reads "
                              f"{session} (a legacy session directory with content wins)", True, creds)
-        return Transport("not-paired", f"no creds.json in {session}: WhatsApp is not paired", True, creds)
+        return Transport(TransportState.NOT_PAIRED, f"no creds.json in {session}: WhatsApp is not paired", True, creds)
     if not creds.is_file():
-        return Transport("invalid-creds", f"{creds} is not a regular file", True, creds)
+        return Transport(TransportState.INVALID_CREDS, f"{creds} is not a regular file", True, creds)
     try:
         size = creds.stat().st_size
         if size == 0:
-            return Transport("empty-creds", f"{creds} is empty: the pairing was interrupted", True, creds)
+            return Transport(TransportState.EMPTY_CREDS, f"{creds} is empty: the pairing was interrupted", True, creds)
         if size > MAX_CREDS_BYTES:
-            return Transport("invalid-creds", f"{creds} is {size} bytes, not a Baileys session", True, creds)
+            return Transport(TransportState.INVALID_CREDS, f"{creds} is {size} bytes, not a Baileys session", True, creds)
         data = json.loads(creds.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
-        return Transport("invalid-creds", f"{creds} is not valid JSON ({type(exc).__name__})", True, creds)
+        return Transport(TransportState.INVALID_CREDS, f"{creds} is not valid JSON ({type(exc).__name__})", True, creds)
     me = data.get("me") if isinstance(data, dict) else None
     owner = me.get("id") if isinstance(me, dict) else None
     if not isinstance(owner, str) or not owner:
-        return Transport("unregistered", f"{creds} has no me.id: the login never completed", True, creds)
+        return Transport(TransportState.UNREGISTERED, f"{creds} has no me.id: the login never completed", True, creds)
     number = owner.split("@", 1)[0].split(":", 1)[0]
-    return Transport("paired", f"paired as +{number}", False, creds, number)
+    return Transport(TransportState.PAIRED, f"paired as +{number}", False, creds, number)
 
 
 def weixin_transport(home: Path, state: PlatformState | None, environ: dict[str, str]) -> Transport:
@@ -96,11 +97,11 @@ def weixin_transport(home: Path, state: PlatformState | None, environ: dict[str,
             token = str(saved.get("token") or "").strip()
     if not token:
         where = f" and {account_file} has none" if account_file else ""
-        return Transport("missing-token", f"no WEIXIN_TOKEN{where}: log in with `hermes gateway setup` (Weixin "
+        return Transport(TransportState.MISSING_TOKEN, f"no WEIXIN_TOKEN{where}: log in with `hermes gateway setup` (Weixin "
                          "QR login)", True, account_file)
     if not account:
-        return Transport("missing-account", "no WEIXIN_ACCOUNT_ID: Hermes cannot tell which bot to run", True)
-    return Transport("ok", f"account {account}", False, account_file)
+        return Transport(TransportState.MISSING_ACCOUNT, "no WEIXIN_ACCOUNT_ID: Hermes cannot tell which bot to run", True)
+    return Transport(TransportState.OK, f"account {account}", False, account_file)
 
 
 def _read_json(path: Path):
@@ -119,9 +120,9 @@ def matrix_transport(home: Path, state: PlatformState | None) -> Transport:
     store = legacy if _has_content(legacy) else home / "platforms" / "matrix" / "store"
     encrypted = bool(state and state.extra.get("encryption"))
     if (store / "crypto.db").is_file():
-        return Transport("store-present", f"E2EE store at {store}", False, store)
+        return Transport(TransportState.STORE_PRESENT, f"E2EE store at {store}", False, store)
     words = "no E2EE store yet: the first start creates it" if encrypted else "no E2EE store (encryption off)"
-    return Transport("no-store", f"{words} ({store})", False, store)
+    return Transport(TransportState.NO_STORE, f"{words} ({store})", False, store)
 
 
 def transport_for(name: str, home: Path, state: PlatformState | None, environ: dict[str, str]) -> Transport:

@@ -8,6 +8,7 @@ check-crashed` finding naming it, never a traceback.
 
 from __future__ import annotations
 
+from wizard.core.kinds import Severity
 from wizard.core.records import factory, record
 from pathlib import Path
 from typing import Callable, Iterable
@@ -19,14 +20,14 @@ from wizard.hermes.v0_19.plugins import HostFacts
 from wizard.hermes.v0_19.state import Effective
 from wizard.read.snapshot import Snapshot
 
-SEVERITIES = ("error", "warning", "info")
+SEVERITIES = tuple(Severity)  # worst first
 
 
 @record
 class Finding:
     code: str
     name: str
-    severity: str
+    severity: Severity
     platform: str | None
     message: str
     fix: str = ""
@@ -58,7 +59,8 @@ class Check:
     run: Callable[["Context"], Iterable[Hit]]
 
     def finding(self, hit: Hit) -> Finding:
-        return Finding(self.code, self.name, hit.severity or self.severity, hit.platform, hit.message, hit.fix)
+        return Finding(self.code, self.name, Severity(hit.severity or self.severity), hit.platform, hit.message,
+                       hit.fix)
 
 
 @record
@@ -83,7 +85,7 @@ def check(code: str, name: str, severity: str, summary: str, *, what: str, why: 
     def register(fn: Callable[[Context], Iterable[Hit]]):
         if code in REGISTRY:
             raise RuntimeError(f"check code {code} registered twice")
-        REGISTRY[code] = Check(code, name, severity, summary, what.strip(), why.strip(), fix.strip(), fn)
+        REGISTRY[code] = Check(code, name, Severity(severity), summary, what.strip(), why.strip(), fix.strip(), fn)
         return fn
     return register
 
@@ -99,12 +101,11 @@ def run_checks(ctx: Context) -> list[Finding]:
         try:
             findings.extend(registered.finding(hit) for hit in registered.run(ctx))
         except Exception as exc:  # a broken check must not hide the others
-            findings.append(Finding("HW000", "check-crashed", "warning", None,
+            findings.append(Finding("HW000", "check-crashed", Severity.WARNING, None,
                                     f"check {registered.code} {registered.name} crashed: "
                                     f"{type(exc).__name__}: {exc}",
                                     "report this as a hermes-wizard bug"))
-    order = {severity: index for index, severity in enumerate(SEVERITIES)}
-    findings.sort(key=lambda f: (order.get(f.severity, 9), f.code, f.platform or ""))
+    findings.sort(key=lambda f: (f.severity.rank, f.code, f.platform or ""))
     return findings
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from wizard import service
+from wizard.service import scope as service
 from wizard.judge.checks import Context, Hit, check
 
 

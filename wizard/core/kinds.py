@@ -1,0 +1,89 @@
+"""The domain's words, each with one home: severities, platform verdicts, change actions,
+transport states and exit codes.
+
+They are `str` (or `int`) enums, so a value compares equal to the word it replaces, prints
+as that word and goes into JSON as that word: the CLI and JSON contracts of DESIGN.md are
+the values here.  `enum` is already imported by `re`, so this costs the check path nothing.
+"""
+
+from __future__ import annotations
+
+from enum import Enum, IntEnum
+
+
+class _Word(str, Enum):
+    """An enum that behaves as its word wherever text is made (f-strings, str(), JSON)."""
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+
+class Severity(_Word):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def glyph(self) -> str:
+        """flutter doctor's vocabulary: ✗ an error, ! a warning, · a note."""
+        return {"error": "✗", "warning": "!", "info": "·"}[self.value]
+
+    @property
+    def block_mark(self) -> str:
+        """The mark of a block whose worst finding has this severity: [✗], [!], or [✓] (notes only)."""
+        return {"error": "✗", "warning": "!", "info": "✓"}[self.value]
+
+    @property
+    def rank(self) -> int:
+        """0 for the worst: findings are listed worst first."""
+        return ("error", "warning", "info").index(self.value)
+
+
+class Verdict(_Word):
+    """What one platform comes to (the JSON `verdict` of a platform row)."""
+
+    REFUSES_START = "refuses-start"  # Hermes refuses to start the whole gateway because of it
+    CANNOT_CONNECT = "cannot-connect"  # enabled, but its transport is dead (not paired, no token)
+    OPEN = "open"  # strangers get in (an opt-in, '*' or an open policy)
+    OK = "ok"
+    DISABLED = "disabled"
+
+
+class ChangeAction(_Word):
+    """How a Change edits its file (wizard/plan/changes.py)."""
+
+    SET = "set"  # the key gets `after`
+    DISABLE = "disable"  # an env line is commented out, reversibly (#hermes-wizard-off:)
+    RESTORE = "restore"  # such a comment is undone
+    MODE = "mode"  # the file's mode becomes `after` (octal)
+
+
+class TransportState(_Word):
+    """Can an enabled platform connect at all, under any policy (the JSON `transport`)?"""
+
+    OK = "ok"  # credentials on disk look usable
+    PAIRED = "paired"
+    STORE_PRESENT = "store-present"
+    UNCHECKED = "unchecked"  # no on-disk state to check for this platform
+    NOT_PAIRED = "not-paired"  # dead: WhatsApp has no creds.json
+    EMPTY_CREDS = "empty-creds"  # dead: the pairing was interrupted
+    INVALID_CREDS = "invalid-creds"  # dead
+    WRONG_SESSION_DIR = "wrong-session-dir"
+    UNREGISTERED = "unregistered"
+    MISSING_TOKEN = "missing-token"  # dead: Weixin without a token
+    MISSING_ACCOUNT = "missing-account"
+    NO_STORE = "no-store"
+
+
+class ExitCode(IntEnum):
+    """Exit codes of `check` and `doctor` (DESIGN.md)."""
+
+    OK = 0  # the gateway would start and no error findings
+    PROBLEMS = 1  # error findings (it would start), changes pending, a failed write
+    USAGE = 2
+    INTERNAL = 70  # a bug of ours, reported in one line
+    CONFIG = 78  # EX_CONFIG: Hermes would refuse to start
+    INTERRUPTED = 130

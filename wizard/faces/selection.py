@@ -1,0 +1,26 @@
+"""Which homes a command acts on, from its arguments (`--home`, `--profile`, `--all-profiles`)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+
+def select_homes(args) -> list[tuple[str, Path]] | None:
+    """The (profile, home) pairs a command acts on; None after printing a usage error."""
+    from wizard.read.homes import HomeError, list_profiles, profile_home, resolve_root
+
+    try:
+        root = resolve_root(args.home)
+        if getattr(args, "all_profiles", False):
+            return list_profiles(root)
+        if args.profile:
+            return [(args.profile, profile_home(root, args.profile))]
+        return [(profile_name(root), root)]
+    except HomeError as exc:
+        print(f"hermes-wizard: {exc}", file=sys.stderr)
+        return None
+
+
+def profile_name(home: Path) -> str:
+    return home.name if home.parent.name == "profiles" else "default"
