@@ -89,7 +89,8 @@ class Lock:
             fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             self.__exit__()
-            raise ApplyError("another hermes-wizard is writing to this home right now; try again when it is done")
+            raise ApplyError("another hermes-wizard is writing to this home right now; try again when it is done") \
+                from None
         except OSError as exc:
             self.__exit__()
             why = "it is a symbolic link; remove it" if exc.errno == errno.ELOOP else exc.strerror or str(exc)

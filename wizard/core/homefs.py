@@ -86,7 +86,7 @@ class HomeDir:
         while self._fds:
             os.close(self._fds.pop())
 
-    def __enter__(self) -> "HomeDir":
+    def __enter__(self) -> HomeDir:
         return self
 
     def __exit__(self, *exc_info) -> None:

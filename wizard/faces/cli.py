@@ -18,7 +18,8 @@ import sys
 from pathlib import Path
 
 from wizard.core.kinds import ExitCode
-from wizard.faces.selection import profile_name as _profile_name, select_homes
+from wizard.faces.selection import profile_name as _profile_name
+from wizard.faces.selection import select_homes
 
 EX_USAGE, EX_CONFIG = ExitCode.USAGE, ExitCode.CONFIG
 
@@ -157,8 +158,8 @@ def _gate(args) -> int:
     """`check --gate`: Hermes's refusal rule only, one line, and never an obstacle of our own
     making — any failure of the wizard itself lets the gateway start (exit 0)."""
     try:
-        from wizard.hermes.v0_19.gate import violations
         from wizard.faces.judging import host_facts
+        from wizard.hermes.v0_19.gate import violations
         from wizard.hermes.v0_19.resolve import resolve
         from wizard.read.snapshot import take_snapshot
 
@@ -226,14 +227,14 @@ def _version() -> int:
 
 
 def _report(args, homes) -> int:
-    from wizard.judge.engine import evaluate
     from wizard.faces.judging import host_facts
+    from wizard.judge.engine import evaluate
 
     root = homes[0][1]
     base_env = dict(os.environ) if args.inherit_env else {}
     facts = host_facts(args, root)
-    from wizard.judge.masking import secret_values
     from wizard.core.safetext import hide, json_text
+    from wizard.judge.masking import secret_values
 
     reports = [evaluate(path, name, base_env=base_env, facts=facts, verify=args.verify) for name, path in homes]
     for report in reports:
@@ -252,8 +253,8 @@ def _report(args, homes) -> int:
 def _scrubbed(payload):
     """The JSON payload with registered secrets masked in every string (before encoding,
     so a secret holding a quote or backslash is found as it is)."""
-    from wizard.judge.masking import scrub
     from wizard.core.safetext import _HIDDEN
+    from wizard.judge.masking import scrub
 
     if isinstance(payload, str):
         return scrub(payload, _HIDDEN)

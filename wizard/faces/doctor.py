@@ -51,16 +51,16 @@ def run_doctor(args) -> int:
 def _doctor(args, homes, runner) -> int:
     import os
 
-    from wizard.write.apply import ApplyError, apply_plan
-    from wizard.write.backups import recover_home
-    from wizard.judge.engine import evaluate
     from wizard.core.homefs import refusals
-    from wizard.judge.masking import secret_values
-    from wizard.faces.judging import host_facts
-    from wizard.plan.changes import ENV, YAML, render_diff
     from wizard.core.safetext import hide
+    from wizard.faces.judging import host_facts
+    from wizard.judge.engine import evaluate
+    from wizard.judge.masking import secret_values
+    from wizard.plan.changes import ENV, YAML, render_diff
     from wizard.plan.repairs import RepairOptions, plan_repairs
     from wizard.service.flow import ServiceFlow
+    from wizard.write.apply import ApplyError, apply_plan
+    from wizard.write.backups import recover_home
 
     base_env = dict(os.environ) if args.inherit_env else {}
     facts = host_facts(args, homes[0][1])

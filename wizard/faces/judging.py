@@ -12,8 +12,8 @@ from pathlib import Path
 
 def host_facts(args, home: Path):
     """The host facts of the Hermes that runs `home`, with the version the arguments ask to judge for."""
-    from wizard.hermes.versions import judgement
     from wizard.hermes.v0_19.plugins import HostFacts
+    from wizard.hermes.versions import judgement
 
     facts = HostFacts.detect(home, args.hermes_python, dict(os.environ))
     if getattr(args, "target", None):

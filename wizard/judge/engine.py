@@ -8,20 +8,20 @@ Contract: read-only; never raises for anything found on disk.
 
 from __future__ import annotations
 
-from wizard.core.kinds import ExitCode, Severity, TransportState, Verdict
-from wizard.core.records import factory, record
 from pathlib import Path
 
+from wizard.core.kinds import ExitCode, Severity, TransportState, Verdict
+from wizard.core.records import factory, record
+from wizard.core.safetext import policy_word
+from wizard.hermes.models import model_for
 from wizard.hermes.v0_19 import gate
 from wizard.hermes.v0_19.catalog import PLATFORMS
-from wizard.judge.checks import Context, Finding, run_checks
 from wizard.hermes.v0_19.credentials import Transport, transport_for
-from wizard.hermes.models import model_for
-from wizard.hermes.verify import HermesAnswer, ask_installed
-from wizard.hermes.versions import Judgement, judgement
 from wizard.hermes.v0_19.plugins import HostFacts
 from wizard.hermes.v0_19.resolve import Effective, resolve
-from wizard.core.safetext import policy_word
+from wizard.hermes.verify import HermesAnswer, ask_installed
+from wizard.hermes.versions import Judgement, judgement
+from wizard.judge.checks import Context, Finding, run_checks
 from wizard.read.snapshot import Snapshot, take_snapshot
 
 

@@ -25,6 +25,7 @@ import io
 import re
 
 from wizard.core.safetext import MASK, MIN_SCRUBBED, scrub  # noqa: F401  (scrub: re-exported)
+
 _SECRET_NAME = re.compile(r"(TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|_KEY|PRIVATE|CREDENTIAL|COOKIE)", re.I)
 _ENV_NAME = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_.]*)['\"]?\s*=")
 _YAML_NAME = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_-]*)['\"]?\s*:(?=\s|$)")
@@ -56,7 +57,7 @@ def env_masks(text: str, secret_keys=()) -> tuple[dict[int, int], set[str]]:
 
     from wizard.hermes.v0_19.envfile import _glued_segments
 
-    secret = lambda name: name in secret_keys or is_secret_name(name)  # noqa: E731
+    secret = lambda name: name in secret_keys or is_secret_name(name)
     lines, spans, values = split_lines(text), {}, set()
     # Line starts as the lines are shown: python-dotenv's own `original.line` drifts by one after
     # a binding that ends between the CR and the LF of a CRLF (an error line such as `=x\r\n`).

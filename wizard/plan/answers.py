@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import re
 
+from wizard.core.kinds import ChangeAction
 from wizard.hermes.v0_19.catalog import PLATFORMS
 from wizard.hermes.v0_19.envrules import ALLOW_ALL_TRUE
-from wizard.plan.changes import ENV, YAML, Change, Plan, is_secret_name, planned_contents
 from wizard.judge.provenance import platform_blocks, yaml_paths
-from wizard.core.kinds import ChangeAction
+from wizard.plan.changes import ENV, YAML, Change, Plan, is_secret_name, planned_contents
 
 ACCESS_MODES = ("pairing", "allowlist", "open", "disabled")
 EMPTY_ALLOWLIST = "An allowlist of nobody is pairing: list at least one ID, or choose pairing."
@@ -34,7 +34,8 @@ ACCESS_WORDS = {
     "disabled": "Disabled. {label} is turned off: nobody reaches the agent through it. Credentials are kept.",
 }
 TOKEN_SHAPES = {
-    "TELEGRAM_BOT_TOKEN": (r"\d{6,12}:[A-Za-z0-9_-]{30,}", "a Telegram token looks like 123456789:AA… (from @BotFather)"),
+    "TELEGRAM_BOT_TOKEN": (r"\d{6,12}:[A-Za-z0-9_-]{30,}",
+                           "a Telegram token looks like 123456789:AA… (from @BotFather)"),
     "SLACK_BOT_TOKEN": (r"xoxb-[A-Za-z0-9-]+", "a Slack bot token starts with xoxb-"),
     "SLACK_APP_TOKEN": (r"xapp-[A-Za-z0-9-]+", "a Slack app token starts with xapp-"),
     "WEIXIN_ACCOUNT_ID": (r"[^\s/]+", "the iLink bot account ID, e.g. b0f5…@im.bot"),
@@ -96,7 +97,8 @@ def policy_changes(report, platform: str, side: str, value: str) -> list[Change]
     changes = []
     env_name = getattr(spec.gate, f"{side}_env") if spec.gate else None
     if env_name:
-        if report.effective.environ.get(env_name, "").strip().lower() != value or env_name in report.snapshot.env.entries:
+        seen = report.effective.environ.get(env_name, "").strip().lower()
+        if seen != value or env_name in report.snapshot.env.entries:
             changes.append(_env(report, env_name, value, platform, f"{side} policy"))
     data = report.snapshot.yaml.mapping()
     for path in yaml_paths(platform, f"{side}_policy", data):
@@ -151,7 +153,8 @@ def enable_changes(report, platform: str, enabled: bool) -> list[Change]:
     if not enabled:
         for key in FORCING_CREDENTIALS.get(platform, ()):
             if key in report.snapshot.env.entries:
-                changes.append(Change(ENV, key, None, None, ChangeAction.DISABLE, platform, "on/off", is_secret_name(key)))
+                changes.append(Change(ENV, key, None, None, ChangeAction.DISABLE, platform, "on/off",
+                                      is_secret_name(key)))
     data = report.snapshot.yaml.mapping()
     # Explicit in YAML either way: env-enabled platforms honour an explicit `false`,
     # and the plugin pass never re-enables a platform whose YAML says so.

@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import codecs
 import difflib
-from wizard.core.records import factory, record
 from pathlib import Path
 
-from wizard.plan.envedit import EnvEdit, apply_edits
 from wizard.core.homefs import fingerprint_in, read_in_home
+from wizard.core.kinds import ChangeAction
+from wizard.core.records import factory, record
+from wizard.judge.masking import MASK, is_secret_name  # noqa: F401  (re-exported: the faces import them from here)
+from wizard.plan.envedit import EnvEdit, apply_edits
 from wizard.plan.yamledit import set_value
 
 ENV, YAML = ".env", "config.yaml"
-from wizard.judge.masking import MASK, is_secret_name  # noqa: F401  (re-exported: the faces import them from here)
-from wizard.core.kinds import ChangeAction
 
 
 @record
@@ -50,7 +50,7 @@ class Plan:
         return bool(self.changes)
 
     @classmethod
-    def of(cls, home: Path, changes) -> "Plan":
+    def of(cls, home: Path, changes) -> Plan:
         """A plan for `home` as its files are now; one Change per key (the last
         one's value, the first one's `before`)."""
         merged: dict[tuple[str, str], Change] = {}
@@ -198,8 +198,8 @@ def render_diff(plan: Plan, current: dict[str, bytes | None] | None = None) -> s
     """Per-file unified diff of the plan: secrets masked on both sides (by what the
     parsers see, and every secret value wherever else it occurs), every line shown
     with control and bidi characters escaped (wizard/safetext.py)."""
-    from wizard.judge.masking import scrub
     from wizard.core.safetext import visible
+    from wizard.judge.masking import scrub
 
     current = current if current is not None else {name: read_bytes(plan.home / name) for name in (ENV, YAML)}
     new = planned_contents(plan, current)
@@ -211,7 +211,7 @@ def render_diff(plan: Plan, current: dict[str, bytes | None] | None = None) -> s
         after_lines, after_values = _masked_lines(name, after.decode("utf-8", "replace"), secret_keys)
         sides[name] = before_lines, after_lines
         secrets |= before_values | after_values
-    shown = lambda lines: [visible(scrub(line, secrets)) + "\n" for line in lines]  # noqa: E731
+    shown = lambda lines: [visible(scrub(line, secrets)) + "\n" for line in lines]
     chunks = ["".join(difflib.unified_diff(shown(before), shown(after), name, name, n=0))
               for name, (before, after) in sides.items()]
     for change in plan.changes:

@@ -18,15 +18,17 @@ Contract: pure text → text; the caller (apply) does all I/O.
 from __future__ import annotations
 
 import re
-from wizard.core.records import record
 
 from dotenv.parser import parse_stream
+
+from wizard.core.records import record
 
 DISABLED_MARKER = "#hermes-wizard-off: "
 _BARE_SAFE = re.compile(r"[A-Za-z0-9_@%+=:,./-]*")
 _SHELL_EXPANDS_AFTER_DOLLAR = re.compile(r"\$([A-Za-z0-9_{([@*#?$!-])")
 _DOTENV_VARIABLE = re.compile(r"\$\{[^}:]*(?::-[^}]*)?\}")
-_HEAD = re.compile(r"(?P<ws>\s*)(?P<export>(?:export[^\S\r\n]+)?)(?P<key>'[^']+'|[^=#\s]+)(?P<eq>[^\S\r\n]*=[^\S\r\n]*)")
+_HEAD = re.compile(r"(?P<ws>\s*)(?P<export>(?:export[^\S\r\n]+)?)(?P<key>'[^']+'|[^=#\s]+)"
+                   r"(?P<eq>[^\S\r\n]*=[^\S\r\n]*)")
 
 
 class UnwritableValue(ValueError):

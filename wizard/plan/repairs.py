@@ -15,14 +15,13 @@ one plain-words line per repair.
 
 from __future__ import annotations
 
-from wizard.core.records import record
-
-from wizard.hermes.v0_19.catalog import PLATFORMS
-from wizard.judge.engine import HomeReport, evaluate
-from wizard.hermes.v0_19.envrules import ALLOW_ALL_TRUE, TRUTHY
-from wizard.plan.changes import ENV, YAML, Change, Plan, is_secret_name, planned_contents, read_bytes
-from wizard.judge.provenance import platform_blocks, yaml_paths
 from wizard.core.kinds import ChangeAction
+from wizard.core.records import record
+from wizard.hermes.v0_19.catalog import PLATFORMS
+from wizard.hermes.v0_19.envrules import ALLOW_ALL_TRUE, TRUTHY
+from wizard.judge.engine import HomeReport, evaluate
+from wizard.judge.provenance import platform_blocks, yaml_paths
+from wizard.plan.changes import ENV, YAML, Change, Plan, is_secret_name, planned_contents, read_bytes
 
 OPEN_POLICY_CHOICES = ("pairing", "allowlist", "optin")
 DEAD_TRANSPORT_CHOICES = ("disable", "keep")
@@ -161,7 +160,8 @@ class _Builder:
             steps.append([self._env_set("WHATSAPP_ENABLED", "false", name, reason)])
         forcing = [k for k in FORCING_CREDENTIALS.get(name, ()) if k in self.snapshot.env.entries]
         if forcing:
-            steps.append([Change(ENV, k, None, None, ChangeAction.DISABLE, name, reason, is_secret_name(k)) for k in forcing])
+            steps.append([Change(ENV, k, None, None, ChangeAction.DISABLE, name, reason, is_secret_name(k))
+                          for k in forcing])
         steps.append([Change(YAML, ".".join(block + ("enabled",)), None, "false", platform=name, reason=reason)
                       for block in platform_blocks(self.snapshot.yaml.mapping(), name)])
         chosen: list[Change] = []

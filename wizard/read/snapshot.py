@@ -13,10 +13,10 @@ from __future__ import annotations
 import json
 import os
 import stat
-from wizard.core.records import factory, record
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from wizard.core.records import factory, record
 from wizard.hermes.v0_19.envfile import EnvFile, read_env_file
 from wizard.hermes.v0_19.yamlfile import YamlFile, read_yaml_file
 

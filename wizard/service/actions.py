@@ -15,8 +15,16 @@ import time
 
 from wizard.core.records import factory, record
 from wizard.service import loop
-from wizard.service.systemd import Runner, int_or_none, journal_argv, journal_lines, parse_show, parse_version, \
-    show_argv, systemctl
+from wizard.service.systemd import (
+    Runner,
+    int_or_none,
+    journal_argv,
+    journal_lines,
+    parse_show,
+    parse_version,
+    show_argv,
+    systemctl,
+)
 
 SETTLE_S = 12.0  # > RestartSec=5 + a 1.2 s refusal: one full loop turn is seen
 POLL_S = 2.0

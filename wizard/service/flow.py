@@ -16,8 +16,8 @@ The words "the gateway is running" come only from a verified restart.
 
 from __future__ import annotations
 
-from wizard.service import scope as service
 from wizard.service import actions, dropin
+from wizard.service import scope as service
 from wizard.service.systemd import systemctl
 
 

@@ -24,10 +24,18 @@ import os
 import re
 from pathlib import Path
 
-from wizard.core.records import factory, record
-from wizard.service.common import (FALLBACK_DROPIN, GATE_DROPIN, MAX_UNIT_BYTES, UNIT_PREFIX, Gate,  # noqa: F401
-                                   Unit, _listdir, read_text)
+from wizard.service.common import (  # noqa: F401
+    FALLBACK_DROPIN,
+    GATE_DROPIN,
+    MAX_UNIT_BYTES,
+    UNIT_PREFIX,
+    Gate,
+    Unit,
+    _listdir,
+    read_text,
+)
 from wizard.service.homes import account_home, hermes_home_for, profile_arg
+
 
 def system_root(root: Path | str | None = None) -> Path:
     return Path(root if root is not None else os.environ.get("HERMES_WIZARD_ROOT") or "/")

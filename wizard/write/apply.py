@@ -21,15 +21,14 @@ kill any single step.  Everything created belongs to the home's owner.
 from __future__ import annotations
 
 import errno
-import os
-import stat
 from pathlib import Path
 
 from wizard.core.atomic import _ANY, FileOps, Lock, clean_stale_tmp, write_atomic
 from wizard.core.homefs import ApplyError, HomeDir, digest, look, read_file
-from wizard.plan.changes import ENV, YAML, Plan, env_misreads, planned_contents, planned_env_edits
-from wizard.core.records import factory, record
 from wizard.core.kinds import ChangeAction
+from wizard.core.records import factory, record
+from wizard.plan.changes import ENV, YAML, Plan, env_misreads, planned_contents, planned_env_edits
+
 
 @record
 class ApplyResult:
@@ -40,8 +39,8 @@ class ApplyResult:
 
 def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None = None,
                reason: str = "hermes-wizard", facts=None) -> ApplyResult:
-    from wizard.write import backups
     from wizard.judge.engine import evaluate
+    from wizard.write import backups
 
     ops = ops or FileOps()
     with HomeDir(plan.home, create=True) as home, Lock(home):

@@ -14,10 +14,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from wizard.write.apply import FileOps, Lock
-from wizard.write.backups import BACKUP_DIR, checked_files, close_journal, latest_set, make_backup, recover, restore_files
 from wizard.core.homefs import ApplyError, DanglingLink, HomeDir, digest, read_file
 from wizard.core.records import record
+from wizard.write.apply import FileOps, Lock
+from wizard.write.backups import (
+    BACKUP_DIR,
+    checked_files,
+    close_journal,
+    latest_set,
+    make_backup,
+    recover,
+    restore_files,
+)
 
 
 @record

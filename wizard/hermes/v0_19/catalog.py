@@ -10,6 +10,7 @@ IDs have a checkable shape.
 from __future__ import annotations
 
 import re
+
 from wizard.core.records import record
 
 

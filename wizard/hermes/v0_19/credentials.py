@@ -14,10 +14,10 @@ to connect with a non-retryable error (or the bridge could never log in).
 from __future__ import annotations
 
 import json
-from wizard.core.kinds import TransportState
-from wizard.core.records import record
 from pathlib import Path
 
+from wizard.core.kinds import TransportState
+from wizard.core.records import record
 from wizard.hermes.v0_19.state import PlatformState
 
 MAX_CREDS_BYTES = 1024 * 1024
@@ -64,8 +64,9 @@ def whatsapp_transport(home: Path, state: PlatformState | None) -> Transport:
                                  home / "platforms" / "whatsapp" / "session" / "creds.json")
                      if p != creds and p.is_file()]
         if elsewhere:
-            return Transport(TransportState.WRONG_SESSION_DIR, f"creds.json is in {elsewhere[0].parent}, but Hermes reads "
-                             f"{session} (a legacy session directory with content wins)", True, creds)
+            return Transport(TransportState.WRONG_SESSION_DIR,
+                             f"creds.json is in {elsewhere[0].parent}, but Hermes reads {session} (a legacy session "
+                             "directory with content wins)", True, creds)
         return Transport(TransportState.NOT_PAIRED, f"no creds.json in {session}: WhatsApp is not paired", True, creds)
     if not creds.is_file():
         return Transport(TransportState.INVALID_CREDS, f"{creds} is not a regular file", True, creds)
@@ -74,7 +75,8 @@ def whatsapp_transport(home: Path, state: PlatformState | None) -> Transport:
         if size == 0:
             return Transport(TransportState.EMPTY_CREDS, f"{creds} is empty: the pairing was interrupted", True, creds)
         if size > MAX_CREDS_BYTES:
-            return Transport(TransportState.INVALID_CREDS, f"{creds} is {size} bytes, not a Baileys session", True, creds)
+            return Transport(TransportState.INVALID_CREDS, f"{creds} is {size} bytes, not a Baileys session", True,
+                             creds)
         data = json.loads(creds.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         return Transport(TransportState.INVALID_CREDS, f"{creds} is not valid JSON ({type(exc).__name__})", True, creds)
@@ -97,10 +99,12 @@ def weixin_transport(home: Path, state: PlatformState | None, environ: dict[str,
             token = str(saved.get("token") or "").strip()
     if not token:
         where = f" and {account_file} has none" if account_file else ""
-        return Transport(TransportState.MISSING_TOKEN, f"no WEIXIN_TOKEN{where}: log in with `hermes gateway setup` (Weixin "
-                         "QR login)", True, account_file)
+        return Transport(TransportState.MISSING_TOKEN,
+                         f"no WEIXIN_TOKEN{where}: log in with `hermes gateway setup` (Weixin QR login)", True,
+                         account_file)
     if not account:
-        return Transport(TransportState.MISSING_ACCOUNT, "no WEIXIN_ACCOUNT_ID: Hermes cannot tell which bot to run", True)
+        return Transport(TransportState.MISSING_ACCOUNT, "no WEIXIN_ACCOUNT_ID: Hermes cannot tell which bot to run",
+                         True)
     return Transport(TransportState.OK, f"account {account}", False, account_file)
 
 

@@ -19,13 +19,13 @@ import functools
 import io
 import os
 import stat
-from typing import TYPE_CHECKING
-
-from wizard.core.records import factory, record
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dotenv.parser import parse_stream
 from dotenv.variables import parse_variables
+
+from wizard.core.records import factory, record
 
 if TYPE_CHECKING:
     from wizard.hermes.model import Model
@@ -221,7 +221,8 @@ def _parse_into(result: EnvFile, raw: bytes, base_env: dict[str, str] | None, mo
             continue
         bindings.append(binding)
         result.duplicates.setdefault(binding.key, []).append(_first_line(binding))
-        result.entries[binding.key] = EnvEntry(binding.key, binding.value, _first_line(binding), binding.original.string)
+        result.entries[binding.key] = EnvEntry(binding.key, binding.value, _first_line(binding),
+                                               binding.original.string)
     result.duplicates = {k: v for k, v in result.duplicates.items() if len(v) > 1}
     if bindings and bindings[0].key.startswith("\ufeff"):
         result.bom_key = bindings[0].key[1:]

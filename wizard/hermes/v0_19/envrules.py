@@ -8,7 +8,8 @@ enablement, tokens, policies and allowlists is kept; cosmetic keys are left out.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 TRUTHY = frozenset({"1", "true", "yes", "on"})  # utils.TRUTHY_STRINGS, used for *_ENABLED
 FALSY = frozenset({"false", "0", "no", "off"})

@@ -6,9 +6,8 @@ keys, generated from 0.19.0 into `env_keys.txt`; `envrules.is_truthy`).
 
 from __future__ import annotations
 
-from wizard.hermes.v0_19 import envfile
-from wizard.hermes.v0_19 import envrules
 from wizard.hermes.model import Model
+from wizard.hermes.v0_19 import envfile, envrules
 
 
 class Hermes019(Model):

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import os
 import shutil
-from wizard.core.records import factory, record
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from wizard.core.records import factory, record
 from wizard.hermes.install import detect as detect_install
 from wizard.hermes.versions import Judgement, judgement
 
@@ -63,7 +63,7 @@ class HostFacts:
         return self.modules is None or all(name in self.modules for name in names)
 
     @classmethod
-    def detect(cls, home: Path, hermes_python: str | None = None, environ: dict | None = None) -> "HostFacts":
+    def detect(cls, home: Path, hermes_python: str | None = None, environ: dict | None = None) -> HostFacts:
         environ = environ if environ is not None else dict(os.environ)
         facts = cls(node=_node_present(home, environ), raft_cli=shutil.which("raft") is not None)
         install = detect_install(home, hermes_python, environ)
@@ -175,7 +175,8 @@ def _hook(name: str, block: dict, yaml_cfg: dict, gateway_platforms: Any, set_if
                               ("group_allow_from", "TELEGRAM_GROUP_ALLOWED_USERS")):
             if block.get(key) is not None:
                 set_if_unset(env_name, _join(block[key]))
-        keys = ("disable_topic_auto_rename", "guest_mode", "disable_link_previews", "observe_unmentioned_group_messages")
+        keys = ("disable_topic_auto_rename", "guest_mode", "disable_link_previews",
+                "observe_unmentioned_group_messages")
         if model.telegram_free_response_topics:
             keys += ("free_response_topics",)
         seeded = {key: block[key] for key in keys if key in block}
@@ -231,7 +232,7 @@ def _nested_extra(source: Any, name: str) -> Any:
 
 def _seed(name: str, env: dict[str, str], model: Model) -> dict | None:
     """`env_enablement_fn`: the extra keys a plugin seeds from env (None: not configured)."""
-    get = lambda key: env.get(key, "")  # noqa: E731
+    get = lambda key: env.get(key, "")
     if name == "irc" and get("IRC_SERVER").strip() and get("IRC_CHANNEL").strip():
         return {"server": get("IRC_SERVER").strip(), "channel": get("IRC_CHANNEL").strip()}
     if name == "ntfy" and get("NTFY_TOPIC").strip():
@@ -258,8 +259,8 @@ def _seed(name: str, env: dict[str, str], model: Model) -> dict | None:
 
 def _is_connected(name: str, extra: dict, env: dict[str, str], simple: dict[str, str], model: Model) -> bool:
     """`is_connected` on the probe config (enabled=True, only `extra` kept)."""
-    gev = lambda key: env_value(env, simple, key)  # noqa: E731
-    get = lambda key: env.get(key, "")  # noqa: E731
+    gev = lambda key: env_value(env, simple, key)
+    get = lambda key: env.get(key, "")
     if name == "dingtalk":
         return bool((extra.get("client_id") or get("DINGTALK_CLIENT_ID"))
                     and (extra.get("client_secret") or get("DINGTALK_CLIENT_SECRET")))
@@ -307,7 +308,7 @@ def _is_connected(name: str, extra: dict, env: dict[str, str], simple: dict[str,
 
 def check_fn(name: str, env: dict[str, str], facts: HostFacts, model: Model) -> bool:
     """A plugin's `check_fn` with lazy installs off: its SDK and env preconditions."""
-    get = lambda key: env.get(key, "")  # noqa: E731
+    get = lambda key: env.get(key, "")
     if not all(get(key) for key in model.check_fn_env(name)):
         return False
     if name == "whatsapp":

@@ -21,15 +21,12 @@ Contract: pure function of (Snapshot, HostFacts); never raises.
 
 from __future__ import annotations
 
-from wizard.core.records import factory, record
 from typing import TYPE_CHECKING, Any
 
-from wizard.hermes.v0_19 import envrules
-from wizard.hermes.v0_19 import plugins
+from wizard.hermes.v0_19 import envrules, plugins
 from wizard.hermes.v0_19.catalog import BUILTIN_ORDER, PLATFORMS, platform_value
-from wizard.hermes.v0_19.yamlfile import MAX_EXPANDED_NODES
-
 from wizard.hermes.v0_19.state import Effective, LoaderCrash, PlatformState
+from wizard.hermes.v0_19.yamlfile import MAX_EXPANDED_NODES
 
 if TYPE_CHECKING:
     from wizard.hermes.model import Model

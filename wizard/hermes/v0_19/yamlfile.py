@@ -11,11 +11,12 @@ silently falls back to `.env`/gateway.json values, which checks must report.
 from __future__ import annotations
 
 import stat
-from wizard.core.records import record
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from wizard.core.records import record
 
 # Beyond this size the pure-Python parser Hermes uses takes many seconds; we
 # switch to libyaml (same grammar) and say so.

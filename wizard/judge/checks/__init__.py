@@ -8,16 +8,16 @@ check-crashed` finding naming it, never a traceback.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
 from wizard.core.kinds import Severity
 from wizard.core.records import factory, record
-from pathlib import Path
-from typing import Callable, Iterable
-
 from wizard.hermes.v0_19.credentials import Transport
 from wizard.hermes.v0_19.gate import Violation
-from wizard.hermes.verify import HermesAnswer
 from wizard.hermes.v0_19.plugins import HostFacts
 from wizard.hermes.v0_19.state import Effective
+from wizard.hermes.verify import HermesAnswer
 from wizard.read.snapshot import Snapshot
 
 SEVERITIES = tuple(Severity)  # worst first
@@ -56,7 +56,7 @@ class Check:
     what: str
     why: str
     fix: str
-    run: Callable[["Context"], Iterable[Hit]]
+    run: Callable[[Context], Iterable[Hit]]
 
     def finding(self, hit: Hit) -> Finding:
         return Finding(self.code, self.name, Severity(hit.severity or self.severity), hit.platform, hit.message,

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from wizard.hermes.v0_19.catalog import PLATFORMS
-from wizard.judge.checks import Context, Hit, check
 from wizard.hermes.v0_19.envrules import ALLOW_ALL_TRUE, TRUTHY
 from wizard.hermes.v0_19.gate import opted_in, policies
+from wizard.judge.checks import Context, Hit, check
 from wizard.judge.provenance import env_source, find_yaml, policy_source, yaml_source
 
 APPROVE = "hermes pairing approve {platform} <CODE>"

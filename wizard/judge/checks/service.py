@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from wizard.service import scope as service
 from wizard.judge.checks import Context, Hit, check
+from wizard.service import scope as service
 
 
 def _version(unit) -> str:

@@ -43,7 +43,8 @@ def enabled_despite_false(ctx: Context):
         from wizard.hermes.v0_19.envrules import coerce_bool
         if coerce_bool(raw, False):
             continue
-        creds = [key for key in PLATFORMS[name].credentials if ctx.effective.environ.get(key)] if name in PLATFORMS else []
+        known = PLATFORMS[name].credentials if name in PLATFORMS else ()
+        creds = [key for key in known if ctx.effective.environ.get(key)]
         why = ", ".join(env_source(ctx.snapshot, key) for key in creds) or "env credentials"
         yield Hit(name, f"config.yaml sets enabled: {raw!r} but {why} force-enable it.",
                   "remove or comment out those .env lines to really disable it")
