@@ -12,19 +12,30 @@ Contract: instances are ordinary mutable objects with `__slots__`-free attribute
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
+
 _MISSING = object()
+_T = TypeVar("_T")
+
+if TYPE_CHECKING:  # type checkers see `record` as the dataclass it stands in for (PEP 681)
+    from typing_extensions import dataclass_transform
+
+    def factory(make: Callable[[], _T]) -> _T: ...  # an ordinary default value to the checker
+else:
+    def dataclass_transform(**_kwargs):
+        return lambda decorator: decorator
+
+    class factory:
+        """Default built fresh for every instance: `items: list = factory(list)`."""
+
+        __slots__ = ("make",)
+
+        def __init__(self, make) -> None:
+            self.make = make
 
 
-class factory:
-    """Default built fresh for every instance: `items: list = factory(list)`."""
-
-    __slots__ = ("make",)
-
-    def __init__(self, make) -> None:
-        self.make = make
-
-
-def record(cls):
+@dataclass_transform()
+def record(cls: type[_T]) -> type[_T]:
     names = [name for name in cls.__dict__.get("__annotations__", {}) if not name.startswith("_")]
     defaults = {name: cls.__dict__[name] for name in names if name in cls.__dict__}
     for name in defaults:
@@ -43,13 +54,13 @@ def record(cls):
                 value = defaults.get(name, _MISSING)
                 if value is _MISSING:
                     raise TypeError(f"{cls.__name__} missing argument {name!r}")
-                if isinstance(value, factory):
+                if isinstance(value, _Factory):
                     value = value.make()
             object.__setattr__(self, name, value)
         if kwargs:
             raise TypeError(f"{cls.__name__} got unexpected arguments {sorted(kwargs)}")
         for name, value in private.items():
-            object.__setattr__(self, name, value.make() if isinstance(value, factory) else value)
+            object.__setattr__(self, name, value.make() if isinstance(value, _Factory) else value)
 
     def __eq__(self, other):
         if other.__class__ is not self.__class__:
@@ -64,3 +75,6 @@ def record(cls):
 
     cls.__init__, cls.__eq__, cls.__repr__, cls.__hash__ = __init__, __eq__, __repr__, __hash__
     return cls
+
+
+_Factory: Any = factory  # the runtime class (under TYPE_CHECKING `factory` is only a signature)
