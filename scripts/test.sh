@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The one test command: scripts/test.sh [pytest args...]   (works from any directory)
-# Makes .venv with hermes-wizard[test], makes the Hermes 0.19.0 oracle venv, then runs pytest.
+# Makes .venv with hermes-wizard[test], makes the Hermes oracle venvs (0.19.0 and 0.18.2), then runs pytest.
 # Exits with pytest's code, except "no tests collected" (5), which is a failure (1).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
@@ -8,6 +8,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
 ensure_venv test
 HERMES_ORACLE_VENV="$(bash "$hw_repo/scripts/oracle-venv.sh" | tail -n 1)"
 export HERMES_ORACLE_VENV
+# The conformance suites also judge every home for Hermes 0.18.2 (tests/oracle/__init__.py VERSIONS).
+HERMES_ORACLE_VENV_0_18_2="$(bash "$hw_repo/scripts/oracle-venv.sh" 0.18.2 | tail -n 1)"
+export HERMES_ORACLE_VENV_0_18_2
 
 cd "$hw_repo"
 rc=0

@@ -8,7 +8,7 @@ from pathlib import Path
 if str(Path(__file__).parent) not in sys.path:  # `import oracle`, `import homegen` from any rootdir
     sys.path.insert(0, str(Path(__file__).parent))
 
-from oracle.fixtures import hermes_oracle, pytest_terminal_summary  # noqa: E402,F401
+from oracle.fixtures import hermes_oracle, hermes_oracle_at, pytest_terminal_summary  # noqa: E402,F401
 # ---- end hermes oracle / conformance -----------------------------------------------------
 
 # ---- markers: `-m "not oracle and not tmux and not slow"` is the fast loop --------------------
@@ -21,7 +21,7 @@ _ORACLE_MODULES = {"test_conformance.py", "test_e2e_gateway.py", "test_repair_co
 def pytest_collection_modifyitems(config, items):
     for item in items:
         name = item.path.name
-        if name in _ORACLE_MODULES or "hermes_oracle" in getattr(item, "fixturenames", ()):
+        if name in _ORACLE_MODULES or {"hermes_oracle", "hermes_oracle_at"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.oracle)
         if name == "test_terminal.py":
             item.add_marker(pytest.mark.tmux)

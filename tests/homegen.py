@@ -19,6 +19,10 @@ The space covers what decides whether Hermes 0.19.0 starts its gateway:
 * YAML quirks: broken syntax, ``qq:`` for ``qqbot:``, platform keys in odd case,
   ``home_channel`` with and without ``platform``, non-mapping ``extra`` or blocks,
   non-string policies; a legacy ``gateway.json`` underneath.
+* where Hermes 0.18.x and 0.19.0 load differently (research §8): a ``gateway:``
+  that is not a mapping, a ``home_channel`` that is not one, a key only 0.19
+  knows (``FIREWORKS_API_KEY``...) glued in front of an entry, a UTF-16 ``.env``
+  with its BOM, non-mapping blocks and ``extra`` in ``gateway.json``.
 
 This is test data, not a model of Hermes: the oracle decides what it means.
 """
@@ -72,6 +76,14 @@ WHATSAPP_ENABLED = ("true", "on", "false", "0", "no", "TRUE", "yes", "1", "off",
 # YAML scalars for `enabled`, written verbatim: bools, quoted strings, junk.
 ENABLED_YAML = ("true", "false", "yes", "no", "on", "off", '"yes"', '"off"', '"true"', '"1"', "1", "0", '"enabled"', "True")
 PLACEHOLDERS = ("changeme", "xxx", "dummy", "***", "", "  ", "none")
+# Keys in Hermes 0.19.0's glued-line list but not 0.18.x's (research §1.3), with plain values.
+KEYS_019_ONLY = (("FIREWORKS_API_KEY", "fw-demo-123"), ("DEEPINFRA_API_KEY", "di-demo-123"),
+                 ("DEEPINFRA_BASE_URL", "https://api.deepinfra.com/v1"), ("UPSTAGE_API_KEY", "up-demo-123"),
+                 ("UPSTAGE_BASE_URL", "https://api.upstage.ai/v1"), ("GOOGLE_CHAT_HTTP_EVENTS_URL", "chat-events"),
+                 ("GOOGLE_CHAT_HTTP_EVENTS_AUDIENCE", "aud-1"),
+                 ("GOOGLE_CHAT_HTTP_EVENTS_SERVICE_ACCOUNT_EMAIL", "sa@example.iam"))
+# `gateway:` values that are not a mapping (0.18.x then drops every platform setting of config.yaml).
+GATEWAY_NOT_A_MAPPING = ("", '"x"', "[]", "true", "null")
 
 
 def rare(one_in: int) -> st.SearchStrategy[bool]:
@@ -198,9 +210,12 @@ def _platform(draw, name: str, env: list, tree: dict, summary: list) -> None:
         _put(tree, draw(st.sampled_from(PLACES[1:])), name, "home_channel", {"chat_id": "123"})
         note.append("home_channel-without-platform")
     if draw(rare(12)):
-        odd = draw(st.sampled_from(("home_channel", "extra-string", "block-scalar")))
+        odd = draw(st.sampled_from(("home_channel", "extra-string", "block-scalar", "home_channel-scalar")))
         if odd == "home_channel":
             _put(tree, draw(st.sampled_from(PLACES[1:])), name, "home_channel", {"platform": name, "chat_id": "42"})
+        elif odd == "home_channel-scalar":  # 0.19 ignores it; 0.18 crashes
+            value = Raw(draw(st.sampled_from(('"12345"', "12345", "null", "[]"))))
+            _put(tree, draw(st.sampled_from(PLACES[1:])), name, "home_channel", value)
         elif odd == "extra-string":
             root = tree.setdefault("gateway", {}) if draw(st.booleans()) else tree
             platforms = root.setdefault("platforms", {})
@@ -242,7 +257,8 @@ def _env_line(draw, key: str, value: str, n: int) -> list[str]:
 
 
 @st.composite
-def homes(draw) -> HomeSpec:
+def homes(draw, utf16: bool = True) -> HomeSpec:
+    """A home; ``utf16=False`` never writes a UTF-16 ``.env`` (see test_repair_conformance.py)."""
     env: list[tuple[str, str]] = []
     tree: dict = {}
     summary: list[str] = []
@@ -271,17 +287,32 @@ def homes(draw) -> HomeSpec:
             i = draw(st.integers(1, len(lines) - 2))
             lines[i:i + 2] = [lines[i] + lines[i + 1]]
             summary.append("glued-lines")
+        if len(lines) > 1 and draw(rare(10)):  # a key only 0.19 splits on, glued in front of an entry
+            i = draw(st.integers(1, len(lines) - 1))
+            key, value = draw(st.sampled_from(KEYS_019_ONLY))
+            lines[i] = f"{key}={value}{lines[i]}"
+            summary.append(f"glued-behind-{key}")
         eol = draw(st.sampled_from(("\n", "\n", "\n", "\r\n")))
+        encoding = draw(st.sampled_from(("utf-8",) * 6 + ("utf-8-sig",) * 2 + (("utf-16",) if utf16 else ())))
+        if encoding == "utf-16" and len(lines) > 1:  # the BOM then garbles a real key, not the header comment
+            lines = lines[1:]
         text = eol.join(lines) + draw(st.sampled_from((eol, eol, "")))
-        bom = draw(rare(8))
-        files[".env"] = (("\ufeff" if bom else "") + text).encode("utf-8")
-        summary.append(f".env eol={eol!r}" + (" BOM" if bom else ""))
+        # Python's utf-16 codec writes a BOM (Windows Notepad's "Unicode"); 0.18 reads it as utf-8-sig.
+        files[".env"] = text.encode(encoding)
+        summary.append(f".env eol={eol!r}" + {"utf-8": "", "utf-8-sig": " BOM", "utf-16": " UTF-16"}[encoding])
     else:
         summary.append("no .env")
     if draw(rare(20)):  # `qq:` is not a platform name (it must be `qqbot:`)
         tree.setdefault("platforms", {})["qq"] = {"extra": {"dm_policy": "open"}}
         summary.append("platforms.qq dm_policy=open")
+    gateway_scalar = None
+    if draw(rare(20)):  # a non-mapping gateway: replaces whatever gateway: held
+        tree.pop("gateway", None)
+        gateway_scalar = draw(st.sampled_from(GATEWAY_NOT_A_MAPPING))
+        summary.append(f"gateway: {gateway_scalar or '(empty)'}")
     yaml_text = _yaml(tree).lstrip("\n") if tree else ""
+    if gateway_scalar is not None:
+        yaml_text += f"gateway:{' ' + gateway_scalar if gateway_scalar else ''}\n"
     if tree and draw(rare(20)):  # platform key in odd case
         name = draw(st.sampled_from(chosen or ["weixin"]))
         yaml_text = yaml_text.replace(f"  {name}:", f"  {name.upper()}:", 1)
@@ -294,6 +325,8 @@ def homes(draw) -> HomeSpec:
     if chosen and draw(rare(8)):  # legacy gateway.json: the lowest layer
         name = draw(st.sampled_from(chosen))
         block = {"enabled": draw(st.booleans()), "extra": {"dm_policy": draw(st.sampled_from(POLICIES))}}
+        if draw(rare(6)):  # 0.19 skips or coerces these; 0.18 crashes
+            block = draw(st.sampled_from(("x", {"enabled": True, "extra": "x"})))
         files["gateway.json"] = json.dumps({"platforms": {name: block}}).encode()
         summary.append(f"gateway.json {name}={block}")
     if "whatsapp" in chosen and draw(st.booleans()):

@@ -1,7 +1,12 @@
-"""Repair conformance: after ``doctor --fix --yes`` the real Hermes 0.19.0 starts, as we said it would.
+"""Repair conformance: after ``doctor --fix --yes`` the real Hermes starts, as we said it would.
+
+Everything runs once per Hermes version in ``oracle.VERSIONS``: the oracle of that version
+decides which homes violate and judges the repaired ones, and our side (doctor, check) is
+told that version (``--hermes-version``). The older versions draw fewer homes (``BUDGET``)
+to keep the suite's run time reasonable.
 
 The homes: every VIOLATING one (Hermes's own startup gate refuses it; the oracle
-decides, tests/oracle/) among at least ``MIN_VIOLATING`` distinct
+decides, tests/oracle/) among at least ``BUDGET[version][1]`` distinct
 hypothesis-generated homes (tests/homegen.py), plus the hand-written ones
 (tests/oracle/cases.py). Each is copied and repaired in-process with
 ``doctor --fix --yes``, with the host facts the oracle runs with (PATH with its
@@ -64,15 +69,16 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 import homegen
 import oracle
 from oracle.cases import BY_NAME, CASES, Case
-from oracle.compare import _environ, dump_home, env_flag, mismatches, run_ours
+from oracle.compare import _environ, dump_home, env_flag, mismatches, run_ours, version_args
 from oracle.fixtures import SUMMARY
 from oracle.pipeline import Pipeline
 
-MIN_VIOLATING = 300  # generated homes Hermes refuses, each repaired and judged again
-MIN_PER_OPTION = 50  # of those, repaired with --open-policy optin, and with allowlist
 MAX_NOT_FIXED = 0.02  # share of homes that start with a "not fixed:" left (by-design notices aside)
 PER_RUN = 10
-RUNS = max(int(os.environ.get("REPAIR_RUNS", "0") or 0), 140)  # 1400 draws: ~1110 distinct, ~310 violating
+_RUNS = int(os.environ.get("REPAIR_RUNS", "0") or 0)
+# version -> (hypothesis runs, generated homes Hermes refuses (each repaired and judged again), of those
+# repaired with --open-policy optin, and with allowlist). 0.19.0: 1400 draws, ~1110 distinct, ~310 violating.
+BUDGET = {"0.19.0": (max(_RUNS, 140), 300, 50), "0.18.2": (max(_RUNS, 40), 80, 15)}
 GATE_TRUE = {"true", "1", "yes"}  # what Hermes's gate accepts as an opt-in (lower-cased, not stripped)
 MEANT_TRUE = GATE_TRUE | {"on"}  # what a user evidently meant as one (compared stripped)
 ALLOWLIST_ENV = re.compile(r"ALLOWED_(USERS|CHATS|GROUPS)$|ALLOW_FROM$|ALLOWLIST", re.I)
@@ -84,14 +90,15 @@ ALLOW_ALL = "GATEWAY_ALLOW_ALL_USERS"
 CRASHED = -1  # run_doctor's exit code when the CLI raised (its output then ends with the traceback)
 
 
-def run_doctor(home: Path, host: dict, *options: str) -> tuple[int, str]:
+def run_doctor(home: Path, host: dict, *options: str, version: str | None = None) -> tuple[int, str]:
     from wizard.faces.cli import main
 
     out = io.StringIO()
     with _environ(host), contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
         try:
             # --no-verify: the oracle judges the written home below (asking Hermes in doctor would double it)
-            rc = main(["doctor", "--fix", "--yes", "--no-verify", "--home", str(home), *options])
+            rc = main(["doctor", "--fix", "--yes", "--no-verify", "--home", str(home), *options,
+                       *version_args(version)])
         except SystemExit as exc:
             rc = exc.code if isinstance(exc.code, int) else 2
         except Exception:  # a traceback is a bug of its own; record it, judge the rest
@@ -117,6 +124,7 @@ class Repaired:
     source: Path  # the violating home, never written
     before: dict  # Hermes on the source
     options: tuple = ()
+    version: str = oracle.HERMES_VERSION  # the Hermes that judges, and that our side is told
     home: Path | None = None  # the repaired copy
     judged: Path | None = None  # a copy of it taken right after the repair: what Hermes is asked about
     rc: int = 0
@@ -129,7 +137,7 @@ class Repaired:
 
     def show(self) -> str:
         shown = {k: (self.after or {}).get(k) for k in ("would_start", "refusal_reason", "enabled", "error")}
-        return (f"{self.label}\nhome files before the repair:\n{dump_home(self.source)}\n"
+        return (f"{self.label} [Hermes {self.version}]\nhome files before the repair:\n{dump_home(self.source)}\n"
                 f"Hermes before: enabled={self.before['enabled']} refusal={self.before['refusal_reason']!r}\n"
                 f"doctor --fix --yes {' '.join(self.options)} (exit {self.rc}):\n{self.out.rstrip()}\n"
                 f"Hermes after: {json.dumps(shown)}")
@@ -140,13 +148,13 @@ def repair_one(job: tuple) -> Repaired:
     item, dest, host, second = job
     item.home = oracle.copy_home(item.source, dest / "home")
     item.files_before = file_state(item.home)
-    item.rc, item.out = run_doctor(item.home, host, *item.options)
+    item.rc, item.out = run_doctor(item.home, host, *item.options, version=item.version)
     item.files_after = file_state(item.home)
     item.judged = oracle.copy_home(item.home, dest / "judged")
-    item.check = run_ours(item.home, host)
+    item.check = run_ours(item.home, host, item.version)
     if second:
         state = file_state(item.home)
-        rc, out = run_doctor(item.home, host, *item.options)
+        rc, out = run_doctor(item.home, host, *item.options, version=item.version)
         item.second = (rc, out, state, file_state(item.home))
     return item
 
@@ -171,6 +179,7 @@ def repair_all(jobs: list, pipe: Pipeline) -> list[Repaired]:
 # --- the sweep --------------------------------------------------------------------------------------------
 @dataclass
 class Sweep:
+    version: str = oracle.HERMES_VERSION
     seconds: dict = field(default_factory=dict)  # wall time per phase
     drawn: int = 0  # distinct generated homes
     generated: int = 0  # ...that Hermes refuses
@@ -179,8 +188,11 @@ class Sweep:
     options: dict = field(default_factory=dict)
 
 
-@pytest.fixture(scope="module")
-def sweep(hermes_oracle, tmp_path_factory) -> Sweep:
+@pytest.fixture(scope="module", params=oracle.VERSIONS)
+def sweep(request, hermes_oracle_at, tmp_path_factory) -> Sweep:
+    version = request.param
+    hermes_oracle = hermes_oracle_at(version)
+    runs_wanted, min_violating, min_per_option = BUDGET[version]
     root = Path(tmp_path_factory.mktemp("repair"))
     host = hermes_oracle.host_env()
     t0 = time.perf_counter()
@@ -203,23 +215,23 @@ def sweep(hermes_oracle, tmp_path_factory) -> Sweep:
 
             draw()
 
-    draw_runs(0, RUNS)
-    answers, runs = pipe.drain(), RUNS
+    draw_runs(0, runs_wanted)
+    answers, runs = pipe.drain(), runs_wanted
     while sum(a["error"] is None and not a["would_start"] for label, a in answers
-              if label.startswith("generated")) < MIN_VIOLATING and runs < 4 * RUNS:
+              if label.startswith("generated")) < min_violating and runs < 4 * runs_wanted:
         draw_runs(runs, 10)  # top up (random mode): the count depends only on the homes, so it stays deterministic
         answers, runs = answers + pipe.drain(), runs + 10
-    result = Sweep(drawn=len(seen))
-    violating = [Repaired(label, Path(answer["home"]), answer) for label, answer in answers
+    result = Sweep(version=version, drawn=len(seen))
+    violating = [Repaired(label, Path(answer["home"]), answer, version=version) for label, answer in answers
                  if answer["error"] is None and not answer["would_start"]]
     t1 = time.perf_counter()
     result.hand_written = sum(v.label.startswith("hand-written") for v in violating)
     result.generated = len(violating) - result.hand_written
-    n = min(len(violating), MIN_PER_OPTION + 5)  # evenly spread over the violating homes
+    n = min(len(violating), min_per_option + 5)  # evenly spread over the violating homes
     subset = [violating[i * len(violating) // n] for i in range(n)]
     jobs = [(v, root / "pairing" / f"r{i:04d}", host, True) for i, v in enumerate(violating)]
     for choice in ("optin", "allowlist"):
-        jobs += [(Repaired(v.label, v.source, v.before, ("--open-policy", choice)),
+        jobs += [(Repaired(v.label, v.source, v.before, ("--open-policy", choice), version=version),
                   root / choice / f"r{i:04d}", host, False) for i, v in enumerate(subset)]
     done = repair_all(jobs, pipe)
     result.seconds = {"draw+judge": t1 - t0, "repair+judge": time.perf_counter() - t1}
@@ -527,7 +539,8 @@ def test_enough_violating_homes_were_repaired(sweep):
                                                                        *sweep.options.items()]}
     left = [i for i in sweep.default if not_fixed_lines(i.out)]
     design = [i for i in left if all(not_fixed_reason(i, ln) == "by design" for ln in not_fixed_lines(i.out))]
-    line = (f"hermes repair conformance: {len(sweep.default)} homes Hermes refuses repaired with doctor --fix "
+    _, min_violating, min_per_option = BUDGET[sweep.version]
+    line = (f"hermes repair conformance ({sweep.version}): {len(sweep.default)} homes Hermes refuses repaired with doctor --fix "
             f"--yes ({sweep.generated} generated of {sweep.drawn} distinct, {sweep.hand_written} hand-written); "
             f"Hermes starts after {starts['pairing']}, still refuses {len(bugs)} "
             f"({', '.join(f'{b}: {bugs.count(b)}' for b in dict.fromkeys(bugs)) or 'none'}); "
@@ -536,8 +549,8 @@ def test_enough_violating_homes_were_repaired(sweep):
             + " (" + ", ".join(f"{k} {v:.1f}s" for k, v in sweep.seconds.items()) + ")")
     SUMMARY.append(line)
     print(line)
-    assert sweep.generated >= MIN_VIOLATING, line
-    assert all(len(v) >= MIN_PER_OPTION for v in sweep.options.values()), line
+    assert sweep.generated >= min_violating, line
+    assert all(len(v) >= min_per_option for v in sweep.options.values()), line
 
 
 def test_doctor_never_crashes(sweep):
@@ -598,7 +611,7 @@ def test_second_run_changes_nothing(sweep):
 @pytest.mark.parametrize("choice", ["optin", "allowlist"])
 def test_other_open_policy_choices(sweep, choice):
     items = sweep.options[choice]
-    assert len(items) >= MIN_PER_OPTION
+    assert len(items) >= BUDGET[sweep.version][2]
     judge(items, lambda i: ([p] if (p := gate_problem(i)) and not _empty_allowlist_refused(i) else [])
           + prediction_problems(i) + opened(i) + enabled_problems(i), f"--open-policy {choice}")
 
@@ -664,7 +677,7 @@ FIXED = [
 
 
 def _repair_case(case: Case, hermes_oracle, tmp_path) -> tuple[Repaired, list]:
-    item = Repaired(case.name, case.write(tmp_path / "source"), {})
+    item = Repaired(case.name, case.write(tmp_path / "source"), {}, version=hermes_oracle.version)
     item.before = hermes_oracle.evaluate(item.source)
     if item.before["would_start"] or item.before["error"]:  # pytest.fail is not an AssertionError: no xfail
         pytest.fail(f"the home no longer makes Hermes refuse: {item.before}")
@@ -678,38 +691,41 @@ def _repair_case(case: Case, hermes_oracle, tmp_path) -> tuple[Repaired, list]:
     return item, found
 
 
+@pytest.mark.parametrize("version", oracle.VERSIONS)
 @pytest.mark.parametrize("case", PINNED)
-def test_pinned_engine_bug(case, hermes_oracle, tmp_path):
+def test_pinned_engine_bug(case, version, hermes_oracle_at, tmp_path):
     """Fails (an xfail) while the bug is there; problems no bug explains fail for real."""
-    item, found = _repair_case(case, hermes_oracle, tmp_path)
+    item, found = _repair_case(case, hermes_oracle_at(version), tmp_path)
     if unexplained := [p for p, bug in found if bug is None]:
         pytest.fail(f"{case.name}: problems no pinned bug explains: {unexplained}\n{item.show()}")
     mine = [p for p, bug in found if bug == case.note]
     assert not mine, f"{BUGS[case.note][1]}:\n" + "\n".join(mine) + f"\n{item.show()}"
 
 
+@pytest.mark.parametrize("version", oracle.VERSIONS)
 @pytest.mark.parametrize("case", FIXED, ids=lambda c: c.name)
-def test_fixed_engine_bug_stays_fixed(case, hermes_oracle, tmp_path):
+def test_fixed_engine_bug_stays_fixed(case, version, hermes_oracle_at, tmp_path):
     """No problem but those of a still-open bug (which has its own pin)."""
-    item, found = _repair_case(case, hermes_oracle, tmp_path)
+    item, found = _repair_case(case, hermes_oracle_at(version), tmp_path)
     back = [p for p, bug in found if bug is None]
     assert not back, f"{case.name} ({case.note}) is back:\n" + "\n".join(back) + f"\n{item.show()}"
 
 
 # --- end to end: the demo home, repaired, then the real `hermes gateway run` -----------------------------------
-def test_repaired_demo_home_gets_past_the_real_gateway(tmp_path):
-    oracle.require_oracle()
+@pytest.mark.parametrize("version", oracle.VERSIONS)
+def test_repaired_demo_home_gets_past_the_real_gateway(version, tmp_path):
+    oracle.require_oracle(version)
     home = BY_NAME["death-loop"].write(tmp_path / "demo")  # .env gets 0600
-    host = oracle.host_env(tmp_path / "scratch")
-    rc, out = run_doctor(home, host)
+    host = oracle.host_env(tmp_path / "scratch", version=version)
+    rc, out = run_doctor(home, host, version=version)
     assert rc == 0, out
     assert "Verified: the gateway will start (telegram, weixin)." in out, out
-    check_rc, ours, raw = run_ours(home, host)
+    check_rc, ours, raw = run_ours(home, host, version)
     assert ours is not None and check_rc in (0, 1) and ours["would_start"] is True, raw[-2000:]
     predicted = {p["name"] for p in ours["platforms"] if p["enabled"]}
 
     # 1. stopped right after the startup check (oracle/gateway_hook): its verdict and platforms
-    run = oracle.run_gateway(home, tmp_path / "hooked", stop_after_check=True)
+    run = oracle.run_gateway(home, tmp_path / "hooked", stop_after_check=True, version=version)
     assert "Refusing to start" not in run.output, run.output[-3000:]
     assert run.report is not None, f"never reached the startup check (exit {run.returncode}):\n{run.output[-3000:]}"
     assert run.report["reason"] is None, run.report
@@ -719,7 +735,7 @@ def test_repaired_demo_home_gets_past_the_real_gateway(tmp_path):
     #    no messaging SDKs in the oracle venv, no network.) Output is read by a thread so the pipe never fills.
     scratch = tmp_path / "unhooked"
     copy = oracle.copy_home(home, scratch / "home")
-    proc = subprocess.Popen([str(oracle.venv_dir() / "bin" / "hermes"), "gateway", "run"],
+    proc = subprocess.Popen([str(oracle.venv_dir(version) / "bin" / "hermes"), "gateway", "run"],
                             env=oracle.clean_env(scratch, hermes_home=copy), cwd=scratch, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
     lines: list[str] = []

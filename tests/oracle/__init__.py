@@ -1,9 +1,13 @@
-"""Harness for the Hermes 0.19.0 oracle: run ``probe.py`` in the oracle venv.
+"""Harness for the Hermes oracles: run ``probe.py`` in a real Hermes's venv, per version.
 
-The oracle venv (``pip install hermes-agent==0.19.0``) lives at
-``$HERMES_ORACLE_VENV``, default ``<repo>/.cache/oracle-venv``
-(``scripts/oracle-venv.sh`` creates it). Nothing here imports Hermes; the probe
-runs in a subprocess with a clean environment:
+Every function takes the Hermes ``version`` to ask (default ``HERMES_VERSION``,
+0.19.0, so older callers are unchanged); ``VERSIONS`` are the ones the
+conformance suites judge for. The venv of a version (``pip install
+hermes-agent==<version>``, made by ``scripts/oracle-venv.sh [VERSION]``) is
+``$HERMES_ORACLE_VENV`` / ``<repo>/.cache/oracle-venv`` for 0.19.0 and
+``$HERMES_ORACLE_VENV_0_18_2`` / ``<repo>/.cache/oracle-venv-0.18.2`` for 0.18.2
+(dots become underscores). Nothing here imports Hermes; the probe runs in a
+subprocess with a clean environment:
 
 * ``PATH`` = a shim dir + ``/usr/bin:/bin``. The shim holds a fake ``node`` so
   the answer does not depend on whether this machine has Node.js: Hermes
@@ -32,38 +36,45 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 PROBE = Path(__file__).with_name("probe.py")
-HERMES_VERSION = "0.19.0"
+HERMES_VERSION = "0.19.0"  # the default oracle (the newest modelled Hermes)
+VERSIONS = ("0.19.0", "0.18.2")  # every version the conformance suites judge for
 TIMEOUT = 120.0
 
 
-def venv_dir() -> Path:
-    return Path(os.environ.get("HERMES_ORACLE_VENV") or REPO / ".cache" / "oracle-venv")
+def venv_env_var(version: str = HERMES_VERSION) -> str:
+    """The environment variable naming *version*'s oracle venv."""
+    return "HERMES_ORACLE_VENV" if version == HERMES_VERSION else "HERMES_ORACLE_VENV_" + version.replace(".", "_")
 
 
-def venv_python() -> Path:
-    return venv_dir() / "bin" / "python"
+def venv_dir(version: str = HERMES_VERSION) -> Path:
+    default = "oracle-venv" if version == HERMES_VERSION else f"oracle-venv-{version}"
+    return Path(os.environ.get(venv_env_var(version)) or REPO / ".cache" / default)
 
 
-def missing_reason() -> str | None:
-    """Why the oracle cannot run here, or None when it can."""
-    py = venv_python()
+def venv_python(version: str = HERMES_VERSION) -> Path:
+    return venv_dir(version) / "bin" / "python"
+
+
+def missing_reason(version: str = HERMES_VERSION) -> str | None:
+    """Why the *version* oracle cannot run here, or None when it can."""
+    py = venv_python(version)
     if not py.exists():
         return (
-            f"Hermes oracle venv not found at {venv_dir()} (no {py}). "
-            "Create it with scripts/oracle-venv.sh, or point HERMES_ORACLE_VENV at a venv "
-            f"with hermes-agent=={HERMES_VERSION} installed."
+            f"Hermes {version} oracle venv not found at {venv_dir(version)} (no {py}). "
+            f"Create it with scripts/oracle-venv.sh {version}, or point {venv_env_var(version)} at a venv "
+            f"with hermes-agent=={version} installed."
         )
-    found = list(venv_dir().glob(f"lib/python3*/site-packages/hermes_agent-{HERMES_VERSION}.dist-info"))
+    found = list(venv_dir(version).glob(f"lib/python3*/site-packages/hermes_agent-{version}.dist-info"))
     if not found:
-        return f"oracle venv {venv_dir()} does not contain hermes-agent=={HERMES_VERSION}"
+        return f"oracle venv {venv_dir(version)} does not contain hermes-agent=={version}"
     return None
 
 
-def require_oracle() -> None:
-    """Fail (under CI) or skip (locally) with a clear message if the oracle is missing."""
+def require_oracle(version: str = HERMES_VERSION) -> None:
+    """Fail (under CI) or skip (locally) with a clear message if the *version* oracle is missing."""
     import pytest
 
-    reason = missing_reason()
+    reason = missing_reason(version)
     if reason is None:
         return
     if os.environ.get("CI"):
@@ -104,19 +115,20 @@ def clean_env(scratch: Path, hermes_home: Path | None = None, node: str | None =
     return env
 
 
-def host_env(scratch: Path, node: str | None = None) -> dict:
+def host_env(scratch: Path, node: str | None = None, version: str = HERMES_VERSION) -> dict:
     """PATH (with the node shim) and the Hermes Python, as the oracle sees them.
 
     ``HERMES_WIZARD_HERMES_PYTHON`` tells our engine which Python runs Hermes, so
     it can see which messaging SDKs are importable (plugin ``check_fn``s).
     """
-    return {"PATH": clean_env(scratch, node=node)["PATH"], "HERMES_WIZARD_HERMES_PYTHON": str(venv_python())}
+    return {"PATH": clean_env(scratch, node=node)["PATH"], "HERMES_WIZARD_HERMES_PYTHON": str(venv_python(version))}
 
 
 class Oracle:
-    """One long-lived probe process answering one home per request (stream mode)."""
+    """One long-lived probe process of Hermes *version* answering one home per request (stream mode)."""
 
-    def __init__(self, scratch: Path | None = None, node: str | None = None) -> None:
+    def __init__(self, scratch: Path | None = None, node: str | None = None, version: str = HERMES_VERSION) -> None:
+        self.version = version
         self.scratch = Path(scratch or tempfile.mkdtemp(prefix="hermes-oracle-"))
         self.scratch.mkdir(parents=True, exist_ok=True)
         self._node = node
@@ -130,7 +142,7 @@ class Oracle:
         if self._proc is None or self._proc.poll() is not None:
             self._stderr = open(self._stderr_path, "ab")
             self._proc = subprocess.Popen(
-                [str(venv_python()), str(PROBE)],
+                [str(venv_python(self.version)), str(PROBE)],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
                 env=clean_env(self.scratch, node=self._node), cwd=self.scratch, text=True, bufsize=1,
             )
@@ -138,7 +150,7 @@ class Oracle:
 
     def host_env(self) -> dict:
         """The host facts this oracle runs with, as env for our engine (see compare.run_ours)."""
-        return host_env(self.scratch, self._node)
+        return host_env(self.scratch, self._node, self.version)
 
     def stderr_tail(self, n: int = 3000) -> str:
         try:
@@ -181,12 +193,13 @@ def _copies(homes: list[Path], scratch: Path) -> list[Path]:
     return [copy_home(Path(h), scratch / "homes" / f"h{i:05d}") for i, h in enumerate(homes)]
 
 
-def evaluate_batch(homes: list[Path], scratch: Path, node: str | None = None) -> list[dict]:
+def evaluate_batch(homes: list[Path], scratch: Path, node: str | None = None,
+                   version: str = HERMES_VERSION) -> list[dict]:
     """All homes in ONE probe process (homes passed as arguments)."""
     scratch.mkdir(parents=True, exist_ok=True)
     copies = _copies(homes, Path(tempfile.mkdtemp(prefix="batch-", dir=scratch)))
     proc = subprocess.run(
-        [str(venv_python()), str(PROBE), *map(str, copies)],
+        [str(venv_python(version)), str(PROBE), *map(str, copies)],
         env=clean_env(scratch, node=node), cwd=scratch, capture_output=True, text=True, timeout=TIMEOUT * 5,
     )
     lines = [json.loads(ln) for ln in proc.stdout.splitlines() if ln.strip()]
@@ -197,13 +210,13 @@ def evaluate_batch(homes: list[Path], scratch: Path, node: str | None = None) ->
     return lines
 
 
-def evaluate_fresh(home: Path, scratch: Path, node: str | None = None) -> dict:
+def evaluate_fresh(home: Path, scratch: Path, node: str | None = None, version: str = HERMES_VERSION) -> dict:
     """One home in its own process, importing Hermes exactly like ``hermes gateway run``."""
     scratch.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="fresh-", dir=scratch))
     copy = copy_home(Path(home), work / "home")
     proc = subprocess.run(
-        [str(venv_python()), str(PROBE), "--fresh", str(copy)],
+        [str(venv_python(version)), str(PROBE), "--fresh", str(copy)],
         env=clean_env(scratch, hermes_home=copy, node=node), cwd=work,
         capture_output=True, text=True, timeout=TIMEOUT,
     )
@@ -215,44 +228,6 @@ def evaluate_fresh(home: Path, scratch: Path, node: str | None = None) -> dict:
     return result
 
 
-HOOK_DIR = Path(__file__).with_name("gateway_hook")
-
-
-class GatewayRun:
-    """What one real ``hermes gateway run`` did (on a copy of a home)."""
-
-    def __init__(self, home: Path, returncode: int, output: str, report: dict | None) -> None:
-        self.home, self.returncode, self.output, self.report = home, returncode, output, report
-
-    def answer(self) -> dict:
-        """The run in probe.py's result shape (needs ``stop_after_check``)."""
-        if self.report is None:  # never reached the check: crashed building the config
-            last = [ln for ln in self.output.splitlines() if ln.strip()][-1:] or [""]
-            return {"would_start": False, "refusal_platform": None, "enabled": [], "order": [],
-                    "error": f"exit {self.returncode}: {last[0]}"}
-        reason = self.report["reason"]
-        return {"would_start": reason is None, "refusal_platform": reason.split(":", 1)[0] if reason else None,
-                "enabled": sorted(self.report["order"]), "order": self.report["order"], "error": None}
-
-
-def run_gateway(home: Path, scratch: Path, *, stop_after_check: bool = False,
-                timeout: float = TIMEOUT, node: str | None = None) -> GatewayRun:
-    """Run the real ``hermes gateway run`` on a copy of *home* with a clean env.
-
-    With ``stop_after_check`` the process is ended right after the startup policy
-    check (see gateway_hook/sitecustomize.py), so passing homes return too.
-    """
-    scratch.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix="gateway-", dir=scratch))
-    copy = copy_home(Path(home), work / "home")
-    env = clean_env(scratch, hermes_home=copy, node=node)
-    report = work / "report.json"
-    if stop_after_check:
-        env["PYTHONPATH"] = str(HOOK_DIR)
-        env["ORACLE_GATEWAY_REPORT"] = str(report)
-    proc = subprocess.run(
-        [str(venv_dir() / "bin" / "hermes"), "gateway", "run"],
-        env=env, cwd=work, capture_output=True, text=True, timeout=timeout,
-    )
-    data = json.loads(report.read_text()) if report.exists() else None
-    return GatewayRun(copy, proc.returncode, proc.stdout + proc.stderr, data)
+# The real `hermes gateway run`. Its own module, and not named gateway.py: probe.py's directory is on
+# sys.path inside the oracle venv, where it would shadow Hermes's `gateway` package.
+from .gateway_run import HOOK_DIR, GatewayRun, run_gateway  # noqa: E402,F401

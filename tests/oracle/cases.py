@@ -1,7 +1,11 @@
 """Hand-written homes: hermes-platforms.md section 7.2 (A..Z8b) and known traps.
 
-Each :class:`Case` is a home (file name -> text) and, where we know it, what
-Hermes 0.19.0 answers (``expect``: would_start, refusal platform, enabled set).
+Each :class:`Case` is a home (file name -> text or bytes) and, where we know it, what
+Hermes 0.19.0 answers (``expect``: would_start, refusal platform, enabled set);
+``expect_by`` overrides that per version where another Hermes answers differently
+(``Case.expected(version)``). ``VERSION_CASES`` (below) pin every researched
+0.18.x / 0.19.0 difference (/work/research-hermes-versions.md), each answer
+observed with the real oracle of that version.
 The expectations were observed with the oracle and agree with the reference doc;
 ``test_probe.py`` keeps the oracle honest against them, ``test_conformance.py``
 holds our engine to the oracle.
@@ -35,6 +39,10 @@ class Case:
     note: str = ""
     expect: tuple | None = None  # (would_start, refusal_platform, {enabled}); "crash" for a loader error
     source: Path | None = None  # copy this directory first (git drops modes: .env gets 0600)
+    expect_by: dict = field(default_factory=dict)  # version -> expect, where it differs from 0.19.0's
+
+    def expected(self, version: str = "0.19.0"):
+        return self.expect_by.get(version, self.expect)
 
     def write(self, dst: Path) -> Path:
         if self.source is not None:
@@ -45,19 +53,19 @@ class Case:
         for rel, text in self.files.items():
             target = dst / rel
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(text.encode("utf-8"))
+            target.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))
             if rel == ".env":
                 target.chmod(0o600)
         return dst
 
 
-def _c(name, env=None, yaml=None, expect=None, note="", **extra_files):
+def _c(name, env=None, yaml=None, expect=None, note="", expect_by=None, **extra_files):
     files = dict(extra_files)
     if env is not None:
         files[".env"] = env
     if yaml is not None:
         files["config.yaml"] = yaml
-    return Case(name, files, note, expect)
+    return Case(name, files, note, expect, expect_by=expect_by or {})
 
 
 REFUSE_WX = (False, "weixin", {"weixin"})
@@ -141,7 +149,8 @@ CASES = [
        expect=(False, "wecom", {"wecom"})),
     _c("whatsapp-extras-no-enabled", yaml="platforms:\n  whatsapp:\n    extra:\n      dm_policy: open\n",
        expect=(False, "whatsapp", {"whatsapp"}), note="plugin pass enables it (node present)"),
-    _c("whatsapp-enabled-on", "WHATSAPP_ENABLED=on\nWHATSAPP_DM_POLICY=open\n", expect=(False, "whatsapp", {"whatsapp"})),
+    _c("whatsapp-enabled-on", "WHATSAPP_ENABLED=on\nWHATSAPP_DM_POLICY=open\n", expect=(False, "whatsapp", {"whatsapp"}),
+       note="research h05: 'on' enables WhatsApp from 0.18.1 on (0.18.0 started with nothing enabled)"),
     _c("whatsapp-enabled-no-beats-yaml", "WHATSAPP_ENABLED=no\n",
        "platforms:\n  whatsapp:\n    enabled: true\n    dm_policy: open\n", expect=(True, None, set())),
     _c("order-yaml-first", W + "WEIXIN_DM_POLICY=open\n" + WECOM + "WECOM_DM_POLICY=open\n",
@@ -164,5 +173,54 @@ CASES = [
        expect=(True, None, {"weixin"}), note="an open policy in an ignored config.yaml is not read"),
     _c("allow-all-padded", W + 'WEIXIN_DM_POLICY=open\nWEIXIN_ALLOW_ALL_USERS=" true"\n', expect=REFUSE_WX),
 ]
+
+
+# --- Hermes 0.18.2 vs 0.19.0 (research §1-§2, §8; homes h01..h10) -----------------
+V18 = "0.18.2"
+START_NONE = (True, None, set())
+VERSION_CASES = [
+    _c("v-gateway-null", W, "gateway:\nweixin:\n  dm_policy: open\n", expect=REFUSE_WX,
+       expect_by={V18: (True, None, {"weixin"})},
+       note="h01: 0.18 reads gateway.streaming off a null gateway:, the YAML phase aborts, dm_policy is lost"),
+    _c("v-gateway-string-platforms", yaml='gateway: "x"\nplatforms:\n  whatsapp:\n    enabled: true\n'
+       "    extra:\n      dm_policy: open\n", expect=(False, "whatsapp", {"whatsapp"}), expect_by={V18: START_NONE},
+       note="h10: a string gateway: aborts 0.18's YAML phase: every platform setting is lost"),
+    _c("v-glued-fireworks", W + "WEIXIN_DM_POLICY=open\nFIREWORKS_API_KEY=fw123WEIXIN_ALLOW_ALL_USERS=true\n",
+       expect=(True, None, {"weixin"}), expect_by={V18: REFUSE_WX},
+       note="h02: FIREWORKS_API_KEY is a known key only in 0.19: 0.18 does not split the line"),
+    _c("v-glued-deepinfra", W + "WEIXIN_DM_POLICY=open\nDEEPINFRA_API_KEY=di123WEIXIN_ALLOW_ALL_USERS=true\n",
+       expect=(True, None, {"weixin"}), expect_by={V18: REFUSE_WX}, note="DEEPINFRA_API_KEY: known in 0.19 only"),
+    _c("v-glued-upstage", W + "WEIXIN_DM_POLICY=open\nUPSTAGE_API_KEY=up123WEIXIN_ALLOW_ALL_USERS=true\n",
+       expect=(True, None, {"weixin"}), expect_by={V18: REFUSE_WX}, note="UPSTAGE_API_KEY: known in 0.19 only"),
+    _c("v-home-channel-string", TG, 'platforms:\n  telegram:\n    home_channel: "12345"\n',
+       expect=(True, None, {"telegram"}), expect_by={V18: "crash"},
+       note="h03: 0.18's from_dict indexes a string home_channel (TypeError); 0.19 ignores it"),
+    _c("v-utf16-bom-env", ("\ufeffWEIXIN_ALLOW_ALL_USERS=true\n" + W + "WEIXIN_DM_POLICY=open\n").encode("utf-16-le"),
+       expect=(True, None, {"weixin"}), expect_by={V18: REFUSE_WX},
+       note="h04: 0.18 reads UTF-16 as utf-8-sig, the BOM glues U+FFFD U+FFFD onto the first key (allow-all lost)"),
+    _c("v-nested-session-reset", yaml='gateway:\n  session_reset:\n    at_hour: "4"\n', expect="crash",
+       expect_by={V18: START_NONE}, note="h06: only 0.19 reads gateway.session_reset (and crashes comparing '4')"),
+    _c("v-gateway-json-platform-string", expect=START_NONE, expect_by={V18: "crash"},
+       note="h07: 0.18 calls .get on a non-dict gateway.json platform block",
+       **{"gateway.json": '{"platforms": {"telegram": "x"}}\n'}),
+    _c("v-gateway-json-extra-string", expect=START_NONE, expect_by={V18: "crash"},
+       note="0.18 calls .get on a non-dict gateway.json extra", **{"gateway.json": '{"platforms": {"telegram": {"extra": "x"}}}'}),
+    _c("v-google-chat-http", "GOOGLE_CHAT_HTTP_EVENTS_URL=https://chat.example.org/events\n", expect=START_NONE,
+       note="HTTP mode alone is enough for 0.19 only, but its SDK is missing in the oracle venvs: neither enables it"),
+    _c("v-mattermost-token-env", "MATTERMOST_URL=https://mm.example.org\nMATTERMOST_TOKEN=mm-token-123\n",
+       expect=(True, None, {"mattermost"}), note="0.18's check_fn also wants the token in os.environ: here it is"),
+    _c("v-mattermost-token-unparsed", 'MATTERMOST_URL=https://mm.example.org\nMATTERMOST_TOKEN="mm-token-123\n',
+       expect=START_NONE, note="token not in os.environ (unterminated quote): disabled in both"),
+    _c("v-homeassistant-token-env", "HASS_TOKEN=ha-token-123\n", expect=(True, None, {"homeassistant"}),
+       note="0.18's check_fn also wants HASS_TOKEN in os.environ: here it is"),
+    _c("v-dingtalk-nested-allowed-users", "DINGTALK_CLIENT_ID=ding-1\nDINGTALK_CLIENT_SECRET=ding-secret-1\n",
+       "dingtalk:\n  extra:\n    allowed_users: [u1]\n", expect=(True, None, {"dingtalk"}),
+       note="only 0.19 reads dingtalk.extra.allowed_users: authorization only, same verdict"),
+    _c("v-telegram-free-response-topics", TG, "telegram:\n  free_response_topics: ['1']\n",
+       expect=(True, None, {"telegram"}), note="0.19 seeds extra from free_response_topics: order only"),
+    _c("v-discord-seed", "DISCORD_BOT_TOKEN=MTAdemo.discord.token0\n" + TG, "discord:\n  missed_message_backfill: true\n",
+       expect=(True, None, {"discord", "telegram"}), note="0.19's discord hook seeds extra: order only"),
+]
+CASES += VERSION_CASES
 
 BY_NAME = {c.name: c for c in CASES}

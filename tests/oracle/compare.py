@@ -1,4 +1,7 @@
-"""Run our ``check`` in-process and hold it to the oracle's answer.
+"""Run our ``check`` in-process and hold it to the oracle's answer (for one Hermes version).
+
+With a ``version``, our side judges the home for that Hermes
+(``check --hermes-version <version>``), as the oracle of that version does.
 
 What must agree (the rest of ``check``'s output is ours to design):
 
@@ -37,8 +40,8 @@ def _environ(overrides: dict | None):
                 os.environ[k] = v
 
 
-def run_ours(home: Path, host_env: dict | None = None) -> tuple[int, dict | None, str]:
-    """``python -m wizard check --home HOME --format json``, in-process.
+def run_ours(home: Path, host_env: dict | None = None, version: str | None = None) -> tuple[int, dict | None, str]:
+    """``python -m wizard check --home HOME --format json [--hermes-version VERSION]``, in-process.
 
     *host_env* (``Oracle.host_env()``) describes the same host the oracle ran on:
     PATH with its node shim, and the Hermes Python whose SDKs decide plugin
@@ -49,7 +52,7 @@ def run_ours(home: Path, host_env: dict | None = None) -> tuple[int, dict | None
     out, err = io.StringIO(), io.StringIO()
     with _environ(host_env), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
-            rc = main(["check", "--home", str(home), "--format", "json"])
+            rc = main(["check", "--home", str(home), "--format", "json", *version_args(version)])
         except SystemExit as exc:
             rc = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     text = out.getvalue()
@@ -58,6 +61,11 @@ def run_ours(home: Path, host_env: dict | None = None) -> tuple[int, dict | None
     except ValueError:
         data = None
     return rc if rc is not None else 0, data, text + err.getvalue()
+
+
+def version_args(version: str | None) -> list[str]:
+    """The CLI arguments that make our side judge for Hermes *version* (none: the detected/newest one)."""
+    return ["--hermes-version", version] if version else []
 
 
 def _enabled(ours: dict) -> set[str]:
@@ -110,10 +118,11 @@ def dump_home(home: Path, limit: int = 4000) -> str:
     return text if len(text) <= limit else text[:limit] + "\n... (truncated)"
 
 
-def report(home: Path, rc: int, ours: dict | None, raw: str, oracle: dict, problems: list[str], label: str = "") -> str:
+def report(home: Path, rc: int, ours: dict | None, raw: str, oracle: dict, problems: list[str], label: str = "",
+           version: str | None = None) -> str:
     shown = {k: oracle.get(k) for k in ("would_start", "refusal_platform", "refusal_reason", "enabled", "order", "error")}
     parts = [
-        f"our check disagrees with Hermes 0.19.0 on {label or home}:",
+        f"our check disagrees with Hermes {version or '0.19.0'} on {label or home}:",
         *[f"  - {p}" for p in problems],
         "home files:",
         dump_home(home),
@@ -125,11 +134,12 @@ def report(home: Path, rc: int, ours: dict | None, raw: str, oracle: dict, probl
     return "\n".join(parts)
 
 
-def assert_conforms(home: Path, oracle_answer: dict, label: str = "", host_env: dict | None = None) -> None:
-    rc, ours, raw = run_ours(home, host_env)
+def assert_conforms(home: Path, oracle_answer: dict, label: str = "", host_env: dict | None = None,
+                    version: str | None = None) -> None:
+    rc, ours, raw = run_ours(home, host_env, version)
     problems = mismatches(rc, ours, oracle_answer)
     if problems:
-        raise AssertionError(report(home, rc, ours, raw, oracle_answer, problems, label))
+        raise AssertionError(report(home, rc, ours, raw, oracle_answer, problems, label, version))
 
 
 def env_flag(name: str) -> bool:

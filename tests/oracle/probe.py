@@ -1,7 +1,8 @@
-"""Oracle probe: ask the real Hermes 0.19.0 whether its gateway would start.
+"""Oracle probe: ask the real Hermes (0.18.x or 0.19.0) whether its gateway would start.
 
-Runs INSIDE the oracle venv (``$HERMES_ORACLE_VENV/bin/python probe.py ...``),
-imports Hermes and never our code. For every home it prints one JSON line::
+Runs INSIDE an oracle venv (``$HERMES_ORACLE_VENV/bin/python probe.py ...``),
+imports Hermes and never our code. The same file serves every version: where
+0.18.x lacks a 0.19 name it uses what 0.18's own runner does (see ``_runner_config``). For every home it prints one JSON line::
 
     {"home", "would_start", "refusal_platform", "refusal_reason", "enabled",
      "error", "order", "debug"}
@@ -89,15 +90,23 @@ def _crashed(home: str, exc: BaseException) -> dict:
     }
 
 
+def _runner_config(gr):
+    """The config ``GatewayRunner.__init__`` builds: 0.19.0 calls ``load_gateway_config_for_runner``
+    (a profile re-scope only under multiplexing); 0.18.x plain ``load_gateway_config``."""
+    return getattr(gr, "load_gateway_config_for_runner", gr.load_gateway_config)()
+
+
 def _decide(home: str) -> dict:
     """Build the config the GatewayRunner would use and run the startup check."""
     import gateway.run as gr
 
     try:
-        cfg = gr.load_gateway_config_for_runner()
+        cfg = _runner_config(gr)
     except Exception as exc:  # Hermes would crash in GatewayRunner.__init__
         return _crashed(home, exc)
-    reason = gr._own_policy_open_startup_violation(cfg)
+    # Before 0.18.0 there is no startup refusal: no rule means no gate.
+    check = getattr(gr, "_own_policy_open_startup_violation", None)
+    reason = check(cfg) if check is not None else None
     order = [p.value for p, c in cfg.platforms.items() if c.enabled]
     debug = {
         "multiplex": bool(getattr(cfg, "multiplex_profiles", False)),
@@ -144,7 +153,7 @@ class Batch:
         # Warm-up: plugin discovery and platform registry happen on the first
         # config load; do it on the empty home so every home sees the same
         # registry (and the env mutations discovery makes are in the baseline).
-        gr.load_gateway_config_for_runner()
+        _runner_config(gr)
         self._baseline_env = dict(os.environ)
 
     def _reset(self, home: str) -> None:
@@ -158,7 +167,7 @@ class Batch:
         el.reset_secret_source_cache()
         el._SECRET_SOURCES.clear()
         el._WARNED_KEYS.clear()
-        el._WARNED_UTF32_PATHS.clear()
+        getattr(el, "_WARNED_UTF32_PATHS", set()).clear()  # 0.19.0 only
         hc._LOAD_CONFIG_CACHE.clear()
         hc._RAW_CONFIG_CACHE.clear()
         hc.invalidate_env_cache()
