@@ -12,8 +12,17 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Input, Label, RadioButton, RadioSet, Static
 
-from wizard.plan.answers import ACCESS_MODES, ACCESS_WORDS, EMPTY_ALLOWLIST, access_changes, enable_changes, id_problems, split_ids
+from screens.messages import AccessKept
 from wizard.hermes.v0_19.catalog import PLATFORMS
+from wizard.plan.answers import (
+    ACCESS_MODES,
+    ACCESS_WORDS,
+    EMPTY_ALLOWLIST,
+    access_changes,
+    enable_changes,
+    id_problems,
+    split_ids,
+)
 
 HELP = """# Who may use the agent
 
@@ -120,7 +129,4 @@ class AccessScreen(Screen):
         if mode != "disabled":
             changes = enable_changes(report, self.platform, True) + changes
         self.app.set_answer(self.platform, "access", changes)
-        from screens.platforms_screen import PlatformsScreen
-
-        while not isinstance(self.app.screen, PlatformsScreen) and len(self.app.screen_stack) > 2:
-            self.app.pop_screen()
+        self.app.post_message(AccessKept(self.platform))

@@ -1,5 +1,7 @@
-"""The Textual app: owns the state (home, report, pending answers) and is the only
-place that applies a plan.  Screens ask and explain; they post answers here.
+"""The Textual app: owns the state (home, report, pending answers) and the navigation, and is
+the only place that applies a plan.  Screens ask and explain; they post answers here, and post a
+message (screens/messages.py) when the user moves on.  This is the only module that imports
+screen classes, so screens never import each other.
 
 `WizardApp(home, mode="setup"|"doctor").run()` returns `AppOutcome`; the CLI prints
 "No changes were made." when nothing was applied.
@@ -13,11 +15,27 @@ from pathlib import Path
 from textual.app import App
 from textual.binding import Binding
 
-from wizard.plan.answers import build_plan, preview
-from wizard.write.apply import ApplyError, ApplyResult, apply_plan
+from screens.access_screen import AccessScreen
+from screens.findings_screen import FindingsScreen
+from screens.help_screen import HelpScreen
+from screens.home_screen import HomeScreen
+from screens.messages import (
+    AccessKept,
+    ChangesApplied,
+    CredentialsKept,
+    PlatformChosen,
+    PlatformsRequested,
+    ReviewRequested,
+)
+from screens.platform_screen import PlatformScreen
+from screens.platforms_screen import PlatformsScreen
+from screens.result_screen import ResultScreen
+from screens.review_screen import ReviewScreen
 from wizard.core.bundled import stylesheet
 from wizard.judge.engine import HomeReport, evaluate
+from wizard.plan.answers import build_plan, preview
 from wizard.plan.changes import Change, Plan
+from wizard.write.apply import ApplyError, ApplyResult, apply_plan
 
 CSS_FILE = stylesheet()
 
@@ -77,18 +95,30 @@ class WizardApp(App[AppOutcome]):
 
     # -- lifecycle ----------------------------------------------------------------------------------------------
     def on_mount(self) -> None:
-        if self.mode == "doctor":
-            from screens.findings_screen import FindingsScreen
+        self.push_screen(FindingsScreen() if self.mode == "doctor" else HomeScreen())
 
-            self.push_screen(FindingsScreen())
-        else:
-            from screens.home_screen import HomeScreen
+    # -- navigation: screens post what happened; only the App knows which screen comes next ---------------------
+    def on_platforms_requested(self, message: PlatformsRequested) -> None:
+        self.push_screen(PlatformsScreen())
 
-            self.push_screen(HomeScreen())
+    def on_platform_chosen(self, message: PlatformChosen) -> None:
+        self.push_screen(PlatformScreen(message.platform))
+
+    def on_credentials_kept(self, message: CredentialsKept) -> None:
+        self.push_screen(AccessScreen(message.platform))
+
+    def on_access_kept(self, message: AccessKept) -> None:
+        # Back past the platform's own screens to the list (the bottom two are the default screen and the first).
+        while not isinstance(self.screen, PlatformsScreen) and len(self.screen_stack) > 2:
+            self.pop_screen()
+
+    def on_review_requested(self, message: ReviewRequested) -> None:
+        self.push_screen(ReviewScreen())
+
+    def on_changes_applied(self, message: ChangesApplied) -> None:
+        self.push_screen(ResultScreen(message.result))
 
     def action_help(self) -> None:
-        from screens.help_screen import HelpScreen
-
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(getattr(self.screen, "HELP", "") or "No help for this screen."))
 

@@ -8,8 +8,10 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Label, RadioButton, RadioSet, Static
 
-from wizard.plan.repairs import RepairOptions, plan_repairs
+from screens.messages import PlatformsRequested, ReviewRequested
 from wizard.core.safetext import visible, visible_lines
+from wizard.faces.wording import verdict_words
+from wizard.plan.repairs import RepairOptions, plan_repairs
 
 HELP = """# Doctor
 
@@ -31,8 +33,6 @@ class FindingsScreen(Screen):
                 Binding("escape", "app.quit_wizard", "Quit")]
 
     def compose(self) -> ComposeResult:
-        from screens.home_screen import verdict_words
-
         report = self.app.report
         words, ok = verdict_words(report)
         yield Header()
@@ -41,7 +41,8 @@ class FindingsScreen(Screen):
             yield Static(visible_lines(words), classes="verdict-ok" if ok else "verdict-bad", id="verdict",
                          markup=False)
             shown = [f for f in report.findings if f.severity != "info"] or report.findings
-            lines = [f"{MARK[f.severity]} {f.code} {visible(f.platform or 'home')}: {visible(f.message)}" for f in shown]
+            lines = [f"{MARK[f.severity]} {f.code} {visible(f.platform or 'home')}: {visible(f.message)}"
+                     for f in shown]
             yield Static("\n".join(lines) or "No problems found.", id="findings", markup=False)
             if report.violations:
                 yield Label("Open policies without opt-in become:", classes="field-label")
@@ -87,11 +88,7 @@ class FindingsScreen(Screen):
          "quit": self.app.action_quit_wizard}[event.button.id or "quit"]()
 
     def action_review(self) -> None:
-        from screens.review_screen import ReviewScreen
-
-        self.app.push_screen(ReviewScreen())
+        self.app.post_message(ReviewRequested())
 
     def action_platforms(self) -> None:
-        from screens.platforms_screen import PlatformsScreen
-
-        self.app.push_screen(PlatformsScreen())
+        self.app.post_message(PlatformsRequested())

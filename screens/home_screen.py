@@ -8,8 +8,10 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Select, Static
 
-from wizard.read.homes import list_profiles
+from screens.messages import PlatformsRequested
 from wizard.core.safetext import visible_lines
+from wizard.faces.wording import verdict_words
+from wizard.read.homes import list_profiles
 
 HELP = """# Home
 
@@ -20,17 +22,6 @@ gateway keeps there. The verdict is what Hermes 0.19 itself would decide at star
 * **Continue** (Enter) lists every platform Hermes supports.
 * Nothing is written until you confirm on the Review screen.
 """
-
-
-def verdict_words(report) -> tuple[str, bool]:
-    if report.effective.crash:
-        return f"✗ The gateway will not start: {report.effective.crash}", False
-    if report.violations:
-        first = report.violations[0]
-        return (f"✗ The gateway will refuse to start because {first.platform} has an open policy without an "
-                f"allow-all opt-in (and then exits 0, so a service restarts it forever)."), False
-    enabled = [row.name for row in report.rows if row.enabled]
-    return f"✓ The gateway will start ({', '.join(enabled) or 'no messaging platforms yet'}).", True
 
 
 class HomeScreen(Screen):
@@ -47,7 +38,8 @@ class HomeScreen(Screen):
                 yield Select([(name, name) for name, _ in profiles], value=app.profile, allow_blank=False,
                              id="profile")
             words, ok = verdict_words(app.report)
-            yield Static(visible_lines(words), classes="verdict-ok" if ok else "verdict-bad", id="verdict", markup=False)
+            yield Static(visible_lines(words), classes="verdict-ok" if ok else "verdict-bad", id="verdict",
+                         markup=False)
             yield Static(visible_lines(self._summary()), id="summary", classes="hint", markup=False)
             with Horizontal(classes="buttons"):
                 yield Button("Continue", variant="primary", id="continue")
@@ -83,6 +75,4 @@ class HomeScreen(Screen):
             self.action_continue()
 
     def action_continue(self) -> None:
-        from screens.platforms_screen import PlatformsScreen
-
-        self.app.push_screen(PlatformsScreen())
+        self.app.post_message(PlatformsRequested())

@@ -9,10 +9,11 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Input, Label, Static
 
-from wizard.plan.answers import credential_changes, credential_error
-from wizard.hermes.v0_19.catalog import PLATFORMS
-from wizard.plan.changes import is_secret_name
+from screens.messages import CredentialsKept
 from wizard.core.safetext import visible_lines
+from wizard.hermes.v0_19.catalog import PLATFORMS
+from wizard.plan.answers import credential_changes, credential_error
+from wizard.plan.changes import is_secret_name
 
 HELP = """# Platform
 
@@ -97,6 +98,4 @@ class PlatformScreen(Screen):
                 return
             values[key] = value
         self.app.set_answer(self.platform, "credentials", credential_changes(self.app.report, self.platform, values))
-        from screens.access_screen import AccessScreen
-
-        self.app.push_screen(AccessScreen(self.platform))
+        self.app.post_message(CredentialsKept(self.platform))

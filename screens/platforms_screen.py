@@ -9,8 +9,9 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
-from wizard.hermes.v0_19.catalog import PLATFORMS
+from screens.messages import PlatformChosen, ReviewRequested
 from wizard.core.safetext import visible
+from wizard.hermes.v0_19.catalog import PLATFORMS
 
 HELP = """# Platforms
 
@@ -85,11 +86,7 @@ class PlatformsScreen(Screen):
             self._open(str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value))
 
     def _open(self, name: str) -> None:
-        from screens.platform_screen import PlatformScreen
-
-        self.app.push_screen(PlatformScreen(name))
+        self.app.post_message(PlatformChosen(name))
 
     def action_review(self) -> None:
-        from screens.review_screen import ReviewScreen
-
-        self.app.push_screen(ReviewScreen())
+        self.app.post_message(ReviewRequested())

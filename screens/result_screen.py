@@ -9,6 +9,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Static
 
 from wizard.core.safetext import visible_lines
+from wizard.faces.wording import verdict_words
 
 HELP = """# Applied
 
@@ -26,8 +27,6 @@ class ResultScreen(Screen):
         self.result = result
 
     def compose(self) -> ComposeResult:
-        from screens.home_screen import verdict_words
-
         report = self.result.report
         words, ok = verdict_words(report)
         yield Header()

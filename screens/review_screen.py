@@ -9,8 +9,10 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Static, TextArea
 
-from wizard.plan.changes import render_diff
+from screens.messages import ChangesApplied
 from wizard.core.safetext import visible_lines
+from wizard.faces.wording import verdict_words
+from wizard.plan.changes import render_diff
 
 HELP = """# Review
 
@@ -23,8 +25,6 @@ the files back and judges them again. Esc goes back to change your answers.
 
 
 def verdict_after(report) -> tuple[str, bool]:
-    from screens.home_screen import verdict_words
-
     words, ok = verdict_words(report)
     return "After these changes: " + words.lstrip("✓✗ "), ok
 
@@ -60,6 +60,4 @@ class ReviewScreen(Screen):
         except ApplyError as exc:
             self.query_one("#message", Static).update(visible_lines(str(exc)))
             return
-        from screens.result_screen import ResultScreen
-
-        self.app.push_screen(ResultScreen(result))
+        self.app.post_message(ChangesApplied(result))
