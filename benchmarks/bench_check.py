@@ -125,22 +125,49 @@ def benches(tmp: Path, args) -> list[Bench]:
     return out
 
 
+# Children are started by a small launcher process, never by this one: a child's peak RSS
+# (ru_maxrss) includes the memory of the process it was forked from, and this benchmark's own
+# process is bigger than the commands it measures (it would put a floor under every figure).
+_LAUNCHER = r"""
+import json, os, subprocess, sys, time
+for line in sys.stdin:
+    job = json.loads(line)
+    sink = open(job["out"], "w") if job["out"] else subprocess.DEVNULL
+    start = time.perf_counter()
+    proc = subprocess.Popen(job["argv"], env=job["env"], stdin=subprocess.DEVNULL, stdout=sink,
+                            stderr=subprocess.STDOUT)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    if job["out"]:
+        sink.close()
+    print(json.dumps([wall, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status)]), flush=True)
+"""
+_launcher: subprocess.Popen | None = None
+
+
+def _launch(argv: list[str], env: dict[str, str], out: str | None) -> tuple[float, float, int]:
+    global _launcher
+    if _launcher is None:
+        _launcher = subprocess.Popen([sys.executable, "-S", "-c", _LAUNCHER], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True)
+    assert _launcher.stdin is not None and _launcher.stdout is not None
+    _launcher.stdin.write(json.dumps({"argv": argv, "env": env, "out": out}) + "\n")
+    _launcher.stdin.flush()
+    wall, rss, rc = json.loads(_launcher.stdout.readline())
+    return wall, rss, rc
+
+
 def run_once(bench: Bench, capture: bool = False) -> tuple[float, float, int, str]:
     """(wall seconds, peak RSS MiB, exit code, output if captured) of one child."""
     argv = bench.argv()
-    sink = tempfile.TemporaryFile("w+") if capture else None
-    start = time.perf_counter()
-    proc = subprocess.Popen(argv, env=bench.env, stdin=subprocess.DEVNULL,
-                            stdout=sink or subprocess.DEVNULL, stderr=subprocess.STDOUT)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    text = ""
-    if sink:
-        sink.seek(0)
-        text = sink.read()
-        sink.close()
-    return wall, usage.ru_maxrss / 1024, proc.returncode, text  # ru_maxrss is KiB on Linux
+    out = tempfile.NamedTemporaryFile("r", delete=False) if capture else None
+    try:
+        wall, rss, rc = _launch(argv, bench.env, out.name if out else None)
+        return wall, rss, rc, (out.read() if out else "")
+    finally:
+        if out:
+            out.close()
+            os.unlink(out.name)
 
 
 def measure(all_benches: list[Bench]) -> list[str]:
@@ -181,7 +208,7 @@ class Target:
 TARGETS = [
     Target("check / baseline (wall, median)",
            lambda f: f["check-json"]["wall_median_s"] / f["baseline"]["wall_median_s"],
-           "<=", 1.5, "x"),
+           "<=", 1.15, "x"),
     Target("hermes / check (wall, median)",
            lambda f: f["hermes"]["wall_median_s"] / f["check-json"]["wall_median_s"],
            ">=", 20, "x"),
@@ -191,7 +218,7 @@ TARGETS = [
     # The gate runs before every service start: it is held to the `check` targets.
     Target("check --gate / baseline (wall, median)",
            lambda f: f["gate-refuse"]["wall_median_s"] / f["baseline"]["wall_median_s"],
-           "<=", 1.5, "x"),
+           "<=", 1.15, "x"),
     Target("check --gate peak RSS (median)", lambda f: f["gate-refuse"]["rss_median_mib"], "<", 30, "MiB"),
 ]
 
