@@ -10,7 +10,7 @@ from textual.widgets import Button, Footer, Header, Label, RadioButton, RadioSet
 
 from screens.messages import PlatformsRequested, ReviewRequested
 from wizard.core.safetext import visible, visible_lines
-from wizard.faces.wording import verdict_words
+from wizard.faces.wording import tilde, verdict_words
 from wizard.plan.repairs import RepairOptions, plan_repairs
 
 HELP = """# Doctor
@@ -24,7 +24,6 @@ ones `hermes-wizard doctor --fix` uses:
 **Review** (R) shows the exact changes before anything is written. **Platforms** (P) edits platforms by hand.
 """
 
-MARK = {"error": "✗", "warning": "!", "info": "·"}
 
 
 class FindingsScreen(Screen):
@@ -37,11 +36,11 @@ class FindingsScreen(Screen):
         words, ok = verdict_words(report)
         yield Header()
         with VerticalScroll(id="body"):
-            yield Static(visible_lines(f"Hermes home: {self.app.home}"), classes="title", markup=False)
+            yield Static(visible_lines(tilde(f"Hermes home: {self.app.home}")), classes="title", markup=False)
             yield Static(visible_lines(words), classes="verdict-ok" if ok else "verdict-bad", id="verdict",
                          markup=False)
             shown = [f for f in report.findings if f.severity != "info"] or report.findings
-            lines = [f"{MARK[f.severity]} {f.code} {visible(f.platform or 'home')}: {visible(f.message)}"
+            lines = [f"{f.severity.glyph} {f.code} {visible(f.platform or 'home')}: {visible(tilde(f.message))}"
                      for f in shown]
             yield Static("\n".join(lines) or "No problems found.", id="findings", markup=False)
             if report.violations:
@@ -78,7 +77,8 @@ class FindingsScreen(Screen):
         repair = plan_repairs(self.app.report, options)
         self.app.set_answer(None, "repair", list(repair.plan.changes))
         notes = list(repair.notes) + [f"not fixed: {line}" for line in repair.unfixable]
-        self.query_one("#plan-notes", Static).update("\n".join(visible(note) for note in notes) or "Nothing to fix.")
+        self.query_one("#plan-notes", Static).update("\n".join(visible(tilde(note)) for note in notes)
+                                                     or "Nothing to fix.")
 
     def on_radio_set_changed(self, event: RadioSet.Changed) -> None:
         self._replan()

@@ -10,7 +10,7 @@ from textual.widgets import Button, Footer, Header, Select, Static
 
 from screens.messages import PlatformsRequested
 from wizard.core.safetext import visible_lines
-from wizard.faces.wording import verdict_words
+from wizard.faces.wording import tilde, verdict_words
 from wizard.read.homes import list_profiles
 
 HELP = """# Home
@@ -32,7 +32,8 @@ class HomeScreen(Screen):
         app = self.app
         yield Header()
         with VerticalScroll(id="body"):
-            yield Static(visible_lines(f"Hermes home: {app.home}"), classes="title", id="home-path", markup=False)
+            yield Static(visible_lines(tilde(f"Hermes home: {app.home}")), classes="title", id="home-path",
+                         markup=False)
             profiles = list_profiles(app.home if app.profile == "default" else app.home.parent.parent)
             if len(profiles) > 1:
                 yield Select([(name, name) for name, _ in profiles], value=app.profile, allow_blank=False,

@@ -9,7 +9,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Static
 
 from wizard.core.safetext import visible_lines
-from wizard.faces.wording import verdict_words
+from wizard.faces.wording import tilde, verdict_words
 
 HELP = """# Applied
 
@@ -32,7 +32,7 @@ class ResultScreen(Screen):
         yield Header()
         with VerticalScroll(id="body"):
             yield Static(visible_lines(f"Written: {', '.join(self.result.written)}"), classes="title", markup=False)
-            yield Static(visible_lines(f"Backup: {self.result.backup}/"), classes="hint", markup=False)
+            yield Static(visible_lines(tilde(f"Backup: {self.result.backup}/")), classes="hint", markup=False)
             yield Static(visible_lines(("Verified: " if ok else "Written, but: ") + words.lstrip("✓✗ ")),
                          classes="verdict-ok" if ok else "verdict-bad", id="verified", markup=False)
             yield Static("Next: restart the gateway once, e.g. `systemctl --user restart hermes-gateway`."

@@ -2,8 +2,7 @@
 
 Everything runs once per Hermes version in ``oracle.VERSIONS``: the oracle of that version
 decides which homes violate and judges the repaired ones, and our side (doctor, check) is
-told that version (``--hermes-version``). The older versions draw fewer homes (``BUDGET``)
-to keep the suite's run time reasonable.
+told that version (``--hermes-version``), each with the same budget (``BUDGET``).
 
 The homes: every VIOLATING one (Hermes's own startup gate refuses it; the oracle
 decides, tests/oracle/) among at least ``BUDGET[version][1]`` distinct
@@ -78,7 +77,8 @@ PER_RUN = 10
 _RUNS = int(os.environ.get("REPAIR_RUNS", "0") or 0)
 # version -> (hypothesis runs, generated homes Hermes refuses (each repaired and judged again), of those
 # repaired with --open-policy optin, and with allowlist). 0.19.0: 1400 draws, ~1110 distinct, ~310 violating.
-BUDGET = {"0.19.0": (max(_RUNS, 140), 300, 50), "0.18.2": (max(_RUNS, 40), 80, 15)}
+# Every modelled version's suite is as large as 0.19.0's was before versions were modelled (issue 9).
+BUDGET = {"0.19.0": (max(_RUNS, 140), 300, 50), "0.18.2": (max(_RUNS, 140), 300, 50)}
 GATE_TRUE = {"true", "1", "yes"}  # what Hermes's gate accepts as an opt-in (lower-cased, not stripped)
 MEANT_TRUE = GATE_TRUE | {"on"}  # what a user evidently meant as one (compared stripped)
 ALLOWLIST_ENV = re.compile(r"ALLOWED_(USERS|CHATS|GROUPS)$|ALLOW_FROM$|ALLOWLIST", re.I)

@@ -1,6 +1,7 @@
 """SVG snapshots of every screen at 80×24 and 120×36; no secret may appear in any of them.
 
-The home lives at a fixed path so the screens (which show it) are reproducible.
+The home is `~/.hermes` of a per-run HOME, so the screens (which show it as `~/.hermes`) are the
+same on every run and machine, and two runs never share a folder.
 Regenerate after an intended UI change with `scripts/test.sh tests/tui --snapshot-update`.
 """
 
@@ -15,20 +16,18 @@ from textual.widgets import DataTable, Input
 from screens.app import WizardApp
 
 DEMO = Path(__file__).resolve().parents[2] / "assets" / "homes" / "death-loop"
-FIXED_HOME = Path("/tmp/hermes-wizard-snapshots/home")
 SIZES = [(80, 24), (120, 36)]
 SECRETS = ["AAHdemoTokenNotRealNotReal_0123456789", "demo-ilink-token-0000000000000000", "sk-or-v1-0demo0000",
            "TypedSecretToken_abcdefghijklmnopqrstuvwxyz"]
 
 
 @pytest.fixture
-def home() -> Path:
-    if FIXED_HOME.exists():
-        shutil.rmtree(FIXED_HOME)
-    shutil.copytree(DEMO, FIXED_HOME)
-    (FIXED_HOME / ".env").chmod(0o600)
-    yield FIXED_HOME
-    shutil.rmtree(FIXED_HOME, ignore_errors=True)
+def home(tmp_path: Path, monkeypatch) -> Path:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    path = tmp_path / ".hermes"
+    shutil.copytree(DEMO, path)
+    (path / ".env").chmod(0o600)
+    return path
 
 
 async def to_platforms(pilot):

@@ -21,3 +21,12 @@ def verdict_words(report) -> tuple[str, bool]:
                 f"allow-all opt-in (and then exits 0, so a service restarts it forever)."), False
     enabled = [row.name for row in report.rows if row.enabled]
     return f"✓ The gateway will start ({', '.join(enabled) or 'no messaging platforms yet'}).", True
+
+
+def tilde(text: str) -> str:
+    """`text` with the user's home directory written `~` (as a shell prompt shows it): shorter on an
+    80-column screen, and the same on every machine for the same home layout."""
+    import os
+
+    home = os.path.expanduser("~").rstrip("/")
+    return text.replace(home + "/", "~/") if len(home) > 1 else text  # never for a home of "/"
