@@ -177,3 +177,23 @@ def test_an_editable_install_is_found_and_its_checkout_gives_the_version(demo):
     (info / "direct_url.json").write_text(json.dumps({"url": checkout.as_uri(), "dir_info": {"editable": True}}))
     found = detect(demo, None, {})
     assert found.site_packages == site and found.code_root == checkout and found.version == "0.19.0"
+
+
+def test_a_utf16_env_is_rewritten_as_utf8_for_a_hermes_that_reads_it_as_utf8(capsys, tmp_path):
+    """Hermes 0.18 reads a UTF-16 .env as UTF-8 (its first key lost, the file rewritten that way at start);
+    0.19 decodes it. The doctor converts it only for the version that mangles it, and once."""
+    home = tmp_path / "home"
+    home.mkdir()
+    text = "WEIXIN_ALLOW_ALL_USERS=true\nWEIXIN_ACCOUNT_ID=b0f3@im.bot\nWEIXIN_TOKEN=ilink-tok-123456\nWEIXIN_DM_POLICY=open\n"
+    (home / ".env").write_bytes(text.encode("utf-16"))
+    (home / ".env").chmod(0o600)
+    assert main(["check", "--home", str(home), "--hermes-version", "0.19.0"]) == 0
+    assert main(["check", "--home", str(home), "--hermes-version", "0.18.2"]) == 78  # the opt-in key was the first
+    capsys.readouterr()
+    assert main(["doctor", "--home", str(home), "--fix", "--yes", "--open-policy", "optin",
+                 "--hermes-version", "0.18.2"]) == 0
+    out = capsys.readouterr().out
+    assert ".env: UTF-16 → UTF-8" in out and "+++ .env encoding utf-8" in out
+    assert (home / ".env").read_bytes() == text.encode("utf-8")
+    assert main(["doctor", "--home", str(home), "--dry-run", "--hermes-version", "0.18.2"]) == 0
+    assert "Nothing to fix." in capsys.readouterr().out

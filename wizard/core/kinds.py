@@ -59,6 +59,7 @@ class ChangeAction(_Word):
     DISABLE = "disable"  # an env line is commented out, reversibly (#hermes-wizard-off:)
     RESTORE = "restore"  # such a comment is undone
     MODE = "mode"  # the file's mode becomes `after` (octal)
+    REENCODE = "reencode"  # the file is written as UTF-8 (`before` names its encoding)
 
 
 class TransportState(_Word):

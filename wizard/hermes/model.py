@@ -23,6 +23,7 @@ class Model:
 
     # --- .env loading -------------------------------------------------------------------
     loads_op_env: bool  # `$HERMES_HOME/.op.env` (1Password) is loaded
+    reads_utf16_env: bool  # a UTF-16 `.env` (with its BOM) is decoded, not read as UTF-8 and mangled
 
     def decode_env(self, raw: bytes) -> tuple[str, str, bool]:
         """(the text python-dotenv parses, an encoding label, does the sanitizer rewrite the file?)"""

@@ -81,9 +81,12 @@ def planned_contents(plan: Plan, current: dict[str, bytes | None] | None = None)
     current = current if current is not None else {name: read_bytes(plan.home / name) for name in (ENV, YAML)}
     out: dict[str, bytes] = {}
     env_edits = planned_env_edits(plan)
-    if env_edits:
+    reencode = any(c.file == ENV and c.action == ChangeAction.REENCODE for c in plan.changes)
+    if env_edits or reencode:
         text, encode = decode_env(current.get(ENV) or b"")
-        out[ENV] = encode(apply_edits(text, env_edits))
+        if reencode:
+            encode = _utf8
+        out[ENV] = encode(apply_edits(text, env_edits) if env_edits else text)
         if problem := env_misreads(out[ENV], env_edits):
             raise UnwritableFile(f".env: {problem}; nothing is written this way")
     yaml_changes = [c for c in plan.changes if c.file == YAML]
@@ -95,8 +98,23 @@ def planned_contents(plan: Plan, current: dict[str, bytes | None] | None = None)
     return out
 
 
+def _shown_text(name: str, raw: bytes) -> str:
+    """A file's text for the diff: `.env` decoded in its own encoding (a UTF-16 one is not shown as NULs)."""
+    if name == ENV:
+        try:
+            return decode_env(raw)[0]
+        except UnwritableFile:
+            pass
+    return raw.decode("utf-8", "replace")
+
+
 def planned_env_edits(plan: Plan) -> list[EnvEdit]:
-    return [_env_edit(c) for c in plan.changes if c.file == ENV and c.action != ChangeAction.MODE]
+    return [_env_edit(c) for c in plan.changes
+            if c.file == ENV and c.action not in (ChangeAction.MODE, ChangeAction.REENCODE)]
+
+
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
 
 
 class UnwritableFile(ValueError):
@@ -158,9 +176,10 @@ def _env_edit(change: Change) -> EnvEdit:
     return EnvEdit(change.key, change.after or "")
 
 
-def _yaml_value(text: str | None):
+def _yaml_value(text: str | None) -> bool | str | None:
     """Changes carry text; YAML booleans are written as booleans."""
-    return {"true": True, "false": False}.get(text, text)
+    booleans: dict[str | None, bool] = {"true": True, "false": False}
+    return booleans.get(text, text)
 
 
 def _masked_lines(name: str, text: str, secret_keys: set[str]) -> tuple[list[str], set[str]]:
@@ -206,15 +225,16 @@ def render_diff(plan: Plan, current: dict[str, bytes | None] | None = None) -> s
     secret_keys = {c.key for c in plan.changes if c.secret}
     sides, secrets = {}, set()
     for name, after in sorted(new.items()):
-        before_lines, before_values = _masked_lines(name, (current.get(name) or b"").decode("utf-8", "replace"),
-                                                    secret_keys)
-        after_lines, after_values = _masked_lines(name, after.decode("utf-8", "replace"), secret_keys)
+        before_lines, before_values = _masked_lines(name, _shown_text(name, current.get(name) or b""), secret_keys)
+        after_lines, after_values = _masked_lines(name, _shown_text(name, after), secret_keys)
         sides[name] = before_lines, after_lines
         secrets |= before_values | after_values
     shown = lambda lines: [visible(scrub(line, secrets)) + "\n" for line in lines]
     chunks = ["".join(difflib.unified_diff(shown(before), shown(after), name, name, n=0))
               for name, (before, after) in sides.items()]
     for change in plan.changes:
+        if change.action == ChangeAction.REENCODE:
+            chunks.append(f"--- {change.file} encoding {change.before}\n+++ {change.file} encoding {change.after}\n")
         if change.action == ChangeAction.MODE:
             chunks.append(f"--- {change.file} mode {change.before}\n+++ {change.file} mode {change.after}\n")
     return "".join(chunks)

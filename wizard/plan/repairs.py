@@ -41,11 +41,12 @@ class Repair:
     plan: Plan
     notes: tuple[str, ...]
     unfixable: tuple[str, ...]
-    after: HomeReport | None  # the simulated verdict once the plan is applied
+    after: HomeReport  # the simulated verdict once the plan is applied (the report itself without a plan)
 
 
 def plan_repairs(report: HomeReport, options: RepairOptions = RepairOptions()) -> Repair:
     builder = _Builder(report, options)
+    builder.fix_env_encoding()  # first: every later candidate is judged as written in UTF-8
     builder.fix_allow_all_spelling()
     disabled = builder.disable_dead_transports()
     builder.fix_open_policies(skip=disabled)
@@ -73,7 +74,8 @@ class _Builder:
             return plan
         current = {name: read_bytes(plan.home / name) for name in (ENV, YAML)}
         contents = planned_contents(plan, current)
-        kept = [c for c in plan.changes if c.action == ChangeAction.MODE or contents.get(c.file) != current.get(c.file)]
+        kept = [c for c in plan.changes if c.action in (ChangeAction.MODE, ChangeAction.REENCODE)
+                or contents.get(c.file) != current.get(c.file)]
         return Plan(plan.home, plan.fingerprints, tuple(kept))
 
     def simulate(self, changes) -> HomeReport:
@@ -215,6 +217,7 @@ class _Builder:
 
     def _policy_attempts(self, violation, current: HomeReport):
         name, spec = violation.platform, PLATFORMS[violation.platform]
+        assert spec.gate is not None  # a violation of the startup gate names a gated platform
         if self.options.open_policy == "optin":
             yield [self._env_set(spec.gate.allow_all_env, "true", name, "explicit opt-in to open access")]
             return
@@ -245,6 +248,7 @@ class _Builder:
 
     def _policy_notes(self, violation) -> list[str]:
         name, spec = violation.platform, PLATFORMS[violation.platform]
+        assert spec.gate is not None  # a violation of the startup gate names a gated platform
         if self.options.open_policy == "optin":
             return [f"{name}: kept open, {spec.gate.allow_all_env}=true (anyone who can reach the bot can use "
                     "the agent)"]
@@ -252,6 +256,18 @@ class _Builder:
         why = {"pairing": "no allow-all opt-in was set; pairing keeps strangers out",
                "allowlist": f"only IDs listed in {spec.allowlist_env} or allow_from get in"}[target]
         return [f"{name}: {side} open → {target} ({why})" for side in violation.open_sides()]
+
+    def fix_env_encoding(self) -> None:
+        """A UTF-16 `.env` under a Hermes that reads it as UTF-8 (0.18): its first key is lost, and Hermes
+        rewrites the file that way for good at its next start.  Written as UTF-8 it reads as it looks."""
+        from wizard.hermes.models import model_for
+
+        env = self.snapshot.env
+        if env.encoding == "utf-16" and not model_for(self.report.hermes).reads_utf16_env:
+            self.changes.insert(0, Change(ENV, "<encoding>", "utf-16", "utf-8", ChangeAction.REENCODE,
+                                          reason="this Hermes reads a UTF-16 .env as UTF-8"))
+            self.notes.append(f".env: UTF-16 → UTF-8 (Hermes {self.report.hermes.judged_as} reads it as UTF-8, "
+                              "losing its first key)")
 
     def fix_env_mode(self) -> None:
         env = self.snapshot.env

@@ -26,6 +26,7 @@ _CHECK_FN_ENV = {"mattermost": ("MATTERMOST_TOKEN", "MATTERMOST_URL"), "homeassi
 
 class Hermes0182(Hermes019):
     version = "0.18.2"
+    reads_utf16_env = False  # env_loader.py:190-193 reads utf-8-sig, errors=replace: the first key is lost
     nested_gateway_fallbacks = False  # gateway.session_reset & co. are 0.19 (0.19.0 config.py:1245)
     discord_seeds_extra = False  # the discord hook returns None (0.18.2 config.py:8202)
     telegram_free_response_topics = False

@@ -13,6 +13,7 @@ from wizard.hermes.v0_19 import envfile, envrules
 class Hermes019(Model):
     version = "0.19.0"
     loads_op_env = True
+    reads_utf16_env = True
     nested_gateway_fallbacks = True
     discord_seeds_extra = True
     telegram_free_response_topics = True
