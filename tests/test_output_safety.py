@@ -189,3 +189,17 @@ def test_a_crlf_error_line_does_not_shift_the_masks(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "-WEIXIN_DM_POLICY = OPEN" in out and "+WEIXIN_DM_POLICY = pairing" in out
     assert "ilink-token-7f3a9c01" not in out and "qq-secret-9z8y" not in out
+
+
+def test_a_multi_line_secret_does_not_shift_the_masks_after_it(tmp_path, capsys):
+    """A quoted secret spanning lines: the lines after it keep their own masks (a loop once reused the
+    parser's position variable and moved every later mask)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".env").write_text('WEIXIN_DM_POLICY=open\nAPI_TOKEN="line-one-secret\nline-two-secret\nz"\n'
+                               'WEIXIN_TOKEN=ilink-token-77\nWEIXIN_ACCOUNT_ID=b0f5@im.bot\n')
+    (home / ".env").chmod(0o600)
+    main(["doctor", "--home", str(home), "--dry-run"])
+    out = capsys.readouterr().out
+    assert "-WEIXIN_DM_POLICY=open" in out and "+WEIXIN_DM_POLICY=pairing" in out
+    assert "line-one-secret" not in out and "line-two-secret" not in out and "ilink-token-77" not in out

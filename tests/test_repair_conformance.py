@@ -428,6 +428,16 @@ def _yaml_allowlists(state: dict) -> dict:
     return found
 
 
+def _env_text(raw: bytes) -> str:
+    """A .env's text in its own encoding (a UTF-16 one converted to UTF-8 is the same text)."""
+    from wizard.plan.changes import UnwritableFile, decode_env
+
+    try:
+        return decode_env(raw)[0]
+    except UnwritableFile:
+        return raw.decode("utf-8", "replace")
+
+
 def opened(item: Repaired) -> list[tuple[str, str | None]]:
     """Every way the repair opened access (none is excused)."""
     problems = []
@@ -441,7 +451,7 @@ def opened(item: Repaired) -> list[tuple[str, str | None]]:
         problems.append((f"config.yaml allowlists changed: {yaml_b} -> {yaml_a}", None))
     seen_b = (item.before.get("debug") or {}).get("env") or {}  # what Hermes read, before and after
     seen_a = ((item.after or {}).get("debug") or {}).get("env") or {}
-    lines = [[ln.strip() for ln in (s[".env"] or (b"",))[0].decode("utf-8", "replace").splitlines()
+    lines = [[ln.strip() for ln in _env_text((s[".env"] or (b"",))[0]).splitlines()
               if ALLOW_ALL in ln] for s in (item.files_before, item.files_after)]
     if lines[0] != lines[1] or seen_a.get(ALLOW_ALL) != seen_b.get(ALLOW_ALL):
         problems.append((f"{ALLOW_ALL} added or set: {lines[0]} -> {lines[1]} (Hermes reads "

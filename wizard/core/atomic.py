@@ -74,7 +74,8 @@ class Lock:
     """`<home>/.hermes-wizard.lock`: a regular file of the home's owner, never a link."""
 
     def __init__(self, home: HomeDir) -> None:
-        self.home, self.fd = home, None
+        self.home = home
+        self.fd: int | None = None
 
     def __enter__(self):
         import fcntl
@@ -121,6 +122,8 @@ def write_atomic(at: At | Path, data: bytes, ops: FileOps, mode: int | None = No
             return write_atomic(At(parent, at.name, at), data, ops, mode, on_replaced, owner, expect, changed)
         finally:
             os.close(parent)
+    uid: int | None  # None: a new file outside any home keeps the writer's owner
+    gid: int | None
     try:
         st = os.stat(at.name, dir_fd=at.dir_fd, follow_symlinks=False)
         if stat.S_ISDIR(st.st_mode):
@@ -131,7 +134,7 @@ def write_atomic(at: At | Path, data: bytes, ops: FileOps, mode: int | None = No
         uid, gid = (owner.uid, owner.gid) if owner is not None else (None, None)
     tmp = At(at.dir_fd, f".{at.name}{TMP_MARK}{os.getpid()}", at.path.with_name(f".{at.name}{TMP_MARK}{os.getpid()}"))
     fd = ops.open_tmp(tmp)
-    held = None  # the old file, kept open across the rename to see a write that lands on it
+    held: int | None = None  # the old file, kept open across the rename to see a write that lands on it
     try:
         try:
             ops.write(fd, data)

@@ -12,12 +12,14 @@ Contract: instances are ordinary mutable objects with `__slots__`-free attribute
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 _MISSING = object()
 _T = TypeVar("_T")
 
 if TYPE_CHECKING:  # type checkers see `record` as the dataclass it stands in for (PEP 681)
+    from collections.abc import Callable
+
     from typing_extensions import dataclass_transform
 
     def factory(make: Callable[[], _T]) -> _T: ...  # an ordinary default value to the checker
@@ -73,7 +75,8 @@ def record(cls: type[_T]) -> type[_T]:
     def __hash__(self):
         return hash(tuple(getattr(self, n) for n in names))
 
-    cls.__init__, cls.__eq__, cls.__repr__, cls.__hash__ = __init__, __eq__, __repr__, __hash__
+    for method in (__init__, __eq__, __repr__, __hash__):
+        setattr(cls, method.__name__, method)
     return cls
 
 

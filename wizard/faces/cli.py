@@ -295,9 +295,10 @@ def _run_tui(args) -> int:
     if outcome is None or not outcome.applied:
         print("No changes were made.")
         return 0
-    report = outcome.result.report
-    print(f"Backup: {outcome.result.backup}/")
-    return 0 if report.would_start else EX_CONFIG
+    result = outcome.result
+    assert result is not None  # an applied outcome carries its ApplyResult
+    print(f"Backup: {result.backup}/")
+    return 0 if result.report.would_start else EX_CONFIG
 
 
 def _home_exists(explicit: str | None) -> bool:

@@ -25,8 +25,8 @@ RULE_NAMES = ("_own_policy_open_startup_violation",)  # the startup rule, by the
 
 
 def _answer(**fields) -> dict:
-    base = {"hermes": _version(), "would_start": None, "refusal_platform": None, "refusal_reason": None,
-            "enabled": [], "error": None, "rule_found": False}
+    base: dict[str, object] = {"hermes": _version(), "would_start": None, "refusal_platform": None,
+                               "refusal_reason": None, "enabled": [], "error": None, "rule_found": False}
     base.update(fields)
     return base
 
@@ -62,7 +62,9 @@ def decide() -> dict:
     rule = next((getattr(runner, name) for name in RULE_NAMES if hasattr(runner, name)), None)
     load = getattr(runner, "load_gateway_config_for_runner", None)
     if load is None:
-        from gateway.config import load_gateway_config as load
+        from gateway.config import load_gateway_config
+
+        load = load_gateway_config
     try:
         config = load()
     except Exception as exc:  # the gateway would crash before its startup check

@@ -95,9 +95,10 @@ def ask(home: Path, python: Path, base_env: dict[str, str]) -> HermesAnswer:
                    PIP_NO_INDEX="1", PIP_NO_INPUT="1", http_proxy=CLOSED_PORT, https_proxy=CLOSED_PORT,
                    all_proxy=CLOSED_PORT, HTTP_PROXY=CLOSED_PORT, HTTPS_PROXY=CLOSED_PORT, ALL_PROXY=CLOSED_PORT,
                    NO_PROXY="", no_proxy="", PATH=base_env.get("PATH") or os.environ.get("PATH", os.defpath))
-        kwargs = {"user": owner[0], "group": owner[1], "extra_groups": []} if owner else {}
+        uid, gid = owner if owner else (None, None)  # None: run as ourselves (subprocess's defaults)
         proc = subprocess.run([str(python), "-I", str(SCRIPT), str(copy)], env=env, cwd=scratch,
-                              capture_output=True, text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL, **kwargs)
+                              capture_output=True, text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL,
+                              user=uid, group=gid, extra_groups=[] if owner else None)
     except subprocess.TimeoutExpired:
         return HermesAnswer(str(python), failure=f"no answer within {TIMEOUT:.0f} s")
     except OSError as exc:

@@ -58,7 +58,9 @@ def env_masks(text: str, secret_keys=()) -> tuple[dict[int, int], set[str]]:
     from wizard.hermes.v0_19.envfile import _glued_segments
 
     secret = lambda name: name in secret_keys or is_secret_name(name)
-    lines, spans, values = split_lines(text), {}, set()
+    lines = split_lines(text)
+    spans: dict[int, int | None] = {}  # None: mask from the line's first `=`
+    values: set[str] = set()
     # Line starts as the lines are shown: python-dotenv's own `original.line` drifts by one after
     # a binding that ends between the CR and the LF of a CRLF (an error line such as `=x\r\n`).
     starts = [0] + [m.end() for m in LINE_BREAK.finditer(text)]
@@ -75,8 +77,8 @@ def env_masks(text: str, secret_keys=()) -> tuple[dict[int, int], set[str]]:
             continue
         first = bisect.bisect_right(starts, at + len(raw) - len(raw.lstrip())) - 1
         spans[first] = None  # from the first `=` (below)
-        for offset in range(1, len(LINE_BREAK.findall(body)) + 1):
-            spans[first + offset] = 0
+        for line_after in range(1, len(LINE_BREAK.findall(body)) + 1):
+            spans[first + line_after] = 0
         if binding.value and binding.key is not None:
             values.add(binding.value)
         for segment in segments:
@@ -87,7 +89,7 @@ def env_masks(text: str, secret_keys=()) -> tuple[dict[int, int], set[str]]:
             rest = body[match.end():].split(None, 1)
             if secret(match.group(1)) and rest:
                 values.add(rest[0].strip("'\""))
-    masks = {}
+    masks: dict[int, int] = {}
     for index, line in enumerate(lines):  # comments and whatever the parse did not bind
         if spans.get(index) == 0:
             masks[index] = 0
@@ -117,10 +119,10 @@ def yaml_masks(text: str) -> tuple[dict[int, list[tuple[int, int]]], set[str]]:
     for node in secret_scalars(root):
         values.add(str(node.value))
         start, end = node.start_mark, node.end_mark
-        for line in range(start.line, end.line + 1):
-            left = start.column if line == start.line else 0
-            right = end.column if line == end.line else len(lines[line]) if line < len(lines) else 0
-            spans.setdefault(line, []).append((left, max(left, right)))
+        for row in range(start.line, end.line + 1):
+            left = start.column if row == start.line else 0
+            right = end.column if row == end.line else len(lines[row]) if row < len(lines) else 0
+            spans.setdefault(row, []).append((left, max(left, right)))
     return spans, {v for v in values if v.strip()}
 
 

@@ -28,7 +28,7 @@ def yaml_paths(name: str, key: str, data: dict | None = None) -> list[tuple[str,
     paths = [(name, key), ("platforms", name, "extra", key), ("platforms", name, key),
              ("gateway", "platforms", name, "extra", key), ("gateway", "platforms", name, key)]
     for prefix in (("platforms",), ("gateway", "platforms")):
-        node = data
+        node: object = data
         for part in prefix:
             node = node.get(part) if isinstance(node, dict) else None
         for spelled in (node if isinstance(node, dict) else ()):
@@ -41,9 +41,9 @@ def platform_blocks(data: dict, name: str) -> list[tuple[str, ...]]:
     """Every YAML block that configures `name` — the top-level one and any spelling under
     `platforms`/`gateway.platforms` that Hermes folds to it (the later one wins) — else
     `platforms.<name>`, where a new setting belongs."""
-    blocks = [(name,)] if isinstance(data.get(name), dict) else []
+    blocks: list[tuple[str, ...]] = [(name,)] if isinstance(data.get(name), dict) else []
     for prefix in (("platforms",), ("gateway", "platforms")):
-        node = data
+        node: object = data
         for part in prefix:
             node = node.get(part) if isinstance(node, dict) else None
         for key, value in (node.items() if isinstance(node, dict) else ()):
@@ -60,7 +60,7 @@ def yaml_source(snapshot: Snapshot, path: tuple[str, ...]) -> str:
 def find_yaml(snapshot: Snapshot, name: str, key: str) -> tuple[str, ...] | None:
     data = snapshot.yaml.mapping()
     for path in yaml_paths(name, key):
-        node = data
+        node: object = data
         for part in path:
             node = node.get(part) if isinstance(node, dict) else None
             if node is None:

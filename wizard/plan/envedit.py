@@ -17,6 +17,7 @@ Contract: pure text → text; the caller (apply) does all I/O.
 
 from __future__ import annotations
 
+import io
 import re
 
 from dotenv.parser import parse_stream
@@ -73,15 +74,7 @@ def quote_value(value: str, prefer: str = "") -> str:
 
 def _split_bindings(text: str) -> list[tuple[str | None, str]]:
     """(key, original text) for every binding; joined, the texts are `text` again."""
-    return [(b.key if not b.error else None, b.original.string) for b in parse_stream(_Stream(text))]
-
-
-class _Stream:
-    def __init__(self, text: str) -> None:
-        self._text = text
-
-    def read(self) -> str:
-        return self._text
+    return [(b.key if not b.error else None, b.original.string) for b in parse_stream(io.StringIO(text))]
 
 
 def _newline_of(text: str) -> str:
@@ -147,7 +140,7 @@ def apply_edits(text: str, edits: list[EnvEdit]) -> str:
 def _unglue(text: str, keys: set[str]) -> str:
     from wizard.hermes.v0_19.envfile import _glued_segments
 
-    out = []
+    out: list[str] = []
     for line in text.splitlines(keepends=True):
         body, ending = _strip_line_end(line)
         stripped = body.strip()

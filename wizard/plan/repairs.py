@@ -263,11 +263,19 @@ class _Builder:
         from wizard.hermes.models import model_for
 
         env = self.snapshot.env
-        if env.encoding == "utf-16" and not model_for(self.report.hermes).reads_utf16_env:
-            self.changes.insert(0, Change(ENV, "<encoding>", "utf-16", "utf-8", ChangeAction.REENCODE,
-                                          reason="this Hermes reads a UTF-16 .env as UTF-8"))
-            self.notes.append(f".env: UTF-16 → UTF-8 (Hermes {self.report.hermes.judged_as} reads it as UTF-8, "
-                              "losing its first key)")
+        if env.encoding != "utf-16" or model_for(self.report.hermes).reads_utf16_env:
+            return
+        version = self.report.hermes.judged_as
+        lost = [key.lstrip("\ufffd") for key in env.entries if key.startswith("\ufffd")]
+        opening = [key for key in lost if key.endswith(("_ALLOW_ALL_USERS", "_ALLOWED_USERS", "_ALLOW_FROM"))]
+        if opening and self.options.open_policy != "optin":  # converting would make Hermes read it: never by --yes
+            self.notes.append(f".env: kept as UTF-16: Hermes {version} does not read its first key ({opening[0]}); "
+                              "converting it would make Hermes read it and change who may use the agent. If you "
+                              "mean it: hermes-wizard doctor --fix --open-policy optin")
+            return
+        self.changes.insert(0, Change(ENV, "<encoding>", "utf-16", "utf-8", ChangeAction.REENCODE,
+                                      reason="this Hermes reads a UTF-16 .env as UTF-8"))
+        self.notes.append(f".env: UTF-16 → UTF-8 (Hermes {version} reads it as UTF-8, losing its first key)")
 
     def fix_env_mode(self) -> None:
         env = self.snapshot.env

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
 
 PROFILE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
@@ -19,7 +20,7 @@ class HomeError(Exception):
     """The home or profile asked for does not exist or is not usable."""
 
 
-def resolve_root(explicit: str | None, environ: dict[str, str] | None = None) -> Path:
+def resolve_root(explicit: str | None, environ: Mapping[str, str] | None = None) -> Path:
     environ = os.environ if environ is None else environ
     raw = explicit if explicit is not None else (environ.get("HERMES_HOME") or "").strip()
     root = (Path(raw).expanduser() if raw else Path.home() / ".hermes").absolute()

@@ -69,6 +69,7 @@ def gate_command(wizard: Path | str, home: Path | str) -> str:
 
 
 def gate_text(unit: Unit, wizard: Path | str) -> str:
+    assert unit.home is not None, "render() refuses a unit whose home is unknown"
     return (f"# Written by hermes-wizard for {unit.name}. Hermes rewrites the unit itself, never this\n"
             "# directory. Before each start the gate checks Hermes's refusal rule: when Hermes would\n"
             "# refuse (and, exiting 0, be restarted forever) the start is skipped with one journal line\n"

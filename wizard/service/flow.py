@@ -16,9 +16,14 @@ The words "the gateway is running" come only from a verified restart.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from wizard.service import actions, dropin
 from wizard.service import scope as service
 from wizard.service.systemd import systemctl
+
+if TYPE_CHECKING:
+    from wizard.service.common import Unit
 
 
 class ServiceFlow:
@@ -27,7 +32,7 @@ class ServiceFlow:
         serving, self.elsewhere = service.relevant(home, profile)
         self.units = [u for u in serving if u.manager == "systemd" and not u.error]
         self.others = [u for u in serving if u.manager != "systemd"]
-        self.steps: list[tuple[str, object]] = []
+        self.steps: list[tuple[str, Unit]] = []
         self.failures: list[str] = []
         self.stopped = False
 
@@ -48,7 +53,7 @@ class ServiceFlow:
             self.say(f"Service steps skipped: {where} runs {self.home}"
                      + ("; use --unit PATH to name one" if not self.others else ""))
 
-    def plan(self, editing: bool, will_start: bool) -> list:
+    def plan(self, editing: bool, will_start: bool) -> list[tuple[str, Unit]]:
         """Decide the steps; `editing`: files will be written by this run."""
         self.steps = []
         for unit in self.units:

@@ -198,7 +198,10 @@ def _assignments(value: str, specifiers: dict[str, str]) -> dict[str, str]:
 
 
 def _systemd_words(value: str) -> list[str | None]:
-    words, word, quote, at, started = [], [], None, 0, False
+    words: list[str | None] = []
+    word: list[str] = []
+    quote: str | None = None
+    at, started = 0, False
     while at < len(value):
         ch = value[at]
         if ch == "\\":

@@ -22,19 +22,23 @@ from __future__ import annotations
 
 import errno
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from wizard.core.atomic import _ANY, FileOps, Lock, clean_stale_tmp, write_atomic
 from wizard.core.homefs import ApplyError, HomeDir, digest, look, read_file
 from wizard.core.kinds import ChangeAction
-from wizard.core.records import factory, record
+from wizard.core.records import record
 from wizard.plan.changes import ENV, YAML, Plan, env_misreads, planned_contents, planned_env_edits
+
+if TYPE_CHECKING:
+    from wizard.judge.engine import HomeReport
 
 
 @record
 class ApplyResult:
     backup: Path | None
-    written: list[str] = factory(list)
-    report: object = None  # the HomeReport judged from disk after writing
+    written: list[str]  # files replaced or re-moded
+    report: HomeReport  # judged from disk after writing
 
 
 def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None = None,
@@ -54,14 +58,13 @@ def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None 
                                  "nothing was written — run the command again to plan from the new contents")
         targets = {name: home.place(name) for name in names}
         contents = planned_contents(plan, current)
-        modes = {c.file: int(c.after, 8) for c in plan.changes if c.action == ChangeAction.MODE}
+        modes = {c.file: _new_mode(c.after) for c in plan.changes if c.action == ChangeAction.MODE}
         clean_stale_tmp(targets[name] for name in names)
         try:
             backup = backups.make_backup(home, {name: targets[name] for name in names}, reason,
                                          new={name: digest(contents.get(name, current[name])) for name in names})
         except OSError as exc:
             raise ApplyError(f"could not back up the files ({_os_words(exc)}); nothing was written") from exc
-        result = ApplyResult(backup.path)
         done: list[str] = []  # files already replaced (or re-moded): the ones a rollback must put back
         latest: dict[str, bytes] = {}  # a file someone appended to while it was being replaced
         try:
@@ -85,7 +88,6 @@ def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None 
                 raise
             raise ApplyError(_failure_words(exc, backup.path)) from exc
         backups.close_journal(home, backup)
-        result.written = done
         for name, data in contents.items():
             written = read_file(targets[name])
             # Bytes equal to the plan are not enough: what counts is what Hermes reads from them.
@@ -93,15 +95,21 @@ def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None 
             if written != data or misread:
                 raise ApplyError(f"{name} does not read back as planned{f' ({misread})' if misread else ''}; "
                                  f"restore with `hermes-wizard undo` (backup: {backup.path})")
-    result.report = evaluate(plan.home, base_env=base_env, facts=facts)
-    return result
+    return ApplyResult(backup.path, done, evaluate(plan.home, base_env=base_env, facts=facts))
+
+
+def _new_mode(after: str | None) -> int:
+    assert after is not None  # a MODE change always names the permission bits it sets
+    return int(after, 8)
 
 
 def _os_words(exc: BaseException) -> str:
     if isinstance(exc, OSError):
-        return {errno.ENOSPC: "the disk is full", errno.EROFS: "the file system is read-only",
-                errno.EACCES: "permission denied", errno.EPERM: "operation not permitted",
-                errno.EISDIR: "a file was replaced by a directory"}.get(exc.errno, exc.strerror or str(exc))
+        words: dict[int | None, str] = {
+            errno.ENOSPC: "the disk is full", errno.EROFS: "the file system is read-only",
+            errno.EACCES: "permission denied", errno.EPERM: "operation not permitted",
+            errno.EISDIR: "a file was replaced by a directory"}
+        return words.get(exc.errno, exc.strerror or str(exc))
     return str(exc) or type(exc).__name__
 
 

@@ -30,6 +30,7 @@ import shutil
 import stat
 import time
 from pathlib import Path
+from typing import Literal, overload
 
 from wizard.core.atomic import FileOps, clean_stale_tmp, write_atomic
 from wizard.core.homefs import ApplyError, At, HomeDir, digest, look, read_file, read_with_stat
@@ -52,6 +53,12 @@ class BackupSet:
         return At(self.at.dir_fd, name, self.path / name)
 
 
+@overload
+def _root(home: HomeDir, create: Literal[True]) -> At: ...
+@overload
+def _root(home: HomeDir, create: Literal[False]) -> At | None: ...
+
+
 def _root(home: HomeDir, create: bool) -> At | None:
     return home.subdir(home.at(BACKUP_DIR)) if create else home.opendir(home.at(BACKUP_DIR))
 
@@ -65,17 +72,19 @@ def make_backup(home: HomeDir, targets: dict[str, At], reason: str, new: dict | 
     taken = [_age(name)[1] for name in os.listdir(root.dir_fd) if name[:15] == stamp]
     set_name = f"{stamp}-{max(taken) + 1}" if taken else stamp
     folder = home.subdir(At(root.dir_fd, set_name, root.path / set_name))
+    files: dict[str, dict[str, bool | int]] = {}
     manifest = {"created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "reason": reason, "state": "applying",
-                "files": {}, "new": dict(new or {})}
+                "files": files, "new": dict(new or {})}
     backup = BackupSet(folder, manifest)
     try:
         for name, target in targets.items():
             data, st = read_with_stat(target)
-            entry = {"existed": data is not None}
+            entry: dict[str, bool | int] = {"existed": data is not None}
             if data is not None:
+                assert st is not None  # read_with_stat gives the stat with the bytes
                 entry.update(mode=stat.S_IMODE(st.st_mode), uid=st.st_uid, gid=st.st_gid)
                 write_atomic(backup.entry(name), data, FileOps(), mode=0o600, owner=home)
-            manifest["files"][name] = entry
+            files[name] = entry
         # The manifest goes last: a folder without one is incomplete, never used, pruned.
         _write_manifest(home, backup)
         os.fsync(root.dir_fd)
@@ -94,6 +103,7 @@ def _write_manifest(home: HomeDir, backup: BackupSet) -> None:
 def close_journal(home: HomeDir, backup: BackupSet) -> None:
     backup.manifest["state"] = "complete"
     _write_manifest(home, backup)
+    assert backup.root is not None  # close_journal only follows this run's make_backup, which sets it
     _prune(home, backup.root)
 
 
@@ -155,6 +165,7 @@ def checked_files(backup: BackupSet) -> dict[str, dict]:
             bad = f"the mode of {name} is {mode!r}, not plain permission bits"
     if bad:
         raise ApplyError(f"backup {backup.path} was not written by hermes-wizard ({bad}); nothing was restored")
+    assert isinstance(files, dict)  # else `bad` says "no file list"
     return files
 
 

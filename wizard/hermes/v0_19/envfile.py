@@ -224,8 +224,9 @@ def _parse_into(result: EnvFile, raw: bytes, base_env: dict[str, str] | None, mo
         result.entries[binding.key] = EnvEntry(binding.key, binding.value, _first_line(binding),
                                                binding.original.string)
     result.duplicates = {k: v for k, v in result.duplicates.items() if len(v) > 1}
-    if bindings and bindings[0].key.startswith("\ufeff"):
-        result.bom_key = bindings[0].key[1:]
+    first_key = bindings[0].key if bindings else None  # bindings hold only keyed lines
+    if first_key is not None and first_key.startswith("\ufeff"):
+        result.bom_key = first_key[1:]
 
     # `hermes gateway run` loads .env twice (hermes_cli/main.py:654, then the
     # gateway.run import); the second pass resolves ${LATER} from the first one.

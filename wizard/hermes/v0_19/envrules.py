@@ -9,7 +9,7 @@ enablement, tokens, policies and allowlists is kept; cosmetic keys are left out.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, overload
 
 TRUTHY = frozenset({"1", "true", "yes", "on"})  # utils.TRUTHY_STRINGS, used for *_ENABLED
 FALSY = frozenset({"false", "0", "no", "off"})
@@ -59,6 +59,11 @@ def usable_secret(value: Any) -> bool:
 def apply_env_overrides(platforms: dict, environ: dict[str, str], reset: dict,
                         enabled_flag: Callable[[str], bool] = is_truthy) -> None:
     from wizard.hermes.v0_19.state import PlatformState
+
+    @overload
+    def get(name: str) -> str | None: ...
+    @overload
+    def get(name: str, default: str) -> str: ...
 
     def get(name: str, default: str | None = None) -> str | None:
         value = environ.get(name)
@@ -212,17 +217,17 @@ def apply_env_overrides(platforms: dict, environ: dict[str, str], reset: dict,
         state = force("yuanbao")
         state.extra.update(app_id=yb_id, app_secret=get("YUANBAO_APP_SECRET"))
         for env_name, key in (("YUANBAO_DM_POLICY", "dm_policy"), ("YUANBAO_GROUP_POLICY", "group_policy")):
-            if get(env_name):
-                state.extra[key] = get(env_name).strip().lower()
+            if value := get(env_name, ""):
+                state.extra[key] = value.strip().lower()
         for env_name, key in (("YUANBAO_DM_ALLOW_FROM", "dm_allow_from"),
                               ("YUANBAO_GROUP_ALLOW_FROM", "group_allow_from")):
             if get(env_name):
                 state.extra[key] = get(env_name)
 
     for env_name, key in (("SESSION_IDLE_MINUTES", "idle_minutes"), ("SESSION_RESET_HOUR", "at_hour")):
-        if get(env_name):
+        if raw := get(env_name, ""):
             try:
-                reset[key] = int(get(env_name))
+                reset[key] = int(raw)
             except ValueError:
                 pass
 
@@ -237,7 +242,7 @@ def apply_relay(platforms: dict, environ: dict[str, str]) -> None:
         url = str(existing.extra.get("relay_url") or "").strip()
     if not url:
         return
-    if "relay" not in platforms:
+    if existing is None:  # platforms maps names to PlatformState, never to None
         platforms["relay"] = PlatformState(enabled=True)
     elif not existing.enabled and not existing.extra.get("_enabled_explicit", False):
         existing.enabled = True

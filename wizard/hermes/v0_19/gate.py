@@ -70,7 +70,7 @@ def opted_in(name: str, environ: dict[str, str]) -> bool:
 
 
 def violations(effective: Effective) -> list[Violation]:
-    found = []
+    found: list[Violation] = []
     if effective.crash is not None:
         return found
     for name, state in effective.platforms.items():
@@ -81,5 +81,7 @@ def violations(effective: Effective) -> list[Violation]:
             continue
         if opted_in(name, effective.environ):
             continue
-        found.append(Violation(name, seen.dm, seen.group, PLATFORMS[name].gate.allow_all_env))
+        gate = PLATFORMS[name].gate
+        assert gate is not None  # policies() answered, so the platform is gated
+        found.append(Violation(name, seen.dm, seen.group, gate.allow_all_env))
     return found

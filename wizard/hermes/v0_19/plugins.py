@@ -175,7 +175,7 @@ def _hook(name: str, block: dict, yaml_cfg: dict, gateway_platforms: Any, set_if
                               ("group_allow_from", "TELEGRAM_GROUP_ALLOWED_USERS")):
             if block.get(key) is not None:
                 set_if_unset(env_name, _join(block[key]))
-        keys = ("disable_topic_auto_rename", "guest_mode", "disable_link_previews",
+        keys: tuple[str, ...] = ("disable_topic_auto_rename", "guest_mode", "disable_link_previews",
                 "observe_unmentioned_group_messages")
         if model.telegram_free_response_topics:
             keys += ("free_response_topics",)

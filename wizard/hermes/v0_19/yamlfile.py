@@ -117,7 +117,7 @@ def _parse_into(result: YamlFile, raw: bytes, size: int) -> YamlFile:
     except UnicodeDecodeError as exc:
         result.error = YamlError(f"config.yaml is not UTF-8 (byte {exc.start}): {exc.reason}")
         return result
-    loader_class = yaml.SafeLoader
+    loader_class: type[yaml.SafeLoader] | type[yaml.CSafeLoader] = yaml.SafeLoader
     if size > LARGE_YAML_BYTES and hasattr(yaml, "CSafeLoader"):
         loader_class, result.parsed_with_libyaml = yaml.CSafeLoader, True
     loader = None

@@ -46,7 +46,7 @@ def open_policy_without_opt_in(ctx: Context):
 to start, and otherwise strangers are not let in as you intended.""",
        fix="""Write the value as true (hermes-wizard doctor --fix does this), or remove the line.""")
 def allow_all_spelling(ctx: Context):
-    names = {"GATEWAY_ALLOW_ALL_USERS": None}
+    names: dict[str, str | None] = {"GATEWAY_ALLOW_ALL_USERS": None}
     names.update({spec.allow_all_env: spec.name for spec in PLATFORMS.values() if spec.allow_all_env})
     for key, platform in names.items():
         value = ctx.effective.environ.get(key)
@@ -174,6 +174,7 @@ def whatsapp_allowlist_unread(ctx: Context):
     if state is None or not state.enabled:
         return
     seen = policies("whatsapp", state, ctx.effective.environ)
+    assert seen is not None  # whatsapp is a gated platform: it always has policies
     if seen.dm == "allowlist" and not (state.extra.get("allow_from") or state.extra.get("allowFrom")):
         yield Hit(
             "whatsapp", "dm_policy is allowlist but there is no allow_from in config.yaml: every DM is dropped"

@@ -136,7 +136,7 @@ def unknown_platform_key(ctx: Context):
     data = ctx.snapshot.yaml.mapping()
     sources = [("platforms",), ("gateway", "platforms")]
     for path in sources:
-        node = data
+        node: object = data
         for part in path:
             node = node.get(part) if isinstance(node, dict) else None
         if not isinstance(node, dict):
@@ -166,7 +166,7 @@ def unknown_platform_key(ctx: Context):
 def secret_in_yaml(ctx: Context):
     data = ctx.snapshot.yaml.mapping()
     for root in (("platforms",), ("gateway", "platforms"), ()):
-        node = data
+        node: object = data
         for part in root:
             node = node.get(part) if isinstance(node, dict) else None
         if not isinstance(node, dict):
