@@ -9,9 +9,9 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Input, Label, RadioButton, RadioSet, Static
 
+from screens.base import WizardScreen
 from screens.messages import AccessKept
 from wizard.hermes.v0_19.catalog import PLATFORMS
 from wizard.plan.answers import (
@@ -51,7 +51,7 @@ def current_mode(report, platform: str) -> str:
     return "pairing"
 
 
-class AccessScreen(Screen):
+class AccessScreen(WizardScreen):
     HELP = HELP
     BINDINGS = [Binding("escape", "app.pop_screen", "Back"), Binding("ctrl+s", "done", "Keep choice")]
 
@@ -61,7 +61,7 @@ class AccessScreen(Screen):
         self.spec = PLATFORMS[platform]
 
     def compose(self) -> ComposeResult:
-        report = self.app.report
+        report = self.wizard.report
         mode = current_mode(report, self.platform)
         words = {m: ACCESS_WORDS[m].format(platform=self.platform, label=self.spec.label,
                                            allow_all=self.spec.allow_all_env or "its allow-all variable")
@@ -106,7 +106,7 @@ class AccessScreen(Screen):
 
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id == "ids":
-            owner = self.app.report.transports.get(self.platform)
+            owner = self.wizard.report.transports.get(self.platform)
             problems = id_problems(self.platform, split_ids(event.value), owner.owner if owner else None)
             self.query_one("#ids-problems", Static).update("\n".join(problems))
 
@@ -124,9 +124,9 @@ class AccessScreen(Screen):
             self.query_one("#message", Static).update(EMPTY_ALLOWLIST)
             self.query_one("#ids", Input).focus()
             return
-        report = self.app.report
+        report = self.wizard.report
         changes = access_changes(report, self.platform, mode, ids)
         if mode != "disabled":
             changes = enable_changes(report, self.platform, True) + changes
-        self.app.set_answer(self.platform, "access", changes)
+        self.wizard.set_answer(self.platform, "access", changes)
         self.app.post_message(AccessKept(self.platform))

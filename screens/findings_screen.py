@@ -5,9 +5,9 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Label, RadioButton, RadioSet, Static
 
+from screens.base import WizardScreen
 from screens.messages import PlatformsRequested, ReviewRequested
 from wizard.core.safetext import visible, visible_lines
 from wizard.faces.wording import tilde, verdict_words
@@ -26,17 +26,17 @@ ones `hermes-wizard doctor --fix` uses:
 
 
 
-class FindingsScreen(Screen):
+class FindingsScreen(WizardScreen):
     HELP = HELP
     BINDINGS = [Binding("r", "review", "Review"), Binding("p", "platforms", "Platforms"),
                 Binding("escape", "app.quit_wizard", "Quit")]
 
     def compose(self) -> ComposeResult:
-        report = self.app.report
+        report = self.wizard.report
         words, ok = verdict_words(report)
         yield Header()
         with VerticalScroll(id="body"):
-            yield Static(visible_lines(tilde(f"Hermes home: {self.app.home}")), classes="title", markup=False)
+            yield Static(visible_lines(tilde(f"Hermes home: {self.wizard.home}")), classes="title", markup=False)
             yield Static(visible_lines(words), classes="verdict-ok" if ok else "verdict-bad", id="verdict",
                          markup=False)
             shown = [f for f in report.findings if f.severity != "info"] or report.findings
@@ -74,8 +74,8 @@ class FindingsScreen(Screen):
     def _replan(self) -> None:
         options = RepairOptions(open_policy=self._choice("open-policy", "pairing"),
                                 dead_transport=self._choice("dead-transport", "disable"))
-        repair = plan_repairs(self.app.report, options)
-        self.app.set_answer(None, "repair", list(repair.plan.changes))
+        repair = plan_repairs(self.wizard.report, options)
+        self.wizard.set_answer(None, "repair", list(repair.plan.changes))
         notes = list(repair.notes) + [f"not fixed: {line}" for line in repair.unfixable]
         self.query_one("#plan-notes", Static).update("\n".join(visible(tilde(note)) for note in notes)
                                                      or "Nothing to fix.")
@@ -85,7 +85,7 @@ class FindingsScreen(Screen):
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         {"review": self.action_review, "platforms": self.action_platforms,
-         "quit": self.app.action_quit_wizard}[event.button.id or "quit"]()
+         "quit": self.wizard.action_quit_wizard}[event.button.id or "quit"]()
 
     def action_review(self) -> None:
         self.app.post_message(ReviewRequested())

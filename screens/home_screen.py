@@ -5,9 +5,9 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Select, Static
 
+from screens.base import WizardScreen
 from screens.messages import PlatformsRequested
 from wizard.core.safetext import visible_lines
 from wizard.faces.wording import tilde, verdict_words
@@ -24,12 +24,12 @@ gateway keeps there. The verdict is what Hermes 0.19 itself would decide at star
 """
 
 
-class HomeScreen(Screen):
+class HomeScreen(WizardScreen):
     HELP = HELP
     BINDINGS = [Binding("enter", "continue", "Continue"), Binding("escape", "app.quit_wizard", "Quit")]
 
     def compose(self) -> ComposeResult:
-        app = self.app
+        app = self.wizard
         yield Header()
         with VerticalScroll(id="body"):
             yield Static(visible_lines(tilde(f"Hermes home: {app.home}")), classes="title", id="home-path",
@@ -48,7 +48,7 @@ class HomeScreen(Screen):
         yield Footer()
 
     def _summary(self) -> str:
-        report = self.app.report
+        report = self.wizard.report
         lines = []
         enabled = [row for row in report.rows if row.enabled]
         lines.append(f"{len(enabled)} platform(s) enabled: " + (", ".join(r.name for r in enabled) or "none"))
@@ -62,16 +62,16 @@ class HomeScreen(Screen):
         return "\n".join(lines)
 
     def on_select_changed(self, event: Select.Changed) -> None:
-        if event.select.id != "profile" or event.value == self.app.profile:
+        if event.select.id != "profile" or event.value == self.wizard.profile:
             return
-        root = self.app.home if self.app.profile == "default" else self.app.home.parent.parent
+        root = self.wizard.home if self.wizard.profile == "default" else self.wizard.home.parent.parent
         home = root if event.value == "default" else root / "profiles" / str(event.value)
-        self.app.switch_home(home, str(event.value))
+        self.wizard.switch_home(home, str(event.value))
         self.app.switch_screen(HomeScreen())
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "quit":
-            self.app.action_quit_wizard()
+            self.wizard.action_quit_wizard()
         else:
             self.action_continue()
 

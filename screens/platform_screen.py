@@ -6,9 +6,9 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Input, Label, Static
 
+from screens.base import WizardScreen
 from screens.messages import CredentialsKept
 from wizard.core.safetext import visible_lines
 from wizard.hermes.v0_19.catalog import PLATFORMS
@@ -37,7 +37,7 @@ STATE_FIXES = {
 }
 
 
-class PlatformScreen(Screen):
+class PlatformScreen(WizardScreen):
     HELP = HELP
     BINDINGS = [Binding("escape", "back", "Back"), Binding("ctrl+n", "next", "Next")]
 
@@ -47,7 +47,7 @@ class PlatformScreen(Screen):
         self.spec = PLATFORMS[platform]
 
     def compose(self) -> ComposeResult:
-        report = self.app.report
+        report = self.wizard.report
         yield Header()
         with VerticalScroll(id="body"):
             yield Static(f"{self.spec.label} ({self.platform})", classes="title")
@@ -97,5 +97,6 @@ class PlatformScreen(Screen):
                 self.query_one(f"#field-{key}", Input).focus()
                 return
             values[key] = value
-        self.app.set_answer(self.platform, "credentials", credential_changes(self.app.report, self.platform, values))
+        changes = credential_changes(self.wizard.report, self.platform, values)
+        self.wizard.set_answer(self.platform, "credentials", changes)
         self.app.post_message(CredentialsKept(self.platform))

@@ -6,9 +6,9 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
+from screens.base import WizardScreen
 from screens.messages import PlatformChosen, ReviewRequested
 from wizard.core.safetext import visible
 from wizard.hermes.v0_19.catalog import PLATFORMS
@@ -37,7 +37,7 @@ def credential_words(report, name: str) -> str:
     return "missing" if len(missing) == len(spec.credentials) else f"missing {missing[0]}"
 
 
-class PlatformsScreen(Screen):
+class PlatformsScreen(WizardScreen):
     HELP = HELP
     BINDINGS = [Binding("escape", "app.pop_screen", "Back"), Binding("r", "review", "Review"),
                 Binding("enter", "open", "Open", show=False)]
@@ -59,7 +59,7 @@ class PlatformsScreen(Screen):
         self.refresh_rows()
 
     def refresh_rows(self) -> None:
-        report = self.app.previewed()
+        report = self.wizard.previewed()
         rows = {row.name: row for row in report.rows}
         table = self.query_one(DataTable)
         table.clear()
@@ -73,7 +73,7 @@ class PlatformsScreen(Screen):
                           Text(visible(row.dm_policy)) if row and row.dm_policy else "–",
                           Text(visible(row.group_policy)) if row and row.group_policy else "–",
                           "yes" if row and row.opted_in else "–", row.verdict if row else "disabled", key=name)
-        count = len(self.app.plan().changes)
+        count = len(self.wizard.plan().changes)
         self.query_one("#pending", Static).update(
             f"{count} pending change(s) — R to review" if count else "No changes yet.")
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Static
 
+from screens.base import WizardScreen
 from wizard.core.safetext import visible_lines
 from wizard.faces.wording import tilde, verdict_words
 
@@ -18,7 +18,7 @@ The files were written, read back and judged again; the verdict below comes from
 """
 
 
-class ResultScreen(Screen):
+class ResultScreen(WizardScreen):
     HELP = HELP
     BINDINGS = [Binding("escape", "app.quit_wizard", "Quit"), Binding("enter", "app.quit_wizard", "Done")]
 
@@ -42,4 +42,4 @@ class ResultScreen(Screen):
         yield Footer()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.app.action_quit_wizard()
+        self.wizard.action_quit_wizard()

@@ -6,9 +6,9 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Static, TextArea
 
+from screens.base import WizardScreen
 from screens.messages import ChangesApplied
 from wizard.core.safetext import visible_lines
 from wizard.faces.wording import verdict_words
@@ -29,17 +29,17 @@ def verdict_after(report) -> tuple[str, bool]:
     return "After these changes: " + words.lstrip("✓✗ "), ok
 
 
-class ReviewScreen(Screen):
+class ReviewScreen(WizardScreen):
     HELP = HELP
     BINDINGS = [Binding("escape", "app.pop_screen", "Back"), Binding("ctrl+s", "apply", "Apply")]
 
     def compose(self) -> ComposeResult:
-        plan = self.app.plan()
+        plan = self.wizard.plan()
         yield Header()
         yield Static(f"{len(plan.changes)} change(s) in {', '.join(plan.files()) or 'no file'}", classes="title")
         diff = render_diff(plan) if plan else "Nothing to change."
         yield TextArea(diff, read_only=True, id="diff", show_line_numbers=False)
-        words, ok = verdict_after(self.app.previewed())
+        words, ok = verdict_after(self.wizard.previewed())
         yield Static(visible_lines(words), id="after", classes="verdict-ok" if ok else "verdict-bad", markup=False)
         yield Static("", id="message", classes="error-text", markup=False)
         with Horizontal(classes="buttons"):
@@ -53,10 +53,10 @@ class ReviewScreen(Screen):
     def action_apply(self) -> None:
         from wizard.write.apply import ApplyError
 
-        if not self.app.plan():
+        if not self.wizard.plan():
             return
         try:
-            result = self.app.apply_pending()
+            result = self.wizard.apply_pending()
         except ApplyError as exc:
             self.query_one("#message", Static).update(visible_lines(str(exc)))
             return
