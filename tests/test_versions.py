@@ -7,7 +7,6 @@ and a `hermes_agent-<version>.dist-info/METADATA` — the two things detection r
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 
@@ -184,7 +183,8 @@ def test_a_utf16_env_is_rewritten_as_utf8_for_a_hermes_that_reads_it_as_utf8(cap
     0.19 decodes it. The doctor converts it only for the version that mangles it, and once."""
     home = tmp_path / "home"
     home.mkdir()
-    text = "WEIXIN_ALLOW_ALL_USERS=true\nWEIXIN_ACCOUNT_ID=b0f3@im.bot\nWEIXIN_TOKEN=ilink-tok-123456\nWEIXIN_DM_POLICY=open\n"
+    text = ("WEIXIN_ALLOW_ALL_USERS=true\nWEIXIN_ACCOUNT_ID=b0f3@im.bot\nWEIXIN_TOKEN=ilink-tok-123456\n"
+            "WEIXIN_DM_POLICY=open\n")
     (home / ".env").write_bytes(text.encode("utf-16"))
     (home / ".env").chmod(0o600)
     assert main(["check", "--home", str(home), "--hermes-version", "0.19.0"]) == 0
@@ -194,6 +194,25 @@ def test_a_utf16_env_is_rewritten_as_utf8_for_a_hermes_that_reads_it_as_utf8(cap
                  "--hermes-version", "0.18.2"]) == 0
     out = capsys.readouterr().out
     assert ".env: UTF-16 → UTF-8" in out and "+++ .env encoding utf-8" in out
-    assert (home / ".env").read_bytes() == text.encode("utf-8")
+    assert (home / ".env").read_bytes() == text.encode("utf-8")  # optin: the lost opt-in is set on purpose
     assert main(["doctor", "--home", str(home), "--dry-run", "--hermes-version", "0.18.2"]) == 0
     assert "Nothing to fix." in capsys.readouterr().out
+
+
+def test_converting_a_utf16_env_for_018_never_makes_hermes_read_what_it_did_not(capsys, tmp_path):
+    """The first key Hermes 0.18 never read stays unread after the conversion (commented out): converting
+    must not open access (an allow-all) or enable a platform (a credential) by itself."""
+    home = tmp_path / "home"
+    home.mkdir()
+    text = ("WEIXIN_ALLOW_ALL_USERS=true\nWEIXIN_ACCOUNT_ID=b0f3@im.bot\nWEIXIN_TOKEN=ilink-tok-123456\n"
+            "WEIXIN_DM_POLICY=open\n")
+    (home / ".env").write_bytes(text.encode("utf-16"))
+    (home / ".env").chmod(0o600)
+    assert main(["doctor", "--home", str(home), "--fix", "--yes", "--hermes-version", "0.18.2"]) == 0
+    written = (home / ".env").read_text(encoding="utf-8")
+    assert written.startswith("#hermes-wizard-off: WEIXIN_ALLOW_ALL_USERS=true")
+    assert "WEIXIN_DM_POLICY=pairing" in written
+    capsys.readouterr()
+    assert main(["check", "--home", str(home), "--hermes-version", "0.18.2", "--format", "json"]) == 0
+    rows = {row["name"]: row for row in json.loads(capsys.readouterr().out)["platforms"]}
+    assert rows["weixin"]["opted_in"] is False and rows["weixin"]["dm_policy"] == "pairing"

@@ -258,8 +258,10 @@ class _Builder:
         return [f"{name}: {side} open → {target} ({why})" for side in violation.open_sides()]
 
     def fix_env_encoding(self) -> None:
-        """A UTF-16 `.env` under a Hermes that reads it as UTF-8 (0.18): its first key is lost, and Hermes
-        rewrites the file that way for good at its next start.  Written as UTF-8 it reads as it looks."""
+        """A UTF-16 `.env` under a Hermes that reads it as UTF-8 (0.18) loses its first key, and Hermes rewrites
+        the file that way for good at its next start.  It is written as UTF-8 — so later edits reach Hermes —
+        with that first line commented out (`#hermes-wizard-off:`, reversible): Hermes reads exactly what it
+        read before, so converting never enables a platform or opens access on its own."""
         from wizard.hermes.models import model_for
 
         env = self.snapshot.env
@@ -267,15 +269,15 @@ class _Builder:
             return
         version = self.report.hermes.judged_as
         lost = [key.lstrip("\ufffd") for key in env.entries if key.startswith("\ufffd")]
-        opening = [key for key in lost if key.endswith(("_ALLOW_ALL_USERS", "_ALLOWED_USERS", "_ALLOW_FROM"))]
-        if opening and self.options.open_policy != "optin":  # converting would make Hermes read it: never by --yes
-            self.notes.append(f".env: kept as UTF-16: Hermes {version} does not read its first key ({opening[0]}); "
-                              "converting it would make Hermes read it and change who may use the agent. If you "
-                              "mean it: hermes-wizard doctor --fix --open-policy optin")
-            return
         self.changes.insert(0, Change(ENV, "<encoding>", "utf-16", "utf-8", ChangeAction.REENCODE,
                                       reason="this Hermes reads a UTF-16 .env as UTF-8"))
-        self.notes.append(f".env: UTF-16 → UTF-8 (Hermes {version} reads it as UTF-8, losing its first key)")
+        words = f"Hermes {version} reads it as UTF-8"
+        for key in lost:
+            self.changes.insert(1, Change(ENV, key, None, None, ChangeAction.DISABLE, None,
+                                          f"Hermes {version} never read it", is_secret_name(key)))
+            words += f"; its first line ({key}), which Hermes never read, stays unread: commented out with " \
+                     "#hermes-wizard-off: (remove the marker to use it)"
+        self.notes.append(f".env: UTF-16 → UTF-8 ({words})")
 
     def fix_env_mode(self) -> None:
         env = self.snapshot.env
