@@ -9,6 +9,7 @@ Contract: read-only; never raises for anything found on disk.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from wizard.core.kinds import ExitCode, Severity, TransportState, Verdict
 from wizard.core.records import factory, record
@@ -19,10 +20,12 @@ from wizard.hermes.v0_19.catalog import PLATFORMS
 from wizard.hermes.v0_19.credentials import Transport, transport_for
 from wizard.hermes.v0_19.plugins import HostFacts
 from wizard.hermes.v0_19.resolve import Effective, resolve
-from wizard.hermes.verify import HermesAnswer, ask_installed
 from wizard.hermes.versions import Judgement, judgement
 from wizard.judge.checks import Context, Finding, run_checks
 from wizard.read.snapshot import Snapshot, take_snapshot
+
+if TYPE_CHECKING:
+    from wizard.hermes.verify import HermesAnswer
 
 
 @record
@@ -107,7 +110,11 @@ def evaluate(home: Path, profile: str = "default", *, base_env: dict[str, str] |
         violations, upgrade = [], violations
     transports = {name: transport_for(name, home, state, effective.environ)
                   for name, state in effective.platforms.items() if state.enabled}
-    answer = ask_installed(home, facts.site_packages, base_env) if verify else None
+    answer = None
+    if verify:
+        from wizard.hermes.verify import ask_installed  # only --verify asks Hermes
+
+        answer = ask_installed(home, facts.site_packages, base_env)
     findings = run_checks(Context(snapshot, effective, violations, transports, facts, upgrade, answer))
     report = HomeReport(home, profile, snapshot, effective, violations, findings, transports, facts=facts,
                         upgrade_violations=upgrade, hermes_answer=answer)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 
-from wizard.core.records import factory, record
+from wizard.core.records import record
 from wizard.service import loop
 from wizard.service.systemd import (
     Runner,
@@ -34,7 +34,6 @@ POLL_S = 2.0
 class Outcome:
     ok: bool
     words: str  # one sentence for the user
-    commands: list[str] = factory(list)
     evidence: object = None  # loop.Evidence of the last look
 
 

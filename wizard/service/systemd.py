@@ -5,7 +5,6 @@ Every command this package runs goes through `Runner.run(argv)`:
 * it is resolved on `PATH` at call time (tests put fake executables first on PATH);
 * with `dry_run=True` it prints the exact command line (`$ systemctl --user stop ...`)
   and runs nothing — queries included — returning an empty successful `Result`;
-* every call is kept in `Runner.history`, so callers can report what was done;
 * it never raises for a failing or missing command: `Result.rc` is 127 when the
   executable is absent, 124 on timeout.
 
@@ -49,7 +48,6 @@ class Runner:
         self.out = out
         self.timeout = timeout
         self.env = env
-        self.history: list[Result] = []
 
     def run(self, argv: list[str], timeout: float | None = None) -> Result:
         if self.dry_run:
@@ -59,7 +57,6 @@ class Runner:
             result = Result(list(argv), ran=False)
         else:
             result = self._execute(list(argv), timeout or self.timeout)
-        self.history.append(result)
         return result
 
     def _execute(self, argv: list[str], timeout: float) -> Result:

@@ -135,9 +135,9 @@ def sanitize_lines(lines: list[str], keys: frozenset[str]) -> list[str]:
 def known_keys() -> frozenset[str]:
     """Hermes 0.19.0's `set(OPTIONAL_ENV_VARS) | _EXTRA_ENV_KEYS`: the names that split a glued line
     (generated from the real 0.19.0 by scripts/hermes-env-keys.py)."""
-    from importlib.resources import files  # only glued lines need it
-
-    return frozenset((files(__package__) / "env_keys.txt").read_text(encoding="utf-8").split())
+    # A plain file beside this module (a wheel installs it there too): importlib.resources would cost
+    # the check path more than the read itself.
+    return frozenset(Path(__file__).with_name("env_keys.txt").read_text(encoding="utf-8").split())
 
 
 def _glued_segments(line: str, keys: frozenset[str] | None = None) -> list[str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from wizard.core.kinds import Severity
 from wizard.core.records import factory, record
@@ -17,8 +18,10 @@ from wizard.hermes.v0_19.credentials import Transport
 from wizard.hermes.v0_19.gate import Violation
 from wizard.hermes.v0_19.plugins import HostFacts
 from wizard.hermes.v0_19.state import Effective
-from wizard.hermes.verify import HermesAnswer
 from wizard.read.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from wizard.hermes.verify import HermesAnswer
 
 SEVERITIES = tuple(Severity)  # worst first
 
