@@ -403,13 +403,15 @@ def _quiet(logger: str):
         log.disabled = saved
 
 
-def _env_values(state: dict) -> dict:
-    """The .env as Hermes reads it (its start-up sanitizer splits glued lines first)."""
+def _env_values(state: dict, version: str = oracle.HERMES_VERSION) -> dict:
+    """The .env as that Hermes reads it (its start-up sanitizer splits glued lines first; 0.18 reads a
+    UTF-16 file as UTF-8, so its first key is not read)."""
     if state[".env"] is None:
         return {}
+    from wizard.hermes.models import MODELS
     from wizard.hermes.v0_19.envfile import read_env_file
 
-    return read_env_file(Path(".env"), {}, content=state[".env"][0]).values
+    return read_env_file(Path(".env"), {}, content=state[".env"][0], model=MODELS[version]).values
 
 
 def _yaml_allowlists(state: dict) -> dict:
@@ -441,7 +443,7 @@ def _env_text(raw: bytes) -> str:
 def opened(item: Repaired) -> list[tuple[str, str | None]]:
     """Every way the repair opened access (none is excused)."""
     problems = []
-    env_b, env_a = _env_values(item.files_before), _env_values(item.files_after)
+    env_b, env_a = _env_values(item.files_before, item.version), _env_values(item.files_after, item.version)
     for key in sorted(set(env_b) | set(env_a)):
         if ALLOWLIST_ENV.search(key) and env_a.get(key) != env_b.get(key):
             star = " (a '*')" if "*" in (env_a.get(key) or "") else ""
