@@ -54,8 +54,8 @@ class HomeScreen(WizardScreen):
         lines.append(f"{len(enabled)} platform(s) enabled: " + (", ".join(r.name for r in enabled) or "none"))
         errors = [f for f in report.findings if f.severity == "error"]
         if errors:
-            lines.append(f"{len(errors)} problem(s): " + "; ".join(f"{f.code} {f.platform or ''}".strip()
-                                                                  for f in errors[:6]))
+            named = "; ".join(f"{f.code} {f.platform or ''}".strip() for f in errors[:6])
+            lines.append(f"{len(errors)} problem{'s' if len(errors) != 1 else ''}: {named}")
         loop = [f for f in report.findings if f.code == "HW301"]
         if loop:
             lines.append("Restart loop: " + loop[0].message)

@@ -11,7 +11,6 @@ from textual.widgets import Button, Footer, Header, Static, TextArea
 from screens.base import WizardScreen
 from screens.messages import ChangesApplied
 from wizard.core.safetext import visible_lines
-from wizard.faces.wording import verdict_words
 from wizard.plan.changes import render_diff
 
 HELP = """# Review
@@ -25,8 +24,9 @@ the files back and judges them again. Esc goes back to change your answers.
 
 
 def verdict_after(report) -> tuple[str, bool]:
-    words, ok = verdict_words(report)
-    return "After these changes: " + words.lstrip("✓✗ "), ok
+    from wizard.judge.report import verdict_clause
+
+    return f"After these changes, {verdict_clause(report)}.", report.would_start
 
 
 class ReviewScreen(WizardScreen):

@@ -191,13 +191,9 @@ def _verdict(report) -> int:
 
 
 def _words(report) -> str:
-    if report is None:
-        return "unknown"
-    if report.effective.crash:
-        return f"the gateway will not start ({visible(report.effective.crash)})"
-    if report.violations:
-        return f"the gateway will refuse to start ({report.violations[0].reason})"
-    return f"the gateway will start ({', '.join(r.name for r in report.rows if r.enabled) or 'no platforms'})"
+    from wizard.judge.report import verdict_clause
+
+    return "unknown" if report is None else verdict_clause(report)
 
 
 def run_undo(args) -> int:

@@ -9,18 +9,12 @@ from __future__ import annotations
 
 
 def verdict_words(report) -> tuple[str, bool]:
-    """The verdict Hermes would reach at start-up, in one sentence, and whether it starts.
+    """The verdict Hermes would reach at start-up, as a sentence beginning with ✓ or ✗ (a screen may
+    strip the mark), and whether it starts: `check`'s own clause (wizard/judge/report.py)."""
+    from wizard.judge.report import verdict_clause
 
-    The sentence begins with ✓ or ✗ so a screen may strip the mark and reuse the rest.
-    """
-    if report.effective.crash:
-        return f"✗ The gateway will not start: {report.effective.crash}", False
-    if report.violations:
-        first = report.violations[0]
-        return (f"✗ The gateway will refuse to start because {first.platform} has an open policy without an "
-                f"allow-all opt-in (and then exits 0, so a service restarts it forever)."), False
-    enabled = [row.name for row in report.rows if row.enabled]
-    return f"✓ The gateway will start ({', '.join(enabled) or 'no messaging platforms yet'}).", True
+    clause = verdict_clause(report)
+    return f"{'✓' if report.would_start else '✗'} {clause[0].upper()}{clause[1:]}.", report.would_start
 
 
 def tilde(text: str) -> str:

@@ -76,15 +76,23 @@ def _finding_lines(found) -> list[str]:
     return lines
 
 
-def _verdict_line(report: HomeReport) -> str:
-    enabled = [r.name for r in report.rows if r.enabled]
+def verdict_clause(report: HomeReport) -> str:
+    """What Hermes would do at start-up, as one clause: the one wording every face uses (each adds its own
+    prefix: "Verdict: ", "After these changes, ", a mark on screen)."""
     if report.effective.crash is not None:
-        return f"Verdict: the gateway will not start: {visible(report.effective.crash)}. → hermes-wizard doctor"
+        return f"the gateway will not start: {visible(report.effective.crash)}"
     if report.violations:
         first = report.violations[0]
         more = f" ({len(report.violations) - 1} more after it)" if len(report.violations) > 1 else ""
-        return (f"Verdict: the gateway will refuse to start — Hermes stops at {first.platform}{more}, exits 0, "
-                "and a service manager restarts it forever. → hermes-wizard doctor")
+        return (f"the gateway will refuse to start — Hermes stops at {first.platform}{more}, exits 0, "
+                "and a service manager restarts it forever")
+    enabled = [r.name for r in report.rows if r.enabled]
+    return f"the gateway will start ({visible(', '.join(enabled)) or 'no platforms'})"
+
+
+def _verdict_line(report: HomeReport) -> str:
+    if not report.would_start:
+        return f"Verdict: {verdict_clause(report)}. → hermes-wizard doctor"
     errors = len(report.errors())
-    tail = f"; {errors} problem(s) need attention" if errors else ""
-    return f"Verdict: the gateway will start ({visible(', '.join(enabled)) or 'no platforms'}){tail}."
+    tail = {0: "", 1: "; 1 problem needs attention"}.get(errors, f"; {errors} problems need attention")
+    return f"Verdict: {verdict_clause(report)}{tail}."
