@@ -445,7 +445,8 @@ def opened(item: Repaired) -> list[tuple[str, str | None]]:
     problems = []
     env_b, env_a = _env_values(item.files_before, item.version), _env_values(item.files_after, item.version)
     for key in sorted(set(env_b) | set(env_a)):
-        if ALLOWLIST_ENV.search(key) and env_a.get(key) != env_b.get(key):
+        # A mangled name (0.18 reading a UTF-16 BOM into the first key) is read by nothing in Hermes.
+        if ALLOWLIST_ENV.search(key) and key.isascii() and env_a.get(key) != env_b.get(key):
             star = " (a '*')" if "*" in (env_a.get(key) or "") else ""
             problems.append((f".env allowlist {key} changed{star}: {env_b.get(key)!r} -> {env_a.get(key)!r}", None))
     yaml_b, yaml_a = _yaml_allowlists(item.files_before), _yaml_allowlists(item.files_after)
