@@ -258,25 +258,39 @@ class _Builder:
         return [f"{name}: {side} open → {target} ({why})" for side in violation.open_sides()]
 
     def fix_env_encoding(self) -> None:
-        """A UTF-16 `.env` under a Hermes that reads it as UTF-8 (0.18) loses its first key, and Hermes rewrites
-        the file that way for good at its next start.  It is written as UTF-8 — so later edits reach Hermes —
-        with that first line commented out (`#hermes-wizard-off:`, reversible): Hermes reads exactly what it
-        read before, so converting never enables a platform or opens access on its own."""
+        """A UTF-16 `.env` under a Hermes that reads it as UTF-8 (0.18) loses its first key (and, with CRLF
+        line ends, reads more lines oddly), and Hermes rewrites the file that way for good at its next start.
+        It is written as UTF-8 — so later edits reach Hermes — but the conversion alone must not change what
+        Hermes reads: every key it would newly read is commented out (`#hermes-wizard-off:`, reversible); if
+        a value it reads would change, the file is left as it is and the note says why."""
+        from pathlib import Path
+
         from wizard.hermes.models import model_for
+        from wizard.hermes.v0_19.envfile import read_env_file
 
         env = self.snapshot.env
-        if env.encoding != "utf-16" or model_for(self.report.hermes).reads_utf16_env:
+        model = model_for(self.report.hermes)
+        if env.encoding != "utf-16" or model.reads_utf16_env:
             return
         version = self.report.hermes.judged_as
-        lost = [key.lstrip("\ufffd") for key in env.entries if key.startswith("\ufffd")]
-        self.changes.insert(0, Change(ENV, "<encoding>", "utf-16", "utf-8", ChangeAction.REENCODE,
-                                      reason="this Hermes reads a UTF-16 .env as UTF-8"))
+        reencode = Change(ENV, "<encoding>", "utf-16", "utf-8", ChangeAction.REENCODE,
+                          reason="this Hermes reads a UTF-16 .env as UTF-8")
+        converted = planned_contents(self.plan([reencode]), {ENV: read_bytes(self.report.home / ENV), YAML: None})
+        after = read_env_file(Path(ENV), {}, content=converted[ENV], model=model).values
+        before = env.values
+        changed = [k for k in after if k in before and after[k] != before[k]]
+        if changed:
+            self.notes.append(f".env: kept as UTF-16: converting it would change how Hermes {version} reads "
+                              f"{changed[0]} (it reads the file as UTF-8); convert it yourself if you mean that: "
+                              "iconv -f UTF-16 -t UTF-8 .env > .env.new && mv .env.new .env")
+            return
+        unread = [k for k in after if k not in before]
+        self.changes[:0] = [reencode] + [Change(ENV, k, None, None, ChangeAction.DISABLE, None,
+                                                f"Hermes {version} never read it", is_secret_name(k)) for k in unread]
         words = f"Hermes {version} reads it as UTF-8"
-        for key in lost:
-            self.changes.insert(1, Change(ENV, key, None, None, ChangeAction.DISABLE, None,
-                                          f"Hermes {version} never read it", is_secret_name(key)))
-            words += f"; its first line ({key}), which Hermes never read, stays unread: commented out with " \
-                     "#hermes-wizard-off: (remove the marker to use it)"
+        if unread:
+            words += (f"; {', '.join(unread)}, which Hermes never read, stay{'s' if len(unread) == 1 else ''} "
+                      "unread: commented out with #hermes-wizard-off: (remove the marker to use it)")
         self.notes.append(f".env: UTF-16 → UTF-8 ({words})")
 
     def fix_env_mode(self) -> None:
