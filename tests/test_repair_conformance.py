@@ -456,7 +456,10 @@ def opened(item: Repaired) -> list[tuple[str, str | None]]:
     seen_a = ((item.after or {}).get("debug") or {}).get("env") or {}
     lines = [[ln.strip() for ln in _env_text((s[".env"] or (b"",))[0]).splitlines()
               if ALLOW_ALL in ln] for s in (item.files_before, item.files_after)]
-    if lines[0] != lines[1] or seen_a.get(ALLOW_ALL) != seen_b.get(ALLOW_ALL):
+    # Commenting a line out (#hermes-wizard-off:, reversible) closes: only a new or respelled line counts.
+    added = [ln for ln in lines[1] if ln not in lines[0]
+             and not (ln.startswith("#hermes-wizard-off:") and ln[len("#hermes-wizard-off:"):].strip() in lines[0])]
+    if added or seen_a.get(ALLOW_ALL) != seen_b.get(ALLOW_ALL):
         problems.append((f"{ALLOW_ALL} added or set: {lines[0]} -> {lines[1]} (Hermes reads "
                          f"{seen_b.get(ALLOW_ALL)!r} -> {seen_a.get(ALLOW_ALL)!r})", None))
     if "optin" not in item.options:  # optin sets X_ALLOW_ALL_USERS=true on purpose

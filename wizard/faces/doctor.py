@@ -139,7 +139,7 @@ def _doctor(args, homes, runner) -> int:
                 if not any(kind == "restart" for kind, _ in steps):
                     _say("Next: restart the gateway once, e.g. " + _restart_hint(flow))
             else:
-                _say(f"Written, but the gateway will still not start: {_words(after)}")
+                _say(f"Written, but {_words(after)}.")
         elif repair.plan:
             _say("The file changes above are not applied without --fix.")
         service_code = flow.act_after()
