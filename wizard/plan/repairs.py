@@ -280,7 +280,7 @@ class _Builder:
         before = env.values
         changed = [k for k in after if k in before and after[k] != before[k]]
         if changed:
-            self.notes.append(f".env: kept as UTF-16: converting it would change how Hermes {version} reads "
+            self.unfixable.append(f".env: kept as UTF-16: converting it would change how Hermes {version} reads "
                               f"{changed[0]} (it reads the file as UTF-8); convert it yourself if you mean that: "
                               "iconv -f UTF-16 -t UTF-8 .env > .env.new && mv .env.new .env")
             return
