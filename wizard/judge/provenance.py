@@ -6,6 +6,7 @@ Contract: pure lookups over a Snapshot; never returns a secret value.
 from __future__ import annotations
 
 from wizard.hermes.v0_19.catalog import PLATFORMS, platform_value
+from wizard.hermes.v0_19.yamlfile import lookup
 from wizard.read.snapshot import Snapshot
 
 
@@ -28,9 +29,7 @@ def yaml_paths(name: str, key: str, data: dict | None = None) -> list[tuple[str,
     paths = [(name, key), ("platforms", name, "extra", key), ("platforms", name, key),
              ("gateway", "platforms", name, "extra", key), ("gateway", "platforms", name, key)]
     for prefix in (("platforms",), ("gateway", "platforms")):
-        node: object = data
-        for part in prefix:
-            node = node.get(part) if isinstance(node, dict) else None
+        node = lookup(data, prefix)
         for spelled in (node if isinstance(node, dict) else ()):
             if spelled != name and isinstance(spelled, str) and platform_value(spelled) == name:
                 paths += [prefix + (spelled, "extra", key), prefix + (spelled, key)]
@@ -43,9 +42,7 @@ def platform_blocks(data: dict, name: str) -> list[tuple[str, ...]]:
     `platforms.<name>`, where a new setting belongs."""
     blocks: list[tuple[str, ...]] = [(name,)] if isinstance(data.get(name), dict) else []
     for prefix in (("platforms",), ("gateway", "platforms")):
-        node: object = data
-        for part in prefix:
-            node = node.get(part) if isinstance(node, dict) else None
+        node = lookup(data, prefix)
         for key, value in (node.items() if isinstance(node, dict) else ()):
             if isinstance(key, str) and isinstance(value, dict) and platform_value(key) == name:
                 blocks.append(prefix + (key,))
@@ -60,12 +57,7 @@ def yaml_source(snapshot: Snapshot, path: tuple[str, ...]) -> str:
 def find_yaml(snapshot: Snapshot, name: str, key: str) -> tuple[str, ...] | None:
     data = snapshot.yaml.mapping()
     for path in yaml_paths(name, key):
-        node: object = data
-        for part in path:
-            node = node.get(part) if isinstance(node, dict) else None
-            if node is None:
-                break
-        if node is not None:
+        if lookup(data, path) is not None:
             return path
     return None
 

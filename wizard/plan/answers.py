@@ -17,6 +17,7 @@ import re
 from wizard.core.kinds import ChangeAction
 from wizard.hermes.v0_19.catalog import PLATFORMS
 from wizard.hermes.v0_19.envrules import ALLOW_ALL_TRUE
+from wizard.hermes.v0_19.yamlfile import lookup
 from wizard.judge.provenance import platform_blocks, yaml_paths
 from wizard.plan.changes import ENV, YAML, Change, Plan, is_secret_name, planned_contents
 
@@ -102,9 +103,7 @@ def policy_changes(report, platform: str, side: str, value: str) -> list[Change]
             changes.append(_env(report, env_name, value, platform, f"{side} policy"))
     data = report.snapshot.yaml.mapping()
     for path in yaml_paths(platform, f"{side}_policy", data):
-        node = data
-        for part in path:
-            node = node.get(part) if isinstance(node, dict) else None
+        node = lookup(data, path)
         if node is not None and str(node).strip().lower() != value:
             changes.append(Change(YAML, ".".join(path), str(node), value, platform=platform, reason=f"{side} policy"))
     if not env_name and not any(c.file == YAML for c in changes):  # qqbot: YAML is the only place
@@ -159,9 +158,7 @@ def enable_changes(report, platform: str, enabled: bool) -> list[Change]:
     # Explicit in YAML either way: env-enabled platforms honour an explicit `false`,
     # and the plugin pass never re-enables a platform whose YAML says so.
     for block in platform_blocks(data, platform):
-        current = data
-        for part in block + ("enabled",):
-            current = current.get(part) if isinstance(current, dict) else None
+        current = lookup(data, block + ("enabled",))
         changes.append(Change(YAML, ".".join(block + ("enabled",)), None if current is None else str(current).lower(),
                               "true" if enabled else "false", platform=platform, reason="on/off"))
     return [c for c in changes if c.before != c.after]

@@ -19,6 +19,7 @@ from wizard.core.kinds import ChangeAction
 from wizard.core.records import record
 from wizard.hermes.v0_19.catalog import PLATFORMS
 from wizard.hermes.v0_19.envrules import ALLOW_ALL_TRUE, TRUTHY
+from wizard.hermes.v0_19.yamlfile import lookup
 from wizard.judge.engine import HomeReport, evaluate
 from wizard.judge.provenance import platform_blocks, yaml_paths
 from wizard.plan.changes import ENV, YAML, Change, Plan, is_secret_name, planned_contents, read_bytes
@@ -234,12 +235,12 @@ class _Builder:
                 else:
                     env_overrides.append(change)
             for path in yaml_paths(name, side, data):
-                value = _lookup(data, path)
+                value = lookup(data, path)
                 if value is not None and str(value).strip().lower() == "open":
                     where_it_lives.append(Change(YAML, ".".join(path), str(value), target, platform=name,
                                                  reason="closing an open policy"))
             path = ("platforms", name, "extra", side)
-            before = _lookup(data, path)
+            before = lookup(data, path)
             yaml_overrides.append(Change(YAML, ".".join(path), None if before is None else str(before), target,
                                          platform=name, reason="overriding an open policy set elsewhere"))
         yield where_it_lives
@@ -310,10 +311,3 @@ def _listed_ids(name: str, report: HomeReport) -> list[str]:
     return [str(item).strip() for item in listed if str(item).strip() not in ("", "*")]
 
 
-def _lookup(data, path):
-    node = data
-    for part in path:
-        node = node.get(part) if isinstance(node, dict) else None
-        if node is None:
-            return None
-    return node

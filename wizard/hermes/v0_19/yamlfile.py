@@ -177,3 +177,14 @@ def _children(node) -> list:
     if isinstance(node, yaml.SequenceNode):
         return list(node.value)
     return []
+
+
+def lookup(data: object, path: tuple) -> object:
+    """The value at `path` in a parsed YAML document, or None where a step is missing or not a mapping:
+    the one walk every reader of config.yaml uses."""
+    node = data
+    for part in path:
+        node = node.get(part) if isinstance(node, dict) else None
+        if node is None:
+            return None
+    return node

@@ -6,6 +6,7 @@ import os
 import re
 
 from wizard.hermes.v0_19.catalog import ALIASES, KNOWN_NAMES, PLATFORMS
+from wizard.hermes.v0_19.yamlfile import lookup
 from wizard.judge.checks import Context, Hit, check
 
 SECRET_KEYS = re.compile(r"(token|secret|password|api_key|apikey|access_key|private_key)$", re.I)
@@ -136,9 +137,7 @@ def unknown_platform_key(ctx: Context):
     data = ctx.snapshot.yaml.mapping()
     sources = [("platforms",), ("gateway", "platforms")]
     for path in sources:
-        node: object = data
-        for part in path:
-            node = node.get(part) if isinstance(node, dict) else None
+        node = lookup(data, path)
         if not isinstance(node, dict):
             continue
         unknown = [key for key in node if isinstance(key, str) and key.strip().lower() not in KNOWN_NAMES]
@@ -166,9 +165,7 @@ def unknown_platform_key(ctx: Context):
 def secret_in_yaml(ctx: Context):
     data = ctx.snapshot.yaml.mapping()
     for root in (("platforms",), ("gateway", "platforms"), ()):
-        node: object = data
-        for part in root:
-            node = node.get(part) if isinstance(node, dict) else None
+        node = lookup(data, root)
         if not isinstance(node, dict):
             continue
         for name, block in node.items():
