@@ -11,8 +11,6 @@ crash loading its config); 2 usage error.  `--all-profiles` exits with the worst
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import sys
 from pathlib import Path
@@ -24,13 +22,7 @@ from wizard.faces.selection import select_homes
 EX_USAGE, EX_CONFIG = ExitCode.USAGE, ExitCode.CONFIG
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # argparse exits 2 on its own; keep the message short
-        self.print_usage(sys.stderr)
-        self.exit(EX_USAGE, f"hermes-wizard: error: {message}\n")
-
-
-def _common(parser: argparse.ArgumentParser) -> None:
+def _common(parser) -> None:
     parser.add_argument("--home", help="Hermes home (default: $HERMES_HOME, else ~/.hermes)")
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--profile", help="a profile under <home>/profiles (default: the home itself)")
@@ -52,7 +44,14 @@ def _common(parser: argparse.ArgumentParser) -> None:
                              "~/Library/LaunchAgents, /run/service)")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser():
+    import argparse  # not for the pre-start gate, which parses its few flags itself (wizard/faces/gate.py)
+
+    class _Parser(argparse.ArgumentParser):
+        def error(self, message: str):  # argparse exits 2 on its own; keep the message short
+            self.print_usage(sys.stderr)
+            self.exit(EX_USAGE, f"hermes-wizard: error: {message}\n")
+
     parser = _Parser(prog="hermes-wizard", description="Setup wizard and doctor for the Hermes messaging gateway.")
     parser.add_argument("--version", action="store_true", help="print this tool's version and the Hermes versions "
                         "it models")
@@ -107,6 +106,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["check"] and "--gate" in argv:  # the pre-start gate: as little as possible before judging
+        from wizard.faces.gate import fast_args, run_gate
+
+        fast = fast_args(argv[1:])
+        if fast is not None:
+            return run_gate(fast)
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.version:
@@ -154,49 +160,11 @@ def _headless(args) -> int:
     return _check(args)
 
 
-def _gate(args) -> int:
-    """`check --gate`: Hermes's refusal rule only, one line, and never an obstacle of our own
-    making — any failure of the wizard itself lets the gateway start (exit 0)."""
-    try:
-        from wizard.faces.judging import host_facts
-        from wizard.hermes.v0_19.gate import violations
-        from wizard.hermes.v0_19.resolve import resolve
-        from wizard.read.snapshot import take_snapshot
-
-        homes = select_homes(args)
-        if homes is None:
-            return 0
-        profile, home = homes[0]
-        facts = host_facts(args, home)
-        judged = facts.hermes
-        if judged is not None and judged.source != "target" and not (judged.modelled or judged.version is None):
-            print(f"hermes-wizard gate: Hermes {judged.version} is not modelled by this hermes-wizard; the gate is "
-                  "not active for it, letting the gateway start", file=sys.stderr)
-            return 0
-        if judged is not None and not judged.refuses:
-            return 0
-        from wizard.hermes.models import model_for
-
-        snapshot = take_snapshot(home, profile, dict(os.environ), model=model_for(judged))
-        found = violations(resolve(snapshot, facts))
-    except Exception as exc:  # the gate must never be the reason a gateway does not start
-        print(f"hermes-wizard gate: could not judge ({type(exc).__name__}); letting the gateway start",
-              file=sys.stderr)
-        return 0
-    if not found:
-        return 0
-    first = found[0]
-    from wizard.core.safetext import visible
-
-    print(f"hermes-wizard gate: Hermes would refuse to start ({first.reason}: {' and '.join(first.open_sides())} "
-          f"is open, {first.allow_all_env} not set); not starting it. Fix: hermes-wizard doctor --fix --yes "
-          f"--home {visible(home)}", file=sys.stderr)
-    return EX_CONFIG
-
-
 def _check(args) -> int:
     if args.gate:
-        return _gate(args)
+        from wizard.faces.gate import run_gate
+
+        return run_gate(args)
     homes = select_homes(args)
     if homes is None:
         return EX_USAGE
@@ -324,6 +292,8 @@ def _demo(args) -> int:
 
 
 def _explain(args) -> int:
+    import json
+
     from wizard.judge.checks import all_checks, get_check
 
     if not args.code:

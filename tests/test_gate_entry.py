@@ -1,0 +1,68 @@
+"""The pre-start gate's own entry: its few flags read without argparse, everything else through the full
+command line — the same verdicts and exit codes either way, and fewer imports before every start."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from wizard.faces.cli import main
+from wizard.faces.gate import fast_args
+
+DEMO = Path(__file__).resolve().parents[1] / "assets" / "homes" / "death-loop"
+
+
+@pytest.mark.parametrize("argv,expected", [
+    (["--gate", "--home", "/h"], {"home": "/h"}),
+    (["--gate", "--home=/h", "--profile", "p"], {"home": "/h", "profile": "p"}),
+    (["--home", "/h", "--gate", "--hermes-python", "/v/bin/python"], {"hermes_python": "/v/bin/python"}),
+    (["--gate", "--target", "0.19"], {"target": "0.19"}),
+    (["--gate", "--hermes-version", "0.20.0"], {"hermes_version": "0.20.0"}),
+])
+def test_the_gates_flags_are_read_directly(argv, expected):
+    args = fast_args(argv)
+    assert args is not None and args.gate
+    for key, value in expected.items():
+        assert getattr(args, key) == value
+
+
+@pytest.mark.parametrize("argv", [
+    ["--gate", "--format", "json"],  # not a gate flag: the full parser decides
+    ["--gate", "--home"],  # a value is missing
+    ["--gate", "--home", "/a", "--home", "/b"],  # repeated
+    ["--gate", "--target", "0.20"],  # not modelled: argparse says so (exit 2)
+    ["--gate", "--target", "0.19", "--hermes-version", "0.19.0"],  # mutually exclusive
+    ["--gate", "-h"],
+])
+def test_anything_else_goes_through_the_full_command_line(argv):
+    assert fast_args(argv) is None
+
+
+def test_same_verdict_and_exit_code_as_the_full_parser(tmp_path, capsys, monkeypatch):
+    home = tmp_path / "home"
+    shutil.copytree(DEMO, home)
+    assert main(["check", "--gate", "--home", str(home)]) == 78
+    fast_err = capsys.readouterr().err
+    monkeypatch.setattr("wizard.faces.gate.fast_args", lambda argv: None)  # force the argparse path
+    assert main(["check", "--gate", "--home", str(home)]) == 78
+    assert capsys.readouterr().err == fast_err
+    with pytest.raises(SystemExit) as exited:
+        main(["check", "--gate", "--home", str(home), "--target", "0.20"])
+    assert exited.value.code == 2
+
+
+def test_the_gate_imports_no_argparse_and_no_check_registry(tmp_path):
+    home = tmp_path / "home"
+    shutil.copytree(DEMO, home)
+    probe = ("import sys, runpy\nsys.argv = ['hermes-wizard', 'check', '--gate', '--home', sys.argv[1]]\n"
+             "try:\n    runpy.run_module('wizard', run_name='__main__')\nexcept SystemExit as e:\n    code = e.code\n"
+             "print(' '.join(sorted(sys.modules)))\n")
+    done = subprocess.run([sys.executable, "-c", probe, str(home)], capture_output=True, text=True, timeout=60,
+                          cwd=Path(__file__).resolve().parents[1])
+    loaded = set(done.stdout.split())
+    assert "wizard.hermes.v0_19.gate" in loaded  # it did judge
+    assert not loaded & {"argparse", "wizard.judge.checks", "wizard.judge.engine", "subprocess", "textual"}

@@ -1,0 +1,93 @@
+"""`check --gate`, the pre-start gate a service's `ExecCondition=` runs before every start.
+
+Hermes's refusal rule only, one line on stderr, exit 78 when Hermes would refuse to start, else 0 —
+and never an obstacle of our own making: a version this tool does not model, a version without
+the refusal, or any failure of the wizard itself lets the gateway start.
+
+It runs before every start, so it imports as little as it can: its few flags are read here
+(`fast_args`), without argparse; anything else goes through the full command line.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from types import SimpleNamespace
+
+EX_CONFIG = 78
+_VALUED = {"--home": "home", "--profile": "profile", "--hermes-python": "hermes_python",
+           "--hermes-version": "hermes_version", "--target": "target"}
+
+
+def fast_args(argv: list[str]) -> SimpleNamespace | None:
+    """The gate's arguments (after `check`), or None when they need the full parser (help, an unknown
+    or repeated flag, a --target that is not modelled: argparse then says what is wrong)."""
+    args = SimpleNamespace(home=None, profile=None, hermes_python=None, hermes_version=None, target=None,
+                           all_profiles=False, gate=True)
+    seen = set()
+    words = iter(argv)
+    for word in words:
+        if word == "--gate" and "--gate" not in seen:
+            seen.add(word)
+            continue
+        name, eq, value = word.partition("=")
+        if name not in _VALUED or name in seen:
+            return None
+        if not eq:
+            following = next(words, None)
+            if following is None or following.startswith("--"):
+                return None
+            value = following
+        seen.add(name)
+        setattr(args, _VALUED[name], value)
+    if args.target is not None or args.hermes_version is not None:
+        from wizard.hermes.versions import is_modelled
+
+        if args.target is not None and not is_modelled(args.target):
+            return None
+        if args.target is not None and args.hermes_version is not None:
+            return None  # mutually exclusive: the full parser says so
+    return args
+
+
+def run_gate(args) -> int:
+    """`check --gate`: Hermes's refusal rule only, one line, and never an obstacle of our own
+    making — any failure of the wizard itself lets the gateway start (exit 0)."""
+    try:
+        from wizard.faces.judging import host_facts
+        from wizard.faces.selection import select_homes
+        from wizard.hermes.v0_19.gate import violations
+        from wizard.hermes.v0_19.resolve import resolve
+        from wizard.read.snapshot import take_snapshot
+
+        homes = select_homes(args)
+        if homes is None:
+            return 0
+        profile, home = homes[0]
+        facts = host_facts(args, home)
+        judged = facts.hermes
+        if judged is not None and judged.source != "target" and not (judged.modelled or judged.version is None):
+            print(f"hermes-wizard gate: Hermes {judged.version} is not modelled by this hermes-wizard; the gate is "
+                  "not active for it, letting the gateway start", file=sys.stderr)
+            return 0
+        if judged is not None and not judged.refuses:
+            return 0
+        from wizard.hermes.models import model_for
+
+        snapshot = take_snapshot(home, profile, dict(os.environ), model=model_for(judged))
+        found = violations(resolve(snapshot, facts))
+    except Exception as exc:  # the gate must never be the reason a gateway does not start
+        print(f"hermes-wizard gate: could not judge ({type(exc).__name__}); letting the gateway start",
+              file=sys.stderr)
+        return 0
+    if not found:
+        return 0
+    first = found[0]
+    from wizard.core.safetext import visible
+
+    print(f"hermes-wizard gate: Hermes would refuse to start ({first.reason}: {' and '.join(first.open_sides())} "
+          f"is open, {first.allow_all_env} not set); not starting it. Fix: hermes-wizard doctor --fix --yes "
+          f"--home {visible(home)}", file=sys.stderr)
+    return EX_CONFIG
+
+
