@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from wizard.faces.cli import main
+from wizard.faces.entry import main as entry
 from wizard.faces.gate import fast_args
 
 DEMO = Path(__file__).resolve().parents[1] / "assets" / "homes" / "death-loop"
@@ -42,16 +43,15 @@ def test_anything_else_goes_through_the_full_command_line(argv):
     assert fast_args(argv) is None
 
 
-def test_same_verdict_and_exit_code_as_the_full_parser(tmp_path, capsys, monkeypatch):
+def test_same_verdict_and_exit_code_as_the_full_parser(tmp_path, capsys):
     home = tmp_path / "home"
     shutil.copytree(DEMO, home)
-    assert main(["check", "--gate", "--home", str(home)]) == 78
+    assert entry(["check", "--gate", "--home", str(home)]) == 78  # the gate's own entry
     fast_err = capsys.readouterr().err
-    monkeypatch.setattr("wizard.faces.gate.fast_args", lambda argv: None)  # force the argparse path
-    assert main(["check", "--gate", "--home", str(home)]) == 78
+    assert main(["check", "--gate", "--home", str(home)]) == 78  # the full command line
     assert capsys.readouterr().err == fast_err
     with pytest.raises(SystemExit) as exited:
-        main(["check", "--gate", "--home", str(home), "--target", "0.20"])
+        entry(["check", "--gate", "--home", str(home), "--target", "0.20"])
     assert exited.value.code == 2
 
 
@@ -65,4 +65,5 @@ def test_the_gate_imports_no_argparse_and_no_check_registry(tmp_path):
                           cwd=Path(__file__).resolve().parents[1])
     loaded = set(done.stdout.split())
     assert "wizard.hermes.v0_19.gate" in loaded  # it did judge
-    assert not loaded & {"argparse", "wizard.judge.checks", "wizard.judge.engine", "subprocess", "textual"}
+    assert not loaded & {"argparse", "wizard.faces.cli", "wizard.core.kinds", "wizard.judge.checks",
+                         "wizard.judge.engine", "subprocess", "textual"}

@@ -2,6 +2,6 @@
 
 import sys
 
-from wizard.faces.cli import main
+from wizard.faces.entry import main
 
 sys.exit(main())

@@ -27,38 +27,43 @@ import json
 import re
 import sys
 
-_OTHERS = ("\x7f-\x9f"  # DEL, C1 (U+009B is a one-byte CSI)
-           "\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb"  # bidi, invisibles
-           "\ud800-\udfff"  # lone surrogates: bytes that were not UTF-8 (surrogateescape)
-           "\U000e0000-\U000e007f")  # tag characters: invisible text
-_ANY = re.compile(f"[\x00-\x1f{_OTHERS}]")  # C0 too, TAB, LF and CR included
-_NOT_NEWLINE = re.compile(f"[\x00-\x09\x0b-\x1f{_OTHERS}]")
+# What is escaped: C0 (TAB, LF and CR included), DEL and C1 (U+009B is a one-byte CSI), bidi controls and
+# invisibles, lone surrogates (bytes that were not UTF-8, kept by surrogateescape), tag characters.
+_RANGES = ((0x00, 0x1f), (0x7f, 0x9f), (0xad, 0xad), (0x61c, 0x61c), (0x180e, 0x180e), (0x200b, 0x200f),
+           (0x2028, 0x202e), (0x2060, 0x2069), (0xfeff, 0xfeff), (0xfff9, 0xfffb), (0xd800, 0xdfff),
+           (0xe0000, 0xe007f))
+_SHORT = {0x09: "\\t", 0x0a: "\\n", 0x0d: "\\r"}
+_TABLES: dict[str, dict[int, str]] = {}  # built on first use: cheaper than compiling a regex on every start
 
 
-_SHORT = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
-
-
-def _escape(match: re.Match) -> str:
-    code = ord(match.group())
-    if match.group() in _SHORT:
-        return _SHORT[match.group()]
+def _escape_code(code: int) -> str:
+    if code in _SHORT:
+        return _SHORT[code]
     if code < 0x100:
         return f"\\x{code:02x}"
     return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
+def _table(keep_newline: bool) -> dict[int, str]:
+    key = "lines" if keep_newline else "all"
+    if key not in _TABLES:
+        _TABLES[key] = {code: _escape_code(code) for low, high in _RANGES for code in range(low, high + 1)
+                        if not (keep_newline and code == 0x0a)}
+    return _TABLES[key]
+
+
 def visible(value) -> str:
     """`value` as text with every control, C1, bidi or invisible character escaped."""
-    return _ANY.sub(_escape, value if isinstance(value, str) else str(value))
+    text = value if isinstance(value, str) else str(value)
+    return text if text.isascii() and text.isprintable() else text.translate(_table(False))
 
 
 def visible_lines(text: str) -> str:
     """Like `visible`, but the line breaks of composed output are kept."""
-    return _NOT_NEWLINE.sub(_escape, text)
+    return text.translate(_table(True))
 
 
-def _json_escape(match: re.Match) -> str:
-    code = ord(match.group())
+def _json_escape(code: int) -> str:
     if code < 0x10000:
         return f"\\u{code:04x}"
     code -= 0x10000
@@ -72,7 +77,8 @@ def json_text(payload, indent: int | None = 2) -> str:
     inside string literals (JSON's own syntax is ASCII), where \\uXXXX is their
     escape.  Characters above U+FFFF are written as a UTF-16 surrogate pair."""
     text = json.dumps(payload, indent=indent, ensure_ascii=False)
-    return _NOT_NEWLINE.sub(_json_escape, text)  # json.dumps escapes C0 in strings: a raw LF is layout
+    escapes = {code: _json_escape(code) for code in set(map(ord, text)) if code in _table(True)}
+    return text.translate(escapes) if escapes else text  # json.dumps escapes C0 in strings: a raw LF is layout
 
 
 MASK = "••••••"

@@ -106,13 +106,6 @@ def build_parser():
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
-    if argv[:1] == ["check"] and "--gate" in argv:  # the pre-start gate: as little as possible before judging
-        from wizard.faces.gate import fast_args, run_gate
-
-        fast = fast_args(argv[1:])
-        if fast is not None:
-            return run_gate(fast)
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.version:
