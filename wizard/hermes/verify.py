@@ -87,6 +87,10 @@ def ask(home: Path, python: Path, base_env: dict[str, str]) -> HermesAnswer:
     try:
         copy = scratch / "home"
         _copy_home(home, copy)
+        # The question travels with the copy: the home's owner may not be able to read this installation
+        # (a root-only venv), and Hermes then runs as that owner.
+        script = scratch / SCRIPT.name
+        shutil.copyfile(SCRIPT, script)
         owner = _owner_to_run_as(home)
         if owner is not None:
             _chown_tree(scratch, *owner)
@@ -96,7 +100,7 @@ def ask(home: Path, python: Path, base_env: dict[str, str]) -> HermesAnswer:
                    all_proxy=CLOSED_PORT, HTTP_PROXY=CLOSED_PORT, HTTPS_PROXY=CLOSED_PORT, ALL_PROXY=CLOSED_PORT,
                    NO_PROXY="", no_proxy="", PATH=base_env.get("PATH") or os.environ.get("PATH", os.defpath))
         uid, gid = owner if owner else (None, None)  # None: run as ourselves (subprocess's defaults)
-        proc = subprocess.run([str(python), "-I", str(SCRIPT), str(copy)], env=env, cwd=scratch,
+        proc = subprocess.run([str(python), "-I", str(script), str(copy)], env=env, cwd=scratch,
                               capture_output=True, text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL,
                               user=uid, group=gid, extra_groups=[] if owner else None)
     except subprocess.TimeoutExpired:
