@@ -67,3 +67,11 @@ def test_the_gate_imports_no_argparse_and_no_check_registry(tmp_path):
     assert "wizard.hermes.v0_19.gate" in loaded  # it did judge
     assert not loaded & {"argparse", "wizard.faces.cli", "wizard.core.kinds", "wizard.judge.checks",
                          "wizard.judge.engine", "subprocess", "textual"}
+
+
+def test_the_gates_own_messages_are_escaped(tmp_path, capsys):
+    """The gate's entry writes outside the guarded streams: a hostile home path is still shown escaped."""
+    home = tmp_path / "home\x1b]52;c;aGk=\x07"
+    assert entry(["check", "--gate", "--home", str(home)]) == 0  # no such home: never an obstacle
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\x07" not in err

@@ -18,7 +18,9 @@ def select_homes(args) -> list[tuple[str, Path]] | None:
             return [(args.profile, profile_home(root, args.profile))]
         return [(profile_name(root), root)]
     except HomeError as exc:
-        print(f"hermes-wizard: {exc}", file=sys.stderr)
+        from wizard.core.safetext import visible  # the gate prints outside the guarded streams
+
+        print(f"hermes-wizard: {visible(str(exc))}", file=sys.stderr)
         return None
 
 
