@@ -262,11 +262,14 @@ def test_root_verify_asks_hermes_as_the_homes_owner(place, owner):
     python.write_text('#!/bin/sh\n# $1 is -I, $2 the script, $3 the home copy\n'
                       'test -r "$2" && test -r "$3/.env" && ok=readable || ok=unreadable\n'
                       'case "$2" in "$HOME"/*) at=copy ;; *) at=installation ;; esac\n'
+                      'test -e "$3/root-secret" && leak=leaked || leak=kept-out\n'
                       'echo "{\\"hermes\\": \\"0.19.0\\", \\"would_start\\": true, \\"enabled\\": [], '
-                      '\\"error\\": \\"uid=$(id -u) $ok $at\\"}"\n')
+                      '\\"error\\": \\"uid=$(id -u) $ok $at $leak\\"}"\n')
     python.chmod(0o755)
     for path in (base / "venv", python.parent):
         path.chmod(0o755)
+    (home / "root-secret").write_text("root only\n")  # not the owner's: never copied to the owner's copy
+    (home / "root-secret").chmod(0o600)
     answer = ask(home, python, {"PATH": "/usr/bin:/bin"})
     assert answer.failure is None, answer.failure
-    assert answer.error == f"uid={owner[1]} readable copy"
+    assert answer.error == f"uid={owner[1]} readable copy kept-out"

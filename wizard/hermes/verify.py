@@ -86,12 +86,12 @@ def ask(home: Path, python: Path, base_env: dict[str, str]) -> HermesAnswer:
     scratch = Path(tempfile.mkdtemp(prefix="hermes-wizard-verify."))
     try:
         copy = scratch / "home"
-        _copy_home(home, copy)
+        owner = _owner_to_run_as(home)
+        _copy_home(home, copy, owner[0] if owner else None)
         # The question travels with the copy: the home's owner may not be able to read this installation
         # (a root-only venv), and Hermes then runs as that owner.
         script = scratch / SCRIPT.name
         shutil.copyfile(SCRIPT, script)
-        owner = _owner_to_run_as(home)
         if owner is not None:
             _chown_tree(scratch, *owner)
         env = dict(base_env)
@@ -132,14 +132,21 @@ def _chown_tree(root: Path, uid: int, gid: int) -> None:
         os.chown(path, uid, gid, follow_symlinks=False)
 
 
-def _copy_home(src: Path, dst: Path) -> None:
-    """Copy what decides a start, never following a link and within a byte budget."""
+def _copy_home(src: Path, dst: Path, only_uid: int | None = None) -> None:
+    """Copy what decides a start within a byte budget, every step relative to an open directory and
+    never through a link (a link is copied as a link), so a directory swapped for a symlink while the
+    copy runs cannot send it outside the home.  With `only_uid` (root judging someone else's home),
+    a file that does not belong to that owner is left out: the copy becomes the owner's."""
     budget = [COPY_BUDGET]
     dst.mkdir(mode=0o700)
+    try:
+        top = os.open(src, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return
 
-    def walk(source: Path, target: Path, depth: int) -> None:
+    def walk(fd: int, target: Path, depth: int) -> None:
         try:
-            entries = sorted(os.scandir(source), key=lambda e: e.name)
+            entries = sorted(os.scandir(fd), key=lambda e: e.name)
         except OSError:
             return
         for entry in entries:
@@ -150,30 +157,43 @@ def _copy_home(src: Path, dst: Path) -> None:
             there = target / entry.name
             if stat.S_ISLNK(st.st_mode):
                 try:
-                    os.symlink(os.readlink(entry.path), there)
+                    os.symlink(os.readlink(entry.name, dir_fd=fd), there)
                 except OSError:
                     pass
             elif stat.S_ISDIR(st.st_mode) and entry.name not in SKIP_DIRS and depth < 6:
-                there.mkdir(mode=0o700)
-                walk(Path(entry.path), there, depth + 1)
-            elif stat.S_ISREG(st.st_mode) and st.st_size <= min(MAX_FILE, budget[0]):
-                _copy_regular(Path(entry.path), there, stat.S_IMODE(st.st_mode))
-                budget[0] -= st.st_size
+                try:
+                    sub = os.open(entry.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
+                except OSError:
+                    continue
+                try:
+                    there.mkdir(mode=0o700)
+                    walk(sub, there, depth + 1)
+                finally:
+                    os.close(sub)
+            elif stat.S_ISREG(st.st_mode):
+                _copy_regular(fd, entry.name, there, budget, only_uid)
 
-    walk(src, dst, 0)
-
-
-def _copy_regular(source: Path, target: Path, mode: int) -> None:
     try:
-        fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        walk(top, dst, 0)
+    finally:
+        os.close(top)
+
+
+def _copy_regular(dir_fd: int, name: str, target: Path, budget: list[int], only_uid: int | None) -> None:
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd)
     except OSError:
         return
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > min(MAX_FILE, budget[0]):
             return
+        if only_uid is not None and st.st_uid != only_uid:
+            return
+        budget[0] -= st.st_size
         with open(target, "wb") as out:
             while chunk := os.read(fd, 1 << 20):
                 out.write(chunk)
-        os.chmod(target, mode & 0o777)
+        os.chmod(target, stat.S_IMODE(st.st_mode) & 0o777)
     finally:
         os.close(fd)
