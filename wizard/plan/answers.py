@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from wizard.core.kinds import ChangeAction
+from wizard.hermes.models import model_for
 from wizard.hermes.v0_19.catalog import PLATFORMS
 from wizard.hermes.v0_19.envrules import ALLOW_ALL_TRUE
 from wizard.hermes.v0_19.yamlfile import lookup
@@ -173,4 +174,4 @@ def preview(report, plan: Plan):
     from wizard.judge.engine import evaluate
 
     return evaluate(report.home, report.profile, base_env=report.snapshot.base_env, facts=report.facts,
-                    overrides=planned_contents(plan))
+                    overrides=planned_contents(plan, model=model_for(report.hermes)))

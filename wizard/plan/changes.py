@@ -11,6 +11,7 @@ from __future__ import annotations
 import codecs
 import difflib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from wizard.core.homefs import fingerprint_in, read_in_home
 from wizard.core.kinds import ChangeAction
@@ -18,6 +19,9 @@ from wizard.core.records import factory, record
 from wizard.judge.masking import MASK, is_secret_name  # noqa: F401  (re-exported: the faces import them from here)
 from wizard.plan.envedit import EnvEdit, apply_edits
 from wizard.plan.yamledit import set_value
+
+if TYPE_CHECKING:
+    from wizard.hermes.model import Model
 
 ENV, YAML = ".env", "config.yaml"
 
@@ -76,8 +80,10 @@ def read_bytes(path: Path) -> bytes | None:
     return read_in_home(path)
 
 
-def planned_contents(plan: Plan, current: dict[str, bytes | None] | None = None) -> dict[str, bytes]:
-    """The new bytes of every file whose content the plan changes (mode-only excluded)."""
+def planned_contents(plan: Plan, current: dict[str, bytes | None] | None = None,
+                     model: Model | None = None) -> dict[str, bytes]:
+    """The new bytes of every file whose content the plan changes (mode-only excluded); the new `.env`
+    must read as planned by the Hermes `model` judges for (the newest modelled by default)."""
     current = current if current is not None else {name: read_bytes(plan.home / name) for name in (ENV, YAML)}
     out: dict[str, bytes] = {}
     env_edits = planned_env_edits(plan)
@@ -87,7 +93,7 @@ def planned_contents(plan: Plan, current: dict[str, bytes | None] | None = None)
         if reencode:
             encode = _utf8
         out[ENV] = encode(apply_edits(text, env_edits) if env_edits else text)
-        if problem := env_misreads(out[ENV], env_edits):
+        if problem := env_misreads(out[ENV], env_edits, model):
             raise UnwritableFile(f".env: {problem}; nothing is written this way")
     yaml_changes = [c for c in plan.changes if c.file == YAML]
     if yaml_changes:
@@ -151,12 +157,12 @@ def decode_env(raw: bytes):
     return raw.decode("latin-1"), latin1
 
 
-def env_misreads(data: bytes, edits: list[EnvEdit]) -> str | None:
-    """Why `data`, read as Hermes reads a `.env` (through wizard.hermes.v0_19.envfile), does not hold
-    what `edits` planned; None when every edited key reads as planned."""
+def env_misreads(data: bytes, edits: list[EnvEdit], model: Model | None = None) -> str | None:
+    """Why `data`, read as the Hermes of `model` reads a `.env` (the shared reader asks the model how
+    to decode it), does not hold what `edits` planned; None when every edited key reads as planned."""
     from wizard.hermes.v0_19.envfile import read_env_file
 
-    entries = read_env_file(Path(ENV), content=data).entries
+    entries = read_env_file(Path(ENV), content=data, model=model).entries
     for edit in edits:
         entry = entries.get(edit.key)
         if edit.restore or edit.value is None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from wizard.core.kinds import ChangeAction
 from wizard.core.records import record
+from wizard.hermes.models import model_for
 from wizard.hermes.v0_19.catalog import PLATFORMS
 from wizard.hermes.v0_19.envrules import ALLOW_ALL_TRUE, TRUTHY
 from wizard.hermes.v0_19.yamlfile import lookup
@@ -61,6 +62,7 @@ class _Builder:
     def __init__(self, report: HomeReport, options: RepairOptions) -> None:
         self.report, self.options = report, options
         self.snapshot = report.snapshot
+        self.model = model_for(report.hermes)  # the Hermes the repairs are judged for
         self.changes: list[Change] = []
         self.notes: list[str] = []
         self.unfixable: list[str] = []
@@ -74,7 +76,7 @@ class _Builder:
         if not plan:
             return plan
         current = {name: read_bytes(plan.home / name) for name in (ENV, YAML)}
-        contents = planned_contents(plan, current)
+        contents = planned_contents(plan, current, self.model)
         kept = [c for c in plan.changes if c.action in (ChangeAction.MODE, ChangeAction.REENCODE)
                 or contents.get(c.file) != current.get(c.file)]
         return Plan(plan.home, plan.fingerprints, tuple(kept))
@@ -82,7 +84,7 @@ class _Builder:
     def simulate(self, changes) -> HomeReport:
         plan = self.plan(changes)
         return evaluate(self.report.home, self.report.profile, base_env=self.snapshot.base_env,
-                        facts=self.report.facts, overrides=planned_contents(plan))
+                        facts=self.report.facts, overrides=planned_contents(plan, model=self.model))
 
     def _try(self, changes) -> HomeReport | None:
         """The simulated verdict of `changes`, or None (remembering why) when a writer
@@ -266,17 +268,17 @@ class _Builder:
         a value it reads would change, the file is left as it is and the note says why."""
         from pathlib import Path
 
-        from wizard.hermes.models import model_for
         from wizard.hermes.v0_19.envfile import read_env_file
 
         env = self.snapshot.env
-        model = model_for(self.report.hermes)
+        model = self.model
         if env.encoding != "utf-16" or model.reads_utf16_env:
             return
         version = self.report.hermes.judged_as
         reencode = Change(ENV, "<encoding>", "utf-16", "utf-8", ChangeAction.REENCODE,
                           reason="this Hermes reads a UTF-16 .env as UTF-8")
-        converted = planned_contents(self.plan([reencode]), {ENV: read_bytes(self.report.home / ENV), YAML: None})
+        converted = planned_contents(self.plan([reencode]), {ENV: read_bytes(self.report.home / ENV), YAML: None},
+                                     model)
         after = read_env_file(Path(ENV), {}, content=converted[ENV], model=model).values
         before = env.values
         changed = [k for k in after if k in before and after[k] != before[k]]

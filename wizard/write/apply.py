@@ -28,6 +28,7 @@ from wizard.core.atomic import _ANY, FileOps, Lock, clean_stale_tmp, write_atomi
 from wizard.core.homefs import ApplyError, HomeDir, digest, look, read_file
 from wizard.core.kinds import ChangeAction
 from wizard.core.records import record
+from wizard.hermes.models import model_for
 from wizard.plan.changes import ENV, YAML, Plan, env_misreads, planned_contents, planned_env_edits
 
 if TYPE_CHECKING:
@@ -57,7 +58,8 @@ def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None 
                 raise ApplyError(f"{name} changed since it was read (an editor, or Hermes itself rewriting it); "
                                  "nothing was written — run the command again to plan from the new contents")
         targets = {name: home.place(name) for name in names}
-        contents = planned_contents(plan, current)
+        model = model_for(facts.hermes) if facts is not None else None  # the Hermes the plan was judged for
+        contents = planned_contents(plan, current, model)
         modes = {c.file: _new_mode(c.after) for c in plan.changes if c.action == ChangeAction.MODE}
         clean_stale_tmp(targets[name] for name in names)
         try:
@@ -91,7 +93,8 @@ def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None 
         for name, data in contents.items():
             written = read_file(targets[name])
             # Bytes equal to the plan are not enough: what counts is what Hermes reads from them.
-            misread = env_misreads(written, planned_env_edits(plan)) if name == ENV and written is not None else None
+            misread = (env_misreads(written, planned_env_edits(plan), model) if name == ENV and written is not None
+                       else None)
             if written != data or misread:
                 raise ApplyError(f"{name} does not read back as planned{f' ({misread})' if misread else ''}; "
                                  f"restore with `hermes-wizard undo` (backup: {backup.path})")
