@@ -216,3 +216,18 @@ def test_converting_a_utf16_env_for_018_never_makes_hermes_read_what_it_did_not(
     assert main(["check", "--home", str(home), "--hermes-version", "0.18.2", "--format", "json"]) == 0
     rows = {row["name"]: row for row in json.loads(capsys.readouterr().out)["platforms"]}
     assert rows["weixin"]["opted_in"] is False and rows["weixin"]["dm_policy"] == "pairing"
+
+
+def test_the_env_writer_splits_glued_lines_as_the_judged_hermes_does(capsys, tmp_path):
+    """0.18 does not know FIREWORKS_API_KEY, so it never splits `FIREWORKS_API_KEY=fw…WEIXIN_ALLOW_ALL_USERS=on`:
+    for 0.18 that whole line is one credential, which an edit must leave as it is."""
+    home = tmp_path / "home"
+    home.mkdir()
+    glued = "FIREWORKS_API_KEY=fw-key-123WEIXIN_ALLOW_ALL_USERS=on\n"
+    (home / ".env").write_text("WEIXIN_ACCOUNT_ID=b0f3@im.bot\nWEIXIN_TOKEN=ilink-tok-123456\nWEIXIN_DM_POLICY=open\n"
+                               + glued)
+    (home / ".env").chmod(0o600)
+    assert main(["doctor", "--home", str(home), "--fix", "--yes", "--open-policy", "optin",
+                 "--hermes-version", "0.18.2", "--no-verify"]) == 0
+    written = (home / ".env").read_text()
+    assert glued in written and "WEIXIN_ALLOW_ALL_USERS=true" in written

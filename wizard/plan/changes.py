@@ -92,7 +92,8 @@ def planned_contents(plan: Plan, current: dict[str, bytes | None] | None = None,
         text, encode = decode_env(current.get(ENV) or b"")
         if reencode:
             encode = _utf8
-        out[ENV] = encode(apply_edits(text, env_edits) if env_edits else text)
+        known = model.env_keys() if model is not None else None  # how that Hermes splits a glued line
+        out[ENV] = encode(apply_edits(text, env_edits, known) if env_edits else text)
         if problem := env_misreads(out[ENV], env_edits, model):
             raise UnwritableFile(f".env: {problem}; nothing is written this way")
     yaml_changes = [c for c in plan.changes if c.file == YAML]

@@ -109,12 +109,12 @@ def _strip_line_end(text: str) -> tuple[str, str]:
     return text, ""
 
 
-def apply_edits(text: str, edits: list[EnvEdit]) -> str:
+def apply_edits(text: str, edits: list[EnvEdit], known: frozenset[str] | None = None) -> str:
     """Return `text` with `edits` applied.  Setting a key that appears several times
     changes the last one (the one python-dotenv keeps).  A "glued" line holding an
     edited key (`A=1B_TOKEN=x`, which Hermes splits at start-up) is first split the
-    same way, so editing one assignment never swallows the other."""
-    bindings = _split_bindings(_unglue(text, {edit.key for edit in edits}))
+    same way (over the judged Hermes's `known` names), so editing one assignment never swallows the other."""
+    bindings = _split_bindings(_unglue(text, {edit.key for edit in edits}, known))
     for edit in edits:
         if edit.restore:
             bindings = _restore(bindings, edit.key)
@@ -137,7 +137,7 @@ def apply_edits(text: str, edits: list[EnvEdit]) -> str:
     return "".join(original for _, original in bindings)
 
 
-def _unglue(text: str, keys: set[str]) -> str:
+def _unglue(text: str, keys: set[str], known: frozenset[str] | None) -> str:
     from wizard.hermes.v0_19.envfile import _glued_segments
 
     out: list[str] = []
@@ -145,7 +145,7 @@ def _unglue(text: str, keys: set[str]) -> str:
         body, ending = _strip_line_end(line)
         stripped = body.strip()
         if stripped.count("=") >= 2 and not stripped.startswith("#"):
-            segments = _glued_segments(stripped)
+            segments = _glued_segments(stripped, known)
             if len(segments) > 1 and any(seg.split("=", 1)[0] in keys for seg in segments):
                 out.extend(segment.strip() + (ending or "\n") for segment in segments)
                 continue
