@@ -178,15 +178,23 @@ def test_an_editable_install_is_found_and_its_checkout_gives_the_version(demo):
     assert found.site_packages == site and found.code_root == checkout and found.version == "0.19.0"
 
 
+UTF16_TEXT = ("WEIXIN_ALLOW_ALL_USERS=true\nWEIXIN_ACCOUNT_ID=b0f3@im.bot\nWEIXIN_TOKEN=ilink-tok-123456\n"
+              "WEIXIN_DM_POLICY=open\n")
+
+
+def utf16_home(tmp_path: Path) -> Path:
+    """A home whose .env is UTF-16 with its BOM (Windows Notepad's "Unicode"), the opt-in on its first line."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".env").write_bytes(UTF16_TEXT.encode("utf-16"))
+    (home / ".env").chmod(0o600)
+    return home
+
+
 def test_a_utf16_env_is_rewritten_as_utf8_for_a_hermes_that_reads_it_as_utf8(capsys, tmp_path):
     """Hermes 0.18 reads a UTF-16 .env as UTF-8 (its first key lost, the file rewritten that way at start);
     0.19 decodes it. The doctor converts it only for the version that mangles it, and once."""
-    home = tmp_path / "home"
-    home.mkdir()
-    text = ("WEIXIN_ALLOW_ALL_USERS=true\nWEIXIN_ACCOUNT_ID=b0f3@im.bot\nWEIXIN_TOKEN=ilink-tok-123456\n"
-            "WEIXIN_DM_POLICY=open\n")
-    (home / ".env").write_bytes(text.encode("utf-16"))
-    (home / ".env").chmod(0o600)
+    home = utf16_home(tmp_path)
     assert main(["check", "--home", str(home), "--hermes-version", "0.19.0"]) == 0
     assert main(["check", "--home", str(home), "--hermes-version", "0.18.2"]) == 78  # the opt-in key was the first
     capsys.readouterr()
@@ -194,7 +202,7 @@ def test_a_utf16_env_is_rewritten_as_utf8_for_a_hermes_that_reads_it_as_utf8(cap
                  "--hermes-version", "0.18.2"]) == 0
     out = capsys.readouterr().out
     assert ".env: UTF-16 → UTF-8" in out and "+++ .env encoding utf-8" in out
-    assert (home / ".env").read_bytes() == text.encode("utf-8")  # optin: the lost opt-in is set on purpose
+    assert (home / ".env").read_bytes() == UTF16_TEXT.encode("utf-8")  # optin: the lost opt-in is set on purpose
     assert main(["doctor", "--home", str(home), "--dry-run", "--hermes-version", "0.18.2"]) == 0
     assert "Nothing to fix." in capsys.readouterr().out
 
@@ -202,12 +210,7 @@ def test_a_utf16_env_is_rewritten_as_utf8_for_a_hermes_that_reads_it_as_utf8(cap
 def test_converting_a_utf16_env_for_018_never_makes_hermes_read_what_it_did_not(capsys, tmp_path):
     """The first key Hermes 0.18 never read stays unread after the conversion (commented out): converting
     must not open access (an allow-all) or enable a platform (a credential) by itself."""
-    home = tmp_path / "home"
-    home.mkdir()
-    text = ("WEIXIN_ALLOW_ALL_USERS=true\nWEIXIN_ACCOUNT_ID=b0f3@im.bot\nWEIXIN_TOKEN=ilink-tok-123456\n"
-            "WEIXIN_DM_POLICY=open\n")
-    (home / ".env").write_bytes(text.encode("utf-16"))
-    (home / ".env").chmod(0o600)
+    home = utf16_home(tmp_path)
     assert main(["doctor", "--home", str(home), "--fix", "--yes", "--hermes-version", "0.18.2"]) == 0
     written = (home / ".env").read_text(encoding="utf-8")
     assert written.startswith("#hermes-wizard-off: WEIXIN_ALLOW_ALL_USERS=true")
