@@ -75,3 +75,51 @@ def test_the_gates_own_messages_are_escaped(tmp_path, capsys):
     assert entry(["check", "--gate", "--home", str(home)]) == 0  # no such home: never an obstacle
     err = capsys.readouterr().err
     assert "\x1b" not in err and "\x07" not in err
+
+
+# ---- `check` itself: the same reader, the same answers as the full parser ------------------------------------
+
+@pytest.mark.parametrize("extra", [
+    [], ["--format", "json"], ["--format=json", "--inherit-env"], ["--plain", "--target", "0.18.2"],
+    ["--hermes-version", "0.17.0"], ["--all-profiles"], ["--profile", "nosuch"],
+])
+def test_check_answers_alike_through_either_reader(tmp_path, capsys, extra):
+    from wizard.faces.fastargs import check_args
+
+    home = tmp_path / "home"
+    shutil.copytree(DEMO, home)
+    argv = ["check", "--home", str(home), *extra]
+    assert check_args(argv[1:]) is not None  # the entry does read these itself
+    fast_code = entry(argv)
+    fast = capsys.readouterr()
+    full_code = main(argv)
+    full = capsys.readouterr()
+    assert (fast_code, fast.out, fast.err) == (full_code, full.out, full.err)
+
+
+@pytest.mark.parametrize("argv", [
+    ["--hom", "/h"],  # an abbreviation: argparse decides
+    ["--format", "yaml"],  # not a choice: argparse says so
+    ["--profile", "p", "--all-profiles"],  # mutually exclusive
+    ["--home", "-x"],  # a value that looks like a flag
+    ["--plain=yes"],  # a switch with a value
+    ["stray"],  # a positional word
+    ["--help"],
+])
+def test_checks_unusual_spellings_go_to_the_full_parser(argv):
+    from wizard.faces.fastargs import check_args
+
+    assert check_args(argv) is None
+
+
+def test_check_imports_no_argparse(tmp_path):
+    home = tmp_path / "home"
+    shutil.copytree(DEMO, home)
+    probe = ("import sys, runpy\nsys.argv = ['hermes-wizard', 'check', '--format', 'json', '--home', sys.argv[1]]\n"
+             "try:\n    runpy.run_module('wizard', run_name='__main__')\nexcept SystemExit as e:\n    code = e.code\n"
+             "print(' '.join(sorted(sys.modules)), file=sys.stderr)\n")
+    done = subprocess.run([sys.executable, "-c", probe, str(home)], capture_output=True, text=True, timeout=60,
+                          cwd=Path(__file__).resolve().parents[1])
+    loaded = set(done.stderr.split())
+    assert '"verdict"' in done.stdout and "wizard.judge.engine" in loaded  # it did judge
+    assert not loaded & {"argparse", "gettext", "wizard.hermes.v0_18.model", "subprocess", "textual"}

@@ -411,10 +411,10 @@ def _env_values(state: dict, version: str = oracle.HERMES_VERSION) -> dict:
     UTF-16 file as UTF-8, so its first key is not read)."""
     if state[".env"] is None:
         return {}
-    from wizard.hermes.models import MODELS
+    from wizard.hermes.models import model_of
     from wizard.hermes.v0_19.envfile import read_env_file
 
-    return read_env_file(Path(".env"), {}, content=state[".env"][0], model=MODELS[version]).values
+    return read_env_file(Path(".env"), {}, content=state[".env"][0], model=model_of(version)).values
 
 
 def _yaml_allowlists(state: dict) -> dict:

@@ -23,7 +23,6 @@ changed where they are decided on or written).
 from __future__ import annotations
 
 import contextlib
-import json
 import re
 import sys
 
@@ -33,7 +32,10 @@ _RANGES = ((0x00, 0x1f), (0x7f, 0x9f), (0xad, 0xad), (0x61c, 0x61c), (0x180e, 0x
            (0x2028, 0x202e), (0x2060, 0x2069), (0xfeff, 0xfeff), (0xfff9, 0xfffb), (0xd800, 0xdfff),
            (0xe0000, 0xe007f))
 _SHORT = {0x09: "\\t", 0x0a: "\\n", 0x0d: "\\r"}
-_TABLES: dict[str, dict[int, str]] = {}  # built on first use: cheaper than compiling a regex on every start
+
+
+def _dangerous(code: int) -> bool:
+    return any(low <= code <= high for low, high in _RANGES)
 
 
 def _escape_code(code: int) -> str:
@@ -44,23 +46,32 @@ def _escape_code(code: int) -> str:
     return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
-def _table(keep_newline: bool) -> dict[int, str]:
-    key = "lines" if keep_newline else "all"
-    if key not in _TABLES:
-        _TABLES[key] = {code: _escape_code(code) for low, high in _RANGES for code in range(low, high + 1)
-                        if not (keep_newline and code == 0x0a)}
-    return _TABLES[key]
+class _Escapes(dict):
+    """A `str.translate` table filled as characters are met: a dangerous one maps to its escape, any
+    other to itself (a table of every dangerous code point up front costs more than a whole check)."""
+
+    def __init__(self, keep_newline: bool) -> None:
+        super().__init__()
+        self._keep_newline = keep_newline
+
+    def __missing__(self, code: int) -> str:
+        self[code] = escaped = (_escape_code(code) if _dangerous(code) and not (self._keep_newline and code == 0x0a)
+                                else chr(code))
+        return escaped
+
+
+_ALL, _LINES = _Escapes(keep_newline=False), _Escapes(keep_newline=True)
 
 
 def visible(value) -> str:
     """`value` as text with every control, C1, bidi or invisible character escaped."""
     text = value if isinstance(value, str) else str(value)
-    return text if text.isascii() and text.isprintable() else text.translate(_table(False))
+    return text if text.isascii() and text.isprintable() else text.translate(_ALL)
 
 
 def visible_lines(text: str) -> str:
     """Like `visible`, but the line breaks of composed output are kept."""
-    return text.translate(_table(True))
+    return text.translate(_LINES)
 
 
 def _json_escape(code: int) -> str:
@@ -76,8 +87,10 @@ def json_text(payload, indent: int | None = 2) -> str:
     The substitution is safe on the whole document: such characters can only occur
     inside string literals (JSON's own syntax is ASCII), where \\uXXXX is their
     escape.  Characters above U+FFFF are written as a UTF-16 surrogate pair."""
+    import json  # only JSON output needs it
+
     text = json.dumps(payload, indent=indent, ensure_ascii=False)
-    escapes = {code: _json_escape(code) for code in set(map(ord, text)) if code in _table(True)}
+    escapes = {code: _json_escape(code) for code in set(map(ord, text)) if code != 0x0a and _dangerous(code)}
     return text.translate(escapes) if escapes else text  # json.dumps escapes C0 in strings: a raw LF is layout
 
 

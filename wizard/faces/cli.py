@@ -118,6 +118,12 @@ def main(argv: list[str] | None = None) -> int:
 
         if not is_modelled(args.target):
             parser.error(f"--target {args.target}: not a modelled Hermes version (choose one of {', '.join(MODELLED)})")
+    return run(args)
+
+
+def run(args) -> int:
+    """Run a parsed command (from the full parser, or `check`'s own reader in wizard/faces/fastargs.py)
+    with the tool's error contract: one clear line and exit 70 for a bug of ours, never a traceback."""
     try:
         if args.command == "demo":  # before the output guard: the doctor it runs may open the TUI
             return _demo(args)

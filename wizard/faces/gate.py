@@ -4,8 +4,8 @@ Hermes's refusal rule only, one line on stderr, exit 78 when Hermes would refuse
 and never an obstacle of our own making: a version this tool does not model, a version without
 the refusal, or any failure of the wizard itself lets the gateway start.
 
-It runs before every start, so it imports as little as it can: its few flags are read here
-(`fast_args`), without argparse; anything else goes through the full command line.
+It runs before every start, so it imports as little as it can: its few flags are read without
+argparse (wizard/faces/fastargs.py); anything else goes through the full command line.
 """
 
 from __future__ import annotations
@@ -15,39 +15,15 @@ import sys
 from types import SimpleNamespace
 
 EX_CONFIG = 78
-_VALUED = {"--home": "home", "--profile": "profile", "--hermes-python": "hermes_python",
-           "--hermes-version": "hermes_version", "--target": "target"}
 
 
 def fast_args(argv: list[str]) -> SimpleNamespace | None:
     """The gate's arguments (after `check`), or None when they need the full parser (help, an unknown
     or repeated flag, a --target that is not modelled: argparse then says what is wrong)."""
-    args = SimpleNamespace(home=None, profile=None, hermes_python=None, hermes_version=None, target=None,
-                           all_profiles=False, gate=True)
-    seen = set()
-    words = iter(argv)
-    for word in words:
-        if word == "--gate" and "--gate" not in seen:
-            seen.add(word)
-            continue
-        name, eq, value = word.partition("=")
-        if name not in _VALUED or name in seen:
-            return None
-        if not eq:
-            following = next(words, None)
-            if following is None or following.startswith("--"):
-                return None
-            value = following
-        seen.add(name)
-        setattr(args, _VALUED[name], value)
-    if args.target is not None or args.hermes_version is not None:
-        from wizard.hermes.versions import is_modelled
+    from wizard.faces.fastargs import GATE_FLAGS, check_args
 
-        if args.target is not None and not is_modelled(args.target):
-            return None
-        if args.target is not None and args.hermes_version is not None:
-            return None  # mutually exclusive: the full parser says so
-    return args
+    args = check_args(argv, GATE_FLAGS)
+    return args if args is not None and args.gate else None
 
 
 def run_gate(args) -> int:

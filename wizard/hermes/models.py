@@ -1,18 +1,37 @@
 """The modelled Hermes versions, by version string: `model_for(judgement)` is the one that judges.
 
+Each model is imported when first asked for: judging for 0.19 never loads the 0.18 modules (the
+check path pays for every module it imports).
+
 Contract: every name in `versions.MODELLED` has a model here (a test keeps it so).
 """
 
 from __future__ import annotations
 
-from wizard.hermes.model import Model
-from wizard.hermes.v0_18.model import Hermes0180, Hermes0181, Hermes0182
-from wizard.hermes.v0_19.model import Hermes019
-from wizard.hermes.versions import NEWEST, Judgement
+from importlib import import_module
 
-MODELS: dict[str, Model] = {model.version: model for model in (Hermes0180(), Hermes0181(), Hermes0182(), Hermes019())}
+from wizard.hermes.model import Model
+from wizard.hermes.versions import MODELLED, NEWEST, Judgement
+
+# version → (module, class) of its model
+MODEL_CLASSES = {"0.18.0": ("wizard.hermes.v0_18.model", "Hermes0180"), "0.18.1": ("wizard.hermes.v0_18.model", "Hermes0181"),
+          "0.18.2": ("wizard.hermes.v0_18.model", "Hermes0182"), "0.19.0": ("wizard.hermes.v0_19.model", "Hermes019")}
+_LOADED: dict[str, Model] = {}
+
+
+def model_of(version: str) -> Model:
+    """The model of a modelled version (KeyError for any other)."""
+    if version not in _LOADED:
+        module, name = MODEL_CLASSES[version]
+        _LOADED[version] = getattr(import_module(module), name)()
+    return _LOADED[version]
+
+
+def all_models() -> dict[str, Model]:
+    """Every modelled version's model, loaded."""
+    return {version: model_of(version) for version in MODELLED}
 
 
 def model_for(judgement: Judgement | None) -> Model:
     """The model of the version a report is judged as (the newest when nothing is known)."""
-    return MODELS[judgement.judged_as if judgement is not None else NEWEST]
+    return model_of(judgement.judged_as if judgement is not None else NEWEST)

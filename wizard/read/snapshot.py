@@ -10,7 +10,6 @@ Contract: read-only, never imports Hermes, never raises for file content.
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 from pathlib import Path
@@ -54,6 +53,8 @@ def read_json_file(path: Path) -> JsonFile:
         return result
     try:
         text = path.read_text(encoding="utf-8")
+        import json  # only when the file exists: not on every check's path
+
         result.data = json.loads(text) if text.strip() else None
         if result.data is None:
             result.error = "is empty"

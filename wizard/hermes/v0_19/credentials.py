@@ -13,7 +13,6 @@ to connect with a non-retryable error (or the bridge could never log in).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from wizard.core.kinds import TransportState
@@ -77,6 +76,8 @@ def whatsapp_transport(home: Path, state: PlatformState | None) -> Transport:
         if size > MAX_CREDS_BYTES:
             return Transport(TransportState.INVALID_CREDS, f"{creds} is {size} bytes, not a Baileys session", True,
                              creds)
+        import json  # only when the file exists: not on every check's path
+
         data = json.loads(creds.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         return Transport(TransportState.INVALID_CREDS, f"{creds} is not valid JSON ({type(exc).__name__})", True, creds)
@@ -111,6 +112,8 @@ def weixin_transport(home: Path, state: PlatformState | None, environ: dict[str,
 def _read_json(path: Path):
     try:
         if path.is_file() and path.stat().st_size <= MAX_CREDS_BYTES:
+            import json  # only when the file exists: not on every check's path
+
             return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError):
         return None
