@@ -14,8 +14,12 @@ from wizard.hermes.model import Model
 from wizard.hermes.versions import MODELLED, NEWEST, Judgement
 
 # version → (module, class) of its model
-MODEL_CLASSES = {"0.18.0": ("wizard.hermes.v0_18.model", "Hermes0180"), "0.18.1": ("wizard.hermes.v0_18.model", "Hermes0181"),
-          "0.18.2": ("wizard.hermes.v0_18.model", "Hermes0182"), "0.19.0": ("wizard.hermes.v0_19.model", "Hermes019")}
+MODEL_CLASSES = {
+    "0.18.0": ("wizard.hermes.v0_18.model", "Hermes0180"),
+    "0.18.1": ("wizard.hermes.v0_18.model", "Hermes0181"),
+    "0.18.2": ("wizard.hermes.v0_18.model", "Hermes0182"),
+    "0.19.0": ("wizard.hermes.v0_19.model", "Hermes019"),
+}
 _LOADED: dict[str, Model] = {}
 
 
