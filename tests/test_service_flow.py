@@ -117,8 +117,9 @@ def test_stop_repair_reload_restart_verified(box, capsys):
     rc, out = doctor(capsys, home, "--fix", "--yes", "--install-gate")
     assert rc == 0, out
     assert verbs(fake) == ["systemctl show", "journalctl",  # evidence
+                           "systemctl --version",  # planning: which drop-in this systemd needs
                            "systemctl stop", "systemctl reset-failed",  # the loop, before any edit
-                           "systemctl --version", "systemctl daemon-reload",  # the gate
+                           "systemctl daemon-reload",  # after the gate drop-in
                            "systemctl restart", "systemctl show", "journalctl"]  # restart + verify
     seen = {" ".join(e["argv"][:3]): e["seen"][str(home / ".env")] for e in fake.entries()}
     assert "WEIXIN_DM_POLICY=open" in seen["systemctl --user stop"]  # stopped before the repair
@@ -158,8 +159,9 @@ def test_dry_run_prints_the_exact_commands_and_runs_none(box, capsys):
     assert rc == 1
     assert fake.calls() == []
     commands = [line[2:] for line in out.splitlines() if line.startswith("$ ")]
-    assert commands[:6] == [f"systemctl --user stop {UNIT}", f"systemctl --user reset-failed {UNIT}",
-                            "systemctl --version", "systemctl --user daemon-reload",
+    assert commands[:6] == ["systemctl --version",  # asked while planning: a dry run prints it, runs nothing
+                            f"systemctl --user stop {UNIT}", f"systemctl --user reset-failed {UNIT}",
+                            "systemctl --user daemon-reload",
                             f"systemctl --user restart {UNIT}",
                             f"systemctl --user show -p NRestarts,ActiveState,SubState,Result,ExecMainStatus,"
                             f"ExecMainCode {UNIT}"]

@@ -62,6 +62,15 @@ class ChangeAction(_Word):
     REENCODE = "reencode"  # the file is written as UTF-8 (`before` names its encoding)
 
 
+class ServiceAction(_Word):
+    """What one service step of a Plan does to a systemd unit (wizard/plan/service_steps.py)."""
+
+    STOP = "stop"  # stop + reset-failed: a loop in progress, before any file changes
+    DROPIN = "drop-in"  # write our drop-in (the gate, or the Restart=on-failure fallback)
+    RELOAD = "daemon-reload"  # systemd reads the drop-in
+    RESTART = "restart"  # restart, then watch it stay up before saying it runs
+
+
 class TransportState(_Word):
     """Can an enabled platform connect at all, under any policy (the JSON `transport`)?"""
 

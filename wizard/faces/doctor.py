@@ -20,6 +20,7 @@ write or service step, a restart that looped again, or problems left; 2 usage;
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from wizard.core.kinds import ExitCode
 from wizard.core.safetext import visible
@@ -58,13 +59,15 @@ def _doctor(args, homes, runner) -> int:
     from wizard.judge.masking import secret_values
     from wizard.plan.changes import ENV, YAML, render_diff
     from wizard.plan.repairs import RepairOptions, plan_repairs
-    from wizard.service.flow import ServiceFlow
+    from wizard.plan.service_steps import ServiceRequest, plan_service, render_service
     from wizard.write.apply import ApplyError, apply_plan
     from wizard.write.backups import recover_home
 
     base_env = dict(os.environ) if args.inherit_env else {}
     facts = host_facts(args, homes[0][1])
     options = RepairOptions(open_policy=args.open_policy, dead_transport=args.dead_transport)
+    request = ServiceRequest(install_gate=args.install_gate, restart=args.restart, settle=args.settle,
+                             wizard=Path(args.wizard_path) if args.wizard_path else None)
     codes = []
     for profile, home in homes:
         if len(homes) > 1:
@@ -87,67 +90,124 @@ def _doctor(args, homes, runner) -> int:
         report = evaluate(home, profile, base_env=base_env, facts=facts)
         hide(secret_values(report.snapshot))  # masked wherever they would be printed
         repair = plan_repairs(report, options)
-        flow = ServiceFlow(home, profile, args, _say, runner)
-        flow.describe(report)
+        _describe_service(report)
         for line in repair.notes:
             _say(line)
         for line in repair.unfixable:
             _say(f"not fixed: {line}")
         editing = bool(repair.plan) and (args.fix or args.dry_run)  # a dry run shows what --fix would do
-        steps = flow.plan(editing, (repair.after if repair.plan else report).would_start)
-        if not repair.plan and not steps:
+        will_start = (repair.after if editing else report).would_start  # the home as this run leaves it
+        service = plan_service(home, profile, request, editing=editing, will_start=will_start, runner=runner)
+        for line in service.notes:
+            _say(line)
+        plan = (repair.plan if editing else repair.plan.without_changes()).with_service(service.steps)
+        if not repair.plan and not service.steps:
             _say("Nothing to fix." if report.would_start else "")
             codes.append(_verdict(report))
             continue
         if repair.plan:
             _say(render_diff(repair.plan).rstrip("\n"))
             _say(f"After these changes: {_words(repair.after)}")
-        flow.preview()
-        if args.dry_run or not (args.fix or flow.requested):
-            if not args.dry_run:
-                _say("Run `hermes-wizard doctor --fix` to apply (it backs up every file first).")
+        if service.steps:
+            _say(render_service(service.steps).rstrip("\n"))
+        if args.dry_run or not (args.fix or service.steps):
+            if args.dry_run:
+                _dry_run(service.steps)
             else:
-                flow.act_before()
-                flow.act_after()
+                _say("Run `hermes-wizard doctor --fix` to apply (it backs up every file first).")
             codes.append(1)
             continue
-        if not args.yes and not _confirm("Apply these changes?" if not steps else
+        if not args.yes and not _confirm("Apply these changes?" if not service.steps else
                                          "Apply these changes and run the service steps above?"):
             _say("No changes were made.")
             codes.append(1 if sys.stdin.isatty() else EX_USAGE)
             continue
-        flow.act_before()
-        after = report
-        if editing:
-            try:
-                result = apply_plan(repair.plan, base_env=base_env, reason="doctor --fix", facts=facts)
-            except ApplyError as exc:
-                print(f"hermes-wizard: {exc}", file=sys.stderr)
-                codes.append(max(1, flow.act_after(abort=True)))
-                continue
-            _say(f"Backup: {visible(result.backup)}/")
-            after = result.report
-            told = None if args.no_verify else _ask_hermes_itself(home, facts, base_env)
-            hermes_refuses = told is not None and (told.would_start is False or bool(told.error))
-            if after.would_start and hermes_refuses:
-                _say("Written, but the installed Hermes disagrees with hermes-wizard: trust Hermes, and report it "
-                     "(`hermes-wizard check --verify --format json`).")
-                codes.append(EX_CONFIG)
-            elif after.would_start:
-                enabled = [row.name for row in after.rows if row.enabled]
-                _say(f"Verified: the gateway will start ({', '.join(enabled) or 'no platforms'}).")
-                if not any(kind == "restart" for kind, _ in steps):
-                    _say("Next: restart the gateway once, e.g. " + _restart_hint(flow))
-            else:
-                _say(f"Written, but {_words(after)}.")
-        elif repair.plan:
-            _say("The file changes above are not applied without --fix.")
-        service_code = flow.act_after()
-        verdict = _verdict(after)
-        codes.append(verdict if verdict == EX_CONFIG else max(verdict, service_code))
+        try:
+            result = apply_plan(plan, base_env=base_env, reason="doctor --fix", facts=facts, runner=runner)
+        except ApplyError as exc:
+            print(f"hermes-wizard: {exc}", file=sys.stderr)
+            codes.append(1)
+            continue
+        codes += _said_after(result, plan, home, facts, base_env, args)
         if repair.plan and not editing:
+            _say("The file changes above are not applied without --fix.")
             codes.append(1)
     return EX_CONFIG if EX_CONFIG in codes else (EX_USAGE if EX_USAGE in codes else max(codes or [0]))
+
+
+def _said_after(result, plan, home, facts, base_env, args) -> list[int]:
+    """What apply did, in order, and the exit codes it comes to."""
+    for unit in result.stopped:
+        _say(f"Stopped {unit} (the loop is over).")
+    for failure in result.service_failures:
+        _say(f"Could not stop the loop: {failure}")
+    codes = [1] if result.service_failures else []
+    after = result.report
+    if result.backup is not None:
+        _say(f"Backup: {visible(result.backup)}/")
+    if plan.changes:
+        told = None if args.no_verify else _ask_hermes_itself(home, facts, base_env)
+        hermes_refuses = told is not None and (told.would_start is False or bool(told.error))
+        if after.would_start and hermes_refuses:
+            _say("Written, but the installed Hermes disagrees with hermes-wizard: trust Hermes, and report it "
+                 "(`hermes-wizard check --verify --format json`).")
+            codes.append(EX_CONFIG)
+        elif after.would_start:
+            enabled = [row.name for row in after.rows if row.enabled]
+            _say(f"Verified: the gateway will start ({', '.join(enabled) or 'no platforms'}).")
+        else:
+            _say(f"Written, but {_words(after)}.")
+    for line in result.service_lines:
+        _say(visible(line))
+    for outcome in result.restarts:
+        _say(f"Verified: {outcome.words}." if outcome.ok else f"Not fixed: {outcome.words}.")
+    if result.running is False:
+        codes.append(1)
+    restarted = {step.unit for step in plan.service if step.action == "restart"}
+    for unit in result.stopped:
+        if unit not in restarted:
+            scope = next(step.scope for step in plan.service if step.unit == unit)
+            _say(f"{unit} is stopped. Start it once the home is fixed: "
+                 f"{' '.join(_systemctl(scope, 'restart', unit))}")
+    if plan.changes and after.would_start and result.running is None and not result.stopped:
+        _say("Next: restart the gateway once, e.g. " + _restart_hint(home, plan))
+    verdict = _verdict(after)
+    return [verdict] + codes if verdict != EX_CONFIG else [EX_CONFIG]
+
+
+def _describe_service(report) -> None:
+    """The service findings (HW4xx) of `report`, flutter-style."""
+    for finding in report.findings:
+        if finding.code.startswith("HW4"):
+            _say(f"[{finding.severity.glyph}] {finding.code} {finding.name}: {finding.message}")
+            if finding.fix:
+                _say(f"    Fix: {finding.fix}")
+
+
+def _dry_run(steps) -> None:
+    """The exact commands the service steps would run, and the drop-ins they would write."""
+    import shlex
+    import time
+
+    from wizard.service.systemd import journal_argv, show_argv
+
+    for step in steps:
+        if step.action == "stop":
+            _say(f"$ {shlex.join(step.argv())}\n$ {shlex.join(_systemctl(step.scope, 'reset-failed', step.unit))}")
+        elif step.action == "drop-in":
+            _say(f"would write {step.dropin_path}:")
+            _say("".join(f"    {line}\n" for line in (step.text or "").splitlines()).rstrip("\n"))
+        elif step.action == "daemon-reload":
+            _say(f"$ {shlex.join(step.argv())}")
+        else:
+            _say(f"$ {shlex.join(step.argv())}\n$ {shlex.join(show_argv(step.scope, step.unit))}\n"
+                 f"$ {shlex.join(journal_argv(step.scope, step.unit, since=int(time.time())))}")
+
+
+def _systemctl(scope: str, *words: str) -> list[str]:
+    from wizard.service.systemd import systemctl
+
+    return systemctl(scope, *words)
 
 
 def _ask_hermes_itself(home, facts, base_env):
@@ -162,17 +222,19 @@ def _ask_hermes_itself(home, facts, base_env):
     return None if told.failure else told
 
 
-def _restart_hint(flow) -> str:
-    from wizard.service.systemd import systemctl
+def _restart_hint(home, plan) -> str:
+    """The real command that restarts the service running `home` (none found: how to run it by hand)."""
+    from wizard.service import scope as service
 
-    if flow.units:
-        unit = flow.units[0]
-        return " ".join(systemctl(unit.scope, "restart", unit.name)) + " (or rerun with --restart)"
-    if flow.others:
+    serving, _ = service.relevant(home, home.name if home.parent.name == "profiles" else "default")
+    units = [u for u in serving if u.manager == "systemd" and not u.error]
+    if units:
+        return " ".join(_systemctl(units[0].scope, "restart", units[0].name)) + " (or rerun with --restart)"
+    if serving:
         from wizard.service.supervisors import advice
 
-        return "; ".join(line for line in advice(flow.others[0]) if line.startswith(("stop", "start once")))
-    return "systemctl --user restart hermes-gateway"
+        return "; ".join(line for line in advice(serving[0]) if line.startswith(("stop", "start once")))
+    return f"HERMES_HOME={home} hermes gateway run (no service runs this home)"
 
 
 def _confirm(question: str = "Apply these changes?") -> bool:
@@ -212,7 +274,9 @@ def run_undo(args) -> int:
         _say(visible(result.recovered))
         _say(f"Now: {_words(result.report)}")
         return 0
-    _say(f"Restored {visible(', '.join(result.files))} from {visible(result.restored_from)}/")
+    _say(f"Restored {visible(', '.join(result.files) or 'no file')} from {visible(result.restored_from)}/")
+    for line in result.service_lines:
+        _say(visible(line))
     _say(f"The replaced versions are in {visible(result.backup)}/ (run `hermes-wizard undo` again to go back).")
     _say(f"Now: {_words(result.report)}")
     return 0

@@ -22,6 +22,7 @@ from wizard.plan.yamledit import set_value
 
 if TYPE_CHECKING:
     from wizard.hermes.model import Model
+    from wizard.plan.service_steps import ServiceStep
 
 ENV, YAML = ".env", "config.yaml"
 
@@ -46,12 +47,23 @@ class Change:
 
 @record
 class Plan:
+    """`changes` edit the home's files; `service` (wizard/plan/service_steps.py) act on the units
+    that run it — both previewed alike, applied by wizard.write.apply, recorded in the backup set."""
+
     home: Path
     fingerprints: dict = factory(dict)  # file -> sha256 of what was read (None: absent)
     changes: tuple[Change, ...] = ()
+    service: tuple[ServiceStep, ...] = ()
 
     def __bool__(self) -> bool:
-        return bool(self.changes)
+        return bool(self.changes or self.service)
+
+    def with_service(self, steps) -> Plan:
+        return Plan(self.home, self.fingerprints, self.changes, tuple(steps))
+
+    def without_changes(self) -> Plan:
+        """The service steps alone (doctor --install-gate without --fix: the files are only shown)."""
+        return Plan(self.home, self.fingerprints, (), self.service)
 
     @classmethod
     def of(cls, home: Path, changes) -> Plan:

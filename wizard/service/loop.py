@@ -61,6 +61,13 @@ class Evidence:
         return many and bool(self.refusals) and not self.running  # running now: a loop that ended
 
     @property
+    def may_be_looping(self) -> bool:
+        """Restarted since its last start, with refusals in its journal: maybe between two turns of a loop
+        (Hermes sleeps between starts when they come too fast, and a turn runs a second before refusing).
+        Before files change under it, doctor stops such a unit; it restarts it once they pass."""
+        return self.looping or self.restarting_now or (bool(self.refusals) and (self.restarts or 0) > 0)
+
+    @property
     def gated(self) -> bool:
         """The last start was skipped by our gate (the loop stopped at its first turn)."""
         return self.props.get("Result") == "exec-condition" or (bool(self.gate_lines) and self.skips > 0)
@@ -156,9 +163,20 @@ def summary(evidence: Evidence) -> str:
         line = evidence.gate_lines[-1] if evidence.gate_lines else "its ExecCondition= failed"
         return f"{evidence.unit} was not started: the hermes-wizard gate stopped it ({line})"
     if n:
+        status = evidence.props.get("ExecMainStatus")
         notes = (["restarting now"] if evidence.restarting_now else []) + (
+            [f"last exit status {status}"] if status not in (None, "") else []) + (
             [f"{evidence.starts_last_hour} starts within an hour in gateway-starts.log"]
             if evidence.starts_last_hour > 5 else [])
-        return f"{evidence.unit} has restarted {n:,} times{reason}" + (f" ({'; '.join(notes)})" if notes else "")
+        named = [line for line in evidence.refusals if REFUSING.search(line)] or evidence.refusals
+        said = f"; its journal's last refusal: {_clip(named[-1])}" if named else ""
+        return (f"{evidence.unit} has restarted {n:,} times{reason}" + (f" ({'; '.join(notes)})" if notes else "")
+                + said)
     state = evidence.props.get("ActiveState")
     return f"{evidence.unit} is {state or 'in an unknown state'}{reason}"
+
+
+def _clip(line: str, width: int = 160) -> str:
+    """A journal line as quoted in a finding: its message after any `LEVEL logger:` prefix, at most `width`."""
+    text = line.split(": ", 1)[1] if line.split(" ", 1)[0].isupper() and ": " in line else line
+    return f'"{text if len(text) <= width else text[:width - 1] + "…"}"'

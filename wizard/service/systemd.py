@@ -89,8 +89,9 @@ def show_argv(scope: str, unit: str) -> list[str]:
     return systemctl(scope, "show", "-p", ",".join(SHOW_PROPERTIES), unit)
 
 
-def journal_argv(scope: str, unit: str, lines: int = 200, since: int | None = None) -> list[str]:
-    extra = ["--since", f"@{since}"] if since is not None else []
+def journal_argv(scope: str, unit: str, lines: int = 200, since: float | None = None) -> list[str]:
+    # to the microsecond: a line the old loop logged earlier in the same second is not "since"
+    extra = ["--since", f"@{since:.6f}"] if since is not None else []
     return journalctl(scope, "-u", unit, "-o", "cat", "-n", str(lines), "--no-pager", *extra)
 
 

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from wizard.core.atomic import _ANY, FileOps, Lock, clean_stale_tmp, write_atomic
 from wizard.core.homefs import ApplyError, HomeDir, digest, look, read_file
 from wizard.core.kinds import ChangeAction
-from wizard.core.records import record
+from wizard.core.records import factory, record
 from wizard.hermes.models import model_for
 from wizard.plan.changes import ENV, YAML, Plan, env_misreads, planned_contents, planned_env_edits
 
@@ -40,13 +40,30 @@ class ApplyResult:
     backup: Path | None
     written: list[str]  # files replaced or re-moded
     report: HomeReport  # judged from disk after writing
+    stopped: list[str] = factory(list)  # units whose loop was stopped before the files changed
+    service_lines: list[str] = factory(list)  # what the service steps did, one line each
+    service_failures: list[str] = factory(list)
+    restarts: list = factory(list)  # wizard.service.actions.Outcome of each restart, watched
+
+    @property
+    def running(self) -> bool | None:
+        """Every restarted unit stayed up (None: nothing was restarted)."""
+        return all(o.ok for o in self.restarts) if self.restarts else None
 
 
 def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None = None,
-               reason: str = "hermes-wizard", facts=None) -> ApplyResult:
+               reason: str = "hermes-wizard", facts=None, runner=None) -> ApplyResult:
+    """Apply `plan`: its files as above, its service steps (wizard/write/service_apply.py) around them
+    — loops stopped before the first file changes, drop-ins written and reloaded after the last (a
+    drop-in that fails puts the files back too: all or nothing), restarts watched last."""
     from wizard.judge.engine import evaluate
     from wizard.write import backups
+    from wizard.write import service_apply as service
 
+    if plan.service and runner is None:
+        from wizard.service.systemd import Runner
+
+        runner = Runner()
     ops = ops or FileOps()
     with HomeDir(plan.home, create=True) as home, Lock(home):
         backups.recover(home)  # an earlier apply killed half-way is rolled back first (its files then differ)
@@ -64,9 +81,17 @@ def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None 
         clean_stale_tmp(targets[name] for name in names)
         try:
             backup = backups.make_backup(home, {name: targets[name] for name in names}, reason,
-                                         new={name: digest(contents.get(name, current[name])) for name in names})
+                                         new={name: digest(contents.get(name, current[name])) for name in names},
+                                         service=service.journal_entries(plan.service))
         except OSError as exc:
             raise ApplyError(f"could not back up the files ({_os_words(exc)}); nothing was written") from exc
+        if plan.service:  # from here on, what systemd said before is stale: the checks get none
+            from wizard.service import scope
+
+            scope.hold_evidence()
+        stopped, failures = service.stop(plan.service, runner)
+        left = "".join(f" {unit} was stopped and is left stopped (starting it would resume the loop)."
+                       for unit in stopped)
         done: list[str] = []  # files already replaced (or re-moded): the ones a rollback must put back
         latest: dict[str, bytes] = {}  # a file someone appended to while it was being replaced
         try:
@@ -88,7 +113,14 @@ def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None 
                                  "run `hermes-wizard undo`") from exc
             if not isinstance(exc, Exception):
                 raise
-            raise ApplyError(_failure_words(exc, backup.path)) from exc
+            raise ApplyError(_failure_words(exc, backup.path) + left) from exc
+        try:
+            said = service.install_dropins(plan.service, runner)
+        except service.ServiceStepError as exc:
+            backups.restore_files(home, backup, done, FileOps(), instead=latest)
+            backups.close_journal(home, backup)
+            raise ApplyError(f"{exc}, and {', '.join(done) or 'no file'} put back as before: nothing was changed "
+                             f"(a repair without the gate: drop --install-gate).{left}") from exc
         backups.close_journal(home, backup)
         for name, data in contents.items():
             written = read_file(targets[name])
@@ -98,7 +130,9 @@ def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None 
             if written != data or misread:
                 raise ApplyError(f"{name} does not read back as planned{f' ({misread})' if misread else ''}; "
                                  f"restore with `hermes-wizard undo` (backup: {backup.path})")
-    return ApplyResult(backup.path, done, evaluate(plan.home, base_env=base_env, facts=facts))
+    report = evaluate(plan.home, base_env=base_env, facts=facts)
+    restarts = service.restart(plan.service, runner)
+    return ApplyResult(backup.path, done, report, stopped, said, failures, restarts)
 
 
 def _new_mode(after: str | None) -> int:

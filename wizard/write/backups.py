@@ -63,8 +63,10 @@ def _root(home: HomeDir, create: bool) -> At | None:
     return home.subdir(home.at(BACKUP_DIR)) if create else home.opendir(home.at(BACKUP_DIR))
 
 
-def make_backup(home: HomeDir, targets: dict[str, At], reason: str, new: dict | None = None) -> BackupSet:
-    """Copy `targets` into a new set; its journal stays "applying" until `close_journal`."""
+def make_backup(home: HomeDir, targets: dict[str, At], reason: str, new: dict | None = None,
+                service: list | None = None) -> BackupSet:
+    """Copy `targets` into a new set; its journal stays "applying" until `close_journal`.
+    `service`: the drop-in steps about to run (wizard/write/service_apply.py journal_entries)."""
     root = _root(home, create=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     # Within one second, count past every set of that second (pruned ones included, so a
@@ -75,6 +77,8 @@ def make_backup(home: HomeDir, targets: dict[str, At], reason: str, new: dict | 
     files: dict[str, dict[str, bool | int]] = {}
     manifest = {"created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "reason": reason, "state": "applying",
                 "files": files, "new": dict(new or {})}
+    if service:
+        manifest["service"] = list(service)
     backup = BackupSet(folder, manifest)
     try:
         for name, target in targets.items():
@@ -218,10 +222,22 @@ def recover(home: HomeDir) -> str | None:
                 left.append(name)
             elif now != old or (old is not None and _mode(home, name) != entry["mode"]):
                 back += restore_files(home, backup, [name], FileOps())
+        said = _put_back_service(home, backup)
         shutil.rmtree(backup.path.name, dir_fd=root.dir_fd, ignore_errors=True)
         lines.append(f"An interrupted run ({backup.path.name}) was rolled back: {', '.join(back) or 'nothing'} "
-                     "as before it" + (f"; {', '.join(left)} changed since and left as it is" if left else "") + ".")
+                     "as before it" + (f"; {', '.join(left)} changed since and left as it is" if left else "")
+                     + "".join(f" {line}" for line in said) + ".")
     return " ".join(lines) or None
+
+
+def _put_back_service(home: HomeDir, backup: BackupSet) -> list[str]:
+    """The drop-ins an interrupted run may have written, taken back out (nothing to do for most sets)."""
+    if not backup.manifest.get("service"):
+        return []
+    from wizard.service.systemd import Runner
+    from wizard.write.service_apply import put_back
+
+    return put_back(home.path, backup.manifest["service"], "before", Runner())[0]
 
 
 def _mode(home: HomeDir, name: str) -> int | None:

@@ -7,7 +7,8 @@ that is all this undo does.
 
 Contract: writes only through `wizard.write.apply`'s atomic writer, under its lock, and
 restores only `.env` and `config.yaml` of this home, from a set that passes
-`wizard.write.backups.checked_files` (the trust rule is stated in wizard/backups.py).
+`wizard.write.backups.checked_files` (the trust rule is stated in wizard/backups.py), and
+takes out a gate drop-in the set installed (the rule for those: wizard/write/service_apply.py).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from wizard.core.homefs import ApplyError, DanglingLink, HomeDir, digest, read_file
-from wizard.core.records import record
+from wizard.core.records import factory, record
 from wizard.write.apply import FileOps, Lock
 from wizard.write.backups import (
     BACKUP_DIR,
@@ -35,10 +36,14 @@ class UndoResult:
     backup: Path | None  # the state before this undo
     report: object
     recovered: str | None = None  # the line about an interrupted run rolled back instead
+    service_lines: list[str] = factory(list)  # drop-ins taken out or put back (wizard/write/service_apply.py)
 
 
-def undo_latest(home: Path, base_env: dict | None = None, ops: FileOps | None = None) -> UndoResult:
+def undo_latest(home: Path, base_env: dict | None = None, ops: FileOps | None = None, runner=None) -> UndoResult:
+    """Restore the latest set's files, and make the drop-ins it journalled what they were before it."""
     from wizard.judge.engine import evaluate
+    from wizard.service.systemd import Runner
+    from wizard.write.service_apply import inverse_entries, put_back
 
     with HomeDir(home) as opened, Lock(opened):
         recovered = recover(opened)
@@ -58,7 +63,10 @@ def undo_latest(home: Path, base_env: dict | None = None, ops: FileOps | None = 
         except DanglingLink as exc:
             raise ApplyError(f"{exc}; nothing was restored") from None
         new = {name: digest(copies.get(name)) for name in names}
-        before = make_backup(opened, places, f"before undo of {latest.path.name}", new=new)
+        dropins = latest.manifest.get("service") or []
+        before = make_backup(opened, places, f"before undo of {latest.path.name}", new=new,
+                             service=inverse_entries(home, dropins, "before") if dropins else None)
         restored = restore_files(opened, latest, names, ops or FileOps(), instead=copies)
+        said = put_back(home, dropins, "before", runner or Runner())[0] if dropins else []
         close_journal(opened, before)
-    return UndoResult(latest.path, restored, before.path, evaluate(home, base_env=base_env))
+    return UndoResult(latest.path, restored, before.path, evaluate(home, base_env=base_env), service_lines=said)

@@ -32,7 +32,7 @@ def restart_loop(ctx: Context):
     still = "" if ctx.violations or ctx.effective.crash else " — the current config would start, so restart it once"
     yield Hit(reason.split(":", 1)[0] if isinstance(reason, str) and ":" in reason else None,
               "; ".join(parts) + still + ".",
-              "hermes-wizard doctor, then systemctl --user restart hermes-gateway",
+              "hermes-wizard doctor --fix --restart (it restarts the service that runs this home, and watches it)",
               None if (ctx.violations or ctx.effective.crash) else "warning")
 
 

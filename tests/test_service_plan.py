@@ -1,0 +1,129 @@
+"""The service steps as part of the Plan: journalled in the backup set, taken back by `undo` (and by
+`undo` again), all-or-nothing with the file repair, and never steered by a backup set's contents.
+
+Fake systemctl/journalctl (systemd 252 formats, tests/fake_systemd.py); the real systemd proof is
+tests/test_real_systemd.py.
+"""
+
+from __future__ import annotations
+
+import json
+
+from test_service_flow import UNIT, box, doctor, verbs  # noqa: F401  (box: the fixture)
+from wizard.faces.cli import main
+from wizard.service import scope as service
+from wizard.service.units import FALLBACK_DROPIN, GATE_DROPIN
+
+
+def undo(capsys, home) -> tuple[int, str]:
+    service.reset()
+    rc = main(["undo", "--home", str(home)])
+    out, err = capsys.readouterr()
+    return rc, out + err
+
+
+def latest_manifest(home) -> dict:
+    sets = sorted((home / ".wizard-backups").iterdir())
+    return json.loads((sets[-1] / "manifest.json").read_text())
+
+
+def test_the_backup_set_records_the_dropin_and_undo_takes_it_out(box, capsys):
+    fake, home, dropins = box
+    original = (home / ".env").read_text()
+    rc, out = doctor(capsys, home, "--fix", "--yes", "--install-gate")
+    assert rc == 0, out and (dropins / GATE_DROPIN).is_file()
+    assert latest_manifest(home)["service"] == [{"unit": UNIT, "scope": "user", "before": [], "after": ["gate"]}]
+    fake.log_path.write_text("")
+    rc, out = undo(capsys, home)
+    assert rc == 0, out
+    assert not (dropins / GATE_DROPIN).exists() and (home / ".env").read_text() == original
+    assert f"Removed {dropins / GATE_DROPIN}." in out and "systemctl daemon-reload" in verbs(fake)
+    # undo again: the repair and the gate come back (the gate rendered anew, never copied from the set)
+    rc, out = undo(capsys, home)
+    assert rc == 0, out
+    assert (dropins / GATE_DROPIN).read_text().startswith("# Written by hermes-wizard")
+    assert "WEIXIN_DM_POLICY=pairing" in (home / ".env").read_text()
+
+
+def test_a_gate_alone_is_a_plan_too_and_undone_alike(box, capsys):
+    fake, home, dropins = box
+    (home / ".env").write_text("TELEGRAM_BOT_TOKEN=1:x\nTELEGRAM_ALLOWED_USERS=42\n")
+    (home / "config.yaml").unlink()
+    fake.state["phase"] = "restarted"
+    fake.save()
+    rc, out = doctor(capsys, home, "--install-gate", "--yes")
+    assert rc == 0, out and (dropins / GATE_DROPIN).is_file()
+    assert "Backup:" in out
+    rc, out = undo(capsys, home)
+    assert rc == 0 and not (dropins / GATE_DROPIN).exists(), out
+
+
+def test_a_dropin_that_cannot_be_written_leaves_the_files_as_they_were(box, capsys):
+    fake, home, dropins = box
+    original = (home / ".env").read_bytes()
+    dropins.parent.mkdir(parents=True, exist_ok=True)
+    dropins.write_text("a file where the drop-in folder should be")  # mkdir fails
+    rc, out = doctor(capsys, home, "--fix", "--yes", "--install-gate")
+    assert rc == 1
+    assert "put back as before: nothing was changed" in out and "left stopped" in out
+    assert (home / ".env").read_bytes() == original
+    assert "systemctl restart" not in verbs(fake)
+
+
+def test_a_reload_that_fails_takes_the_dropin_back_out(box, capsys):
+    fake, home, dropins = box
+    original = (home / ".env").read_bytes()
+    fake.state["fail"] = {"daemon-reload": [1, "Access denied"]}
+    fake.save()
+    rc, out = doctor(capsys, home, "--fix", "--yes", "--install-gate")
+    assert rc == 1
+    assert "systemd did not read the drop-in" in out and "taken back out" in out
+    assert not (dropins / GATE_DROPIN).exists() and (home / ".env").read_bytes() == original
+
+
+def test_installing_the_fallback_then_undo_puts_nothing_of_ours_back(box, capsys):
+    fake, home, dropins = box
+    fake.state["version"] = "systemd 249 (249.11-0ubuntu3.12)\n+PAM +AUDIT\n"
+    fake.save()
+    rc, out = doctor(capsys, home, "--fix", "--yes", "--install-gate")
+    assert rc == 0, out and sorted(p.name for p in dropins.iterdir()) == [FALLBACK_DROPIN]
+    rc, out = undo(capsys, home)
+    assert rc == 0 and list(dropins.iterdir()) == [], out
+
+
+def test_an_interrupted_apply_takes_its_dropin_back_out(box, capsys):
+    fake, home, dropins = box
+    original = (home / ".env").read_text()
+    rc, out = doctor(capsys, home, "--fix", "--yes", "--install-gate")
+    assert rc == 0, out
+    manifest_path = sorted((home / ".wizard-backups").iterdir())[-1] / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    manifest["state"] = "applying"  # as if killed after the drop-in, before the journal closed
+    manifest_path.write_text(json.dumps(manifest))
+    service.reset()
+    rc, out = doctor(capsys, home, "--fix", "--yes")  # any write path recovers first
+    assert "was rolled back" in out and f"Removed {dropins / GATE_DROPIN}" in out
+    assert not (dropins / GATE_DROPIN).exists()
+    assert original != (home / ".env").read_text()  # then this run repaired again (without the gate)
+
+
+def test_a_hostile_backup_set_cannot_steer_what_is_removed(box, capsys):
+    """The home's owner writes the backup folder; root runs undo. Entries name units and variants only,
+    the unit must run this home now, and only our own drop-in (our header, a regular file) is removed."""
+    fake, home, dropins = box
+    rc, out = doctor(capsys, home, "--fix", "--yes", "--install-gate")
+    assert rc == 0, out
+    mine = dropins / GATE_DROPIN
+    mine.write_text("[Service]\nEnvironment=THE_ADMINS=own-file\n")  # same name, not written by us
+    decoy = home.parent / "decoy.conf"
+    decoy.write_text("keep me\n")
+    manifest_path = sorted((home / ".wizard-backups").iterdir())[-1] / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    manifest["service"] += [{"unit": "../../decoy", "scope": "user", "before": [], "after": ["gate"]},
+                            {"unit": UNIT, "scope": "system", "before": [], "after": ["gate"]},
+                            {"unit": UNIT, "scope": "user", "before": ["/etc/passwd"], "after": []},
+                            {"unit": UNIT, "scope": "user", "before": [], "after": [], "path": str(decoy)}]
+    manifest_path.write_text(json.dumps(manifest))
+    rc, out = undo(capsys, home)
+    assert rc == 0, out
+    assert mine.read_text() == "[Service]\nEnvironment=THE_ADMINS=own-file\n" and decoy.read_text() == "keep me\n"

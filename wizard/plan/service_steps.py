@@ -1,0 +1,150 @@
+"""The service steps of a Plan: what a repair does to the systemd units that run a home, decided
+before anything runs, shown in every preview, and applied only by wizard.write.apply.
+
+For each systemd unit serving the home (or the `--unit` named), in this order:
+
+  stop           `stop` + `reset-failed`, when a loop is in progress and files or a drop-in are
+                 about to change (a loop restarts the gateway mid-edit otherwise);
+  drop-in        asked for (`--install-gate`) and not already in place: our gate (systemd >= 251)
+                 or the Restart=on-failure fallback, its full text decided here;
+  daemon-reload  after a drop-in, so systemd reads it;
+  restart        asked for, or after we stopped a loop — only when the home will start (a restart
+                 into a refusal is the loop again); apply then watches it stay up.
+
+Contract: deciding asks systemd read-only questions (`show`, the journal, `--version`) through the
+runner; a dry-run runner asks nothing, so a dry run shows the steps a loop in progress would need.
+launchd and s6 get advice only (wizard/service/supervisors.py).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from wizard.core.kinds import ServiceAction
+from wizard.core.records import factory, record
+from wizard.service import actions, dropin
+from wizard.service import scope as service
+from wizard.service.common import FALLBACK_DROPIN, GATE_DROPIN
+from wizard.service.systemd import systemctl
+
+VARIANT_FILES = {"gate": GATE_DROPIN, "fallback": FALLBACK_DROPIN}
+
+
+@record
+class ServiceStep:
+    action: ServiceAction
+    unit: str  # hermes-gateway.service
+    scope: str  # "system" | "user"
+    unit_path: Path | None = None
+    variant: str | None = None  # drop-in: "gate" | "fallback"
+    text: str | None = None  # drop-in: the whole file
+    before: tuple[str, ...] = ()  # drop-in: our variants on disk before it (undo puts them back)
+    settle: float = actions.SETTLE_S  # restart: seconds it must stay up
+
+    @property
+    def dropin_path(self) -> Path | None:
+        if self.unit_path is None or self.variant is None:
+            return None
+        return self.unit_path.parent / f"{self.unit_path.name}.d" / VARIANT_FILES[self.variant]
+
+    def argv(self) -> list[str]:
+        """The systemctl command of a stop, reload or restart step."""
+        if self.action == ServiceAction.STOP:
+            return systemctl(self.scope, "stop", self.unit)
+        if self.action == ServiceAction.RELOAD:
+            return systemctl(self.scope, "daemon-reload")
+        return systemctl(self.scope, "restart", self.unit)
+
+    def describe(self) -> str:
+        """One line of a preview."""
+        if self.action == ServiceAction.STOP:
+            return (f"stop the loop: {' '.join(self.argv())} && "
+                    f"{' '.join(systemctl(self.scope, 'reset-failed', self.unit))}")
+        if self.action == ServiceAction.DROPIN:
+            why = (f"systemd < {dropin.MIN_GATE}: Restart=on-failure instead of the gate" if self.variant == "fallback"
+                   else "the gate: a start Hermes would refuse is skipped, not restarted")
+            return f"write {self.dropin_path} ({why})"
+        if self.action == ServiceAction.RELOAD:
+            return f"reload: {' '.join(self.argv())}"
+        return f"restart: {' '.join(self.argv())}, then watch it for {self.settle:g} s before saying it runs"
+
+
+@record
+class ServiceRequest:
+    """What the user asked of the service (doctor's flags)."""
+
+    install_gate: bool = False
+    restart: bool = False
+    settle: float = actions.SETTLE_S
+    wizard: Path | None = None  # the hermes-wizard the gate runs (default: this installation's)
+
+
+@record
+class ServicePlan:
+    steps: tuple[ServiceStep, ...] = ()
+    notes: list[str] = factory(list)  # what was decided not to do, and why
+
+
+def plan_service(home: Path, profile: str, request: ServiceRequest, *, editing: bool, will_start: bool,
+                 runner) -> ServicePlan:
+    """The steps for the systemd units that run `home`; `editing`: files will be written too;
+    `will_start`: the home as it will be passes Hermes's startup rule."""
+    serving, _ = service.relevant(home, profile)
+    units = [u for u in serving if u.manager == "systemd" and not u.error]
+    others = [u for u in serving if u.manager != "systemd"]
+    out = ServicePlan()
+    wanted = request.install_gate or request.restart
+    if wanted and not units:
+        where = ", ".join(f"{u.name} ({u.label})" for u in others) or "no systemd unit"
+        out.notes.append(f"Service steps skipped: {where} runs {home}"
+                         + ("; use --unit PATH to name one" if not others else ""))
+    wizard = request.wizard or (dropin.find_wizard() if request.install_gate else None)
+    steps: list[ServiceStep] = []
+    for unit in units:
+        evidence = service.evidence(unit)
+        looping = evidence.may_be_looping if evidence is not None else runner.dry_run
+        stop = looping and (editing or wanted)
+        if stop:
+            steps.append(ServiceStep(ServiceAction.STOP, unit.name, unit.scope, unit.path))
+        if request.install_gate:
+            step = _dropin_step(unit, wizard, runner, out.notes)
+            if step is not None:
+                steps += [step, ServiceStep(ServiceAction.RELOAD, unit.name, unit.scope, unit.path)]
+        if request.restart or stop:  # we stopped it: we bring it back, verified
+            if will_start:
+                steps.append(ServiceStep(ServiceAction.RESTART, unit.name, unit.scope, unit.path,
+                                         settle=request.settle))
+            else:
+                out.notes.append(f"Not restarting {unit.name}: the home would still refuse to start; a restart "
+                                 "would only be the loop again.")
+    out.steps = tuple(steps)
+    return out
+
+
+def _dropin_step(unit, wizard, runner, notes: list[str]) -> ServiceStep | None:
+    if dropin.current(unit, "gate", wizard):  # in place: no need to ask systemd which one it needs
+        notes.append(f"The gate is already in place: {unit.dropin_dir / GATE_DROPIN}")
+        return None
+    version = actions.version(runner)
+    variant = dropin.variant_for(version)
+    try:
+        name, text = dropin.render(unit, variant, wizard)
+    except dropin.DropinError as exc:
+        notes.append(f"Gate not planned: {exc}")
+        return None
+    if dropin.current(unit, variant, wizard):
+        notes.append(f"The {'gate' if variant == 'gate' else 'fallback'} is already in place: "
+                     f"{unit.dropin_dir / name}")
+        return None
+    if variant == "fallback":
+        notes.append(f"systemd {version} < {dropin.MIN_GATE} restarts a start skipped by ExecCondition=: using "
+                     f"Restart=on-failure ({name}) instead of the gate.")
+    before = tuple(v for v, file in VARIANT_FILES.items() if (unit.dropin_dir / file).is_file())
+    return ServiceStep(ServiceAction.DROPIN, unit.name, unit.scope, unit.path, variant, text, before)
+
+
+def render_service(steps) -> str:
+    """The service steps of a plan, for every preview ("" when none)."""
+    if not steps:
+        return ""
+    return "Service steps:\n" + "".join(f"  {step.describe()}\n" for step in steps)

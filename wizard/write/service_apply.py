@@ -1,0 +1,189 @@
+"""Applying a Plan's service steps (wizard/plan/service_steps.py), and taking drop-ins back out.
+
+`wizard.write.apply` calls these around the file writes: `stop` before them, `install_dropins`
+(with its daemon-reload) after them, `restart` last.  Each drop-in step is journalled in the backup
+set (manifest "service": [{"unit", "scope", "before": [variants], "after": [variants]}]), so `undo`,
+a rollback and the recovery of an interrupted run all do one thing: `put_back(..., "before")` makes
+our drop-ins of that unit what they were, then reloads.
+
+Trust: the manifest is the home owner's to write and this may run as root.  An entry names a unit and
+variants, never a path or a text: the unit is found again among the units that run this home now
+(wizard/service/scope.py); a file removed is only our own drop-in name in that unit's drop-in folder,
+and only a regular file that begins with our header; a variant put back is rendered here, never read
+from the set.  A variant that was there before and is there still is left (its old text is not kept).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from wizard.core.atomic import FileOps, write_atomic
+from wizard.core.kinds import ServiceAction
+from wizard.service import actions, dropin
+from wizard.service import scope as service
+from wizard.service.common import FALLBACK_DROPIN, GATE_DROPIN
+
+VARIANT_FILES = {"gate": GATE_DROPIN, "fallback": FALLBACK_DROPIN}
+HEADER = b"# Written by hermes-wizard"
+
+
+class ServiceStepError(Exception):
+    """A drop-in could not be written or read by systemd; what was done is already taken back."""
+
+
+def journal_entries(steps) -> list[dict]:
+    """The manifest's "service" list for a plan's drop-in steps."""
+    return [{"unit": s.unit, "scope": s.scope, "before": list(s.before), "after": [s.variant]}
+            for s in steps if s.action == ServiceAction.DROPIN]
+
+
+def stop(steps, runner) -> tuple[list[str], list[str]]:
+    """Stop each looping unit before the files change: (units stopped, failures).  A failure does not
+    stop the repair: the files are replaced atomically, and a loop ends at its next turn once they pass."""
+    stopped: list[str] = []
+    failures: list[str] = []
+    for step in steps:
+        if step.action == ServiceAction.STOP:
+            failed = actions.stop_loop(_Named(step), runner)
+            (failures if failed else stopped).append(failed or step.unit)
+    return stopped, failures
+
+
+def install_dropins(steps, runner) -> list[str]:
+    """Write each drop-in (atomically, 0644, our other variant removed) and reload; on any failure the
+    drop-ins written are taken back out (and systemd reloaded) before ServiceStepError is raised."""
+    done = []
+    try:
+        for step in steps:
+            if step.action == ServiceAction.DROPIN:
+                _write(step)
+                done.append(step)
+            elif step.action == ServiceAction.RELOAD and not runner.dry_run:
+                failed = actions.daemon_reload(_Named(step), runner)
+                if failed:
+                    raise ServiceStepError(f"systemd did not read the drop-in: {failed}")
+    except (OSError, ServiceStepError) as exc:
+        for step in reversed(done):
+            _make(step.dropin_path.parent, step.before, step.variant, unit=_load(step.unit_path))
+        for scope in {step.scope for step in done}:
+            runner.run(["systemctl", *(["--user"] if scope == "user" else []), "daemon-reload"])
+        words = (exc if isinstance(exc, ServiceStepError)
+                 else f"cannot write {_where(done, steps)}: {exc.strerror or exc}")
+        raise ServiceStepError(f"{words}; the drop-ins were taken back out") from exc
+    return [f"Wrote {step.dropin_path}." for step in done]
+
+
+def restart(steps, runner) -> list:
+    """Restart and watch each unit (actions.restart_and_verify); their Outcomes."""
+    return [actions.restart_and_verify(_Named(step), runner, settle=step.settle)
+            for step in steps if step.action == ServiceAction.RESTART]
+
+
+def put_back(home: Path, entries: list, which: str, runner) -> tuple[list[str], list[dict]]:
+    """Make our drop-ins of each journalled unit what they were at `which` ("before" or "after").
+    Returns (lines for the user, the inverse entries: what a later undo of this needs)."""
+    lines, inverse = [], []
+    for entry in _checked(entries):
+        unit = _serving(home, entry["unit"], entry["scope"])
+        if unit is None:
+            lines.append(f"{entry['unit']} no longer runs {home}: its drop-ins were left as they are")
+            continue
+        present = [v for v, name in VARIANT_FILES.items() if (unit.dropin_dir / name).is_file()]
+        inverse.append({"unit": unit.name, "scope": unit.scope, "before": present, "after": list(entry[which])})
+        changed = _make(unit.dropin_dir, tuple(entry[which]), None, unit=unit)
+        lines += changed
+        if changed:
+            failed = actions.daemon_reload(unit, runner)
+            lines.append(f"systemd has not read the change yet: {failed}" if failed
+                         else f"Reloaded systemd ({unit.name} runs as it did before).")
+    return lines, inverse
+
+
+def inverse_entries(home: Path, entries: list, which: str) -> list[dict]:
+    """What `put_back(home, entries, which)` will record, computed before it acts (for the new set)."""
+    out = []
+    for entry in _checked(entries):
+        unit = _serving(home, entry["unit"], entry["scope"])
+        if unit is not None:
+            present = [v for v, name in VARIANT_FILES.items() if (unit.dropin_dir / name).is_file()]
+            out.append({"unit": unit.name, "scope": unit.scope, "before": present, "after": list(entry[which])})
+    return out
+
+
+def _make(folder: Path, wanted: tuple, installed: str | None, unit=None) -> list[str]:
+    """Our variants in `folder` become `wanted`: ours not wanted are removed, wanted ones missing are
+    rendered and written (`installed`: the variant this run wrote, never kept if not wanted)."""
+    lines = []
+    for variant, name in VARIANT_FILES.items():
+        path = folder / name
+        if variant not in wanted and _ours(path):
+            path.unlink()
+            lines.append(f"Removed {path}.")
+        elif variant in wanted and variant != installed and not path.is_file() and unit is not None:
+            try:
+                dropin.install(unit, variant, dropin.find_wizard())
+                lines.append(f"Put back {path}.")
+            except (dropin.DropinError, OSError) as exc:
+                lines.append(f"Could not put back {path}: {exc}")
+    return lines
+
+
+def _ours(path: Path) -> bool:
+    """A regular file (not a link) that begins with the header every drop-in of ours has."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        return stat.S_ISREG(os.fstat(fd).st_mode) and os.read(fd, len(HEADER)) == HEADER
+    finally:
+        os.close(fd)
+
+
+def _write(step) -> None:
+    path = step.dropin_path
+    path.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+    write_atomic(path, step.text.encode("utf-8"), FileOps(), mode=0o644)
+    other = path.parent / (FALLBACK_DROPIN if path.name == GATE_DROPIN else GATE_DROPIN)
+    if _ours(other):
+        other.unlink()
+
+
+def _where(done, steps) -> str:
+    pending = [s for s in steps if s.action == ServiceAction.DROPIN and s not in done]
+    return str(pending[0].dropin_path) if pending else "the drop-in"
+
+
+def _checked(entries) -> list[dict]:
+    """The entries whose shape is what journal_entries writes (a hostile set can name nothing else)."""
+    good = []
+    for entry in entries if isinstance(entries, list) else []:
+        if (isinstance(entry, dict) and isinstance(entry.get("unit"), str) and entry.get("scope") in ("system", "user")
+                and all(isinstance(entry.get(k), list) and set(entry[k]) <= set(VARIANT_FILES)
+                        for k in ("before", "after"))):
+            good.append(entry)
+    return good
+
+
+def _load(path: Path | None):
+    from wizard.service import units
+
+    try:
+        return units.load(path) if path is not None else None
+    except Exception:  # a unit file gone or unreadable: nothing to render a variant for
+        return None
+
+
+def _serving(home: Path, name: str, scope: str):
+    serving, _ = service.relevant(home, home.name if home.parent.name == "profiles" else "default")
+    return next((u for u in serving if u.manager == "systemd" and u.name == name and u.scope == scope
+                 and not u.error), None)
+
+
+class _Named:
+    """The unit name and scope a step acts on (what actions' commands need)."""
+
+    def __init__(self, step) -> None:
+        self.name, self.scope, self.path = step.unit, step.scope, step.unit_path
