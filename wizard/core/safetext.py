@@ -75,7 +75,13 @@ def visible(value) -> str:
 
 def visible_lines(text: str) -> str:
     """Like `visible`, but the line breaks of composed output are kept."""
-    return text.translate(_LINES)
+    return text if _printable_lines(text) else text.translate(_LINES)
+
+
+def _printable_lines(text: str) -> bool:
+    """No character to escape, known without a table lookup per character: every dangerous character
+    (control, format, surrogate, line/paragraph separator, unassigned tag) is one `str.isprintable` rejects."""
+    return text.replace("\n", "").isprintable()
 
 
 def _json_escape(code: int) -> str:
@@ -94,6 +100,8 @@ def json_text(payload, indent: int | None = 2) -> str:
     import json  # only JSON output needs it
 
     text = json.dumps(payload, indent=indent, ensure_ascii=False)
+    if _printable_lines(text):
+        return text
     escapes = {code: _json_escape(code) for code in set(map(ord, text)) if code != 0x0a and _dangerous(code)}
     return text.translate(escapes) if escapes else text  # json.dumps escapes C0 in strings: a raw LF is layout
 
