@@ -123,3 +123,7 @@ def test_check_imports_no_argparse(tmp_path):
     loaded = set(done.stderr.split())
     assert '"verdict"' in done.stdout and "wizard.judge.engine" in loaded  # it did judge
     assert not loaded & {"argparse", "gettext", "wizard.hermes.v0_18.model", "subprocess", "textual"}
+    # Nor what only other commands, other formats or the full parser use (each costs the check its import).
+    assert not loaded & {"dataclasses", "inspect", "importlib.metadata", "wizard.plan", "wizard.write",
+                         "wizard.faces.doctor", "wizard.judge.report", "wizard.hermes.verify",
+                         "wizard.service.systemd", "wizard.service.loop", "wizard.core.homefs"}

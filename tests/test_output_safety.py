@@ -111,6 +111,17 @@ def test_json_escapes_bidi_c1_and_del_that_json_dumps_passes():
     assert visible("a\tb\nc") == "a\\tb\\nc"
 
 
+def test_every_escaped_character_is_one_isprintable_rejects():
+    """`visible_lines` and `json_text` skip their per-character escaping when `str.isprintable()` (line breaks
+    aside) accepts the text: that is exact only while every character they escape is one it rejects."""
+    from wizard.core.safetext import _RANGES, visible_lines
+
+    printable = [hex(code) for low, high in _RANGES for code in range(low, high + 1)
+                 if code != 0x0a and chr(code).isprintable()]
+    assert printable == []
+    assert visible_lines("ok\n\u2028\x1b") == "ok\n\\u2028\\x1b" and visible_lines("a •\nb") == "a •\nb"
+
+
 SECRETS = ["sekA1quotedkey", "sekB2dquoted", "sekC3exported", "sekD4glued", "sekE5spaced", "sekF6multi",
            "sekG7hash", "sekH8flow", "sekI9extra", "sekJ0anchor", "sekK1block"]
 

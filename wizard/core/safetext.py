@@ -25,6 +25,10 @@ from __future__ import annotations
 import contextlib
 import re
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 # What is escaped: C0 (TAB, LF and CR included), DEL and C1 (U+009B is a one-byte CSI), bidi controls and
 # invisibles, lone surrogates (bytes that were not UTF-8, kept by surrogateescape), tag characters.
@@ -71,7 +75,13 @@ def visible(value) -> str:
 
 def visible_lines(text: str) -> str:
     """Like `visible`, but the line breaks of composed output are kept."""
-    return text.translate(_LINES)
+    return text if _printable_lines(text) else text.translate(_LINES)
+
+
+def _printable_lines(text: str) -> bool:
+    """No character to escape, known without a table lookup per character: every dangerous character
+    (control, format, surrogate, line/paragraph separator, unassigned tag) is one `str.isprintable` rejects."""
+    return text.replace("\n", "").isprintable()
 
 
 def _json_escape(code: int) -> str:
@@ -90,6 +100,8 @@ def json_text(payload, indent: int | None = 2) -> str:
     import json  # only JSON output needs it
 
     text = json.dumps(payload, indent=indent, ensure_ascii=False)
+    if _printable_lines(text):
+        return text
     escapes = {code: _json_escape(code) for code in set(map(ord, text)) if code != 0x0a and _dangerous(code)}
     return text.translate(escapes) if escapes else text  # json.dumps escapes C0 in strings: a raw LF is layout
 
@@ -146,8 +158,15 @@ def guarded_output():
 
 def scrub(text: str, values) -> str:
     """`text` with every occurrence (any case) of a secret value of MIN_SCRUBBED+ characters masked."""
+    return scrubber(values)(text)
+
+
+def scrubber(values) -> Callable[[str], str]:
+    """`scrub` with these values, its pattern built once: for masking many strings (every string of
+    a JSON report) with the same secrets."""
     pieces = sorted({piece for value in values for piece in [value, *value.split("\n")]
                      if len(piece.strip()) >= MIN_SCRUBBED}, key=len, reverse=True)
-    if not pieces or not text:
-        return text
-    return re.sub("|".join(re.escape(p) for p in pieces), MASK, text, flags=re.I)
+    if not pieces:
+        return lambda text: text
+    pattern = re.compile("|".join(re.escape(p) for p in pieces), re.I)
+    return lambda text: pattern.sub(MASK, text) if text else text

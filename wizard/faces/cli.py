@@ -220,15 +220,18 @@ def _report(args, homes) -> int:
 def _scrubbed(payload):
     """The JSON payload with registered secrets masked in every string (before encoding,
     so a secret holding a quote or backslash is found as it is)."""
-    from wizard.core.safetext import _HIDDEN
-    from wizard.judge.masking import scrub
+    from wizard.core.safetext import _HIDDEN, scrubber
 
+    return _masked(payload, scrubber(_HIDDEN))
+
+
+def _masked(payload, mask):
     if isinstance(payload, str):
-        return scrub(payload, _HIDDEN)
+        return mask(payload)
     if isinstance(payload, list):
-        return [_scrubbed(item) for item in payload]
+        return [_masked(item, mask) for item in payload]
     if isinstance(payload, dict):
-        return {key: _scrubbed(value) for key, value in payload.items()}
+        return {key: _masked(value, mask) for key, value in payload.items()}
     return payload
 
 

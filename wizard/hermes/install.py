@@ -71,6 +71,8 @@ def _shebang_interpreter(script: Path) -> Path | None:
 def find_site_packages(home: Path, hermes_python: str | None, environ: dict) -> Path | None:
     """The site-packages of the Python that runs Hermes (the first prefix holding Hermes)."""
     for prefix in candidate_prefixes(home, hermes_python, environ):
+        if not (prefix / "lib").is_dir():  # the glob would find nothing, after compiling its pattern
+            continue
         for site in sorted(prefix.glob("lib/python3*/site-packages")):
             if (site / "gateway" / "config.py").is_file() or _dist_infos(site):
                 return site

@@ -23,12 +23,14 @@ MODELLED: tuple[str, ...] = ("0.18.0", "0.18.1", "0.18.2", "0.19.0")  # oldest f
 FIRST_REFUSING = (0, 18, 0)  # the open-policy startup refusal arrived in 0.18.0
 NEWEST = MODELLED[-1]
 
-_RELEASE = re.compile(r"v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(.*)\Z", re.I | re.S)
+# Compiled on first use (re's cache): a check on a host where no Hermes is found never reads a version.
+_RELEASE = r"v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(.*)\Z"
 
 
 def parse(version: str | None) -> tuple[tuple[int, int, int], str] | None:
     """(release, rest) of a version string: "0.19.0rc1" → ((0, 19, 0), "rc1"); None if unreadable."""
-    match = _RELEASE.match((version or "").strip())
+    text = (version or "").strip()
+    match = re.match(_RELEASE, text, re.I | re.S) if text else None  # "" has no release: no match either
     if not match:
         return None
     major, minor, micro, rest = match.groups()

@@ -28,7 +28,8 @@ from wizard.core.safetext import MASK, MIN_SCRUBBED, scrub  # noqa: F401  (scrub
 
 _SECRET_NAME = re.compile(r"(TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|_KEY|PRIVATE|CREDENTIAL|COOKIE)", re.I)
 _ENV_NAME = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_.]*)['\"]?\s*=")
-_YAML_NAME = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_-]*)['\"]?\s*:(?=\s|$)")
+# Only for a config.yaml that does not parse: compiled on first use (re's cache), not on every check's path.
+_YAML_NAME = r"(?<![A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_-]*)['\"]?\s*:(?=\s|$)"
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
@@ -57,6 +58,10 @@ def env_masks(text: str, secret_keys=()) -> tuple[dict[int, int], set[str]]:
 
     from wizard.hermes.v0_19.envfile import _glued_segments
 
+    if not secret_keys and not _SECRET_NAME.search(text):
+        # Every name judged below is a piece of `text`: with no secret-looking piece anywhere there is
+        # nothing to mask, and the dotenv parse (most of a check's masking time) is skipped.
+        return {}, set()
     secret = lambda name: name in secret_keys or is_secret_name(name)
     lines = split_lines(text)
     spans: dict[int, int | None] = {}  # None: mask from the line's first `=`
@@ -110,7 +115,7 @@ def yaml_masks(text: str) -> tuple[dict[int, list[tuple[int, int]]], set[str]]:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
     except (yaml.YAMLError, RecursionError, ValueError, TypeError):
         for index, line in enumerate(lines):  # no structure to go by: the rest of the line after a secret name
-            for match in _YAML_NAME.finditer(line):
+            for match in re.finditer(_YAML_NAME, line):
                 if is_secret_name(match.group(1)) and line[match.end():].strip():
                     spans.setdefault(index, []).append((match.end() + 1, len(line)))
                     break

@@ -13,7 +13,8 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-PROFILE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+# Compiled on first use (re's cache): only --profile and --all-profiles need it, not a plain check.
+PROFILE_NAME = r"^[a-z0-9][a-z0-9_-]{0,63}$"
 
 
 class HomeError(Exception):
@@ -37,7 +38,7 @@ def resolve_root(explicit: str | None, environ: Mapping[str, str] | None = None)
 def profile_home(root: Path, name: str) -> Path:
     if name == "default":
         return root
-    if not PROFILE_NAME.match(name):
+    if not re.match(PROFILE_NAME, name):
         raise HomeError(f"{name!r} is not a valid profile name (lower-case letters, digits, - and _)")
     path = root / "profiles" / name
     if not path.is_dir():
@@ -55,6 +56,6 @@ def list_profiles(root: Path) -> list[tuple[str, Path]]:
     except OSError:
         entries = []
     for entry in entries:
-        if PROFILE_NAME.match(entry.name) and entry.is_dir():
+        if re.match(PROFILE_NAME, entry.name) and entry.is_dir():
             found.append((entry.name, entry))
     return found
