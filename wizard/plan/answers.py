@@ -162,7 +162,8 @@ def enable_changes(report, platform: str, enabled: bool) -> list[Change]:
         current = lookup(data, block + ("enabled",))
         changes.append(Change(YAML, ".".join(block + ("enabled",)), None if current is None else str(current).lower(),
                               "true" if enabled else "false", platform=platform, reason="on/off"))
-    return [c for c in changes if c.before != c.after]
+    # a DISABLE carries no values (before and after are both None): it is never a no-op
+    return [c for c in changes if c.action == ChangeAction.DISABLE or c.before != c.after]
 
 
 def build_plan(report, changes: list[Change]) -> Plan:

@@ -1,0 +1,153 @@
+"""The wizard's session: the answers given so far, the Plan they make, and the engine's report of the
+home as it will be — one model under every face (the TUI, the plain prompts, an answers file).
+
+Reconciled per platform, whatever order the answers came in:
+  * typed credentials are kept as typed (a draft survives a revisit and Esc); one that cannot be right
+    (wizard.plan.answers.credential_error) never reaches the plan;
+  * a platform's own access answer replaces every other access decision for that platform, the
+    doctor's repair included: pairing or allowlist takes that platform's allow-all away; open needs the
+    platform's name typed, in every face, the repair's opt-in too; the global GATEWAY_ALLOW_ALL_USERS is
+    never written;
+  * the repair applies to every platform the user did not answer for.
+`outlook()` is the report `check` would give the written files (the engine's own preview), every
+finding included; a face says that, never a friendlier story.
+
+Contract: pure — nothing here writes; only wizard.write.apply does, with `plan()`.
+"""
+
+from __future__ import annotations
+
+from wizard.core.records import factory, record
+from wizard.hermes.v0_19.catalog import PLATFORMS
+from wizard.hermes.v0_19.envrules import ALLOW_ALL_TRUE
+from wizard.plan.answers import (
+    ACCESS_MODES,
+    EMPTY_ALLOWLIST,
+    access_changes,
+    build_plan,
+    credential_changes,
+    credential_error,
+    enable_changes,
+    preview,
+)
+from wizard.plan.changes import Change, Plan
+
+# YAML keys that decide who gets in (the env names come from each platform's catalog entry)
+_ACCESS_YAML_LEAVES = ("dm_policy", "group_policy", "allow_from", "allowed_users", "allow_all_users")
+
+
+class AnswerError(ValueError):
+    """An answer the session refuses, in words for the user (an allowlist of nobody, an unconfirmed open)."""
+
+
+@record
+class PlatformAnswer:
+    typed: dict[str, str] = factory(dict)  # credential drafts, exactly as typed
+    access: str | None = None  # one of ACCESS_MODES; None: not answered
+    ids: list[str] = factory(list)
+
+
+class Session:
+    def __init__(self, report, mode: str = "setup") -> None:
+        self.report, self.mode = report, mode
+        self.platforms: dict[str, PlatformAnswer] = {}
+        self.repair: list[Change] = []
+        self.confirmed_open: set[str] = set()  # platforms whose name was typed to open them
+
+    # -- answers ---------------------------------------------------------------------------------------------
+
+    def answer(self, platform: str) -> PlatformAnswer:
+        return self.platforms.setdefault(platform, PlatformAnswer())
+
+    def type_value(self, platform: str, key: str, value: str) -> str | None:
+        """Keep a typed credential as a draft; the reason it cannot be right, or None."""
+        self.answer(platform).typed[key] = value
+        return credential_error(key, value) if value else None
+
+    def credential_problems(self, platform: str) -> dict[str, str]:
+        typed = self.answer(platform).typed
+        return {key: problem for key, value in typed.items() if value and (problem := credential_error(key, value))}
+
+    def set_access(self, platform: str, mode: str, ids=(), confirm: str = "") -> None:
+        """Answer who may use `platform`; AnswerError for an allowlist of nobody or an unconfirmed open."""
+        if mode not in ACCESS_MODES:
+            raise AnswerError(f"unknown access mode {mode!r}")
+        ids = [i for i in ids if i.strip()]
+        if mode == "allowlist" and not ids:
+            raise AnswerError(EMPTY_ALLOWLIST)
+        if mode == "open":
+            self.confirm_open(platform, confirm)
+        answer = self.answer(platform)
+        answer.access, answer.ids = mode, list(ids)
+
+    def confirm_open(self, platform: str, typed: str) -> None:
+        if typed.strip() != platform:
+            raise AnswerError(f"Type {platform} to confirm that anyone who can reach it may use the agent.")
+        self.confirmed_open.add(platform)
+
+    def set_repair(self, changes) -> None:
+        """The doctor's repair; an opt-in in it counts only for platforms confirmed by name (`needs_confirming`)."""
+        self.repair = list(changes)
+
+    def needs_confirming(self) -> list[str]:
+        """Platforms the repair would open to everyone that nobody confirmed by typing their name."""
+        return sorted({c.platform for c in self.repair if _opens(c) and c.platform
+                       and c.platform not in self.confirmed_open and self._answered(c.platform) is None})
+
+    # -- what they make --------------------------------------------------------------------------------------
+
+    def changes(self) -> list[Change]:
+        out = [c for c in self.repair if not (c.platform and self._answered(c.platform) is not None
+                                              and _decides_access(c))
+               and not (_opens(c) and c.platform not in self.confirmed_open)]
+        for platform, answer in self.platforms.items():
+            problems = self.credential_problems(platform)
+            good = {k: v for k, v in answer.typed.items() if k not in problems}
+            out += credential_changes(self.report, platform, good)
+            if answer.access is not None:
+                access = access_changes(self.report, platform, answer.access, answer.ids)
+                if answer.access != "disabled":
+                    access = enable_changes(self.report, platform, True) + access
+                out += access
+        return [c for c in out if c.key != "GATEWAY_ALLOW_ALL_USERS"]
+
+    def plan(self) -> Plan:
+        return build_plan(self.report, self.changes())
+
+    def pending(self) -> int:
+        return len(self.plan().changes)
+
+    def outlook(self):
+        """The HomeReport of the home as it will be once `plan()` is applied (the report itself when nothing is)."""
+        plan = self.plan()
+        return preview(self.report, plan) if plan else self.report
+
+    def applied(self, report) -> None:
+        """After apply: the written home is the new starting point; the answers are spent."""
+        self.report, self.platforms, self.repair, self.confirmed_open = report, {}, [], set()
+
+    def _answered(self, platform: str) -> str | None:
+        answer = self.platforms.get(platform)
+        return answer.access if answer is not None else None
+
+
+def open_to_everyone(report) -> list[str]:
+    """Enabled platforms where anyone who can reach the bot gets in (the report's own verdict words)."""
+    return [row.name for row in report.rows if row.enabled and row.verdict == "open"]
+
+
+def _decides_access(change: Change) -> bool:
+    spec = PLATFORMS.get(change.platform or "")
+    if spec is None:
+        return False
+    names = {spec.allow_all_env, spec.allowlist_env}
+    if spec.gate:
+        names |= {spec.gate.dm_env, spec.gate.group_env, spec.gate.allow_all_env}
+    return change.key in names or change.key.rsplit(".", 1)[-1] in _ACCESS_YAML_LEAVES
+
+
+def _opens(change: Change) -> bool:
+    """A change that sets a platform's allow-all opt-in (open to everyone)."""
+    spec = PLATFORMS.get(change.platform or "")
+    return (spec is not None and change.key == spec.allow_all_env
+            and (change.after or "").strip().lower() in ALLOW_ALL_TRUE)
