@@ -14,15 +14,7 @@ from textual.widgets import Button, Footer, Header, Input, Label, RadioButton, R
 from screens.base import WizardScreen
 from screens.messages import AccessKept
 from wizard.hermes.v0_19.catalog import PLATFORMS
-from wizard.plan.answers import (
-    ACCESS_MODES,
-    ACCESS_WORDS,
-    EMPTY_ALLOWLIST,
-    access_changes,
-    enable_changes,
-    id_problems,
-    split_ids,
-)
+from wizard.plan.answers import ACCESS_MODES, ACCESS_WORDS, id_problems, split_ids
 
 HELP = """# Who may use the agent
 
@@ -35,7 +27,8 @@ executes code on this machine for them.
 * **Open**: anyone who can reach the bot. You must type the platform's name to confirm.
 * **Disabled**: the platform is turned off; its credentials are kept.
 
-Ctrl+S keeps the choice and returns to the platform list. Esc goes back without keeping it.
+Ctrl+S (or Enter in a field) keeps the choice and returns to the platform list. Esc goes back without
+keeping it; what you typed on the platform's screen is kept either way.
 """
 
 
@@ -62,7 +55,8 @@ class AccessScreen(WizardScreen):
 
     def compose(self) -> ComposeResult:
         report = self.wizard.report
-        mode = current_mode(report, self.platform)
+        answer = self.wizard.session.answer(self.platform)
+        mode = answer.access or current_mode(report, self.platform)
         words = {m: ACCESS_WORDS[m].format(platform=self.platform, label=self.spec.label,
                                            allow_all=self.spec.allow_all_env or "its allow-all variable")
                  for m in ACCESS_MODES}
@@ -75,7 +69,8 @@ class AccessScreen(WizardScreen):
                                       value=choice == mode, id=f"mode-{choice}")
             for choice in ACCESS_MODES:
                 yield Static(words[choice], classes="access-words", id=f"words-{choice}")
-            listed = report.effective.environ.get(self.spec.allowlist_env or "", "")
+            listed = ", ".join(answer.ids) if answer.access else report.effective.environ.get(
+                self.spec.allowlist_env or "", "")
             yield Label(f"Allowed IDs ({self.spec.id_hint or 'comma separated'})", id="ids-label")
             yield Input(value=listed, placeholder="e.g. 123456789, 987654321", id="ids")
             yield Static("", id="ids-problems", classes="warning-text", markup=False)
@@ -89,6 +84,7 @@ class AccessScreen(WizardScreen):
 
     def on_mount(self) -> None:
         self._show_for(self.selected())
+        self.query_one(RadioSet).focus()
 
     def selected(self) -> str:
         pressed = self.query_one(RadioSet).pressed_button
@@ -113,20 +109,18 @@ class AccessScreen(WizardScreen):
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.action_done() if event.button.id == "done" else self.app.pop_screen()
 
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.action_done()  # Enter in the IDs or the confirmation keeps the choice
+
     def action_done(self) -> None:
+        from wizard.plan.session import AnswerError
+
         mode = self.selected()
-        if mode == "open" and self.query_one("#confirm", Input).value.strip() != self.platform:
-            self.query_one("#message", Static).update(f"Type {self.platform} to confirm open access.")
-            self.query_one("#confirm", Input).focus()
-            return
         ids = split_ids(self.query_one("#ids", Input).value)
-        if mode == "allowlist" and not ids:
-            self.query_one("#message", Static).update(EMPTY_ALLOWLIST)
-            self.query_one("#ids", Input).focus()
+        try:
+            self.wizard.session.set_access(self.platform, mode, ids, self.query_one("#confirm", Input).value)
+        except AnswerError as exc:
+            self.query_one("#message", Static).update(str(exc))
+            self.query_one("#confirm" if mode == "open" else "#ids", Input).focus()
             return
-        report = self.wizard.report
-        changes = access_changes(report, self.platform, mode, ids)
-        if mode != "disabled":
-            changes = enable_changes(report, self.platform, True) + changes
-        self.wizard.set_answer(self.platform, "access", changes)
         self.app.post_message(AccessKept(self.platform))

@@ -1,5 +1,5 @@
-"""The Textual app: owns the state (home, report, pending answers) and the navigation, and is
-the only place that applies a plan.  Screens ask and explain; they post answers here, and post a
+"""The Textual app: owns the session (wizard/plan/session.py: the answers, the plan, the outlook) and
+the navigation, and is the only place that applies a plan.  Screens ask and explain; they post answers here, and post a
 message (screens/messages.py) when the user moves on.  This is the only module that imports
 screen classes, so screens never import each other.
 
@@ -16,6 +16,7 @@ from textual.app import App
 from textual.binding import Binding
 
 from screens.access_screen import AccessScreen
+from screens.confirm_quit import ConfirmQuit
 from screens.findings_screen import FindingsScreen
 from screens.help_screen import HelpScreen
 from screens.home_screen import HomeScreen
@@ -33,8 +34,8 @@ from screens.result_screen import ResultScreen
 from screens.review_screen import ReviewScreen
 from wizard.core.bundled import stylesheet
 from wizard.judge.engine import HomeReport, evaluate
-from wizard.plan.answers import build_plan, preview
-from wizard.plan.changes import Change, Plan
+from wizard.plan.changes import Plan
+from wizard.plan.session import Session
 from wizard.write.apply import ApplyError, ApplyResult, apply_plan
 
 CSS_FILE = stylesheet()
@@ -50,47 +51,38 @@ class WizardApp(App[AppOutcome]):
     TITLE = "hermes-wizard"
     CSS_PATH = str(CSS_FILE)
     BINDINGS = [Binding("f1", "help", "Help"), Binding("question_mark", "help", "Help", show=False),
-                Binding("ctrl+q", "quit_wizard", "Quit")]
+                Binding("ctrl+q", "quit_wizard", "Quit"),
+                Binding("ctrl+c", "quit_wizard", "Quit", show=False, priority=True)]
 
     def __init__(self, home: Path, profile: str = "default", mode: str = "setup") -> None:
         super().__init__()
         self.home, self.profile, self.mode = home, profile, mode
-        self.report: HomeReport = evaluate(home, profile)
-        self.answers: dict[tuple[str | None, str], list[Change]] = {}
+        self.session = Session(evaluate(home, profile), mode)
         self.outcome = AppOutcome(False)
 
-    # -- state ------------------------------------------------------------------------------------------------
-    def set_answer(self, platform: str | None, kind: str, changes: list[Change]) -> None:
-        """Record one answer ("credentials", "access", "repair", ...); answering the same
-        question again replaces the earlier answer."""
-        self.answers.pop((platform, kind), None)
-        self.answers[(platform, kind)] = list(changes)
-
+    # -- state: the session (wizard/plan/session.py) holds every answer -----------------------------------------
     @property
-    def pending(self) -> list[Change]:
-        return [change for changes in self.answers.values() for change in changes]
+    def report(self) -> HomeReport:
+        return self.session.report
 
     def plan(self) -> Plan:
-        return build_plan(self.report, self.pending)
+        return self.session.plan()
 
     def previewed(self) -> HomeReport:
-        plan = self.plan()
-        return preview(self.report, plan) if plan else self.report
+        return self.session.outlook()
 
     def switch_home(self, home: Path, profile: str) -> None:
         self.home, self.profile = home, profile
-        self.report = evaluate(home, profile)
-        self.answers = {}
+        self.session = Session(evaluate(home, profile), self.mode)
 
-    def apply_pending(self) -> ApplyResult:
+    def apply_pending(self, service_steps=()) -> ApplyResult:
         """The one write of the whole app; raises ApplyError with words for the user."""
-        plan = self.plan()
+        plan = self.plan().with_service(service_steps)
         if not plan:
             raise ApplyError("there is nothing to apply")
         result = apply_plan(plan, reason=f"hermes-wizard {self.mode}", facts=self.report.facts)
         self.outcome = AppOutcome(True, result)
-        self.report = result.report
-        self.answers = {}
+        self.session.applied(result.report)
         return result
 
     # -- lifecycle ----------------------------------------------------------------------------------------------
@@ -123,4 +115,15 @@ class WizardApp(App[AppOutcome]):
             self.push_screen(HelpScreen(getattr(self.screen, "HELP", "") or "No help for this screen."))
 
     def action_quit_wizard(self) -> None:
-        self.exit(self.outcome)
+        """Quit — after asking, when answers would be lost (Ctrl+Q, Ctrl+C and Esc on the first screen)."""
+        pending = self.session.pending() if not isinstance(self.screen, ConfirmQuit) else 0
+        if not pending:
+            self.exit(self.outcome)
+            return
+        noun = "change" if pending == 1 else "changes"
+
+        def decided(discard: bool | None) -> None:
+            if discard:
+                self.exit(self.outcome)
+
+        self.push_screen(ConfirmQuit(f"Discard {pending} {noun}? Nothing has been written yet."), decided)

@@ -1,7 +1,7 @@
 """The base of the wizard's screens: `self.wizard` is the App that owns the session, typed.
 
 Textual types `Screen.app` as a plain `App`; the wizard's screens read the App's state
-(`report`, `plan()`, `set_answer`, ...), so they reach it through this typed name.  The App is
+(`session`, `report`, `plan()`, ...), so they reach it through this typed name.  The App is
 imported for the type checker only: screens never import each other or the App at run time.
 """
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Button, Footer, Header, Label, RadioButton, RadioSet, Static
+from textual.widgets import Button, Footer, Header, Input, Label, RadioButton, RadioSet, Static
 
 from screens.base import WizardScreen
 from screens.messages import PlatformsRequested, ReviewRequested
@@ -18,7 +18,8 @@ HELP = """# Doctor
 What Hermes 0.19 would trip over, most serious first, and how each will be fixed. The defaults are the safe
 ones `hermes-wizard doctor --fix` uses:
 
-* an open policy without opt-in becomes **pairing** (or allowlist, or an explicit per-platform opt-in);
+* an open policy without opt-in becomes **pairing** (or allowlist, or an explicit per-platform opt-in: you type
+  each platform's name to confirm that anyone who can reach it may use the agent);
 * a platform that cannot connect is **disabled**, its credentials kept (`hermes-wizard undo` restores).
 
 **Review** (R) shows the exact changes before anything is written. **Platforms** (P) edits platforms by hand.
@@ -54,6 +55,9 @@ class FindingsScreen(WizardScreen):
                 with RadioSet(id="dead-transport"):
                     yield RadioButton("disable them (credentials kept)", value=True, id="dead-disable")
                     yield RadioButton("leave them enabled", id="dead-keep")
+            yield Label("Type the name of each platform to open to everyone:", id="confirm-open-label",
+                        classes="field-label")
+            yield Input(placeholder="e.g. weixin", id="confirm-open")
             yield Static("", id="plan-notes", classes="hint", markup=False)
             with Horizontal(classes="buttons"):
                 yield Button("Review the fix", variant="primary", id="review")
@@ -74,13 +78,25 @@ class FindingsScreen(WizardScreen):
     def _replan(self) -> None:
         options = RepairOptions(open_policy=self._choice("open-policy", "pairing"),
                                 dead_transport=self._choice("dead-transport", "disable"))
+        session = self.wizard.session
         repair = plan_repairs(self.wizard.report, options)
-        self.wizard.set_answer(None, "repair", list(repair.plan.changes))
+        from wizard.plan.answers import split_ids
+
+        session.set_repair(repair.plan.changes, split_ids(self.query_one("#confirm-open", Input).value))
+        waiting = session.needs_confirming()
+        for widget_id in ("#confirm-open-label", "#confirm-open"):
+            self.query_one(widget_id).display = bool(waiting) or options.open_policy == "optin"
         notes = list(repair.notes) + [f"not fixed: {line}" for line in repair.unfixable]
+        if waiting:
+            notes.insert(0, f"Not opened until you type its name: {', '.join(waiting)} (until then Hermes still "
+                            "refuses to start).")
         self.query_one("#plan-notes", Static).update("\n".join(visible(tilde(note)) for note in notes)
                                                      or "Nothing to fix.")
 
     def on_radio_set_changed(self, event: RadioSet.Changed) -> None:
+        self._replan()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
         self._replan()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:

@@ -12,7 +12,6 @@ from screens.base import WizardScreen
 from screens.messages import CredentialsKept
 from wizard.core.safetext import visible_lines
 from wizard.hermes.v0_19.catalog import PLATFORMS
-from wizard.plan.answers import credential_changes, credential_error
 from wizard.plan.changes import is_secret_name
 
 HELP = """# Platform
@@ -23,7 +22,8 @@ A red border means the value cannot be right (a Telegram token looks like `12345
 The state line says what is on disk: for WhatsApp, whether the bridge is paired (`creds.json`); for Weixin,
 whether a token exists. Each comes with the command that fixes it.
 
-**Next** (Ctrl+N) chooses who may use the agent on this platform. Esc goes back; nothing is lost.
+**Next** (Ctrl+N, or Enter in the last field) chooses who may use the agent on this platform. Esc goes back;
+what you typed is kept.
 """
 
 STATE_FIXES = {
@@ -52,11 +52,12 @@ class PlatformScreen(WizardScreen):
         with VerticalScroll(id="body"):
             yield Static(f"{self.spec.label} ({self.platform})", classes="title")
             yield Static(visible_lines(self._state_words(report)), id="state", classes="hint", markup=False)
+            typed = self.wizard.session.answer(self.platform).typed
             for key in self._fields():
                 present = bool(report.effective.environ.get(key, "").strip())
                 yield Label(key, classes="field-label")
-                yield Input(placeholder="set — leave empty to keep it" if present else "not set",
-                            password=is_secret_name(key), id=f"field-{key}", valid_empty=True)
+                yield Input(value=typed.get(key, ""), placeholder="set — leave empty to keep it" if present
+                            else "not set", password=is_secret_name(key), id=f"field-{key}", valid_empty=True)
                 yield Static("", id=f"error-{key}", classes="error-text", markup=False)
             with Horizontal(classes="buttons"):
                 yield Button("Next: access", variant="primary", id="next")
@@ -75,11 +76,26 @@ class PlatformScreen(WizardScreen):
         owner = f" Owner detected from creds.json: +{transport.owner}." if transport.owner else ""
         return f"On disk: {transport.detail}.{owner}" + (f"\nFix: {fix}" if fix else "")
 
+    def on_mount(self) -> None:
+        fields = self.query(Input)
+        if fields:
+            fields.first().focus()
+
     def on_input_changed(self, event: Input.Changed) -> None:
+        """Every keystroke is kept in the session as a draft: a revisit or Esc loses nothing."""
         key = (event.input.id or "").removeprefix("field-")
-        problem = credential_error(key, event.value) if event.value else None
+        problem = self.wizard.session.type_value(self.platform, key, event.value)
         event.input.set_class(problem is not None, "-invalid")
         self.query_one(f"#error-{key}", Static).update(problem or "")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Enter advances: to the next field, and from the last one to Next."""
+        fields = list(self.query(Input))
+        at = fields.index(event.input) if event.input in fields else len(fields) - 1
+        if at + 1 < len(fields):
+            fields[at + 1].focus()
+        else:
+            self.action_next()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.action_next() if event.button.id == "next" else self.action_back()
@@ -88,15 +104,10 @@ class PlatformScreen(WizardScreen):
         self.app.pop_screen()
 
     def action_next(self) -> None:
-        values = {}
+        problems = self.wizard.session.credential_problems(self.platform)
         for key in self._fields():
-            value = self.query_one(f"#field-{key}", Input).value
-            problem = credential_error(key, value) if value else None
-            if problem:
-                self.query_one(f"#error-{key}", Static).update(problem)
+            if key in problems:
+                self.query_one(f"#error-{key}", Static).update(problems[key])
                 self.query_one(f"#field-{key}", Input).focus()
                 return
-            values[key] = value
-        changes = credential_changes(self.wizard.report, self.platform, values)
-        self.wizard.set_answer(self.platform, "credentials", changes)
         self.app.post_message(CredentialsKept(self.platform))

@@ -11,6 +11,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 from screens.base import WizardScreen
 from screens.messages import PlatformChosen, ReviewRequested
 from wizard.core.safetext import visible
+from wizard.faces.wording import plural
 from wizard.hermes.v0_19.catalog import PLATFORMS
 
 HELP = """# Platforms
@@ -73,9 +74,9 @@ class PlatformsScreen(WizardScreen):
                           Text(visible(row.dm_policy)) if row and row.dm_policy else "–",
                           Text(visible(row.group_policy)) if row and row.group_policy else "–",
                           "yes" if row and row.opted_in else "–", row.verdict if row else "disabled", key=name)
-        count = len(self.wizard.plan().changes)
+        count = self.wizard.session.pending()
         self.query_one("#pending", Static).update(
-            f"{count} pending change(s) — R to review" if count else "No changes yet.")
+            f"{plural(count, 'pending change')} — R to review" if count else "No changes yet.")
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         self._open(str(event.row_key.value))

@@ -1,4 +1,5 @@
-"""Result: where the backup is, the verdict read back from disk, and the next step."""
+"""Result: where the backup is, the verdict read back from disk with every finding left, what the
+service steps did, and the real next step for this home."""
 
 from __future__ import annotations
 
@@ -9,12 +10,12 @@ from textual.widgets import Button, Footer, Header, Static
 
 from screens.base import WizardScreen
 from wizard.core.safetext import visible_lines
-from wizard.faces.wording import tilde, verdict_words
+from wizard.faces.wording import findings_lines, open_words, restart_hint, tilde, verdict_words
 
 HELP = """# Applied
-
-The files were written, read back and judged again; the verdict below comes from the files on disk.
-`hermes-wizard undo` puts the previous versions back (they are in the backup folder shown).
+The files were written, read back and judged again; the verdict below comes from the files on disk, with
+every finding `hermes-wizard check` still reports. `hermes-wizard undo` puts the previous versions back
+(they are in the backup folder shown).
 """
 
 
@@ -28,18 +29,40 @@ class ResultScreen(WizardScreen):
 
     def compose(self) -> ComposeResult:
         report = self.result.report
-        words, ok = verdict_words(report)
+        words, starts = verdict_words(report)
+        clean = starts and not report.errors()
         yield Header()
         with VerticalScroll(id="body"):
-            yield Static(visible_lines(f"Written: {', '.join(self.result.written)}"), classes="title", markup=False)
+            yield Static(visible_lines(f"Written: {', '.join(self.result.written) or 'no file'}"), classes="title",
+                         markup=False)
             yield Static(visible_lines(tilde(f"Backup: {self.result.backup}/")), classes="hint", markup=False)
-            yield Static(visible_lines(("Verified: " if ok else "Written, but: ") + words.lstrip("✓✗ ")),
-                         classes="verdict-ok" if ok else "verdict-bad", id="verified", markup=False)
-            yield Static("Next: restart the gateway once, e.g. `systemctl --user restart hermes-gateway`."
-                         if ok else "Next: run `hermes-wizard doctor` again to see what is left.", classes="hint")
+            head = "Verified: " if clean else ("Written; the gateway will start, but: " if starts else "Written, but: ")
+            yield Static(visible_lines(head + words.lstrip("✓✗ ")), classes="verdict-ok" if clean else "verdict-bad",
+                         id="verified", markup=False)
+            opened = open_words(report)
+            if opened:
+                yield Static(opened, classes="warning-text", id="open-to-everyone", markup=False)
+            left = findings_lines(report) if not clean else [line for line in findings_lines(report)
+                                                               if not line.startswith("·")]
+            if left:
+                yield Static("\n".join(left), id="findings", markup=False)
+            for line in self.result.service_lines + [("Verified: " if o.ok else "Not fixed: ") + o.words + "."
+                                                     for o in self.result.restarts]:
+                yield Static(visible_lines(line), classes="hint", markup=False)
+            yield Static(visible_lines(tilde(self._next_step(starts))), classes="hint", id="next", markup=False)
             with Horizontal(classes="buttons"):
                 yield Button("Done", variant="primary", id="done")
         yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#done", Button).focus()
+
+    def _next_step(self, starts: bool) -> str:
+        if not starts:
+            return "Next: run hermes-wizard doctor again to see what is left."
+        if self.result.running:
+            return "Next: nothing — the gateway is running."
+        return f"Next: restart the gateway once: {restart_hint(self.wizard.home)}"
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.wizard.action_quit_wizard()

@@ -1,32 +1,28 @@
-"""Review: the plan as a per-file diff with secrets masked, and the verdict Hermes
-will reach after it.  Apply (Ctrl+S) is the only way to write."""
+"""Review: the plan as a per-file diff with secrets masked, the service steps (doctor), and what `check`
+would say about the home as it will be — its verdict line, every finding, and every platform left open
+to everyone, in words.  Apply (Ctrl+S, focused by default) is the only way to write."""
 
 from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
-from textual.widgets import Button, Footer, Header, Static, TextArea
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Button, Checkbox, Footer, Header, Static, TextArea
 
 from screens.base import WizardScreen
 from screens.messages import ChangesApplied
 from wizard.core.safetext import visible_lines
+from wizard.faces.wording import findings_lines, open_words, plural
 from wizard.plan.changes import render_diff
 
 HELP = """# Review
-
 The exact lines that will change, file by file (secrets are shown as ••••••), and what Hermes will decide
-with them. Nothing has been written yet.
-
+with them: the same verdict and findings `hermes-wizard check` will print once they are written. Nothing has
+been written yet.
 **Apply** (Ctrl+S) backs up every file it touches into `<home>/.wizard-backups/`, writes atomically, reads
-the files back and judges them again. Esc goes back to change your answers.
+the files back and judges them again. In the doctor, the service steps (stop a loop, the gate drop-in,
+restart and watch it) run with it when their box is ticked. Esc goes back to change your answers.
 """
-
-
-def verdict_after(report) -> tuple[str, bool]:
-    from wizard.judge.report import verdict_clause
-
-    return f"After these changes, {verdict_clause(report)}.", report.would_start
 
 
 class ReviewScreen(WizardScreen):
@@ -35,29 +31,74 @@ class ReviewScreen(WizardScreen):
 
     def compose(self) -> ComposeResult:
         plan = self.wizard.plan()
+        outlook = self.wizard.previewed()
+        self.service_steps = self._service_steps(plan, outlook)
         yield Header()
-        yield Static(f"{len(plan.changes)} change(s) in {', '.join(plan.files()) or 'no file'}", classes="title")
-        diff = render_diff(plan) if plan else "Nothing to change."
+        files = " and ".join(plan.files())
+        yield Static(f"{plural(len(plan.changes), 'change')} in {files}" if plan.changes else "No file changes",
+                     classes="title")
+        diff = render_diff(plan) if plan.changes else "Nothing to change in the files."
         yield TextArea(diff, read_only=True, id="diff", show_line_numbers=False)
-        words, ok = verdict_after(self.wizard.previewed())
-        yield Static(visible_lines(words), id="after", classes="verdict-ok" if ok else "verdict-bad", markup=False)
+        with VerticalScroll(id="outlook"):
+            if self.service_steps:
+                from wizard.plan.service_steps import render_service
+
+                yield Checkbox("Also run the service steps below", value=True, id="run-service")
+                yield Static(visible_lines(render_service(self.service_steps)), id="service", markup=False)
+            from wizard.judge.report import verdict_clause
+
+            ok = outlook.would_start and not outlook.errors()
+            yield Static(visible_lines(f"After these changes, {verdict_clause(outlook)}."), id="after",
+                         classes="verdict-ok" if ok else "verdict-bad", markup=False)
+            opened = open_words(outlook)
+            if opened:
+                yield Static(opened, id="open-to-everyone", classes="warning-text", markup=False)
+            yield Static("\n".join(findings_lines(outlook)) or "No findings.", id="findings", markup=False)
         yield Static("", id="message", classes="error-text", markup=False)
         with Horizontal(classes="buttons"):
-            yield Button("Apply", variant="success", id="apply", disabled=not plan)
+            yield Button("Apply", variant="success", id="apply", disabled=not (plan or self.service_steps))
             yield Button("Back", id="back")
         yield Footer()
+
+    def on_mount(self) -> None:
+        apply = self.query_one("#apply", Button)
+        (apply if not apply.disabled else self.query_one("#back", Button)).focus()
+
+    def _service_steps(self, plan, outlook) -> tuple:
+        """The doctor's service steps for this home (none in setup, none without a systemd unit)."""
+        if self.wizard.mode != "doctor":
+            return ()
+        from wizard.plan.service_steps import ServiceRequest, plan_service
+        from wizard.service.systemd import Runner
+
+        planned = plan_service(self.wizard.home, self.wizard.profile, ServiceRequest(install_gate=True, restart=True),
+                               editing=bool(plan.changes), will_start=outlook.would_start, runner=Runner())
+        return planned.steps
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.action_apply() if event.button.id == "apply" else self.app.pop_screen()
 
     def action_apply(self) -> None:
+        if self.query_one("#apply", Button).disabled:
+            return
+        boxes = self.query("#run-service")
+        steps = self.service_steps if boxes and boxes.first(Checkbox).value else ()
+        self.query_one("#apply", Button).disabled = True
+        self.query_one("#message", Static).update("Applying…" + (" then watching the service stay up."
+                                                                if steps else ""))
+        self.run_worker(lambda: self._apply(steps), thread=True, exclusive=True)
+
+    def _apply(self, steps) -> None:
+        """In a worker thread: a restart is watched for seconds, and the screen must keep drawing."""
         from wizard.write.apply import ApplyError
 
-        if not self.wizard.plan():
-            return
         try:
-            result = self.wizard.apply_pending()
+            result = self.wizard.apply_pending(steps)
         except ApplyError as exc:
-            self.query_one("#message", Static).update(visible_lines(str(exc)))
+            self.app.call_from_thread(self._failed, str(exc))
             return
-        self.app.post_message(ChangesApplied(result))
+        self.app.call_from_thread(self.app.post_message, ChangesApplied(result))
+
+    def _failed(self, words: str) -> None:
+        self.query_one("#message", Static).update(visible_lines(words))
+        self.query_one("#apply", Button).disabled = False

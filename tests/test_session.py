@@ -8,10 +8,10 @@ import itertools
 import shutil
 from pathlib import Path
 
-import pytest
-
 import oracle
+import pytest
 from oracle.compare import run_ours
+
 from wizard.judge.engine import evaluate
 from wizard.plan.changes import ENV, planned_contents
 from wizard.plan.repairs import RepairOptions, plan_repairs
@@ -45,9 +45,7 @@ def test_typed_values_survive_a_revisit_and_an_invalid_one_never_reaches_the_pla
 def test_pairing_after_the_repairs_opt_in_leaves_no_allow_all(demo):
     session = Session(evaluate(demo), "doctor")
     repair = plan_repairs(session.report, RepairOptions(open_policy="optin"))
-    session.set_repair(repair.plan.changes)
-    for platform in session.needs_confirming():
-        session.confirm_open(platform, platform)
+    session.set_repair(repair.plan.changes, confirmed=["weixin"])
     assert "WEIXIN_ALLOW_ALL_USERS=true" in env_after(session)
     session.set_access("weixin", "pairing")
     text = env_after(session)
@@ -61,10 +59,12 @@ def test_the_repairs_opt_in_needs_each_platforms_name_typed(demo):
     assert session.needs_confirming() == ["weixin"]  # whatsapp is disabled by the repair (not paired)
     assert "WEIXIN_ALLOW_ALL_USERS" not in env_after(session)
     assert not session.outlook().would_start  # the truth: without the opt-in, Hermes still refuses
-    with pytest.raises(AnswerError):
-        session.confirm_open("weixin", "WeChat")
-    session.confirm_open("weixin", "weixin")
+    session.set_repair(session.repair, confirmed=["WeChat"])  # not its name
+    assert session.needs_confirming() == ["weixin"]
+    session.set_repair(session.repair, confirmed=["weixin"])
     assert "WEIXIN_ALLOW_ALL_USERS=true" in env_after(session) and session.outlook().would_start
+    session.set_repair(session.repair, confirmed=[])  # the name erased again: closed again
+    assert "WEIXIN_ALLOW_ALL_USERS" not in env_after(session)
 
 
 def test_disabled_turns_an_env_enabled_platform_off(demo):

@@ -223,18 +223,10 @@ def _ask_hermes_itself(home, facts, base_env):
 
 
 def _restart_hint(home, plan) -> str:
-    """The real command that restarts the service running `home` (none found: how to run it by hand)."""
-    from wizard.service import scope as service
+    from wizard.faces.wording import restart_hint
 
-    serving, _ = service.relevant(home, home.name if home.parent.name == "profiles" else "default")
-    units = [u for u in serving if u.manager == "systemd" and not u.error]
-    if units:
-        return " ".join(_systemctl(units[0].scope, "restart", units[0].name)) + " (or rerun with --restart)"
-    if serving:
-        from wizard.service.supervisors import advice
-
-        return "; ".join(line for line in advice(serving[0]) if line.startswith(("stop", "start once")))
-    return f"HERMES_HOME={home} hermes gateway run (no service runs this home)"
+    hint = restart_hint(home)
+    return hint + (" (or rerun with --restart)" if hint.startswith("systemctl") else "")
 
 
 def _confirm(question: str = "Apply these changes?") -> bool:

@@ -24,3 +24,45 @@ def tilde(text: str) -> str:
 
     home = os.path.expanduser("~").rstrip("/")
     return text.replace(home + "/", "~/") if len(home) > 1 else text  # never for a home of "/"
+
+
+def restart_hint(home) -> str:
+    """The real command that restarts what runs `home`: the systemd unit found, a supervisor's own
+    commands, or — no service at all — how to run the gateway by hand."""
+    from wizard.service import scope as service
+    from wizard.service.systemd import systemctl
+
+    serving, _ = service.relevant(home, home.name if home.parent.name == "profiles" else "default")
+    units = [u for u in serving if u.manager == "systemd" and not u.error]
+    if units:
+        return " ".join(systemctl(units[0].scope, "restart", units[0].name))
+    if serving:
+        from wizard.service.supervisors import advice
+
+        return "; ".join(line for line in advice(serving[0]) if line.startswith(("stop", "start once")))
+    return "hermes gateway run" + ("" if str(home).endswith("/.hermes") else f" (with HERMES_HOME={home})")
+
+
+def plural(count: int, noun: str, plural_form: str | None = None) -> str:
+    """"1 change", "2 changes" (real plurals, never "change(s)")."""
+    return f"{count} {noun if count == 1 else plural_form or noun + 's'}"
+
+
+def findings_lines(report) -> list[str]:
+    """Every finding as `check` lists them: mark, code, platform, message (escaped, the home as ~)."""
+    from wizard.core.safetext import visible
+
+    return [f"{f.severity.glyph} {f.code} {visible(f.platform or 'home')}: {visible(tilde(f.message))}"
+            for f in report.findings]
+
+
+def open_words(report) -> str:
+    """The platforms left open to everyone, in words ("" when none)."""
+    from wizard.plan.session import open_to_everyone
+
+    names = open_to_everyone(report)
+    if not names:
+        return ""
+    return (f"Open to everyone: {', '.join(names)} — anyone who can reach "
+            f"{'that bot' if len(names) == 1 else 'those bots'} uses your agent, and its terminal, file and code "
+            "tools on this machine.")

@@ -52,7 +52,7 @@ class Session:
         self.report, self.mode = report, mode
         self.platforms: dict[str, PlatformAnswer] = {}
         self.repair: list[Change] = []
-        self.confirmed_open: set[str] = set()  # platforms whose name was typed to open them
+        self.repair_confirmed: set[str] = set()  # platforms whose name was typed to let the repair open them
 
     # -- answers ---------------------------------------------------------------------------------------------
 
@@ -81,25 +81,26 @@ class Session:
         answer.access, answer.ids = mode, list(ids)
 
     def confirm_open(self, platform: str, typed: str) -> None:
+        """AnswerError unless `typed` is the platform's name (what every face asks before opening one)."""
         if typed.strip() != platform:
             raise AnswerError(f"Type {platform} to confirm that anyone who can reach it may use the agent.")
-        self.confirmed_open.add(platform)
 
-    def set_repair(self, changes) -> None:
-        """The doctor's repair; an opt-in in it counts only for platforms confirmed by name (`needs_confirming`)."""
+    def set_repair(self, changes, confirmed=()) -> None:
+        """The doctor's repair; an opt-in in it counts only for the platforms in `confirmed` (names typed)."""
         self.repair = list(changes)
+        self.repair_confirmed = {name.strip() for name in confirmed}
 
     def needs_confirming(self) -> list[str]:
         """Platforms the repair would open to everyone that nobody confirmed by typing their name."""
         return sorted({c.platform for c in self.repair if _opens(c) and c.platform
-                       and c.platform not in self.confirmed_open and self._answered(c.platform) is None})
+                       and c.platform not in self.repair_confirmed and self._answered(c.platform) is None})
 
     # -- what they make --------------------------------------------------------------------------------------
 
     def changes(self) -> list[Change]:
         out = [c for c in self.repair if not (c.platform and self._answered(c.platform) is not None
                                               and _decides_access(c))
-               and not (_opens(c) and c.platform not in self.confirmed_open)]
+               and not (_opens(c) and c.platform not in self.repair_confirmed)]
         for platform, answer in self.platforms.items():
             problems = self.credential_problems(platform)
             good = {k: v for k, v in answer.typed.items() if k not in problems}
@@ -124,7 +125,7 @@ class Session:
 
     def applied(self, report) -> None:
         """After apply: the written home is the new starting point; the answers are spent."""
-        self.report, self.platforms, self.repair, self.confirmed_open = report, {}, [], set()
+        self.report, self.platforms, self.repair, self.repair_confirmed = report, {}, [], set()
 
     def _answered(self, platform: str) -> str | None:
         answer = self.platforms.get(platform)

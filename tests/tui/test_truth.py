@@ -1,0 +1,155 @@
+"""The TUI tells the truth (issue "The wizard tells the truth"): each bug as a new user met it, driven by
+Pilot on the demo home, checked against the session model, the files written and `check` itself."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from textual.widgets import DataTable, Input, Static
+
+from screens.access_screen import AccessScreen
+from screens.app import WizardApp
+from screens.confirm_quit import ConfirmQuit
+from screens.findings_screen import FindingsScreen
+from screens.platform_screen import PlatformScreen
+from screens.platforms_screen import PlatformsScreen
+from screens.result_screen import ResultScreen
+from screens.review_screen import ReviewScreen
+from wizard.faces.cli import main as cli
+from wizard.plan.changes import planned_contents
+
+DEMO = Path(__file__).resolve().parents[2] / "assets" / "homes" / "death-loop"
+TOKEN = "7123456789:AAHtestTokenTestTokenTestToken_012345"
+
+
+@pytest.fixture
+def demo(tmp_path) -> Path:
+    home = tmp_path / "home"
+    shutil.copytree(DEMO, home)
+    (home / ".env").chmod(0o600)
+    return home
+
+
+async def open_platform(pilot, app, name: str) -> None:
+    if not isinstance(app.screen, PlatformsScreen):
+        await pilot.press("p" if isinstance(app.screen, FindingsScreen) else "enter")
+        await pilot.pause()
+    table = app.screen.query_one(DataTable)
+    table.move_cursor(row=table.get_row_index(name))
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+def text_of(screen, selector: str) -> str:
+    return str(screen.query_one(selector, Static).render())
+
+
+async def test_pairing_chosen_after_the_repairs_opt_in_writes_no_allow_all(demo):
+    app = WizardApp(demo, mode="doctor")
+    async with app.run_test(size=(100, 40)) as pilot:
+        assert isinstance(app.screen, FindingsScreen)
+        app.screen.query_one("#open-optin").value = True
+        await pilot.pause()
+        app.screen.query_one("#confirm-open", Input).value = "weixin"
+        await pilot.pause()
+        assert "WEIXIN_ALLOW_ALL_USERS" in {c.key for c in app.plan().changes}
+        await open_platform(pilot, app, "weixin")
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert isinstance(app.screen, AccessScreen)
+        app.screen.query_one("#mode-pairing").value = True
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        changes = {(c.key, c.after) for c in app.plan().changes}
+        assert ("WEIXIN_DM_POLICY", "pairing") in changes
+        assert not any(key == "WEIXIN_ALLOW_ALL_USERS" and after == "true" for key, after in changes)
+
+
+async def test_the_repairs_opt_in_needs_the_typed_name(demo):
+    app = WizardApp(demo, mode="doctor")
+    async with app.run_test(size=(100, 40)) as pilot:
+        app.screen.query_one("#open-optin").value = True
+        await pilot.pause()
+        assert "WEIXIN_ALLOW_ALL_USERS" not in {c.key for c in app.plan().changes}
+        assert "Not opened until you type its name: weixin" in text_of(app.screen, "#plan-notes")
+
+
+async def test_review_shows_checks_findings_for_the_home_as_it_will_be(demo, tmp_path, capsys):
+    """Setup with an unpaired WhatsApp left enabled: Review must show HW201, not a green verdict."""
+    app = WizardApp(demo, mode="setup")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await open_platform(pilot, app, "weixin")
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        app.screen.query_one("#mode-pairing").value = True
+        await pilot.pause()
+        await pilot.press("ctrl+s")  # weixin: pairing
+        await pilot.pause()
+        await pilot.press("r")
+        await pilot.pause()
+        assert isinstance(app.screen, ReviewScreen)
+        shown = text_of(app.screen, "#findings")
+        assert "verdict-bad" in app.screen.query_one("#after").classes  # errors remain: never green
+        plan = app.plan()
+    written = tmp_path / "written"
+    shutil.copytree(demo, written)
+    for name, data in planned_contents(plan).items():
+        (written / name).write_bytes(data)
+    capsys.readouterr()
+    cli(["check", "--home", str(written), "--format", "json"])
+    checked = json.loads(capsys.readouterr().out)
+    codes = [line.split()[1] for line in shown.splitlines()]
+    assert codes == [f["code"] for f in checked["findings"]] and "HW201" in codes
+
+
+async def test_typed_token_survives_a_revisit_and_esc(demo):
+    app = WizardApp(demo, mode="setup")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await open_platform(pilot, app, "telegram")
+        field = app.screen.query_one("#field-TELEGRAM_BOT_TOKEN", Input)
+        assert app.screen.focused is field  # the first field has focus
+        await pilot.press(*TOKEN)
+        await pilot.press("escape")  # back without Next: nothing lost
+        await pilot.pause()
+        await open_platform(pilot, app, "telegram")
+        assert isinstance(app.screen, PlatformScreen)
+        assert app.screen.query_one("#field-TELEGRAM_BOT_TOKEN", Input).value == TOKEN
+        assert ("TELEGRAM_BOT_TOKEN", TOKEN) in {(c.key, c.after) for c in app.plan().changes}
+
+
+async def test_quitting_with_pending_changes_asks_and_ctrl_c_too(demo):
+    before = (demo / ".env").read_bytes()
+    app = WizardApp(demo, mode="doctor")
+    async with app.run_test(size=(100, 40)) as pilot:
+        assert app.session.pending() > 0  # the doctor's repair
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmQuit)
+        assert "Discard 2 changes?" in text_of(app.screen, "#question")
+        await pilot.press("escape")  # keep editing
+        await pilot.pause()
+        assert isinstance(app.screen, FindingsScreen) and app.is_running
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        await pilot.press("d")
+        await pilot.pause()
+    assert not app.outcome.applied and (demo / ".env").read_bytes() == before
+
+
+async def test_result_names_the_real_next_step_without_markup(demo):
+    app = WizardApp(demo, mode="doctor")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press("r")
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        for _ in range(50):
+            await pilot.pause(0.05)
+            if isinstance(app.screen, ResultScreen):
+                break
+        assert isinstance(app.screen, ResultScreen)
+        step = text_of(app.screen, "#next")
+        assert "hermes gateway run" in step and "`" not in step and "systemctl --user" not in step
