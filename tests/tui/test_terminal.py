@@ -92,3 +92,32 @@ def test_quitting_says_no_changes_were_made(tmp_path):
     finally:
         tmux.close()
     assert (home / ".env").read_bytes() == before
+
+
+def test_ctrl_c_with_pending_changes_asks_and_quitting_leaves_the_tree_identical(tmp_path):
+    home = tmp_path / "home"
+    shutil.copytree(DEMO, home)
+    (home / ".env").chmod(0o600)
+    before = {str(p.relative_to(home)): (p.read_bytes() if p.is_file() else None, p.stat().st_mode)
+              for p in sorted(home.rglob("*"))}
+    log = tmp_path / "out"
+    repo = Path(__file__).resolve().parents[2]
+    tmux = Tmux(f"hwc-{tmp_path.name}", f"cd {repo} && {sys.executable} -m wizard doctor --home {home} > {log}; "
+                                        "sleep 60")
+    try:
+        tmux.wait_for("r Review")  # the doctor planned its repair: changes are pending
+        tmux.keys("C-c")
+        deadline = time.monotonic() + 20
+        while "Discard 2 changes?" not in tmux.screen() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert "Discard 2 changes?" in tmux.screen(), tmux.screen()
+        tmux.keys("d")
+        deadline = time.monotonic() + 20
+        while "No changes were made." not in (log.read_text() if log.exists() else "") and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert "No changes were made." in log.read_text()
+    finally:
+        tmux.close()
+    after = {str(p.relative_to(home)): (p.read_bytes() if p.is_file() else None, p.stat().st_mode)
+             for p in sorted(home.rglob("*"))}
+    assert after == before
