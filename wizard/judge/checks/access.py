@@ -233,4 +233,18 @@ def platform_allow_all(ctx: Context):
         if state.enabled and spec and spec.allow_all_env and env.get(spec.allow_all_env, "").lower() in ALLOW_ALL_TRUE:
             yield Hit(name, f"{env_source(ctx.snapshot, spec.allow_all_env)}: anyone "
                                                    "who can message this bot can use the agent.",
-                                                   f"remove {spec.allow_all_env} to close it")
+                      _closing_fix(ctx, name, spec.allow_all_env))
+
+
+def _closing_fix(ctx: Context, name: str, allow_all_env: str) -> str:
+    """How to close a deliberately open platform without bringing the refusal back: on a gated platform
+    whose policy is itself "open", removing the opt-in alone makes Hermes refuse to start."""
+    seen = policies(name, ctx.effective.platforms[name], ctx.effective.environ)
+    open_sides = [side for side in ("dm", "group") if seen is not None and getattr(seen, side) == "open"]
+    if not open_sides:
+        return f"remove {allow_all_env} to close it"
+    assert seen is not None  # open sides were found in it
+    sources = {side: policy_source(ctx.snapshot, name, side, getattr(seen, f"{side}_from_extra")) for side in open_sides}
+    where = " and ".join(f"{side}_policy to pairing ({source})" for side, source in sources.items())
+    return (f"to close it, set {where}, then remove {allow_all_env} (removing only the opt-in leaves the policy "
+            "open, and Hermes refuses to start); or run hermes-wizard doctor")
