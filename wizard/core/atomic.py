@@ -19,6 +19,16 @@ from pathlib import Path
 from wizard.core.homefs import MAX_FILE_BYTES, ApplyError, At, HomeDir, digest
 
 LOCK_FILE = ".hermes-wizard.lock"
+_WRITES_BEGAN = [False]  # this process took a home's lock or began an apply: Ctrl+C may have left a change
+
+
+def begin_writing() -> None:
+    _WRITES_BEGAN[0] = True
+
+
+def writes_began() -> bool:
+    """Whether anything may have been written by this process (the command line's Ctrl+C message)."""
+    return _WRITES_BEGAN[0]
 TMP_MARK = ".hw-tmp-"
 _ANY = object()  # write_atomic's `expect` when nobody else may have changed the file
 
@@ -110,6 +120,7 @@ class Lock:
                 raise
             if self._still_named():
                 self.held = True
+                begin_writing()
                 return self
             self.__exit__()  # a holder released (and removed) it between our open and our lock: again
         raise ApplyError(f"cannot lock {path}: it keeps being replaced; nothing was written")

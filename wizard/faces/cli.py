@@ -147,7 +147,10 @@ def run(args) -> int:
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt:
-        print("hermes-wizard: interrupted; no changes were made unless a write had completed", file=sys.stderr)
+        from wizard.core.atomic import writes_began
+
+        print("hermes-wizard: interrupted; no changes were made unless a write had completed" if writes_began()
+              else "Cancelled. No changes were made.", file=sys.stderr)
         return 130
     except Exception as exc:  # a bug of ours: one clear line, no traceback (HERMES_WIZARD_DEBUG=1 shows it)
         if os.environ.get("HERMES_WIZARD_DEBUG"):

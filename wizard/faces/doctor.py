@@ -128,6 +128,9 @@ def _doctor(args, homes, runner) -> int:
             print(f"hermes-wizard: {exc}", file=sys.stderr)
             codes.append(1)
             continue
+        if result.written and editing:
+            for line in repair.done:
+                _say(f"Done: {line}")
         codes += _said_after(result, plan, home, facts, base_env, args)
         if repair.plan and not editing:
             _say("The file changes above are not applied without --fix.")

@@ -44,7 +44,9 @@ def render_text(report: HomeReport) -> str:
     by_platform: dict[str | None, list] = {}
     for finding in report.findings:
         by_platform.setdefault(finding.platform, []).append(finding)
-    for row in report.rows:
+    # Refusing platforms first, in the order Hermes meets them (the one it names first), then the rest.
+    met = {violation.platform: index for index, violation in enumerate(report.violations)}
+    for row in sorted(report.rows, key=lambda row: met.get(row.name, len(met))):
         if not row.enabled and row.name not in by_platform:
             continue
         found = by_platform.pop(row.name, [])
