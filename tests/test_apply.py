@@ -415,7 +415,7 @@ def test_kill_at_every_step_then_the_next_run_finishes_or_rolls_back(tmp_path, n
         assert len(sets) == 1
         check_backup(home, sets[0], before)
     else:
-        undone = wizard_cli("undo", "--home", str(home))
+        undone = wizard_cli("undo", "--yes", "--home", str(home))
         assert ("rolled back" in undone.stdout) == ("applying" in interrupted), undone.stdout + undone.stderr
         assert undone.returncode == (1 if interrupted == [None] else 0), undone.stdout + undone.stderr
         assert states(home) == before  # both old: rolled back, or the completed apply undone

@@ -100,7 +100,7 @@ def test_doctor_dry_run_fix_and_undo(capsys, hostile):
     assert "+++ .env" in out
     code, out = run(capsys, "doctor", "--home", home, "--fix", "--yes", "--settle", "0")
     assert "Backup:" in out
-    code, out = run(capsys, "undo", "--home", home)
+    code, out = run(capsys, "undo", "--yes", "--home", home)
     assert "Restored" in out
 
 

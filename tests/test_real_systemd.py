@@ -257,7 +257,7 @@ def test_an_unmodelled_hermes_is_never_blocked_by_the_gate(world):
 def test_undo_takes_the_gate_out_and_the_unit_behaves_as_before(world):
     sd, work = world["sd"], world["work"]
     home = work / "home"
-    done = wizard(sd, world, "undo", "--home", str(home))
+    done = wizard(sd, world, "undo", "--yes", "--home", str(home))
     out = done.stdout + done.stderr
     assert done.returncode == 0, out
     assert f"Removed /etc/systemd/system/{UNIT}.d/hermes-wizard-gate.conf." in out

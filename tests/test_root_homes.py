@@ -91,7 +91,7 @@ def owned_by_owner(home: Path, owner) -> None:
         assert os.lstat(path).st_uid == owner[1], f"{path} is not the owner's"
     checked = as_owner(owner, "doctor", "--home", str(home))
     assert checked.returncode in (0, 1, 78) and "Permission denied" not in checked.stderr, checked.stderr
-    undone = as_owner(owner, "undo", "--home", str(home))
+    undone = as_owner(owner, "undo", "--yes", "--home", str(home))
     assert undone.returncode == 0, undone.stdout + undone.stderr
 
 
@@ -134,7 +134,7 @@ def test_root_undo_refuses_a_hostile_backup_set(place, owner, attack):
     files, copies = ATTACKS[attack](decoy)
     _plant_set(home, owner, files, copies)
     before = tree(decoy)
-    undone = wizard_cli("undo", "--home", str(home))
+    undone = wizard_cli("undo", "--yes", "--home", str(home))
     assert undone.returncode == 1 and "not written by hermes-wizard" in undone.stderr or \
         "cannot read" in undone.stderr, undone.stdout + undone.stderr
     assert tree(decoy) == before

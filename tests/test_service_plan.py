@@ -17,7 +17,7 @@ from wizard.service.units import FALLBACK_DROPIN, GATE_DROPIN
 
 def undo(capsys, home) -> tuple[int, str]:
     service.reset()
-    rc = main(["undo", "--home", str(home)])
+    rc = main(["undo", "--yes", "--home", str(home)])
     out, err = capsys.readouterr()
     return rc, out + err
 

@@ -71,7 +71,7 @@ def test_the_installed_commands_work_without_the_source_tree(installed, tmp_path
     assert setup.returncode == 2 and "Traceback" not in setup.stderr
     fixed = _run([tool, "doctor", "--home", str(home), "--fix", "--yes"], cwd, env, stdin=subprocess.DEVNULL)
     assert fixed.returncode == 0, fixed.stdout + fixed.stderr
-    undone = _run([tool, "undo", "--home", str(home)], cwd, env, stdin=subprocess.DEVNULL)
+    undone = _run([tool, "undo", "--yes", "--home", str(home)], cwd, env, stdin=subprocess.DEVNULL)
     assert undone.returncode in (0, 78) and "Traceback" not in undone.stderr
 
 

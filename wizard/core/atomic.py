@@ -19,6 +19,16 @@ from pathlib import Path
 from wizard.core.homefs import MAX_FILE_BYTES, ApplyError, At, HomeDir, digest
 
 LOCK_FILE = ".hermes-wizard.lock"
+_WRITES_BEGAN = [False]  # this process took a home's lock or began an apply: Ctrl+C may have left a change
+
+
+def begin_writing() -> None:
+    _WRITES_BEGAN[0] = True
+
+
+def writes_began() -> bool:
+    """Whether anything may have been written by this process (the command line's Ctrl+C message)."""
+    return _WRITES_BEGAN[0]
 TMP_MARK = ".hw-tmp-"
 _ANY = object()  # write_atomic's `expect` when nobody else may have changed the file
 
@@ -71,40 +81,71 @@ class FileOps:
 
 
 class Lock:
-    """`<home>/.hermes-wizard.lock`: a regular file of the home's owner, never a link."""
+    """`<home>/.hermes-wizard.lock`: a regular file of the home's owner, never a link, removed on release.
+
+    Removed only by its holder, only while still holding it, and only when the name still is the file
+    locked (same device and inode; the name is never followed).  A waiter that opened the file just before
+    the holder removed it locks an unlinked inode: so after locking, the name must still be the file
+    locked, else the lock is dropped and taken again on whatever the name is now."""
+
+    TRIES = 50  # each lost race means another run took the lock in between: a handful at most
 
     def __init__(self, home: HomeDir) -> None:
         self.home = home
         self.fd: int | None = None
+        self.held = False
 
     def __enter__(self):
         import fcntl
 
         path = self.home.path / LOCK_FILE
+        for _ in range(self.TRIES):
+            try:
+                self.fd = os.open(LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
+                                  0o600, dir_fd=self.home.fd)
+                if not stat.S_ISREG(os.fstat(self.fd).st_mode):
+                    raise ApplyError(f"cannot lock {path}: it is not a regular file; remove it; nothing was written")
+                self.home.give(self.fd)
+                fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                self.__exit__()
+                raise ApplyError("another hermes-wizard is writing to this home right now; try again when it is "
+                                 "done") from None
+            except OSError as exc:
+                self.__exit__()
+                why = "it is a symbolic link; remove it" if exc.errno == errno.ELOOP else exc.strerror or str(exc)
+                raise ApplyError(f"cannot lock {path}: {why}; nothing was written") from None
+            except ApplyError:
+                self.__exit__()
+                raise
+            if self._still_named():
+                self.held = True
+                begin_writing()
+                return self
+            self.__exit__()  # a holder released (and removed) it between our open and our lock: again
+        raise ApplyError(f"cannot lock {path}: it keeps being replaced; nothing was written")
+
+    def _still_named(self) -> bool:
+        """Whether the lock file's name in the home is the very file this lock holds."""
+        assert self.fd is not None
         try:
-            self.fd = os.open(LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
-                              0o600, dir_fd=self.home.fd)
-            if not stat.S_ISREG(os.fstat(self.fd).st_mode):
-                raise ApplyError(f"cannot lock {path}: it is not a regular file; remove it; nothing was written")
-            self.home.give(self.fd)
-            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            self.__exit__()
-            raise ApplyError("another hermes-wizard is writing to this home right now; try again when it is done") \
-                from None
-        except OSError as exc:
-            self.__exit__()
-            why = "it is a symbolic link; remove it" if exc.errno == errno.ELOOP else exc.strerror or str(exc)
-            raise ApplyError(f"cannot lock {path}: {why}; nothing was written") from None
-        except ApplyError:
-            self.__exit__()
-            raise
-        return self
+            named = os.stat(LOCK_FILE, dir_fd=self.home.fd, follow_symlinks=False)
+        except FileNotFoundError:
+            return False
+        held = os.fstat(self.fd)
+        return (named.st_dev, named.st_ino) == (held.st_dev, held.st_ino)
 
     def __exit__(self, *exc_info) -> None:
-        if self.fd is not None:
+        if self.fd is None:
+            return
+        try:
+            if self.held and self._still_named():  # remove it while still holding it: no waiter can have it
+                os.unlink(LOCK_FILE, dir_fd=self.home.fd)
+        except OSError:
+            pass  # left behind, it is harmless: the next run locks it and removes it
+        finally:
             os.close(self.fd)
-            self.fd = None
+            self.fd, self.held = None, False
 
 
 def write_atomic(at: At | Path, data: bytes, ops: FileOps, mode: int | None = None, on_replaced=None,

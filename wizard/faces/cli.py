@@ -92,10 +92,19 @@ def build_parser():
                         help="how long a restarted service must stay up to count as running (default 12)")
     doctor.add_argument("--wizard-path", metavar="PATH",
                         help="the hermes-wizard the gate runs (default: this installation's)")
-    undo = sub.add_parser("undo", help="restore the files of the latest backup (the current ones are backed up)")
+    undo = sub.add_parser("undo", help="restore the files of the latest backup, after showing what "
+                                   "changes and the verdict (the current ones are backed up)")
     undo.add_argument("--home", help="Hermes home (default: $HERMES_HOME, else ~/.hermes)")
     undo.add_argument("--profile", help="a profile under <home>/profiles")
     undo.add_argument("--plain", action="store_true")
+    undo_mode = undo.add_mutually_exclusive_group()
+    undo_mode.add_argument("--list", action="store_true",
+                           help="list the backup sets, newest first (name, reason, files, service drop-in)")
+    undo_mode.add_argument("--dry-run", action="store_true",
+                           help="show what undo would restore (a masked diff) and the verdict the restored home "
+                                "gets; write nothing")
+    undo_mode.add_argument("--yes", action="store_true",
+                           help="do not ask: restore (without a terminal, undo refuses unless --yes)")
     demo = sub.add_parser("demo", help="copy the bundled \"death loop\" example home to a temporary folder and run "
                                        "the doctor on the copy")
     demo.add_argument("--plain", action="store_true", help="no full-screen UI: print the plan")
@@ -138,7 +147,10 @@ def run(args) -> int:
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt:
-        print("hermes-wizard: interrupted; no changes were made unless a write had completed", file=sys.stderr)
+        from wizard.core.atomic import writes_began
+
+        print("hermes-wizard: interrupted; no changes were made unless a write had completed" if writes_began()
+              else "Cancelled. No changes were made.", file=sys.stderr)
         return 130
     except Exception as exc:  # a bug of ours: one clear line, no traceback (HERMES_WIZARD_DEBUG=1 shows it)
         if os.environ.get("HERMES_WIZARD_DEBUG"):
@@ -152,10 +164,14 @@ def run(args) -> int:
 def _headless(args) -> int:
     if args.command == "explain":
         return _explain(args)
-    if args.command in ("doctor", "undo"):
+    if args.command == "doctor":
         from wizard.faces import doctor
 
-        return doctor.run_doctor(args) if args.command == "doctor" else doctor.run_undo(args)
+        return doctor.run_doctor(args)
+    if args.command == "undo":
+        from wizard.faces.undo import run_undo
+
+        return run_undo(args)
     return _check(args)
 
 

@@ -1,4 +1,4 @@
-"""The headless `doctor` and `undo` faces: plan, show, ask (or --yes), apply, verify.
+"""The headless `doctor` face: plan, show, ask (or --yes), apply, verify (`undo`: wizard/faces/undo.py).
 
 `doctor` prints one line per repair, the plan as a masked diff, and the verdict
 Hermes will reach afterwards; `--fix` applies it (asking first on a terminal,
@@ -128,6 +128,9 @@ def _doctor(args, homes, runner) -> int:
             print(f"hermes-wizard: {exc}", file=sys.stderr)
             codes.append(1)
             continue
+        if result.written and editing:
+            for line in repair.done:
+                _say(f"Done: {line}")
         codes += _said_after(result, plan, home, facts, base_env, args)
         if repair.plan and not editing:
             _say("The file changes above are not applied without --fix.")
@@ -229,9 +232,9 @@ def _restart_hint(home, plan) -> str:
     return hint + (" (or rerun with --restart)" if hint.startswith("systemctl") else "")
 
 
-def _confirm(question: str = "Apply these changes?") -> bool:
+def _confirm(question: str = "Apply these changes?", verb: str = "apply") -> bool:
     if not sys.stdin.isatty():
-        print("hermes-wizard: no terminal to ask for confirmation; add --yes to apply without asking",
+        print(f"hermes-wizard: no terminal to ask for confirmation; add --yes to {verb} without asking",
               file=sys.stderr)
         return False
     try:
@@ -248,27 +251,3 @@ def _words(report) -> str:
     from wizard.judge.report import verdict_clause
 
     return "unknown" if report is None else verdict_clause(report)
-
-
-def run_undo(args) -> int:
-    from wizard.write.apply import ApplyError
-    from wizard.write.undo import undo_latest
-
-    homes = select_homes(args)
-    if homes is None:
-        return EX_USAGE
-    try:
-        result = undo_latest(homes[0][1])
-    except ApplyError as exc:
-        print(f"hermes-wizard: {exc}", file=sys.stderr)
-        return 1
-    if result.recovered:
-        _say(visible(result.recovered))
-        _say(f"Now: {_words(result.report)}")
-        return 0
-    _say(f"Restored {visible(', '.join(result.files) or 'no file')} from {visible(result.restored_from)}/")
-    for line in result.service_lines:
-        _say(visible(line))
-    _say(f"The replaced versions are in {visible(result.backup)}/ (run `hermes-wizard undo` again to go back).")
-    _say(f"Now: {_words(result.report)}")
-    return 0

@@ -144,12 +144,24 @@ def _rows(effective: Effective, violations: list[gate.Violation], transports: di
         else:
             verdict = Verdict.OK
         # A policy is shown as a plain word or by its size: an unsplit glued line can carry a token.
-        rows.append(PlatformRow(name, state.enabled, policy_word(seen.dm) if seen else None,
-                                policy_word(seen.group) if seen else None,
+        rows.append(PlatformRow(name, state.enabled, _shown_policy(name, seen, "dm", effective.environ),
+                                _shown_policy(name, seen, "group", effective.environ),
                                 opted, transport.state if transport else TransportState.UNCHECKED, verdict,
                                 _access_words(name, state, seen, opted, effective.environ, name in open_today)))
     rows.sort(key=lambda r: (not r.enabled, r.name))
     return rows
+
+
+def _shown_policy(name: str, seen, side: str, environ: dict[str, str]) -> str | None:
+    """The policy the platform's adapter applies: the gate reads an unset policy as pairing, but an
+    adapter has its own default (Weixin groups: disabled, gateway/platforms/weixin.py)."""
+    if seen is None:
+        return None
+    spec = PLATFORMS[name]
+    env_name = getattr(spec.gate, f"{side}_env") if spec.gate else None
+    if not getattr(seen, f"{side}_from_extra") and not (env_name and str(environ.get(env_name) or "").strip()):
+        return policy_word(getattr(spec, f"{side}_default"))
+    return policy_word(getattr(seen, side))
 
 
 def _access_words(name: str, state, seen, opted: bool, environ: dict[str, str], open_unrefused: bool = False) -> str:

@@ -44,7 +44,9 @@ def render_text(report: HomeReport) -> str:
     by_platform: dict[str | None, list] = {}
     for finding in report.findings:
         by_platform.setdefault(finding.platform, []).append(finding)
-    for row in report.rows:
+    # Refusing platforms first, in the order Hermes meets them (the one it names first), then the rest.
+    met = {violation.platform: index for index, violation in enumerate(report.violations)}
+    for row in sorted(report.rows, key=lambda row: met.get(row.name, len(met))):
         if not row.enabled and row.name not in by_platform:
             continue
         found = by_platform.pop(row.name, [])
@@ -76,18 +78,19 @@ def _finding_lines(found) -> list[str]:
     return lines
 
 
-def verdict_clause(report: HomeReport) -> str:
-    """What Hermes would do at start-up, as one clause: the one wording every face uses (each adds its own
-    prefix: "Verdict: ", "After these changes, ", a mark on screen)."""
+def verdict_clause(report: HomeReport, will: str = "will") -> str:
+    """What Hermes would do at start-up, as one clause in lower case: the one wording every face uses (each
+    adds its own prefix: "Verdict: ", "After these changes: ", a mark on screen).  `will`: the modal verb
+    ("would then" for a question about a step not taken yet)."""
     if report.effective.crash is not None:
-        return f"the gateway will not start: {visible(report.effective.crash)}"
+        return f"the gateway {will} not start: {visible(report.effective.crash)}"
     if report.violations:
         first = report.violations[0]
         more = f" ({len(report.violations) - 1} more after it)" if len(report.violations) > 1 else ""
-        return (f"the gateway will refuse to start — Hermes stops at {first.platform}{more}, exits 0, "
+        return (f"the gateway {will} refuse to start — Hermes stops at {first.platform}{more}, exits 0, "
                 "and a service manager restarts it forever")
     enabled = [r.name for r in report.rows if r.enabled]
-    return f"the gateway will start ({visible(', '.join(enabled)) or 'no platforms'})"
+    return f"the gateway {will} start ({visible(', '.join(enabled)) or 'no platforms'})"
 
 
 def _verdict_line(report: HomeReport) -> str:

@@ -201,6 +201,25 @@ def _yaml_value(text: str | None) -> bool | str | None:
     return booleans.get(text, text)
 
 
+def contents_diff(current: dict[str, bytes | None], new: dict[str, bytes | None],
+                  secret_keys: frozenset[str] | set[str] = frozenset()) -> str:
+    """Unified diff from `current` to `new` bytes of each file `new` names (None: absent), masked and
+    escaped as `render_diff` shows a plan (undo's preview: the home now against a backup set)."""
+    from wizard.core.safetext import visible
+    from wizard.judge.masking import scrub
+
+    sides, secrets = {}, set()
+    for name, after in sorted(new.items()):
+        before_lines, before_values = _masked_lines(name, _shown_text(name, current.get(name) or b""),
+                                                     set(secret_keys))
+        after_lines, after_values = _masked_lines(name, _shown_text(name, after or b""), set(secret_keys))
+        sides[name] = before_lines, after_lines
+        secrets |= before_values | after_values
+    shown = lambda lines: [visible(scrub(line, secrets)) + "\n" for line in lines]
+    return "".join("".join(difflib.unified_diff(shown(before), shown(after), name, name, n=0))
+                   for name, (before, after) in sides.items())
+
+
 def _masked_lines(name: str, text: str, secret_keys: set[str]) -> tuple[list[str], set[str]]:
     """The lines of one side of a diff with secrets masked where the parser reads them."""
     from wizard.judge.masking import env_masks, split_lines, yaml_masks
@@ -236,21 +255,9 @@ def render_diff(plan: Plan, current: dict[str, bytes | None] | None = None) -> s
     """Per-file unified diff of the plan: secrets masked on both sides (by what the
     parsers see, and every secret value wherever else it occurs), every line shown
     with control and bidi characters escaped (wizard/safetext.py)."""
-    from wizard.core.safetext import visible
-    from wizard.judge.masking import scrub
 
     current = current if current is not None else {name: read_bytes(plan.home / name) for name in (ENV, YAML)}
-    new = planned_contents(plan, current)
-    secret_keys = {c.key for c in plan.changes if c.secret}
-    sides, secrets = {}, set()
-    for name, after in sorted(new.items()):
-        before_lines, before_values = _masked_lines(name, _shown_text(name, current.get(name) or b""), secret_keys)
-        after_lines, after_values = _masked_lines(name, _shown_text(name, after), secret_keys)
-        sides[name] = before_lines, after_lines
-        secrets |= before_values | after_values
-    shown = lambda lines: [visible(scrub(line, secrets)) + "\n" for line in lines]
-    chunks = ["".join(difflib.unified_diff(shown(before), shown(after), name, name, n=0))
-              for name, (before, after) in sides.items()]
+    chunks = [contents_diff(current, dict(planned_contents(plan, current)), {c.key for c in plan.changes if c.secret})]
     for change in plan.changes:
         if change.action == ChangeAction.REENCODE:
             chunks.append(f"--- {change.file} encoding {change.before}\n+++ {change.file} encoding {change.after}\n")

@@ -41,9 +41,10 @@ class RepairOptions:
 @record
 class Repair:
     plan: Plan
-    notes: tuple[str, ...]
+    notes: tuple[str, ...]  # each repair as planned (future: "whatsapp: will be disabled (...)")
     unfixable: tuple[str, ...]
     after: HomeReport  # the simulated verdict once the plan is applied (the report itself without a plan)
+    done: tuple[str, ...] = ()  # the same repairs as made, for after the apply ("whatsapp: disabled (...)")
 
 
 def plan_repairs(report: HomeReport, options: RepairOptions = RepairOptions()) -> Repair:
@@ -55,7 +56,8 @@ def plan_repairs(report: HomeReport, options: RepairOptions = RepairOptions()) -
     builder.fix_env_mode()
     plan = builder.without_no_ops(builder.plan())
     after = builder.simulate(plan.changes) if plan else report
-    return Repair(plan, tuple(dict.fromkeys(builder.notes)), tuple(builder.unfixable), after)
+    return Repair(plan, tuple(dict.fromkeys(builder.notes)), tuple(builder.unfixable), after,
+                  tuple(dict.fromkeys(builder.done)))
 
 
 class _Builder:
@@ -65,8 +67,14 @@ class _Builder:
         self.model = model_for(report.hermes)  # the Hermes the repairs are judged for
         self.changes: list[Change] = []
         self.notes: list[str] = []
+        self.done: list[str] = []  # `notes` in the past tense (a note without a verb is the same in both)
         self.unfixable: list[str] = []
         self.refused: str | None = None  # why the writers refused the last change set (the true reason)
+
+    def _note(self, text: str) -> None:
+        """A note that reads the same before and after the apply (an arrow, no verb)."""
+        self.notes.append(text)
+        self.done.append(text)
 
     def plan(self, changes=None) -> Plan:
         return Plan.of(self.report.home, self.changes if changes is None else changes)
@@ -125,7 +133,7 @@ class _Builder:
                 # closed now (a second run has nothing to say).
                 refusing = {v.platform for v in self.report.violations}
                 if any(spec.allow_all_env == key and name in refusing for name, spec in PLATFORMS.items()):
-                    self.notes.append(f"{key}: {value!r} is not read by Hermes (it accepts only true/1/yes, unpadded), "
+                    self._note(f"{key}: {value!r} is not read by Hermes (it accepts only true/1/yes, unpadded), "
                                       "so it does not open anything; an open policy is closed to "
                                       f"{self.options.open_policy} instead. To keep it open on purpose: "
                                       "hermes-wizard doctor --fix --open-policy optin")
@@ -135,7 +143,7 @@ class _Builder:
                 self.unfixable.append(f"{key}: {value!r} left as it is: {self.refused}")
                 continue
             self.changes.append(change)
-            self.notes.append(f"{key}: {value!r} → true (--open-policy optin; Hermes accepts only true/1/yes, "
+            self._note(f"{key}: {value!r} → true (--open-policy optin; Hermes accepts only true/1/yes, "
                               "unpadded)")
 
     def disable_dead_transports(self) -> set[str]:
@@ -154,8 +162,9 @@ class _Builder:
                 continue
             self.changes.extend(candidate)
             disabled.add(name)
-            self.notes.append(f"{name}: disabled ({transport.detail}: it cannot connect under any policy); "
-                              "credentials kept, `hermes-wizard undo` restores")
+            why = f"({transport.detail}: it cannot connect under any policy); credentials kept"
+            self.notes.append(f"{name}: will be disabled {why}, `hermes-wizard undo` restores")
+            self.done.append(f"{name}: disabled {why}; `hermes-wizard undo` restores")
         return disabled
 
     def _disable(self, name: str) -> list[Change] | None:
@@ -212,6 +221,7 @@ class _Builder:
                     continue
                 if violation.platform not in {v.platform for v in after.violations}:
                     self.notes.extend(self._policy_notes(violation))
+                    self.done.extend(self._policy_notes(violation, done=True))
                     break
             else:
                 del self.changes[kept:]
@@ -249,11 +259,12 @@ class _Builder:
         yield where_it_lives + env_overrides
         yield where_it_lives + env_overrides + yaml_overrides
 
-    def _policy_notes(self, violation) -> list[str]:
+    def _policy_notes(self, violation, done: bool = False) -> list[str]:
         name, spec = violation.platform, PLATFORMS[violation.platform]
         assert spec.gate is not None  # a violation of the startup gate names a gated platform
         if self.options.open_policy == "optin":
-            return [f"{name}: kept open, {spec.gate.allow_all_env}=true (anyone who can reach the bot can use "
+            stays = "kept" if done else "will stay"
+            return [f"{name}: {stays} open, {spec.gate.allow_all_env}=true (anyone who can reach the bot can use "
                     "the agent)"]
         target = self.options.open_policy
         why = {"pairing": "no allow-all opt-in was set; pairing keeps strangers out",
@@ -294,14 +305,14 @@ class _Builder:
         if unread:
             words += (f"; {', '.join(unread)}, which Hermes never read, stay{'s' if len(unread) == 1 else ''} "
                       "unread: commented out with #hermes-wizard-off: (remove the marker to use it)")
-        self.notes.append(f".env: UTF-16 → UTF-8 ({words})")
+        self._note(f".env: UTF-16 → UTF-8 ({words})")
 
     def fix_env_mode(self) -> None:
         env = self.snapshot.env
         if env.exists and env.error is None and env.mode is not None and env.mode & 0o077:
             self.changes.append(Change(ENV, "<mode>", f"{env.mode:04o}", "0600", ChangeAction.MODE,
                                        reason="secrets readable by others"))
-            self.notes.append(f".env: mode {env.mode:04o} → 0600 (it holds secrets)")
+            self._note(f".env: mode {env.mode:04o} → 0600 (it holds secrets)")
 
 
 def _listed_ids(name: str, report: HomeReport) -> list[str]:

@@ -172,7 +172,34 @@ def _insert(text: str, mapping: yaml.MappingNode, rest: tuple[str, ...], value: 
     if text[line_start:first_key.start_mark.index].strip():
         raise _NeedsRoundTrip()  # the mapping does not start on its own line
     newline = "\r\n" if "\r\n" in text else "\n"
-    return text[:line_start] + _block(rest, value, column, step, newline) + text[line_start:]
+    # After the mapping's last entry, so keys appear in the order they were planned and a new top-level
+    # block follows the keys already there (Hermes's own `_config_version` stays where Hermes put it).
+    at = _end_of_entries(text, mapping.value[-1][0].start_mark.index, column)
+    if at == len(text) and not text.endswith("\n"):
+        text += newline
+        at = len(text)
+    return text[:at] + _block(rest, value, column, step, newline) + text[at:]
+
+
+def _end_of_entries(text: str, last_key: int, column: int) -> int:
+    """Where the line after a mapping's last entry starts: past its value's deeper lines (and a sequence
+    written at the key's own column), before any blank or comment lines that follow them.  A value whose
+    lines this misjudges (a block scalar ending in a `#` line) fails set_value's read-back check, and the
+    edit falls back to the round trip."""
+    at = text.find("\n", last_key)
+    end = after = len(text) if at < 0 else at + 1
+    while after < len(text):
+        newline = text.find("\n", after)
+        next_line = len(text) if newline < 0 else newline + 1
+        line = text[after:next_line]
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            indent = len(line) - len(line.lstrip(" \t"))
+            if indent < column or (indent == column and not stripped.startswith("- ") and stripped != "-"):
+                break
+            end = next_line
+        after = next_line
+    return end
 
 
 def _block(path: tuple[str, ...], value: Any, column: int, step: int, newline: str = "\n") -> str:

@@ -24,7 +24,7 @@ import errno
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from wizard.core.atomic import _ANY, FileOps, Lock, clean_stale_tmp, write_atomic
+from wizard.core.atomic import _ANY, FileOps, Lock, begin_writing, clean_stale_tmp, write_atomic
 from wizard.core.homefs import ApplyError, HomeDir, digest, look, read_file
 from wizard.core.kinds import ChangeAction
 from wizard.core.records import factory, record
@@ -60,6 +60,7 @@ def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None 
     from wizard.write import backups
     from wizard.write import service_apply as service
 
+    begin_writing()  # from here a Ctrl+C may leave a change (a home created, a service stopped)
     if plan.service and runner is None:
         from wizard.service.systemd import Runner
 

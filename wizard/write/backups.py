@@ -143,9 +143,14 @@ def backup_sets(home: Path | HomeDir) -> list[Path]:
     return [] if root is None else [s.path for s in _sets(home, root)]
 
 
-def latest_set(home: HomeDir) -> BackupSet | None:
+def complete_sets(home: HomeDir, state: str = "complete") -> list[BackupSet]:
+    """The home's sets in `state` ("applying": an interrupted run's open journal), oldest first."""
     root = _root(home, create=False)
-    sets = _sets(home, root) if root is not None else []
+    return _sets(home, root, state) if root is not None else []
+
+
+def latest_set(home: HomeDir) -> BackupSet | None:
+    sets = complete_sets(home)
     return sets[-1] if sets else None
 
 

@@ -1,4 +1,8 @@
-"""`hermes-wizard undo`: put back the files of the latest backup set.
+"""`hermes-wizard undo`: put back the files of the latest backup set, after showing what it would do.
+
+`list_sets` describes every complete set (newest first); `preview_latest` reads the latest
+set's copies (read-only, no lock: nothing is written) and judges the home as the restore
+would leave it; `undo_latest(expect=...)` restores only the set that was previewed.
 
 The current versions are backed up first (as a new set, journalled like an apply), so
 an undo can itself be undone by running `undo` again, and an undo that is killed is
@@ -14,19 +18,25 @@ takes out a gate drop-in the set installed (the rule for those: wizard/write/ser
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from wizard.core.homefs import ApplyError, DanglingLink, HomeDir, digest, read_file
+from wizard.core.homefs import ApplyError, DanglingLink, HomeDir, digest, look, read_file
 from wizard.core.records import factory, record
 from wizard.write.apply import FileOps, Lock
 from wizard.write.backups import (
     BACKUP_DIR,
+    BackupSet,
     checked_files,
     close_journal,
+    complete_sets,
     latest_set,
     make_backup,
     recover,
     restore_files,
 )
+
+if TYPE_CHECKING:
+    from wizard.judge.engine import HomeReport
 
 
 @record
@@ -39,8 +49,84 @@ class UndoResult:
     service_lines: list[str] = factory(list)  # drop-ins taken out or put back (wizard/write/service_apply.py)
 
 
-def undo_latest(home: Path, base_env: dict | None = None, ops: FileOps | None = None, runner=None) -> UndoResult:
-    """Restore the latest set's files, and make the drop-ins it journalled what they were before it."""
+@record
+class SetSummary:
+    name: str
+    reason: str  # from the set's manifest: attacker-writable text, escaped where printed
+    files: list[str]  # empty with `refused` when the set fails checked_files
+    service: bool  # the set journalled a service drop-in that undo would take out or put back
+    refused: str | None = None
+
+
+@record
+class UndoPreview:
+    set_name: str | None  # None: an interrupted run would be rolled back instead (`interrupted`)
+    reason: str
+    current: dict[str, bytes | None]  # the home's files now
+    restored: dict[str, bytes | None]  # what the restore leaves (None: the file is removed)
+    service: bool
+    report: HomeReport  # the engine's report of the home as the restore leaves it
+    interrupted: str | None = None
+    secrets_changed: list[str] = factory(list)  # .env secrets whose (masked, so unseen) value the restore changes
+
+
+def list_sets(home: Path) -> list[SetSummary]:
+    """Every complete backup set of `home`, newest first; a set undo would refuse says why."""
+    import os
+
+    if not os.path.isdir(home):
+        return []
+    out = []
+    with HomeDir(home) as opened:
+        for backup in reversed(complete_sets(opened)):
+            try:
+                files, refused = list(checked_files(backup)), None
+            except ApplyError as exc:
+                files, refused = [], str(exc)
+            out.append(SetSummary(backup.path.name, str(backup.manifest.get("reason") or ""), files,
+                                  bool(backup.manifest.get("service")), refused))
+    return out
+
+
+def preview_latest(home: Path, base_env: dict | None = None) -> UndoPreview:
+    """What `undo_latest` would do now, judged by the engine on the restored contents; writes nothing."""
+    from wizard.judge.engine import evaluate
+    from wizard.judge.masking import is_secret_name
+    from wizard.read.snapshot import take_snapshot
+
+    with HomeDir(home) as opened:
+        interrupted = complete_sets(opened, "applying")
+        if interrupted:
+            return UndoPreview(None, "", {}, {}, False, evaluate(home, base_env=base_env),
+                               interrupted[-1].path.name)
+        latest = latest_set(opened)
+        if latest is None:
+            raise ApplyError(f"no backups in {home / BACKUP_DIR}: nothing to undo")
+        copies = _copies(latest)
+        current = {name: look(opened, name)[1] for name in copies}
+    # A file the set says did not exist is removed; the engine judges it as an empty one.
+    overrides = {name: data if data is not None else b"" for name, data in copies.items()}
+    report = evaluate(home, base_env=base_env, overrides=overrides)
+    now, then = take_snapshot(home).env.values, report.snapshot.env.values
+    secrets = sorted(name for name in now.keys() | then.keys()
+                     if is_secret_name(name) and now.get(name) != then.get(name))
+    return UndoPreview(latest.path.name, str(latest.manifest.get("reason") or ""), current, copies,
+                       bool(latest.manifest.get("service")), report, secrets_changed=secrets)
+
+
+def _copies(backup: BackupSet) -> dict[str, bytes | None]:
+    """The set's files as the restore writes them (None: removed), each copy read as a regular file."""
+    files = checked_files(backup)
+    copies = {name: read_file(backup.entry(name)) if entry["existed"] else None for name, entry in files.items()}
+    if any(copies[name] is None for name, entry in files.items() if entry["existed"]):
+        raise ApplyError(f"backup {backup.path} lacks a copy its manifest lists; nothing was restored")
+    return copies
+
+
+def undo_latest(home: Path, base_env: dict | None = None, ops: FileOps | None = None, runner=None,
+                expect: str | None = None) -> UndoResult:
+    """Restore the latest set's files, and make the drop-ins it journalled what they were before it.
+    `expect`: the set name the user was shown; another latest set (a run in between) is refused."""
     from wizard.judge.engine import evaluate
     from wizard.service.systemd import Runner
     from wizard.write.service_apply import inverse_entries, put_back
@@ -52,12 +138,12 @@ def undo_latest(home: Path, base_env: dict | None = None, ops: FileOps | None = 
         latest = latest_set(opened)
         if latest is None:
             raise ApplyError(f"no backups in {home / BACKUP_DIR}: nothing to undo")
-        files = checked_files(latest)
-        names = list(files)
+        if expect is not None and latest.path.name != expect:
+            raise ApplyError(f"the latest backup is now {latest.path.name}, not the {expect} shown; nothing was "
+                             "restored (run undo again to see it)")
         # Every copy is read (as a regular file, no link followed) before anything changes.
-        copies = {name: read_file(latest.entry(name)) for name, entry in files.items() if entry["existed"]}
-        if None in copies.values():
-            raise ApplyError(f"backup {latest.path} lacks a copy its manifest lists; nothing was restored")
+        copies = {name: data for name, data in _copies(latest).items() if data is not None}
+        names = list(checked_files(latest))
         try:
             places = {name: opened.place(name) for name in names}
         except DanglingLink as exc:

@@ -30,7 +30,8 @@ def open_policy_without_opt_in(ctx: Context):
             short = side.split("_")[0]
             source = policy_source(ctx.snapshot, violation.platform, short, getattr(seen, f"{short}_from_extra"))
             where.append(f'{side} is "open" ({source})')
-        first = " Hermes names this one and stops." if index == 0 else " (Hermes stops at an earlier one first.)"
+        first = (" Hermes names this one and stops." if index == 0
+                 else f" (Hermes stops at {ctx.violations[0].platform} first.)")
         message = (f"{' and '.join(where)} but neither {violation.allow_all_env} nor GATEWAY_ALLOW_ALL_USERS "
                    f"is true/1/yes.{first}")
         fix = (f"pairing (recommended) · allowlist · keep open: {violation.allow_all_env}=true  "
@@ -107,7 +108,8 @@ def global_allow_all(ctx: Context):
         yield Hit(
             None, f"{env_source(ctx.snapshot, 'GATEWAY_ALLOW_ALL_USERS')} is on: "
             f"{', '.join(exposed) or 'no enabled platform yet, but every future one'} "
-            "accept(s) messages from anyone.", "remove GATEWAY_ALLOW_ALL_USERS; use per-platform opt-ins")
+            f"{'accepts' if len(exposed) <= 1 else 'accept'} messages from anyone.",
+            "remove GATEWAY_ALLOW_ALL_USERS; use per-platform opt-ins")
 
 
 @check("HW105", "open-outside-gate", "warning",
@@ -157,7 +159,8 @@ def pairing_only(ctx: Context):
         if seen is not None and seen.dm != "pairing":
             continue
         approved = approved_users(ctx.home, name)
-        status = f"{approved} approved user(s) so far" if approved else "nobody is approved yet"
+        users = "user" if approved == 1 else "users"
+        status = f"{approved} approved {users} so far" if approved else "nobody is approved yet"
         yield Hit(name, f"no allowlist: strangers get a pairing code; {status}.",
                                          APPROVE.format(platform=name))
 
@@ -233,4 +236,19 @@ def platform_allow_all(ctx: Context):
         if state.enabled and spec and spec.allow_all_env and env.get(spec.allow_all_env, "").lower() in ALLOW_ALL_TRUE:
             yield Hit(name, f"{env_source(ctx.snapshot, spec.allow_all_env)}: anyone "
                                                    "who can message this bot can use the agent.",
-                                                   f"remove {spec.allow_all_env} to close it")
+                      _closing_fix(ctx, name, spec.allow_all_env))
+
+
+def _closing_fix(ctx: Context, name: str, allow_all_env: str) -> str:
+    """How to close a deliberately open platform without bringing the refusal back: on a gated platform
+    whose policy is itself "open", removing the opt-in alone makes Hermes refuse to start."""
+    seen = policies(name, ctx.effective.platforms[name], ctx.effective.environ)
+    open_sides = [side for side in ("dm", "group") if seen is not None and getattr(seen, side) == "open"]
+    if not open_sides:
+        return f"remove {allow_all_env} to close it"
+    assert seen is not None  # open sides were found in it
+    sources = {side: policy_source(ctx.snapshot, name, side, getattr(seen, f"{side}_from_extra"))
+               for side in open_sides}
+    where = " and ".join(f"{side}_policy to pairing ({source})" for side, source in sources.items())
+    return (f"to close it, set {where}, then remove {allow_all_env} (removing only the opt-in leaves the policy "
+            "open, and Hermes refuses to start); or run hermes-wizard doctor")

@@ -34,7 +34,9 @@ def env_invalid_lines(ctx: Context):
     lines = ctx.snapshot.env.invalid_lines
     if lines:
         shown = ", ".join(map(str, lines[:8])) + (" …" if len(lines) > 8 else "")
-        yield Hit(None, f".env line(s) {shown} cannot be parsed and are ignored by Hermes.", "fix the quoting")
+        many = len(lines) != 1
+        yield Hit(None, f".env line{'s' if many else ''} {shown} cannot be parsed and {'are' if many else 'is'} "
+                  "ignored by Hermes.", "fix the quoting")
 
 
 @check("HW012", "env-duplicate-key", "warning", "A key is assigned more than once in `.env`; the last one wins.",

@@ -55,5 +55,7 @@ def runtime_unreadable(ctx: Context):
     if state.exists and state.error:
         yield Hit(None, f"gateway_state.json {state.error}.", f"rm {state.path}")
     if ctx.snapshot.starts_log.garbage_lines:
-        yield Hit(None, f"gateway-starts.log has {ctx.snapshot.starts_log.garbage_lines} line(s) that are not "
-                  "timestamps.", "delete gateway-starts.log")
+        garbage = ctx.snapshot.starts_log.garbage_lines
+        yield Hit(None, f"gateway-starts.log has {garbage} line{'s' if garbage != 1 else ''} that "
+                  f"{'are' if garbage != 1 else 'is'} not {'timestamps' if garbage != 1 else 'a timestamp'}.",
+                  "delete gateway-starts.log")
