@@ -10,7 +10,7 @@ from textual.widgets import Button, Footer, Header, Static
 
 from screens.base import WizardScreen
 from wizard.core.safetext import visible_lines
-from wizard.faces.wording import findings_lines, open_words, restart_hint, tilde, verdict_words
+from wizard.faces.wording import findings_lines, open_words, restart_hint, tilde
 
 HELP = """# Applied
 The files were written, read back and judged again; the verdict below comes from the files on disk, with
@@ -29,7 +29,7 @@ class ResultScreen(WizardScreen):
 
     def compose(self) -> ComposeResult:
         report = self.result.report
-        words, starts = verdict_words(report)
+        starts = report.would_start
         clean = starts and not report.errors()
         yield Header()
         with VerticalScroll(id="body"):
@@ -37,8 +37,10 @@ class ResultScreen(WizardScreen):
                          markup=False)
             yield Static(visible_lines(tilde(f"Backup: {self.result.backup}/")), classes="hint", markup=False)
             head = "Verified: " if clean else ("Written; the gateway will start, but: " if starts else "Written, but: ")
-            yield Static(visible_lines(head + words.lstrip("✓✗ ")), classes="verdict-ok" if clean else "verdict-bad",
-                         id="verified", markup=False)
+            from wizard.judge.report import verdict_clause
+
+            yield Static(visible_lines(f"{head}{verdict_clause(report)}."), classes="verdict-ok" if clean
+                         else "verdict-bad", id="verified", markup=False)
             opened = open_words(report)
             if opened:
                 yield Static(opened, classes="warning-text", id="open-to-everyone", markup=False)
