@@ -5,7 +5,7 @@ Hermes will reach afterwards; `--fix` applies it (asking first on a terminal,
 refusing to guess without one unless `--yes`).  "The gateway will start" is only
 said after the written files were re-read and judged again.
 
-The service that runs the home (wizard/service/flow.py) is handled around the
+The service that runs the home (wizard/plan/service_steps.py) is handled around the
 file repair: a loop in progress is stopped before editing, `--install-gate` adds
 the gate drop-in, and `--restart` (or having stopped a loop) restarts the service
 once the home will start, then watches it for `--settle` seconds; "the gateway is

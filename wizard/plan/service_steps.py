@@ -24,10 +24,8 @@ from wizard.core.kinds import ServiceAction
 from wizard.core.records import factory, record
 from wizard.service import actions, dropin
 from wizard.service import scope as service
-from wizard.service.common import FALLBACK_DROPIN, GATE_DROPIN
+from wizard.service.common import GATE_DROPIN, VARIANT_FILES, our_dropins
 from wizard.service.systemd import systemctl
-
-VARIANT_FILES = {"gate": GATE_DROPIN, "fallback": FALLBACK_DROPIN}
 
 
 @record
@@ -139,7 +137,7 @@ def _dropin_step(unit, wizard, runner, notes: list[str]) -> ServiceStep | None:
     if variant == "fallback":
         notes.append(f"systemd {version} < {dropin.MIN_GATE} restarts a start skipped by ExecCondition=: using "
                      f"Restart=on-failure ({name}) instead of the gate.")
-    before = tuple(v for v, file in VARIANT_FILES.items() if (unit.dropin_dir / file).is_file())
+    before = tuple(our_dropins(unit))
     return ServiceStep(ServiceAction.DROPIN, unit.name, unit.scope, unit.path, variant, text, before)
 
 

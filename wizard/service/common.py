@@ -12,6 +12,7 @@ from wizard.core.records import factory, record
 
 GATE_DROPIN = "hermes-wizard-gate.conf"
 FALLBACK_DROPIN = "hermes-wizard-restart.conf"
+VARIANT_FILES = {"gate": GATE_DROPIN, "fallback": FALLBACK_DROPIN}  # our drop-in variants, by name
 UNIT_PREFIX = "hermes-gateway"
 MAX_UNIT_BYTES = 256 * 1024
 
@@ -70,3 +71,8 @@ def read_text(path: Path) -> tuple[str | None, str | None]:
         return path.read_text(encoding="utf-8", errors="replace"), None
     except OSError as exc:
         return None, f"cannot be read ({exc.strerror or exc})"
+
+
+def our_dropins(unit: Unit) -> list[str]:
+    """The variants of our drop-in ("gate", "fallback") on disk for `unit` now."""
+    return [variant for variant, name in VARIANT_FILES.items() if (unit.dropin_dir / name).is_file()]

@@ -23,9 +23,8 @@ from wizard.core.atomic import FileOps, write_atomic
 from wizard.core.kinds import ServiceAction
 from wizard.service import actions, dropin
 from wizard.service import scope as service
-from wizard.service.common import FALLBACK_DROPIN, GATE_DROPIN
+from wizard.service.common import FALLBACK_DROPIN, GATE_DROPIN, VARIANT_FILES, our_dropins
 
-VARIANT_FILES = {"gate": GATE_DROPIN, "fallback": FALLBACK_DROPIN}
 HEADER = b"# Written by hermes-wizard"
 
 
@@ -90,7 +89,7 @@ def put_back(home: Path, entries: list, which: str, runner) -> tuple[list[str], 
         if unit is None:
             lines.append(f"{entry['unit']} no longer runs {home}: its drop-ins were left as they are")
             continue
-        present = [v for v, name in VARIANT_FILES.items() if (unit.dropin_dir / name).is_file()]
+        present = our_dropins(unit)
         inverse.append({"unit": unit.name, "scope": unit.scope, "before": present, "after": list(entry[which])})
         changed = _make(unit.dropin_dir, tuple(entry[which]), None, unit=unit)
         lines += changed
@@ -107,8 +106,8 @@ def inverse_entries(home: Path, entries: list, which: str) -> list[dict]:
     for entry in _checked(entries):
         unit = _serving(home, entry["unit"], entry["scope"])
         if unit is not None:
-            present = [v for v, name in VARIANT_FILES.items() if (unit.dropin_dir / name).is_file()]
-            out.append({"unit": unit.name, "scope": unit.scope, "before": present, "after": list(entry[which])})
+            out.append({"unit": unit.name, "scope": unit.scope, "before": our_dropins(unit),
+                        "after": list(entry[which])})
     return out
 
 
