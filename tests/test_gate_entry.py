@@ -55,15 +55,21 @@ def test_same_verdict_and_exit_code_as_the_full_parser(tmp_path, capsys):
     assert exited.value.code == 2
 
 
-def test_the_gate_imports_no_argparse_and_no_check_registry(tmp_path):
+def modules_loaded(tmp_path, *flags: str) -> tuple[str, set[str]]:
+    """`check FLAGS --home <demo copy>` in a fresh interpreter: (its stdout, every module it had loaded)."""
     home = tmp_path / "home"
     shutil.copytree(DEMO, home)
-    probe = ("import sys, runpy\nsys.argv = ['hermes-wizard', 'check', '--gate', '--home', sys.argv[1]]\n"
+    probe = ("import sys, runpy\nsys.argv = ['hermes-wizard', 'check', *sys.argv[2:], '--home', sys.argv[1]]\n"
              "try:\n    runpy.run_module('wizard', run_name='__main__')\nexcept SystemExit as e:\n    code = e.code\n"
-             "print(' '.join(sorted(sys.modules)))\n")
-    done = subprocess.run([sys.executable, "-c", probe, str(home)], capture_output=True, text=True, timeout=60,
-                          cwd=Path(__file__).resolve().parents[1])
-    loaded = set(done.stdout.split())
+             "print('MODULES ' + ' '.join(sorted(sys.modules)), file=sys.stderr)\n")
+    done = subprocess.run([sys.executable, "-c", probe, str(home), *flags], capture_output=True, text=True,
+                          timeout=60, cwd=Path(__file__).resolve().parents[1])
+    listed = [line for line in done.stderr.splitlines() if line.startswith("MODULES ")]
+    return done.stdout, set(listed[-1].split()[1:]) if listed else set()
+
+
+def test_the_gate_imports_no_argparse_and_no_check_registry(tmp_path):
+    _, loaded = modules_loaded(tmp_path, "--gate")
     assert "wizard.hermes.v0_19.gate" in loaded  # it did judge
     assert not loaded & {"argparse", "wizard.faces.cli", "wizard.core.kinds", "wizard.judge.checks",
                          "wizard.judge.engine", "subprocess", "textual"}
@@ -113,15 +119,8 @@ def test_checks_unusual_spellings_go_to_the_full_parser(argv):
 
 
 def test_check_imports_no_argparse(tmp_path):
-    home = tmp_path / "home"
-    shutil.copytree(DEMO, home)
-    probe = ("import sys, runpy\nsys.argv = ['hermes-wizard', 'check', '--format', 'json', '--home', sys.argv[1]]\n"
-             "try:\n    runpy.run_module('wizard', run_name='__main__')\nexcept SystemExit as e:\n    code = e.code\n"
-             "print(' '.join(sorted(sys.modules)), file=sys.stderr)\n")
-    done = subprocess.run([sys.executable, "-c", probe, str(home)], capture_output=True, text=True, timeout=60,
-                          cwd=Path(__file__).resolve().parents[1])
-    loaded = set(done.stderr.split())
-    assert '"verdict"' in done.stdout and "wizard.judge.engine" in loaded  # it did judge
+    out, loaded = modules_loaded(tmp_path, "--format", "json")
+    assert '"verdict"' in out and "wizard.judge.engine" in loaded  # it did judge
     assert not loaded & {"argparse", "gettext", "wizard.hermes.v0_18.model", "subprocess", "textual"}
     # Nor what only other commands, other formats or the full parser use (each costs the check its import).
     assert not loaded & {"dataclasses", "inspect", "importlib.metadata", "wizard.plan", "wizard.write",

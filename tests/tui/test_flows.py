@@ -5,8 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import pytest
-from textual.widgets import DataTable, Input, RadioSet
+from textual.widgets import DataTable, Input
 
 from screens.access_screen import AccessScreen
 from screens.app import WizardApp
@@ -25,14 +24,6 @@ TOKEN = "7123456789:AAHtestTokenTestTokenTestToken_012345"
 def tree(path: Path) -> dict:
     return {str(p.relative_to(path)): (p.read_bytes() if p.is_file() else None, p.stat().st_mode)
             for p in sorted(path.rglob("*"))} if path.exists() else {}
-
-
-@pytest.fixture
-def demo(tmp_path) -> Path:
-    home = tmp_path / "home"
-    shutil.copytree(DEMO, home)
-    (home / ".env").chmod(0o600)
-    return home
 
 
 async def choose_platform(pilot, app, name: str) -> None:

@@ -45,6 +45,14 @@ class Tmux:
         subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
 
 
+def wait_for_text(path: Path, text: str, timeout: float = 20.0) -> str:
+    """The file's text once `text` is in it (what the wizard printed after the terminal closed)."""
+    deadline = time.monotonic() + timeout
+    while text not in (path.read_text() if path.exists() else "") and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return path.read_text() if path.exists() else ""
+
+
 def test_doctor_repairs_the_demo_home_with_keystrokes_only(tmp_path, hermes_oracle):
     home = tmp_path / "home"
     shutil.copytree(DEMO, home)
@@ -85,10 +93,7 @@ def test_quitting_says_no_changes_were_made(tmp_path):
         tmux.keys("Enter")
         tmux.wait_for("Platform")
         tmux.keys("C-q")
-        deadline = time.monotonic() + 20
-        while "No changes were made." not in (log.read_text() if log.exists() else "") and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert "No changes were made." in log.read_text()
+        assert "No changes were made." in wait_for_text(log, "No changes were made.")
     finally:
         tmux.close()
     assert (home / ".env").read_bytes() == before
@@ -112,10 +117,7 @@ def test_ctrl_c_with_pending_changes_asks_and_quitting_leaves_the_tree_identical
             time.sleep(0.1)
         assert "Discard 2 changes?" in tmux.screen(), tmux.screen()
         tmux.keys("d")
-        deadline = time.monotonic() + 20
-        while "No changes were made." not in (log.read_text() if log.exists() else "") and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert "No changes were made." in log.read_text()
+        assert "No changes were made." in wait_for_text(log, "No changes were made.")
     finally:
         tmux.close()
     after = {str(p.relative_to(home)): (p.read_bytes() if p.is_file() else None, p.stat().st_mode)

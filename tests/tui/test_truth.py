@@ -7,7 +7,6 @@ import json
 import shutil
 from pathlib import Path
 
-import pytest
 from textual.widgets import DataTable, Input, Static
 
 from screens.access_screen import AccessScreen
@@ -23,14 +22,6 @@ from wizard.plan.changes import planned_contents
 
 DEMO = Path(__file__).resolve().parents[2] / "assets" / "homes" / "death-loop"
 TOKEN = "7123456789:AAHtestTokenTestTokenTestToken_012345"
-
-
-@pytest.fixture
-def demo(tmp_path) -> Path:
-    home = tmp_path / "home"
-    shutil.copytree(DEMO, home)
-    (home / ".env").chmod(0o600)
-    return home
 
 
 async def open_platform(pilot, app, name: str) -> None:

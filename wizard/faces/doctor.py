@@ -173,7 +173,7 @@ def _said_after(result, plan, home, facts, base_env, args) -> list[int]:
             _say(f"{unit} is stopped. Start it once the home is fixed: "
                  f"{' '.join(_systemctl(scope, 'restart', unit))}")
     if plan.changes and after.would_start and result.running is None and not result.stopped:
-        _say("Next: restart the gateway once, e.g. " + _restart_hint(home, plan))
+        _say("Next: restart the gateway once, e.g. " + _restart_hint(home))
     verdict = _verdict(after)
     return [verdict] + codes if verdict != EX_CONFIG else [EX_CONFIG]
 
@@ -225,7 +225,7 @@ def _ask_hermes_itself(home, facts, base_env):
     return None if told.failure else told
 
 
-def _restart_hint(home, plan) -> str:
+def _restart_hint(home) -> str:
     from wizard.faces.wording import restart_hint
 
     hint = restart_hint(home)
