@@ -135,6 +135,10 @@ def _doctor(args, homes, runner) -> int:
         if repair.plan and not editing:
             _say("The file changes above are not applied without --fix.")
             codes.append(1)
+    from wizard.faces.judging import plugin_tip
+
+    if tip := plugin_tip(facts):
+        _say(visible(tip))
     return EX_CONFIG if EX_CONFIG in codes else (EX_USAGE if EX_USAGE in codes else max(codes or [0]))
 
 

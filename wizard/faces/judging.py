@@ -21,3 +21,18 @@ def host_facts(args, home: Path):
     elif getattr(args, "hermes_version", None):
         facts.hermes = judgement(args.hermes_version, None, "given")
     return facts
+
+
+def plugin_tip(facts) -> str | None:
+    """One line for a home whose Hermes was found without this tool's plugin: how to get `hermes wizard`."""
+    site = getattr(facts, "site_packages", None)
+    if site is None:
+        return None
+    from wizard.hermes.v0_19.secret_sources import plugin_installed
+
+    if plugin_installed(site) is not False:
+        return None
+    venv = next((p for p in site.parents if (p / "bin" / "pip").exists()), None)
+    pip = f"{venv}/bin/pip" if venv else "<Hermes's venv>/bin/pip"
+    return (f"Tip: `{pip} install hermes-wizard` and `hermes plugins enable wizard` add `hermes wizard` (this "
+            "tool inside Hermes) and let the gateway read secrets from the OS keyring.")

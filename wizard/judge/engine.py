@@ -98,11 +98,13 @@ class HomeReport:
 
 def evaluate(home: Path, profile: str = "default", *, base_env: dict[str, str] | None = None,
              facts: HostFacts | None = None, overrides: dict[str, bytes] | None = None,
-             verify: bool = False) -> HomeReport:
-    """Judge one home; `overrides` ({".env": bytes, ...}) judges planned contents instead;
+             verify: bool = False, keyring_planned: dict[str, str] | None = None) -> HomeReport:
+    """Judge one home; `overrides` ({".env": bytes, ...}) judges planned contents instead, and
+    `keyring_planned` ({VARIABLE: secret}) keyring entries a plan will store;
     `verify` also asks the installed Hermes itself (on a copy of the home on disk)."""
     facts = facts or HostFacts.detect(home, environ=base_env)
-    snapshot = take_snapshot(home, profile, base_env, overrides, model_for(facts.hermes))
+    snapshot = take_snapshot(home, profile, base_env, overrides, model_for(facts.hermes),
+                             keyring_planned=keyring_planned)
     effective = resolve(snapshot, facts)
     violations = gate.violations(effective)
     upgrade: list[gate.Violation] = []

@@ -23,6 +23,7 @@ from __future__ import annotations
 import bisect
 import io
 import re
+from typing import Any
 
 from wizard.core.safetext import MASK, MIN_SCRUBBED, scrub  # noqa: F401  (scrub: re-exported)
 
@@ -135,9 +136,10 @@ def secret_scalars(root) -> list:
     """Every scalar node under a secret-looking key, at any depth (shared nodes visited once)."""
     import yaml
 
-    found, seen, stack = [], set(), [(root, False)]
+    found, seen = [], set()
+    stack: list[tuple[Any, bool, tuple[str, ...]]] = [(root, False, ())]
     while stack:
-        node, under_secret = stack.pop()
+        node, under_secret, path = stack.pop()
         if node is None or (id(node), under_secret) in seen:
             continue
         seen.add((id(node), under_secret))
@@ -145,18 +147,27 @@ def secret_scalars(root) -> list:
             if under_secret:
                 found.append(node)
         elif isinstance(node, yaml.SequenceNode):
-            stack.extend((child, under_secret) for child in node.value)
+            stack.extend((child, under_secret, path) for child in node.value)
         elif isinstance(node, yaml.MappingNode):
             for key, value in node.value:
-                named = isinstance(key, yaml.ScalarNode) and is_secret_name(str(key.value))
-                stack.extend(((key, under_secret), (value, under_secret or named)))
+                name = str(key.value) if isinstance(key, yaml.ScalarNode) else ""
+                where = (*path, name)[:3]
+                # `secrets:` and its sources' names (`wizard_keyring`) configure secret sources; our keyring source's
+                # `env` maps variable names to entry names — references, never the secrets themselves.
+                source_name = where[0] == "secrets" and len(where) <= 2
+                named = is_secret_name(name) and not source_name and path != _KEYRING_REFS
+                # a key is a name, not a value: it is masked only where a key itself is secret-looking
+                stack.extend(((key, False, path), (value, under_secret or named, where)))
     return found
+
+
+_KEYRING_REFS = ("secrets", "wizard_keyring", "env")
 
 
 # ---- values anywhere --------------------------------------------------------------------------------------
 
 def secret_values(snapshot) -> set[str]:
-    """The secret values a snapshot holds (.env files and config.yaml), for `scrub`."""
+    """The secret values a snapshot holds (.env files, config.yaml, the OS keyring), for `scrub`."""
     values: set[str] = set()
     for env in (snapshot.env, getattr(snapshot, "op_env", None), getattr(snapshot, "managed_env", None)):
         for entry in (getattr(env, "entries", None) or {}).values():
@@ -167,4 +178,7 @@ def secret_values(snapshot) -> set[str]:
                 values.add(value)
     root = getattr(snapshot.yaml, "_root", None)
     values.update(str(node.value) for node in secret_scalars(root) if str(node.value).strip())
+    kept = getattr(snapshot, "keyring", None)  # whatever the OS keyring gave is secret, whatever its name
+    if kept is not None:
+        values.update(value for value in kept.values.values() if value)
     return values

@@ -21,6 +21,7 @@ from wizard.hermes.v0_19.yamlfile import YamlFile, read_yaml_file
 
 if TYPE_CHECKING:
     from wizard.hermes.model import Model
+    from wizard.read.keyring_read import KeyringSecrets
 
 MAX_SMALL_FILE = 1024 * 1024
 
@@ -108,6 +109,16 @@ class Snapshot:
     runtime_state: JsonFile
     starts_log: StartsLog
     base_env: dict[str, str]
+    keyring: KeyringSecrets | None = None  # secrets config.yaml keeps in the OS keyring (None: no `secrets:`)
+
+
+def _kept_in_keyring(yaml: YamlFile, mode: str, planned: dict[str, str] | None) -> KeyringSecrets | None:
+    data = yaml.data if yaml.exists and yaml.error is None else None
+    if not (isinstance(data, dict) and isinstance(data.get("secrets"), dict)):
+        return None  # the common case: the keyring code is not even imported
+    from wizard.read.keyring_read import read_keyring
+
+    return read_keyring(data, mode, planned)
 
 
 def managed_dir_for(environ: dict[str, str]) -> Path:
@@ -115,20 +126,23 @@ def managed_dir_for(environ: dict[str, str]) -> Path:
 
 
 def take_snapshot(home: Path, profile: str = "default", base_env: dict[str, str] | None = None,
-                  overrides: dict[str, bytes] | None = None, model: Model | None = None) -> Snapshot:
+                  overrides: dict[str, bytes] | None = None, model: Model | None = None, *,
+                  keyring: str = "read", keyring_planned: dict[str, str] | None = None) -> Snapshot:
     """Read one home.  `base_env` is the environment the gateway process would
     inherit (empty by default: a home is judged by its files).  `overrides` maps
     ".env" / "config.yaml" to contents that stand in for the files on disk.  `model`
-    is the Hermes version whose `.env` loading decides (default: the newest modelled)."""
+    is the Hermes version whose `.env` loading decides (default: the newest modelled).  `keyring` and
+    `keyring_planned` say how secrets mapped to the OS keyring are found (wizard/read/keyring_read.py)."""
     base_env = dict(base_env or {})
     overrides = overrides or {}
     managed_dir = managed_dir_for(base_env or dict(os.environ))
     loads_op_env = model is None or model.loads_op_env
+    yaml = read_yaml_file(home / "config.yaml", overrides.get("config.yaml"))
     return Snapshot(
         home=home,
         profile=profile,
         env=read_env_file(home / ".env", base_env, overrides.get(".env"), model),
-        yaml=read_yaml_file(home / "config.yaml", overrides.get("config.yaml")),
+        yaml=yaml,
         gateway_json=read_json_file(home / "gateway.json"),
         op_env=read_env_file(home / ".op.env", base_env, model=model) if loads_op_env else EnvFile(home / ".op.env"),
         managed_env=read_env_file(managed_dir / ".env", base_env, model=model),
@@ -136,4 +150,5 @@ def take_snapshot(home: Path, profile: str = "default", base_env: dict[str, str]
         runtime_state=read_json_file(home / "gateway_state.json"),
         starts_log=read_starts_log(home / "gateway-starts.log"),
         base_env=base_env,
+        keyring=_kept_in_keyring(yaml, keyring, keyring_planned),
     )

@@ -38,7 +38,7 @@ def resolve(snapshot: Snapshot, facts: plugins.HostFacts) -> Effective:
     from wizard.hermes.models import model_for
 
     model = model_for(facts.hermes)
-    environ = process_environment(snapshot)
+    environ = process_environment(snapshot, facts)
     gw_data: Any = {}
     if snapshot.gateway_json.exists and snapshot.gateway_json.error is None:
         gw_data = snapshot.gateway_json.data or {}
@@ -235,16 +235,25 @@ def _validate(effective: Effective, reset: dict) -> None:
             effective.placeholder_disabled[name] = spec.token_env
 
 
-def process_environment(snapshot: Snapshot) -> dict[str, str]:
+def process_environment(snapshot: Snapshot, facts: plugins.HostFacts | None = None) -> dict[str, str]:
     """The environment the gateway sees after `load_hermes_dotenv` (env_loader.py:288-338).
 
     Order: inherited env, then `.env` (override), then `.op.env` filling gaps only
-    when no 1Password token is set yet, then the managed `.env` (override, last).
+    when no 1Password token is set yet, then the external secret sources (ours: the
+    OS keyring, filling only empty variables, when Hermes will run it), then the
+    managed `.env` (override, last).
     """
     environ = dict(snapshot.base_env)
     environ.update(snapshot.env.values)
     if snapshot.op_env.values and not environ.get("OP_SERVICE_ACCOUNT_TOKEN"):
         for key, value in snapshot.op_env.values.items():
             environ.setdefault(key, value)
+    kept = snapshot.keyring
+    if kept is not None and kept.values:
+        from wizard.hermes.v0_19 import secret_sources
+
+        installed = secret_sources.plugin_installed(facts.site_packages if facts else None)
+        if kept.refs.inactive_because(installed, environ) is None:
+            secret_sources.apply_secrets(environ, kept.values)
     environ.update(snapshot.managed_env.values)
     return environ

@@ -1,0 +1,112 @@
+"""Secrets Hermes takes from hermes-wizard's keyring source, as Hermes 0.19 (and 0.18) decides.
+
+Hermes applies external secret sources inside `load_hermes_dotenv`, after `.env` and `.op.env` and before the
+managed `.env` (hermes_cli/env_loader.py); a variable that is already non-empty keeps its value
+(agent/secret_sources/registry.py `apply_all`, `override_existing` false by default).  Our source
+(`secrets.wizard_keyring`, wizard/core/keyring_store.py) runs only when all of these hold:
+- the plugin is installed in Hermes's Python (an entry point `wizard` in group `hermes_agent.plugins`);
+- `plugins.enabled` in config.yaml is a list naming `wizard`, and `plugins.disabled` does not name it;
+- `HERMES_SAFE_MODE` is not truthy (plugin discovery is skipped);
+- `secrets.wizard_keyring.enabled` is truthy (SecretSource.is_enabled: `bool(cfg.get("enabled"))`).
+
+Contract: pure; nothing here reads the keyring (wizard/read/keyring_read.py does, when a home maps secrets).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from wizard.core.keyring_store import PLUGIN_NAME, SOURCE_NAME
+from wizard.core.records import factory, record
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@record
+class KeyringRefs:
+    """What config.yaml says about secrets kept in the OS keyring."""
+
+    mapped: dict[str, tuple[str, str]] = factory(dict)  # VARIABLE -> (service, username)
+    invalid: list[str] = factory(list)  # entries Hermes's source would skip, in words
+    source_enabled: bool = False
+    plugin_listed: bool = False  # plugins.enabled names it and plugins.disabled does not
+
+    def inactive_because(self, plugin_installed: bool | None, environ: dict[str, str]) -> str | None:
+        """Why Hermes will not apply these secrets (None: it will, or we cannot tell)."""
+        if not self.mapped:
+            return None
+        if not self.source_enabled:
+            return f"secrets.{SOURCE_NAME}.enabled is not true in config.yaml"
+        if not self.plugin_listed:
+            return f"the plugin '{PLUGIN_NAME}' is not in plugins.enabled (or is in plugins.disabled)"
+        if environ.get("HERMES_SAFE_MODE", "").strip().lower() in ("1", "true", "yes", "on"):
+            return "HERMES_SAFE_MODE is set: Hermes loads no plugins"
+        if plugin_installed is False:
+            return "hermes-wizard is not installed in Hermes's own Python, so Hermes has no such plugin"
+        return None
+
+
+def keyring_refs(data: Any) -> KeyringRefs:
+    """Read `plugins:` and `secrets.wizard_keyring` from config.yaml's data (any shape, never raises)."""
+    refs = KeyringRefs()
+    plugins = data.get("plugins") if isinstance(data, dict) else None
+    if isinstance(plugins, dict):
+        enabled, disabled = plugins.get("enabled"), plugins.get("disabled")
+        refs.plugin_listed = (_names(enabled) is not None and PLUGIN_NAME in (_names(enabled) or set())
+                              and PLUGIN_NAME not in (_names(disabled) or set()))
+    secrets = data.get("secrets") if isinstance(data, dict) else None
+    section = secrets.get(SOURCE_NAME) if isinstance(secrets, dict) else None
+    if not isinstance(section, dict):
+        return refs
+    refs.source_enabled = bool(section.get("enabled"))
+    env = section.get("env")
+    if not isinstance(env, dict):
+        return refs
+    for variable, ref in env.items():
+        if ref is None:
+            continue  # a mapping taken back (`VAR: null`): nothing to fetch
+        if not isinstance(variable, str) or not _ENV_NAME.fullmatch(variable):
+            refs.invalid.append(f"{variable!r} is not an environment variable name")
+        elif not (isinstance(ref, dict) and isinstance(ref.get("service"), str)
+                  and isinstance(ref.get("username"), str)):
+            refs.invalid.append(f"{variable}: expected {{service: …, username: …}}")
+        else:
+            refs.mapped[variable] = (ref["service"], ref["username"])
+    return refs
+
+
+def _names(value: Any) -> set[str] | None:
+    """A plugins list as Hermes reads it: a list of names, else None (malformed: nothing enabled)."""
+    if not isinstance(value, list):
+        return None
+    try:
+        return {item for item in value if isinstance(item, str)} if all(
+            isinstance(item, (str, int, float, bool)) or item is None for item in value) else None
+    except TypeError:
+        return None
+
+
+def apply_secrets(environ: dict[str, str], secrets: dict[str, str]) -> list[str]:
+    """Fill `environ` as Hermes's registry does: only variables not already non-empty. Returns those applied."""
+    applied = []
+    for variable, value in secrets.items():
+        if value and not environ.get(variable):
+            environ[variable] = value
+            applied.append(variable)
+    return applied
+
+
+def plugin_installed(site_packages: Path | None) -> bool | None:
+    """Whether Hermes's Python has hermes-wizard's plugin entry point (None: Hermes's Python is unknown)."""
+    if site_packages is None:
+        return None
+    try:
+        for dist in site_packages.glob("hermes_wizard-*.dist-info"):
+            entry_points = (dist / "entry_points.txt").read_text(encoding="utf-8", errors="replace")
+            if "[hermes_agent.plugins]" in entry_points:
+                return True
+    except OSError:
+        return None
+    return False

@@ -1,0 +1,59 @@
+"""The secrets a home keeps in the OS keyring: which variables it maps there and what the keyring holds.
+
+Modes (what each caller may afford):
+- "read": ask the keyring (the check, doctor and preview paths).  A home that maps nothing never imports
+  `keyring`.  An entry that is absent is listed in `missing`; a keyring that cannot be read here (none, locked,
+  no D-Bus session) sets `unreadable`, and every mapped variable is then assumed present.
+- "assume": never touch the keyring (the pre-start gate: it must not hang on D-Bus or block a start because a
+  keyring is locked); every mapped variable is assumed present.
+`planned` stands in for entries a plan will store (a preview judges the home as it will be).
+
+Contract: never raises; secret values live only in `values` (callers register them for masking).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from wizard.core.records import factory, record
+from wizard.hermes.v0_19.secret_sources import KeyringRefs, keyring_refs
+
+ASSUMED = "keyring-entry"  # stands in for a value that could not (or must not) be read
+
+
+@record
+class KeyringSecrets:
+    refs: KeyringRefs = factory(KeyringRefs)
+    values: dict[str, str] = factory(dict)  # VARIABLE -> secret (or ASSUMED)
+    missing: list[str] = factory(list)  # mapped, but the keyring has no such entry
+    unreadable: str | None = None  # why the keyring could not be read here
+    assumed: bool = False  # some values are ASSUMED, not read
+
+
+def read_keyring(data: Any, mode: str = "read", planned: dict[str, str] | None = None) -> KeyringSecrets:
+    found = KeyringSecrets(refs=keyring_refs(data))
+    planned = planned or {}
+    to_read = {var: entry for var, entry in found.refs.mapped.items() if var not in planned}
+    found.values.update({var: value for var, value in planned.items() if var in found.refs.mapped})
+    if not to_read:
+        return found
+    if mode == "assume":
+        found.values.update(dict.fromkeys(to_read, ASSUMED))
+        found.assumed = True
+        return found
+    from wizard.core import keyring_store
+
+    for variable, (service, username) in to_read.items():
+        try:
+            value = keyring_store.read(service, username)
+        except keyring_store.KeyringUnavailable as exc:
+            found.unreadable = str(exc)
+            found.values.update({var: ASSUMED for var in to_read if var not in found.values
+                                 and var not in found.missing})
+            found.assumed = True
+            return found
+        if value:
+            found.values[variable] = value
+        else:
+            found.missing.append(variable)
+    return found
