@@ -59,7 +59,16 @@ class ChangeAction(_Word):
     DISABLE = "disable"  # an env line is commented out, reversibly (#hermes-wizard-off:)
     RESTORE = "restore"  # such a comment is undone
     MODE = "mode"  # the file's mode becomes `after` (octal)
+    REMOVE = "remove"  # every line of an env key goes, disabled copies too (a secret moved elsewhere)
+    APPEND = "append"  # config.yaml: `after` joins the list at `key` (created if missing; kept once)
     REENCODE = "reencode"  # the file is written as UTF-8 (`before` names its encoding)
+
+
+class KeyringAction(_Word):
+    """What a Plan does to one OS keyring entry (wizard/plan/keyring_steps.py)."""
+
+    STORE = "store"  # before any file changes: the secret is stored, then read back
+    DELETE = "delete"  # after the files are written and verified
 
 
 class ServiceAction(_Word):

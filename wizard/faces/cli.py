@@ -108,6 +108,16 @@ def build_parser():
     demo = sub.add_parser("demo", help="copy the bundled \"death loop\" example home to a temporary folder and run "
                                        "the doctor on the copy")
     demo.add_argument("--plain", action="store_true", help="no full-screen UI: print the plan")
+    secrets = sub.add_parser("secrets", help="move platform secrets between .env and the OS keyring")
+    secrets_sub = secrets.add_subparsers(dest="secrets_command", metavar="ACTION", required=True,
+                                         parser_class=_Parser)
+    migrate = secrets_sub.add_parser("migrate", help="move every platform secret to the OS keyring (the gateway "
+                                     "reads them through this tool's Hermes plugin) or back to .env; undo reverses")
+    _common(migrate)
+    migrate.add_argument("--to", choices=("keyring", "env"), required=True)
+    migrate.add_argument("--dry-run", action="store_true", help="show the move and the verdict after it; change "
+                         "nothing")
+    migrate.add_argument("--yes", action="store_true", help="do not ask (without a terminal, required)")
     explain = sub.add_parser("explain", help="document a check code (hermes-wizard explain HW101)")
     explain.add_argument("code", nargs="?", help="a code such as HW101, or a check name; omit to list all")
     explain.add_argument("--format", choices=("text", "json"), default="text")
@@ -172,6 +182,10 @@ def _headless(args) -> int:
         from wizard.faces.undo import run_undo
 
         return run_undo(args)
+    if args.command == "secrets":
+        from wizard.faces.secrets_cmd import run_secrets
+
+        return run_secrets(args)
     return _check(args)
 
 
@@ -229,6 +243,10 @@ def _report(args, homes) -> int:
         from wizard.judge.report import render_text
 
         sys.stdout.write("\n\n".join(render_text(r) for r in reports) + "\n")
+        from wizard.faces.judging import plugin_tip
+
+        if tip := plugin_tip(facts):
+            sys.stdout.write(tip + "\n")
     codes = [r.exit_code() for r in reports]
     return EX_CONFIG if EX_CONFIG in codes else max(codes)
 

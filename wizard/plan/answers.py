@@ -174,5 +174,6 @@ def preview(report, plan: Plan):
     """The HomeReport Hermes's files would give once `plan` is applied."""
     from wizard.judge.engine import evaluate
 
+    stored = {step.variable: step.secret for step in plan.keyring if step.secret is not None}
     return evaluate(report.home, report.profile, base_env=report.snapshot.base_env, facts=report.facts,
-                    overrides=planned_contents(plan, model=model_for(report.hermes)))
+                    overrides=planned_contents(plan, model=model_for(report.hermes)), keyring_planned=stored or None)

@@ -18,10 +18,11 @@ from wizard.core.kinds import ChangeAction
 from wizard.core.records import factory, record
 from wizard.judge.masking import MASK, is_secret_name  # noqa: F401  (re-exported: the faces import them from here)
 from wizard.plan.envedit import EnvEdit, apply_edits
-from wizard.plan.yamledit import set_value
+from wizard.plan.yamledit import append_value, set_value
 
 if TYPE_CHECKING:
     from wizard.hermes.model import Model
+    from wizard.plan.keyring_steps import KeyringStep
     from wizard.plan.service_steps import ServiceStep
 
 ENV, YAML = ".env", "config.yaml"
@@ -54,12 +55,16 @@ class Plan:
     fingerprints: dict = factory(dict)  # file -> sha256 of what was read (None: absent)
     changes: tuple[Change, ...] = ()
     service: tuple[ServiceStep, ...] = ()
+    keyring: tuple[KeyringStep, ...] = ()  # OS keyring entries stored or deleted (wizard/plan/keyring_steps.py)
 
     def __bool__(self) -> bool:
-        return bool(self.changes or self.service)
+        return bool(self.changes or self.service or self.keyring)
 
     def with_service(self, steps) -> Plan:
-        return Plan(self.home, self.fingerprints, self.changes, tuple(steps))
+        return Plan(self.home, self.fingerprints, self.changes, tuple(steps), self.keyring)
+
+    def with_keyring(self, steps) -> Plan:
+        return Plan(self.home, self.fingerprints, self.changes, self.service, tuple(steps))
 
     def without_changes(self) -> Plan:
         """The service steps alone (doctor --install-gate without --fix: the files are only shown)."""
@@ -112,7 +117,11 @@ def planned_contents(plan: Plan, current: dict[str, bytes | None] | None = None,
     if yaml_changes:
         text = (current.get(YAML) or b"").decode("utf-8")
         for change in yaml_changes:
-            text = set_value(text, tuple(change.key.split(".")), _yaml_value(change.after))
+            path = tuple(change.key.split("."))
+            if change.action == ChangeAction.APPEND:
+                text = append_value(text, path, change.after)
+            else:
+                text = set_value(text, path, _yaml_value(change.after))
         out[YAML] = text.encode("utf-8")
     return out
 
@@ -178,7 +187,10 @@ def env_misreads(data: bytes, edits: list[EnvEdit], model: Model | None = None) 
     entries = read_env_file(Path(ENV), content=data, model=model).entries
     for edit in edits:
         entry = entries.get(edit.key)
-        if edit.restore or edit.value is None:
+        if edit.remove:
+            if entry is not None:
+                return f"{edit.key} would still be set after removing it"
+        elif edit.restore or edit.value is None:
             if (entry is None) != (edit.value is None):
                 return f"{edit.key} would {'still be set' if entry else 'not be read'} after the edit"
         elif entry is None or entry.value != edit.value:
@@ -192,6 +204,8 @@ def _env_edit(change: Change) -> EnvEdit:
         return EnvEdit(change.key, None)
     if change.action == ChangeAction.RESTORE:
         return EnvEdit(change.key, "", restore=True)
+    if change.action == ChangeAction.REMOVE:
+        return EnvEdit(change.key, None, remove=True)
     return EnvEdit(change.key, change.after or "")
 
 

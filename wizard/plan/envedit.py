@@ -43,6 +43,7 @@ class EnvEdit:
     key: str
     value: str | None
     restore: bool = False  # True: uncomment a line this tool disabled
+    remove: bool = False  # True: delete every assignment of `key`, and this tool's disabled copies of it
 
 
 def quote_value(value: str, prefer: str = "") -> str:
@@ -119,6 +120,10 @@ def apply_edits(text: str, edits: list[EnvEdit], known: frozenset[str] | None = 
         if edit.restore:
             bindings = _restore(bindings, edit.key)
             continue
+        if edit.remove:
+            bindings = [(key, original) for key, original in bindings
+                        if key != edit.key and not _disabled_copy(original, edit.key)]
+            continue
         positions = [i for i, (key, _) in enumerate(bindings) if key == edit.key]
         if edit.value is None:
             for i in positions:
@@ -164,6 +169,15 @@ def _restore(bindings: list[tuple[str | None, str]], key: str) -> list[tuple[str
             bound = key
         out.append((bound, original))
     return out
+
+
+def _disabled_copy(original: str, key: str) -> bool:
+    stripped = original.lstrip()
+    if not stripped.startswith(DISABLED_MARKER):
+        return False
+    body = stripped[len(DISABLED_MARKER):]
+    body = body[len("export "):] if body.startswith("export ") else body
+    return body.split("=", 1)[0].strip() == key
 
 
 def disabled_keys(text: str) -> list[str]:

@@ -33,6 +33,8 @@ def render_scalar(value: Any, quote: str = "") -> str:
         return "true" if value else "false"
     if value is None:
         return "null"
+    if isinstance(value, list):
+        return _flow_list(value)
     if isinstance(value, int):
         return str(value)
     if not isinstance(value, str):
@@ -47,6 +49,10 @@ def render_scalar(value: Any, quote: str = "") -> str:
     if value and value == value.strip() and _reads_back(value):
         return value
     return single
+
+
+def _flow_list(items: list) -> str:
+    return "[" + ", ".join(render_scalar(item) for item in items) + "]"
 
 
 def _reads_back(text: str) -> bool:
@@ -70,6 +76,56 @@ def set_value(text: str, path: tuple[str, ...], value: Any) -> str:
             raise YamlEditError(f"editing {'.'.join(path)} would change other values{shared}; edit config.yaml "
                                 "by hand")
     return edited
+
+
+def append_value(text: str, path: tuple[str, ...], item: Any) -> str:
+    """Return `text` with `item` added to the list at `path` (a flow list `[item]` where there is none;
+    unchanged when the item is already there).  A value there that is not a list raises YamlEditError."""
+    data = _load(text)
+    node: Any = data if isinstance(data, dict) else {}
+    for part in path:
+        node = node.get(part) if isinstance(node, dict) else None
+    if node is None:
+        return set_value(text, path, [item])
+    if not isinstance(node, list):
+        raise YamlEditError(f"{'.'.join(path)} in config.yaml is not a list; edit it by hand")
+    if item in node:
+        return text
+    expected = _expected(text, path, [*node, item])
+    try:
+        edited = _append_in_place(text, path, item)
+    except _NeedsRoundTrip:
+        edited = None
+    if edited is None or not _reads_as(edited, expected):
+        edited = _round_trip(text, path, item, append=True)
+        if not _reads_as(edited, expected):
+            raise YamlEditError(f"adding {item!r} to {'.'.join(path)} would change other values; edit config.yaml "
+                                "by hand")
+    return edited
+
+
+def _append_in_place(text: str, path: tuple[str, ...], item: Any) -> str:
+    """One new `- item` line after a block list's last item (its dash's column), or the flow list rewritten."""
+    node = yaml.compose(text, Loader=yaml.SafeLoader)
+    for part in path:
+        if not isinstance(node, yaml.MappingNode):
+            raise _NeedsRoundTrip()
+        node = next((v for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == part), None)
+    if not isinstance(node, yaml.SequenceNode) or not node.value:
+        raise _NeedsRoundTrip()
+    if node.flow_style:
+        items = [yaml.safe_load(text[v.start_mark.index:v.end_mark.index]) for v in node.value]
+        return text[:node.start_mark.index] + _flow_list([*items, item]) + text[node.end_mark.index:]
+    first = node.value[0]
+    dash = text.rfind("-", 0, first.start_mark.index)
+    line_start = text.rfind("\n", 0, dash) + 1
+    if dash < 0 or text[line_start:dash].strip():
+        raise _NeedsRoundTrip()
+    newline = "\r\n" if "\r\n" in text else "\n"
+    end = text.find("\n", node.value[-1].end_mark.index)
+    at = len(text) if end < 0 else end + 1
+    prefix = newline if at == len(text) and not text.endswith("\n") else ""
+    return text[:at] + prefix + " " * (dash - line_start) + "- " + render_scalar(item) + newline + text[at:]
 
 
 def _reads_as(text: str, expected: Any) -> bool:
@@ -211,7 +267,7 @@ def _block(path: tuple[str, ...], value: Any, column: int, step: int, newline: s
     return newline.join(lines) + newline
 
 
-def _round_trip(text: str, path: tuple[str, ...], value: Any) -> str:
+def _round_trip(text: str, path: tuple[str, ...], value: Any, append: bool = False) -> str:
     import io
 
     from ruamel.yaml import YAML  # only flow-style documents need it
@@ -229,7 +285,10 @@ def _round_trip(text: str, path: tuple[str, ...], value: Any) -> str:
         node = node[part]
     if isinstance(value, str) and render_scalar(value) != value:
         value = SingleQuotedScalarString(value)
-    node[path[-1]] = value
+    if append:
+        node[path[-1]].append(value)  # the list object itself: its comments stay
+    else:
+        node[path[-1]] = value
     out = io.StringIO()
     rt.dump(data, out)
     return out.getvalue()

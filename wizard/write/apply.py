@@ -12,6 +12,8 @@ Order of operations, each a reason for the next:
      over the target, fsync the directory — so every file is at all times wholly old or
      wholly new, and the set is closed ("complete") only after the last one;
   5. if a later file fails, put the earlier ones back from the backup;
+  (the Plan's keyring steps wrap 4 and 5: secrets stored before, entries deleted after —
+  wizard/write/keyring_apply.py)
   6. re-read what was written and judge the home again: only that verdict is reported.
 
 All system calls that change the home go through `FileOps`, so tests can fail or
@@ -59,6 +61,7 @@ def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None 
     from wizard.judge.engine import evaluate
     from wizard.write import backups
     from wizard.write import service_apply as service
+    from wizard.write.keyring_apply import delete_all, journal_entries, store_all, take_back
 
     begin_writing()  # from here a Ctrl+C may leave a change (a home created, a service stopped)
     if plan.service and runner is None:
@@ -83,9 +86,15 @@ def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None 
         try:
             backup = backups.make_backup(home, {name: targets[name] for name in names}, reason,
                                          new={name: digest(contents.get(name, current[name])) for name in names},
-                                         service=service.journal_entries(plan.service))
+                                         service=service.journal_entries(plan.service),
+                                         keyring=journal_entries(plan.keyring))
         except OSError as exc:
             raise ApplyError(f"could not back up the files ({_os_words(exc)}); nothing was written") from exc
+        try:  # a secret leaves .env only once the keyring holds it (wizard/write/keyring_apply.py)
+            stored = store_all(plan.keyring)
+        except ApplyError:
+            backups.close_journal(home, backup)
+            raise
         if plan.service:  # from here on, what systemd said before is stale: the checks get none
             from wizard.service import scope
 
@@ -105,6 +114,7 @@ def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None 
                     done.append(name)
                     ops.chmod(targets[name], modes[name])
         except BaseException as exc:
+            take_back(stored)
             try:
                 backups.restore_files(home, backup, done, FileOps(), instead=latest)
                 backups.close_journal(home, backup)
@@ -118,6 +128,7 @@ def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None 
         try:
             said = service.install_dropins(plan.service, runner)
         except service.ServiceStepError as exc:
+            take_back(stored)
             backups.restore_files(home, backup, done, FileOps(), instead=latest)
             backups.close_journal(home, backup)
             raise ApplyError(f"{exc}, and {', '.join(done) or 'no file'} put back as before: nothing was changed "
@@ -131,6 +142,7 @@ def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None 
             if written != data or misread:
                 raise ApplyError(f"{name} does not read back as planned{f' ({misread})' if misread else ''}; "
                                  f"restore with `hermes-wizard undo` (backup: {backup.path})")
+    failures = failures + delete_all(plan.keyring)
     report = evaluate(plan.home, base_env=base_env, facts=facts)
     restarts = service.restart(plan.service, runner)
     return ApplyResult(backup.path, done, report, stopped, said, failures, restarts)

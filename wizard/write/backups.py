@@ -64,7 +64,7 @@ def _root(home: HomeDir, create: bool) -> At | None:
 
 
 def make_backup(home: HomeDir, targets: dict[str, At], reason: str, new: dict | None = None,
-                service: list | None = None) -> BackupSet:
+                service: list | None = None, keyring: list | None = None) -> BackupSet:
     """Copy `targets` into a new set; its journal stays "applying" until `close_journal`.
     `service`: the drop-in steps about to run (wizard/write/service_apply.py journal_entries)."""
     root = _root(home, create=True)
@@ -79,6 +79,8 @@ def make_backup(home: HomeDir, targets: dict[str, At], reason: str, new: dict | 
                 "files": files, "new": dict(new or {})}
     if service:
         manifest["service"] = list(service)
+    if keyring:  # wizard/write/keyring_apply.py journal_entries: actions and variable names, never a value
+        manifest["keyring"] = list(keyring)
     backup = BackupSet(folder, manifest)
     try:
         for name, target in targets.items():
@@ -227,7 +229,7 @@ def recover(home: HomeDir) -> str | None:
                 left.append(name)
             elif now != old or (old is not None and _mode(home, name) != entry["mode"]):
                 back += restore_files(home, backup, [name], FileOps())
-        said = _put_back_service(home, backup)
+        said = _put_back_service(home, backup) + _put_back_keyring(home, backup)
         shutil.rmtree(backup.path.name, dir_fd=root.dir_fd, ignore_errors=True)
         lines.append(f"An interrupted run ({backup.path.name}) was rolled back: {', '.join(back) or 'nothing'} "
                      "as before it" + (f"; {', '.join(left)} changed since and left as it is" if left else "")
@@ -243,6 +245,15 @@ def _put_back_service(home: HomeDir, backup: BackupSet) -> list[str]:
     from wizard.write.service_apply import put_back
 
     return put_back(home.path, backup.manifest["service"], "before", Runner())[0]
+
+
+def _put_back_keyring(home: HomeDir, backup: BackupSet) -> list[str]:
+    """Entries an interrupted run stored, removed again (its files are back: `.env` holds the secrets)."""
+    if not backup.manifest.get("keyring"):
+        return []
+    from wizard.write.keyring_apply import undo_journal
+
+    return undo_journal(home.path, backup.manifest["keyring"], {}, "after")
 
 
 def _mode(home: HomeDir, name: str) -> int | None:

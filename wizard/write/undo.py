@@ -114,6 +114,14 @@ def preview_latest(home: Path, base_env: dict | None = None) -> UndoPreview:
                        bool(latest.manifest.get("service")), report, secrets_changed=secrets)
 
 
+def _inverse_keyring(journal) -> list[dict] | None:
+    """The undo's own journal: what undoing it again (a second `undo`) must do to the keyring."""
+    flip = {"store": "delete", "delete": "store"}
+    inverse = [{"action": flip[e["action"]], "variable": e["variable"]} for e in journal
+               if isinstance(e, dict) and e.get("action") in flip and isinstance(e.get("variable"), str)]
+    return inverse or None
+
+
 def _copies(backup: BackupSet) -> dict[str, bytes | None]:
     """The set's files as the restore writes them (None: removed), each copy read as a regular file."""
     files = checked_files(backup)
@@ -128,7 +136,9 @@ def undo_latest(home: Path, base_env: dict | None = None, ops: FileOps | None = 
     """Restore the latest set's files, and make the drop-ins it journalled what they were before it.
     `expect`: the set name the user was shown; another latest set (a run in between) is refused."""
     from wizard.judge.engine import evaluate
+    from wizard.read.snapshot import take_snapshot
     from wizard.service.systemd import Runner
+    from wizard.write.keyring_apply import undo_journal
     from wizard.write.service_apply import inverse_entries, put_back
 
     with HomeDir(home) as opened, Lock(opened):
@@ -150,9 +160,13 @@ def undo_latest(home: Path, base_env: dict | None = None, ops: FileOps | None = 
             raise ApplyError(f"{exc}; nothing was restored") from None
         new = {name: digest(copies.get(name)) for name in names}
         dropins = latest.manifest.get("service") or []
+        kept = latest.manifest.get("keyring") or []
         before = make_backup(opened, places, f"before undo of {latest.path.name}", new=new,
-                             service=inverse_entries(home, dropins, "before") if dropins else None)
+                             service=inverse_entries(home, dropins, "before") if dropins else None,
+                             keyring=_inverse_keyring(kept))
+        said = undo_journal(home, kept, take_snapshot(home).env.values, "before") if kept else []
         restored = restore_files(opened, latest, names, ops or FileOps(), instead=copies)
-        said = put_back(home, dropins, "before", runner or Runner())[0] if dropins else []
+        said += put_back(home, dropins, "before", runner or Runner())[0] if dropins else []
+        said += undo_journal(home, kept, {}, "after") if kept else []
         close_journal(opened, before)
     return UndoResult(latest.path, restored, before.path, evaluate(home, base_env=base_env), service_lines=said)

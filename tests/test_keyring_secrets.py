@@ -1,0 +1,229 @@
+"""Secrets in the OS keyring: check knows them, `secrets migrate` moves them through the Plan, undo reverses it.
+
+In-process tests use an in-memory backend installed with `keyring.set_keyring` (priority -1: it never takes part
+in auto-detection elsewhere, libraries.md §5.3) and PYTHON_KEYRING_BACKEND set, which is how a user chooses a
+backend explicitly.  The real Secret Service test runs gnome-keyring under a private D-Bus session (§5.4).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import keyring
+import pytest
+from keyring.backend import KeyringBackend
+from keyring.errors import PasswordDeleteError
+
+from wizard.core import keyring_store
+from wizard.faces.cli import main
+from wizard.judge.engine import evaluate
+
+TOKEN = "123456789:AAHsecretKEYRINGtokenVALUE_abcdefghij"
+REPO = Path(__file__).resolve().parents[1]
+
+
+class InMemoryKeyring(KeyringBackend):
+    priority = -1  # <= 0: never chosen by auto-detection in this process (libraries.md §5.3)
+
+    def __init__(self):
+        super().__init__()
+        self.store = {}
+
+    def get_password(self, service, username):
+        return self.store.get((service, username))
+
+    def set_password(self, service, username, password):
+        self.store[(service, username)] = password
+
+    def delete_password(self, service, username):
+        try:
+            del self.store[(service, username)]
+        except KeyError:
+            raise PasswordDeleteError("not found") from None
+
+
+class LockedKeyring(KeyringBackend):
+    priority = -1
+
+    def get_password(self, service, username):
+        raise keyring.errors.KeyringLocked("Failed to unlock the collection!")
+
+    def set_password(self, service, username, password):
+        raise keyring.errors.KeyringLocked("Failed to unlock the collection!")
+
+    def delete_password(self, service, username):
+        raise keyring.errors.KeyringLocked("Failed to unlock the collection!")
+
+
+@pytest.fixture
+def mem_keyring(monkeypatch):
+    previous = keyring.get_keyring()
+    backend = InMemoryKeyring()
+    keyring.set_keyring(backend)
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "test.InMemoryKeyring")  # chosen explicitly, as a user would
+    yield backend
+    keyring.set_keyring(previous)
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no `hermes` on PATH: Hermes's Python is unknown
+    path = tmp_path / "hermes"
+    path.mkdir()
+    (path / ".env").write_text(f"# bot\nTELEGRAM_BOT_TOKEN={TOKEN}\nTELEGRAM_ALLOWED_USERS=111111\n")
+    (path / ".env").chmod(0o600)
+    (path / "config.yaml").write_text("# mine\nmodel: x  # keep\n")
+    return path
+
+
+def _telegram(report):
+    return next(row for row in report.rows if row.name == "telegram")
+
+
+def test_migrate_to_keyring_and_back_keeps_the_gateway_whole(home, mem_keyring, capsys):
+    before = {name: (home / name).read_bytes() for name in (".env", "config.yaml")}
+    assert main(["secrets", "migrate", "--to", "keyring", "--home", str(home), "--yes"]) == 0
+    out = capsys.readouterr().out
+    assert TOKEN not in out and TOKEN not in (home / ".env").read_text()
+    assert "TELEGRAM_BOT_TOKEN" not in (home / ".env").read_text()
+    config = (home / "config.yaml").read_text()
+    assert config.startswith("# mine\nmodel: x  # keep\n") and "wizard_keyring" in config
+    assert mem_keyring.store == {keyring_store.entry_for(home, "TELEGRAM_BOT_TOKEN"): TOKEN}
+    report = evaluate(home)
+    assert _telegram(report).enabled and report.would_start and not report.errors()
+    assert not [f for f in report.findings if f.code.startswith("HW5")]
+    assert oct((home / ".env").stat().st_mode & 0o777) == "0o600"
+
+    assert main(["secrets", "migrate", "--to", "env", "--home", str(home), "--yes"]) == 0
+    assert TOKEN not in capsys.readouterr().out
+    assert f"TELEGRAM_BOT_TOKEN={TOKEN}" in (home / ".env").read_text()
+    assert mem_keyring.store == {}
+    assert _telegram(evaluate(home)).enabled
+
+    # undo of the move back stores the secret again; undo of that undo deletes it again
+    assert main(["undo", "--home", str(home), "--yes"]) == 0
+    assert mem_keyring.store == {keyring_store.entry_for(home, "TELEGRAM_BOT_TOKEN"): TOKEN}
+    assert "TELEGRAM_BOT_TOKEN" not in (home / ".env").read_text()
+    assert _telegram(evaluate(home)).enabled
+    assert main(["undo", "--home", str(home), "--yes"]) == 0
+    assert mem_keyring.store == {} and f"TELEGRAM_BOT_TOKEN={TOKEN}" in (home / ".env").read_text()
+    assert TOKEN not in capsys.readouterr().out
+    assert (home / "config.yaml").read_bytes().startswith(before["config.yaml"])  # the user's lines kept
+
+
+def test_undo_of_a_move_to_the_keyring_puts_the_secret_back_in_env(home, mem_keyring):
+    original = (home / ".env").read_bytes()
+    assert main(["secrets", "migrate", "--to", "keyring", "--home", str(home), "--yes"]) == 0
+    assert main(["undo", "--home", str(home), "--yes"]) == 0
+    assert (home / ".env").read_bytes() == original and mem_keyring.store == {}
+
+
+def test_a_missing_entry_is_reported_with_its_fix(home, mem_keyring, capsys):
+    assert main(["secrets", "migrate", "--to", "keyring", "--home", str(home), "--yes"]) == 0
+    mem_keyring.store.clear()
+    capsys.readouterr()
+    assert main(["check", "--home", str(home)]) == 1
+    out = capsys.readouterr().out
+    assert "HW501" in out and "put TELEGRAM_BOT_TOKEN back in .env" in out
+    assert not any(r.name == "telegram" and r.enabled for r in evaluate(home).rows)  # no token: no Telegram
+
+
+def test_a_locked_keyring_is_said_and_never_blocks_the_gate(home, mem_keyring, monkeypatch, capsys):
+    assert main(["secrets", "migrate", "--to", "keyring", "--home", str(home), "--yes"]) == 0
+    keyring.set_keyring(LockedKeyring())
+    capsys.readouterr()
+    code = main(["check", "--home", str(home)])
+    out = capsys.readouterr().out
+    assert code == 0 and "HW503" in out and "locked" in out
+    assert _telegram(evaluate(home)).enabled  # judged as present, and said so
+    gate = subprocess.run([sys.executable, "-m", "wizard", "check", "--gate", "--home", str(home)],
+                          capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"})
+    assert gate.returncode == 0, gate.stdout + gate.stderr
+
+
+def test_no_usable_keyring_is_one_line_and_nothing_changes(home, monkeypatch, capsys):
+    before = {name: (home / name).read_bytes() for name in (".env", "config.yaml")}
+    previous = keyring.get_keyring()
+    keyring.set_keyring(keyring.backends.fail.Keyring())
+    monkeypatch.delenv("PYTHON_KEYRING_BACKEND", raising=False)
+    try:
+        assert main(["secrets", "migrate", "--to", "keyring", "--home", str(home), "--yes"]) == 1
+    finally:
+        keyring.set_keyring(previous)
+    out = capsys.readouterr().out.strip().splitlines()
+    assert len(out) == 1 and out[0].startswith("No usable OS keyring here") and "0600" in out[0]
+    assert {name: (home / name).read_bytes() for name in (".env", "config.yaml")} == before
+
+
+def test_a_keyring_that_does_not_read_back_writes_nothing(home, mem_keyring, monkeypatch):
+    before = {name: (home / name).read_bytes() for name in (".env", "config.yaml")}
+    monkeypatch.setattr(InMemoryKeyring, "set_password", lambda self, s, u, p: self.store.__setitem__((s, u), p[:-1]))
+    assert main(["secrets", "migrate", "--to", "keyring", "--home", str(home), "--yes"]) == 1
+    assert {name: (home / name).read_bytes() for name in (".env", "config.yaml")} == before
+    assert mem_keyring.store == {}  # what was stored is taken back
+
+
+def test_hermes_without_the_plugin_refuses_the_move(home, mem_keyring, capsys):
+    oracle = os.environ.get("HERMES_ORACLE_VENV")
+    if not oracle:
+        pytest.skip("HERMES_ORACLE_VENV not set (scripts/test.sh makes it)")
+    before = (home / ".env").read_bytes()
+    code = main(["secrets", "migrate", "--to", "keyring", "--home", str(home), "--yes",
+                 "--hermes-python", f"{oracle}/bin/python"])
+    out = capsys.readouterr().out
+    assert code == 1 and "Refused" in out and "pip install hermes-wizard" in out
+    assert (home / ".env").read_bytes() == before and mem_keyring.store == {}
+
+
+def test_a_hostile_journal_cannot_touch_other_entries(home, mem_keyring):
+    import json
+
+    assert main(["secrets", "migrate", "--to", "keyring", "--home", str(home), "--yes"]) == 0
+    mem_keyring.store[("login", "root")] = "other"
+    mem_keyring.store[("hermes-wizard", "/somewhere/else:TELEGRAM_BOT_TOKEN")] = "other home"
+    manifest = next((home / ".wizard-backups").glob("*/manifest.json"))
+    data = json.loads(manifest.read_text())
+    data["keyring"] += [{"action": "store", "variable": "../../root", "service": "login", "username": "root"},
+                        {"action": "store", "variable": "X", "username": "/somewhere/else:TELEGRAM_BOT_TOKEN"}]
+    manifest.write_text(json.dumps(data))
+    main(["undo", "--home", str(home), "--yes"])
+    assert mem_keyring.store[("login", "root")] == "other"
+    assert mem_keyring.store[("hermes-wizard", "/somewhere/else:TELEGRAM_BOT_TOKEN")] == "other home"
+
+
+_SECRET_SERVICE = """
+set -e
+export XDG_DATA_HOME="$1/data" XDG_RUNTIME_DIR="$1/run" HOME="$1/userhome"
+mkdir -p "$XDG_DATA_HOME" "$HOME" && mkdir -m 0700 -p "$XDG_RUNTIME_DIR"
+eval "$(printf test-password | gnome-keyring-daemon --unlock --components=secrets)"
+eval "$(gnome-keyring-daemon --start --components=secrets)"
+unset PYTHON_KEYRING_BACKEND
+"$2" -m wizard secrets migrate --to keyring --home "$3" --yes
+"$2" -m wizard check --home "$3" --format json > "$1/check.json"
+"$2" -c 'import keyring; print(type(keyring.get_keyring()).__name__)'
+"$2" -m wizard undo --home "$3" --yes
+"""
+
+
+@pytest.mark.slow
+def test_a_real_secret_service_keyring_round_trip(home, tmp_path):
+    if not (shutil.which("gnome-keyring-daemon") and shutil.which("dbus-run-session")):
+        pytest.skip("gnome-keyring / dbus-run-session not installed (.ci/run installs them)")
+    import json
+
+    original = (home / ".env").read_bytes()
+    run = subprocess.run(["dbus-run-session", "--", "bash", "-c", _SECRET_SERVICE, "-", str(tmp_path),
+                          sys.executable, str(home)], capture_output=True, text=True, timeout=120, cwd=REPO)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "Keyring" in run.stdout and TOKEN not in run.stdout + run.stderr
+    report = json.loads((tmp_path / "check.json").read_text())
+    telegram = next(p for p in report["platforms"] if p["name"] == "telegram")
+    assert telegram["enabled"] and not [f for f in report["findings"] if f["code"].startswith("HW5")]
+    assert TOKEN not in (tmp_path / "check.json").read_text()
+    assert (home / ".env").read_bytes() == original  # undo put it back
+    assert list((tmp_path / "data" / "keyrings").glob("*.keyring"))  # it really went through the Secret Service

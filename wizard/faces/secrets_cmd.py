@@ -1,0 +1,98 @@
+"""`hermes-wizard secrets migrate --to keyring|env`: move platform secrets through the Plan.
+
+It plans (wizard/plan/keyring_steps.py), shows the masked diff, the keyring steps and the verdict the home gets
+afterwards — judged with the moved secrets where they will be — and applies with consent through `apply_plan`
+(backup, keyring stored and read back before `.env` loses anything, atomic writes, verify; `undo` reverses it,
+keyring included).  It refuses, writing nothing, when the move would leave the gateway without its secrets: no
+usable keyring here (one line saying why; `.env` stays as it is, mode 0600), or a Hermes found without this
+tool's plugin (the source that reads the keyring) — with the command that installs it.
+
+Exit codes: 0 moved or nothing to move; 1 refused (no keyring, plugin missing, a write failed); 2 usage, no
+terminal without --yes, or the question answered no.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from wizard.core.kinds import ExitCode
+from wizard.core.safetext import visible
+from wizard.faces.doctor import _confirm, _say, _words
+from wizard.faces.selection import select_homes
+
+
+def run_secrets(args) -> int:
+    from wizard.core import keyring_store
+    from wizard.core.homefs import ApplyError
+    from wizard.core.safetext import hide
+    from wizard.faces.judging import host_facts
+    from wizard.judge.engine import evaluate
+    from wizard.judge.masking import secret_values
+    from wizard.plan.answers import preview
+    from wizard.plan.changes import render_diff
+    from wizard.plan.keyring_steps import plan_to_env, plan_to_keyring
+
+    if args.all_profiles:
+        print("hermes-wizard: secrets migrate moves one home's secrets at a time: use --home or --profile",
+              file=sys.stderr)
+        return ExitCode.USAGE
+    homes = select_homes(args)
+    if homes is None:
+        return ExitCode.USAGE
+    name, home = homes[0]
+    facts = host_facts(args, home)
+    report = evaluate(home, name, facts=facts)
+    hide(secret_values(report.snapshot))
+    if args.to == "keyring" and (why := keyring_store.usable()):
+        _say(visible(f"No usable OS keyring here: {why}. The secrets stay in .env (keep it mode 0600)."))
+        return ExitCode.PROBLEMS
+    try:
+        plan = plan_to_keyring(report) if args.to == "keyring" else plan_to_env(report)
+    except keyring_store.KeyringUnavailable as exc:
+        _say(visible(f"The OS keyring cannot be read here: {exc}. Nothing was changed."))
+        return ExitCode.PROBLEMS
+    if not plan:
+        _say("Nothing to move: " + ("no platform secret is set in .env." if args.to == "keyring"
+                                    else "no secret is kept in the OS keyring for this home."))
+        return ExitCode.OK
+    after = preview(report, plan)
+    _say(render_diff(plan).rstrip("\n"))
+    for step in plan.keyring:
+        _say(visible(f"  keyring: {step.describe()}"))
+    _say(f"After the move: {_words(after)}")
+    blocked = [f for f in after.findings if f.code == "HW502"] if args.to == "keyring" else []
+    if blocked:
+        _say(visible(f"Refused: {blocked[0].message}"))
+        _say(visible(f"Install it first: {_install_hint(facts)}, then `hermes plugins enable wizard`."))
+        return ExitCode.PROBLEMS
+    if args.dry_run:
+        _say("Nothing was changed (--dry-run).")
+        return ExitCode.OK
+    from wizard.faces.wording import plural
+
+    moved = plural(sum(1 for c in plan.changes if c.file == ".env"), "secret")
+    if not args.yes and not _confirm(f"Move {moved} {'to the OS keyring' if args.to == 'keyring' else 'to .env'}?",
+                                     verb="move them"):
+        _say("Nothing was changed.")
+        return ExitCode.USAGE
+    from wizard.write.apply import apply_plan
+
+    try:
+        result = apply_plan(plan, facts=facts, reason=f"secrets migrate --to {args.to}")
+    except ApplyError as exc:
+        print(f"hermes-wizard: {visible(str(exc))}", file=sys.stderr)
+        return ExitCode.PROBLEMS
+    _say(f"Backup: {visible(result.backup)}/  (`hermes-wizard undo` moves them back)")
+    for line in result.service_failures:
+        _say(visible(line))
+    _say(f"Now: {_words(result.report)}")
+    return ExitCode.OK if result.report.would_start else ExitCode.CONFIG
+
+
+def _install_hint(facts) -> str:
+    site = getattr(facts, "site_packages", None)
+    if site is not None:
+        for venv in site.parents:
+            if (venv / "bin" / "pip").exists():
+                return f"{venv}/bin/pip install hermes-wizard"
+    return "<Hermes's venv>/bin/pip install hermes-wizard"

@@ -1,0 +1,118 @@
+"""Platform secrets moved between `.env` and the OS keyring, as one Plan (`hermes-wizard secrets migrate`).
+
+To the keyring: each platform secret set in `.env` gets a STORE step (its entry: wizard/core/keyring_store.py
+`entry_for`), its lines leave `.env` (REMOVE: this tool's disabled copies too, so no plaintext copy stays), and
+config.yaml gains what makes Hermes read it back: `wizard` in `plugins.enabled`, `secrets.wizard_keyring.enabled:
+true` and the variable's mapping.
+To `.env`: each mapped variable's value (read from the keyring while planning) is set in `.env`, its mapping becomes
+`null`, the source is switched off once no mapping is left, and a DELETE step removes the entry after the files
+are written and verified.
+
+Contract: `KeyringStep` never shows its secret (repr, describe); planning is pure except `plan_to_env`, which
+reads the keyring (KeyringUnavailable when it cannot).
+"""
+
+from __future__ import annotations
+
+from wizard.core.keyring_store import PLUGIN_NAME, SERVICE, SOURCE_NAME, entry_for
+from wizard.core.kinds import ChangeAction, KeyringAction
+from wizard.hermes.v0_19.catalog import PLATFORMS
+from wizard.judge.masking import is_secret_name
+from wizard.plan.changes import ENV, YAML, Change, Plan
+
+
+class KeyringStep:
+    """Store or delete one entry; `secret` is the value a STORE writes (None for DELETE)."""
+
+    __slots__ = ("action", "variable", "service", "username", "secret")
+
+    def __init__(self, action: KeyringAction, variable: str, service: str, username: str,
+                 secret: str | None = None) -> None:
+        self.action, self.variable, self.service, self.username, self.secret = (
+            action, variable, service, username, secret)
+
+    def __repr__(self) -> str:
+        return f"KeyringStep({self.action.value} {self.variable})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, KeyringStep) and (self.action, self.variable, self.service, self.username,
+                                                   self.secret) == (other.action, other.variable, other.service,
+                                                                    other.username, other.secret)
+
+    def __hash__(self) -> int:
+        return hash((self.action, self.variable, self.username))
+
+    def describe(self) -> str:
+        where = f"the OS keyring (service {self.service}, user {self.username})"
+        if self.action == KeyringAction.STORE:
+            return f"store {self.variable} in {where}, then read it back"
+        return f"delete {self.variable} from {where}, once the files are written"
+
+
+def platform_secrets() -> list[str]:
+    """Every secret variable a platform's credentials name, in catalog order, once."""
+    seen: dict[str, None] = {}
+    for spec in PLATFORMS.values():
+        for key in (*spec.credentials, *((spec.token_env,) if spec.token_env else ())):
+            if is_secret_name(key):
+                seen.setdefault(key)
+    return list(seen)
+
+
+def plan_to_keyring(report, variables=None) -> Plan:
+    """Move `variables` (default: every platform secret set in `.env`) from `.env` to the keyring."""
+    values = report.snapshot.env.values
+    chosen = [v for v in (variables if variables is not None else platform_secrets()) if values.get(v)]
+    if not chosen:
+        return Plan.of(report.home, [])
+    changes = [Change(YAML, "plugins.enabled", None, PLUGIN_NAME, ChangeAction.APPEND, None,
+                      "Hermes loads the plugin that reads the keyring"),
+               _yaml(report, f"secrets.{SOURCE_NAME}.enabled", "true", "the keyring source is on")]
+    steps = []
+    for variable in chosen:
+        service, username = entry_for(report.home, variable)
+        steps.append(KeyringStep(KeyringAction.STORE, variable, service, username, values[variable]))
+        changes.append(Change(ENV, variable, values[variable], None, ChangeAction.REMOVE, _platform_of(variable),
+                              "moved to the OS keyring", secret=True))
+        changes += [_yaml(report, f"secrets.{SOURCE_NAME}.env.{variable}.service", service, "where it is kept"),
+                    _yaml(report, f"secrets.{SOURCE_NAME}.env.{variable}.username", username, "where it is kept")]
+    return Plan.of(report.home, [c for c in changes if c.before != c.after or c.action != ChangeAction.SET]
+                   ).with_keyring(steps)
+
+
+def plan_to_env(report, variables=None) -> Plan:
+    """Move `variables` (default: every one config.yaml maps to the keyring) back to `.env`."""
+    from wizard.core import keyring_store
+
+    kept = report.snapshot.keyring
+    mapped = dict(kept.refs.mapped) if kept is not None else {}
+    chosen = [v for v in (variables if variables is not None else sorted(mapped)) if v in mapped]
+    changes, steps = [], []
+    for variable in chosen:
+        service, username = mapped[variable]
+        value = keyring_store.read(service, username)
+        if value is None:
+            continue  # nothing to move (HW501 says so); its mapping stays for the user to decide
+        current = report.snapshot.env.values.get(variable)
+        changes.append(Change(ENV, variable, current, value, platform=_platform_of(variable),
+                              reason="moved back from the OS keyring", secret=True))
+        changes.append(Change(YAML, f"secrets.{SOURCE_NAME}.env.{variable}", "(mapping)", None,
+                              reason="no longer kept in the keyring"))
+        if service == SERVICE and username == entry_for(report.home, variable)[1]:
+            steps.append(KeyringStep(KeyringAction.DELETE, variable, service, username))
+    if changes and set(chosen) >= set(mapped):
+        changes.append(_yaml(report, f"secrets.{SOURCE_NAME}.enabled", "false", "no secret is kept there now"))
+    return Plan.of(report.home, changes).with_keyring(steps)
+
+
+def _yaml(report, key: str, value: str, reason: str) -> Change:
+    from wizard.hermes.v0_19.yamlfile import lookup
+
+    data = report.snapshot.yaml.mapping()
+    current = lookup(data, tuple(key.split(".")))
+    before = None if current is None else str(current).lower() if isinstance(current, bool) else str(current)
+    return Change(YAML, key, before, value, reason=reason)
+
+
+def _platform_of(variable: str) -> str | None:
+    return next((name for name, spec in PLATFORMS.items() if variable in spec.credentials), None)

@@ -1,0 +1,95 @@
+"""Acting on a Plan's keyring steps (wizard/plan/keyring_steps.py), around apply's file writes.
+
+Order: STORE steps run after the backup set is opened and before any file changes — each secret is stored, then
+read back — so `.env` loses a secret only once the keyring holds it; if a store or a later file write fails, what
+was stored is put back as it was (the previous value in memory, or the entry removed).  DELETE steps run last,
+after the files are written and verified; a delete that fails only leaves an unused entry, and says so.
+
+The backup set journals each step as {action, variable} — never a value, never a service or username:
+those are derived again from the home (`entry_for`) when the journal is read, so a hostile manifest in a home
+cannot make this tool touch any other keyring entry.  Undo of a DELETE stores each secret again from the current
+`.env`, which still holds it, before the files go back; undo of a STORE removes the entries after the files are
+back (the restored `.env` holds the secrets again) — so a secret is never in neither place.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from wizard.core import keyring_store
+from wizard.core.homefs import ApplyError
+from wizard.core.kinds import KeyringAction
+
+_VARIABLE = re.compile(r"[A-Z][A-Z0-9_]{0,127}")
+
+
+def journal_entries(steps) -> list[dict]:
+    return [{"action": step.action.value, "variable": step.variable} for step in steps]
+
+
+def store_all(steps) -> list[tuple[str, str, str | None]]:
+    """Run the STORE steps; [(service, username, previous value)] for `take_back`.  ApplyError (with every
+    entry put back as it was) when the keyring refuses or does not read back what was stored."""
+    stored: list[tuple[str, str, str | None]] = []
+    try:
+        for step in steps:
+            if step.action != KeyringAction.STORE:
+                continue
+            previous = keyring_store.read(step.service, step.username)
+            keyring_store.store(step.service, step.username, step.secret)
+            stored.append((step.service, step.username, previous))
+            if keyring_store.read(step.service, step.username) != step.secret:
+                raise keyring_store.KeyringUnavailable(f"{step.variable} did not read back from the keyring as stored")
+    except keyring_store.KeyringUnavailable as exc:
+        take_back(stored)
+        raise ApplyError(f"the OS keyring: {exc}; nothing was written") from None
+    return stored
+
+
+def take_back(stored) -> None:
+    """Put the entries `store_all` changed back as they were (best effort: the apply is failing already)."""
+    for service, username, previous in reversed(stored):
+        try:
+            if previous is None:
+                keyring_store.delete(service, username)
+            else:
+                keyring_store.store(service, username, previous)
+        except keyring_store.KeyringUnavailable:
+            pass
+
+
+def delete_all(steps) -> list[str]:
+    """Run the DELETE steps (after the files verified); one line per entry that could not be deleted."""
+    lines = []
+    for step in steps:
+        if step.action != KeyringAction.DELETE:
+            continue
+        try:
+            keyring_store.delete(step.service, step.username)
+        except keyring_store.KeyringUnavailable as exc:
+            lines.append(f"{step.variable} is in .env now, but its keyring entry could not be deleted ({exc}); it "
+                         "is unused")
+    return lines
+
+
+def undo_journal(home: Path, journal, env_now: dict[str, str], phase: str) -> list[str]:
+    """Make the keyring what it was before the set's apply: phase "before" (the files not yet restored) stores
+    again what the set deleted; phase "after" deletes what it stored.  Lines saying what was done."""
+    lines = []
+    for entry in journal if isinstance(journal, list) else []:
+        variable = entry.get("variable") if isinstance(entry, dict) else None
+        if not isinstance(variable, str) or not _VARIABLE.fullmatch(variable):
+            continue
+        service, username = keyring_store.entry_for(home, variable)
+        action = entry.get("action")
+        try:
+            if action == KeyringAction.STORE.value and phase == "after":
+                if keyring_store.delete(service, username):
+                    lines.append(f"{variable}: its keyring entry was removed (.env holds it again)")
+            elif action == KeyringAction.DELETE.value and phase == "before" and env_now.get(variable):
+                keyring_store.store(service, username, env_now[variable])
+                lines.append(f"{variable}: stored in the keyring again")
+        except keyring_store.KeyringUnavailable as exc:
+            lines.append(f"{variable}: the keyring could not be changed ({exc})")
+    return lines
