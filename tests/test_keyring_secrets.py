@@ -227,3 +227,19 @@ def test_a_real_secret_service_keyring_round_trip(home, tmp_path):
     assert TOKEN not in (tmp_path / "check.json").read_text()
     assert (home / ".env").read_bytes() == original  # undo put it back
     assert list((tmp_path / "data" / "keyrings").glob("*.keyring"))  # it really went through the Secret Service
+
+
+def test_no_secret_in_the_plan_its_preview_or_the_backup_manifest(home, mem_keyring, capsys):
+    from wizard.plan.changes import render_diff
+    from wizard.plan.keyring_steps import plan_to_keyring
+
+    plan = plan_to_keyring(evaluate(home))
+    assert [step.variable for step in plan.keyring] == ["TELEGRAM_BOT_TOKEN"]
+    assert TOKEN not in repr(plan) + render_diff(plan) + "".join(s.describe() for s in plan.keyring)
+    assert main(["secrets", "migrate", "--to", "keyring", "--home", str(home), "--dry-run"]) == 0
+    assert TOKEN not in capsys.readouterr().out and mem_keyring.store == {}
+    assert main(["secrets", "migrate", "--to", "keyring", "--home", str(home), "--yes"]) == 0
+    manifest = next((home / ".wizard-backups").glob("*/manifest.json")).read_text()
+    assert TOKEN not in manifest and '"keyring"' in manifest
+    assert main(["check", "--home", str(home), "--format", "json"]) == 0
+    assert TOKEN not in capsys.readouterr().out
