@@ -76,7 +76,8 @@ def record(cls: type[_T]) -> type[_T]:
         return hash(tuple(getattr(self, n) for n in names))
 
     for method in (__init__, __eq__, __repr__, __hash__):
-        setattr(cls, method.__name__, method)
+        if method is __init__ or method.__name__ not in cls.__dict__:  # a class may say how it is shown
+            setattr(cls, method.__name__, method)
     return cls
 
 

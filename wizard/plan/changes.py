@@ -45,6 +45,11 @@ class Change:
     reason: str = ""
     secret: bool = False
 
+    def __repr__(self) -> str:  # a secret's values never reach a log, a traceback or a test report
+        shown = (MASK, MASK) if self.secret else (self.before, self.after)
+        return (f"Change({self.file!r}, {self.key!r}, {shown[0]!r} -> {shown[1]!r}, {self.action.value}, "
+                f"platform={self.platform!r}, reason={self.reason!r})")
+
 
 @record
 class Plan:
