@@ -220,6 +220,18 @@ def test_an_open_group_gets_the_platforms_opt_in_so_hermes_starts(tmp_path, answ
     env = (home / ".env").read_text()
     assert "WEIXIN_GROUP_POLICY=open" in env and "WEIXIN_ALLOW_ALL_USERS=true" in env
     assert "WEIXIN_DM_POLICY=pairing" in env
+    if oracle.missing_reason() is None:  # and Hermes itself starts it
+        assert oracle.evaluate_batch([home], tmp_path / "oracle")[0]["would_start"] is True
+
+
+def test_a_declared_platform_without_its_credential_gets_checks_finding(tmp_path, answers):
+    """Hermes enables telegram from `enabled: true` alone and then fails to connect: the run says so in
+    check's words (HW204) instead of a bare success."""
+    done = wizard("setup", "--answers", str(answers("platforms:\n  telegram:\n    enabled: true\n")),
+                  "--home", str(tmp_path / "home"))
+    assert "HW204 telegram: TELEGRAM_BOT_TOKEN not set" in done.stdout, done.stdout + done.stderr
+    check = wizard("check", "--home", str(tmp_path / "home"))
+    assert done.returncode == check.returncode, (done.stdout, check.stdout)
 
 
 def test_save_answers_references_secrets_by_name_and_reapplies_to_the_same_home(tmp_path, answers):
