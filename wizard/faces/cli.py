@@ -66,10 +66,14 @@ def build_parser():
                             "copy of the home, nothing started) and show its verdict beside ours")
     check.add_argument("--service", action="store_true",
                        help="also ask systemd (systemctl show, journalctl) whether the service is looping")
-    setup = sub.add_parser("setup", help="the full-screen wizard: platform by platform, then review and apply")
+    setup = sub.add_parser("setup", help="the full-screen wizard: platform by platform, then review and apply; "
+                           "or, with --answers FILE or flags, the same without prompts")
     setup.add_argument("--home", help="Hermes home (default: $HERMES_HOME, else ~/.hermes); created on apply")
     setup.add_argument("--profile", help="a profile under <home>/profiles")
     setup.add_argument("--plain", action="store_true", help="no full-screen UI")
+    from wizard.faces.setup_flags import add_arguments as add_declared_arguments
+
+    add_declared_arguments(setup)  # --answers FILE and flags for every question (wizard/faces/declared.py)
     doctor = sub.add_parser("doctor", help="plan the safe repairs, show them as a diff, apply them with consent")
     _common(doctor)
     doctor.add_argument("--fix", action="store_true", help="apply the repairs (asks first unless --yes)")
@@ -144,6 +148,12 @@ def run(args) -> int:
     """Run a parsed command (from the full parser, or `check`'s own reader in wizard/faces/fastargs.py)
     with the tool's error contract: one clear line and exit 70 for a bug of ours, never a traceback."""
     try:
+        from wizard.faces.setup_flags import wants_declared
+
+        if args.command == "setup" and wants_declared(args):  # answers file or flags: never a prompt
+            from wizard.faces.declared import run_declared
+
+            return run_declared(args)
         if args.command == "demo":  # before the output guard: the doctor it runs may open the TUI
             return _demo(args)
         if args.command == "setup" or (args.command == "doctor" and not (args.fix or args.dry_run or args.unit

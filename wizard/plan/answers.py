@@ -23,6 +23,7 @@ from wizard.judge.provenance import platform_blocks, yaml_paths
 from wizard.plan.changes import ENV, YAML, Change, Plan, is_secret_name, planned_contents
 
 ACCESS_MODES = ("pairing", "allowlist", "open", "disabled")
+GROUP_POLICIES = ("open", "allowlist", "pairing", "disabled")  # the five gated platforms' adapters
 EMPTY_ALLOWLIST = "An allowlist of nobody is pairing: list at least one ID, or choose pairing."
 ACCESS_WORDS = {
     "pairing": ("Pairing (recommended). A stranger who messages the bot gets a one-time code and no access. You "
@@ -140,6 +141,15 @@ def access_changes(report, platform: str, mode: str, ids: list[str] | tuple = ()
             changes.append(Change(YAML, "whatsapp.allow_from", None, listed, platform=platform,
                                   reason="the WhatsApp adapter reads its allowlist from YAML"))
     return [c for c in changes if c.before != c.after]
+
+
+def opt_in_changes(report, platform: str) -> list[Change]:
+    """The platform's own allow-all set to true (what an open DM or group policy needs); never the global one."""
+    allow_all = PLATFORMS[platform].allow_all_env
+    if not allow_all:
+        return []
+    change = _env(report, allow_all, "true", platform, "explicit opt-in to open access")
+    return [change] if change.before != change.after else []
 
 
 def enable_changes(report, platform: str, enabled: bool) -> list[Change]:

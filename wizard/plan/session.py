@@ -8,6 +8,9 @@ Reconciled per platform, whatever order the answers came in:
     doctor's repair included: pairing or allowlist takes that platform's allow-all away; open needs the
     platform's name typed, in every face, the repair's opt-in too; the global GATEWAY_ALLOW_ALL_USERS is
     never written;
+  * a group policy (`set_group`, the platforms with their own gate only) is written where Hermes reads
+    it; a group open to everyone needs the platform's name typed too, and sets that platform's own
+    allow-all, which Hermes's startup rule demands for an open group as for open DMs;
   * the repair applies to every platform the user did not answer for.
 `outlook()` is the report `check` would give the written files (the engine's own preview), every
 finding included; a face says that, never a friendlier story.
@@ -23,11 +26,14 @@ from wizard.hermes.v0_19.envrules import ALLOW_ALL_TRUE
 from wizard.plan.answers import (
     ACCESS_MODES,
     EMPTY_ALLOWLIST,
+    GROUP_POLICIES,
     access_changes,
     build_plan,
     credential_changes,
     credential_error,
     enable_changes,
+    opt_in_changes,
+    policy_changes,
     preview,
 )
 from wizard.plan.changes import Change, Plan
@@ -45,6 +51,7 @@ class PlatformAnswer:
     typed: dict[str, str] = factory(dict)  # credential drafts, exactly as typed
     access: str | None = None  # one of ACCESS_MODES; None: not answered
     ids: list[str] = factory(list)
+    group: str | None = None  # one of GROUP_POLICIES; None: not answered
 
 
 class Session:
@@ -80,6 +87,18 @@ class Session:
         answer = self.answer(platform)
         answer.access, answer.ids = mode, list(ids)
 
+    def set_group(self, platform: str, policy: str, confirm: str = "") -> None:
+        """Answer what `platform` does with group chats; AnswerError for a platform without a group policy
+        in Hermes, an unknown policy, or an unconfirmed open."""
+        spec = PLATFORMS.get(platform)
+        if spec is None or spec.gate is None:
+            raise AnswerError(f"{platform} has no group policy in Hermes")
+        if policy not in GROUP_POLICIES:
+            raise AnswerError(f"unknown group policy {policy!r}")
+        if policy == "open":
+            self.confirm_open(platform, confirm)
+        self.answer(platform).group = policy
+
     def confirm_open(self, platform: str, typed: str) -> None:
         """AnswerError unless `typed` is the platform's name (what every face asks before opening one)."""
         if typed.strip() != platform:
@@ -100,7 +119,8 @@ class Session:
     def changes(self) -> list[Change]:
         out = [c for c in self.repair if not (c.platform and self._answered(c.platform) is not None
                                               and _decides_access(c))
-               and not (_opens(c) and c.platform not in self.repair_confirmed)]
+               and not (_opens(c) and c.platform not in self.repair_confirmed)
+               and not (c.platform in self.platforms and self.platforms[c.platform].group and _decides_group(c))]
         for platform, answer in self.platforms.items():
             problems = self.credential_problems(platform)
             good = {k: v for k, v in answer.typed.items() if k not in problems}
@@ -110,6 +130,12 @@ class Session:
                 if answer.access != "disabled":
                     access = enable_changes(self.report, platform, True) + access
                 out += access
+            if answer.group is not None:
+                out += policy_changes(self.report, platform, "group", answer.group)
+                if answer.group == "open":  # Hermes refuses an open group without the platform's own opt-in
+                    allow_all = PLATFORMS[platform].allow_all_env
+                    out = [c for c in out if not (c.platform == platform and c.key == allow_all)]
+                    out += opt_in_changes(self.report, platform)
         return [c for c in out if c.key != "GATEWAY_ALLOW_ALL_USERS"]
 
     def plan(self) -> Plan:
@@ -145,6 +171,12 @@ def _decides_access(change: Change) -> bool:
     if spec.gate:
         names |= {spec.gate.dm_env, spec.gate.group_env, spec.gate.allow_all_env}
     return change.key in names or change.key.rsplit(".", 1)[-1] in _ACCESS_YAML_LEAVES
+
+
+def _decides_group(change: Change) -> bool:
+    spec = PLATFORMS.get(change.platform or "")
+    return spec is not None and spec.gate is not None and (
+        change.key == spec.gate.group_env or change.key.rsplit(".", 1)[-1] == "group_policy")
 
 
 def _opens(change: Change) -> bool:

@@ -1,0 +1,225 @@
+"""`setup --answers FILE` and `setup --platform … ` flags: a declared configuration, applied without prompts.
+
+The declaration (answers file or flags, wizard/faces/setup_flags.py) is validated whole first: every
+problem is printed, each naming the file and line (or the flag), and nothing is written (exit 2).
+Then it answers a Session like any face (wizard/plan/session.py), whose Plan is shown as a masked
+diff with the verdict and findings `check` would give the home afterwards, and applied by the one
+writer (wizard/write/apply.py), which re-reads and judges what it wrote.  Applying the same answers
+again plans no change and writes nothing.  A plan after which Hermes would refuse to start is never
+written (that is the restart loop this tool exists to end).
+
+Exit codes:               default      --detailed-exitcode
+  nothing to change         0               0
+  changes applied           0               2   (also: --dry-run with changes pending)
+  --dry-run, changes        1               2
+  error findings left       1               1   (written: the gateway starts, a platform will not work)
+  invalid answers/flags     2               1   (2 would read as "changed")
+  write failed              1               1
+  Hermes would refuse       78              78  (nothing written)
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from wizard.core.kinds import ExitCode
+from wizard.core.safetext import visible
+from wizard.faces.setup_flags import usage_code
+
+EX_CONFIG = ExitCode.CONFIG
+MAX_ANSWERS = 256 * 1024
+
+
+def _say(text: str = "") -> None:
+    sys.stdout.write(text + "\n")
+
+
+def _complain(lines) -> None:
+    for line in lines:
+        print(f"hermes-wizard: {visible(line)}", file=sys.stderr)
+
+
+def run_declared(args, stdin=None) -> int:
+    """Run `setup` with an answers file or flags (the caller has checked setup_flags.wants_declared)."""
+    from wizard.core.safetext import guarded_output
+
+    with guarded_output():  # nothing from a file or a home reaches the terminal raw
+        return _run(args, stdin or sys.stdin)
+
+
+def _run(args, stdin) -> int:
+    from wizard.core.safetext import hide
+    from wizard.judge.engine import evaluate
+    from wizard.judge.masking import secret_values
+    from wizard.plan.answers_file.schema import AnswersError, declare
+    from wizard.plan.answers_file.session_io import into_session
+    from wizard.plan.answers_file.tree import TreeError
+    from wizard.plan.session import AnswerError, Session
+
+    bad = usage_code(args)
+    located = _home(args)
+    if isinstance(located, str):
+        _complain([located])
+        return bad
+    home, profile = located
+    try:
+        tree, extra_env = _declaration(args, stdin)
+        declared = declare(tree, {**os.environ, **extra_env})
+    except (TreeError, AnswersError) as exc:
+        _complain(exc.problems)
+        _complain(["nothing was written"])
+        return bad
+    if not declared.platforms:
+        _complain(["nothing is declared: give --answers FILE, or --platform NAME / --disable NAME"])
+        return bad
+    hide(declared.secrets())  # masked wherever they would be printed
+    for warning in declared.warnings:
+        _say(f"warning: {visible(warning)}")
+    report = evaluate(home, profile)
+    hide(secret_values(report.snapshot))
+    session = Session(report, "setup")
+    try:
+        into_session(declared, session)
+    except AnswerError as exc:
+        _complain([str(exc), "nothing was written"])
+        return bad
+    if args.save_answers:
+        saved = _save(session, declared, args.save_answers)
+        if saved:
+            return bad
+    return _apply(args, session, declared)
+
+
+def _apply(args, session, declared) -> int:
+    from wizard.faces.wording import findings_lines, open_words
+    from wizard.judge.report import verdict_clause
+    from wizard.plan.changes import render_diff
+    from wizard.write.apply import ApplyError, apply_plan
+
+    plan, outlook = session.plan(), session.outlook()
+    unreached = _not_enabled(declared, outlook)
+    if plan:
+        _say(render_diff(plan).rstrip("\n"))
+    _say(f"After these changes: {verdict_clause(outlook)}." if plan else
+         f"Nothing to change: the home is already as declared; {verdict_clause(outlook)}.")
+    for line in findings_lines(outlook) + ([open_words(outlook)] if open_words(outlook) else []):
+        _say(line)
+    if unreached:
+        _complain(unreached + ["nothing was written"])
+        return usage_code(args)
+    if not outlook.would_start:
+        _say("Nothing was written: Hermes would refuse to start with these answers (see above).")
+        return EX_CONFIG
+    if not plan or args.dry_run:
+        if plan:
+            _say("Dry run: nothing was written.")
+        return _code(args, outlook, changed=bool(plan), dry=args.dry_run)
+    try:
+        result = apply_plan(plan, reason="hermes-wizard setup --answers", facts=session.report.facts)
+    except ApplyError as exc:
+        _complain([str(exc)])
+        return 1
+    if result.backup is not None:
+        _say(f"Backup: {visible(result.backup)}/")
+    written = result.report
+    if written.would_start:
+        enabled = [row.name for row in written.rows if row.enabled]
+        _say(f"Verified: the gateway will start ({', '.join(enabled) or 'no platforms'}).")
+        from wizard.faces.wording import restart_hint
+
+        _say(f"Next: restart the gateway once, e.g. {restart_hint(session.report.home)}")
+    else:
+        _say(f"Written, but {verdict_clause(written)}.")
+    for line in findings_lines(written) if findings_lines(written) != findings_lines(outlook) else []:
+        _say(line)
+    return _code(args, written, changed=True, dry=False)
+
+
+def _code(args, report, changed: bool, dry: bool) -> int:
+    if not report.would_start:
+        return EX_CONFIG
+    if report.errors():
+        return 1
+    if args.detailed_exitcode:
+        return 2 if changed else 0
+    return 1 if dry and changed else 0
+
+
+def _not_enabled(declared, outlook) -> list[str]:
+    """Declared `enabled: true` platforms Hermes would still not run (a credential missing everywhere)."""
+    from wizard.hermes.v0_19.catalog import PLATFORMS
+
+    running = {row.name for row in outlook.rows if row.enabled}
+    return [f"{decl.where}: platforms.{name}: declared enabled, but Hermes would not start {name}: it needs "
+            f"{' and '.join(PLATFORMS[name].credentials)} (in env: here, or already in the home's .env)"
+            for name, decl in declared.platforms.items() if decl.enabled and name not in running]
+
+
+def _declaration(args, stdin):
+    from wizard.faces.setup_flags import flags_tree
+    from wizard.plan.answers_file.tree import TreeError, read_tree
+
+    if not args.answers:
+        return flags_tree(args, stdin)
+    flags_tree(args, stdin)  # refuses --answers mixed with answer flags
+    name = "<stdin>" if args.answers == "-" else args.answers
+    raw = _read_answers(args.answers, stdin)
+    if isinstance(raw, str):
+        raise TreeError([raw])
+    return read_tree(raw, name), {}
+
+
+def _read_answers(path: str, stdin) -> bytes | str:
+    """The file's bytes (at most MAX_ANSWERS + 1), or why not: a FIFO or device is never opened for a
+    blocking read, and a directory or a missing file is said plainly."""
+    import stat
+
+    if path == "-":
+        return stdin.buffer.read(MAX_ANSWERS + 1) if hasattr(stdin, "buffer") else stdin.read().encode()
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        return f"{path}: cannot read the answers file ({exc.strerror})"
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return f"{path}: not a regular file; an answers file is a YAML file (or `-` for stdin)"
+        chunks, size = [], 0
+        while size <= MAX_ANSWERS and (chunk := os.read(fd, 65536)):
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)
+    except OSError as exc:
+        return f"{path}: cannot read the answers file ({exc.strerror})"
+    finally:
+        os.close(fd)
+
+
+def _save(session, declared, path: str) -> bool:
+    """Record the answers (--save-answers); True when that failed (said on stderr)."""
+    from wizard.write.saved_answers import SavedAnswersError, save_answers
+
+    names = {key: var for decl in declared.platforms.values() for key, var in decl.from_env.items()}
+    try:
+        target = save_answers(session, path, names)
+    except SavedAnswersError as exc:
+        _complain([str(exc), "nothing was written to the home"])
+        return True
+    _say(f"Answers saved to {visible(target)} (mode 0600; secrets referenced by variable name, not written).")
+    return False
+
+
+def _home(args) -> tuple[Path, str] | str:
+    """The home and profile `setup` configures (a new home is created on apply), or why not."""
+    from wizard.faces.selection import profile_name
+    from wizard.read.homes import HomeError, profile_home, resolve_root
+
+    raw = args.home or os.environ.get("HERMES_HOME") or str(Path.home() / ".hermes")
+    try:
+        if not Path(raw).expanduser().is_dir():
+            return Path(raw).expanduser().absolute(), "default"
+        root = resolve_root(args.home)
+        return (profile_home(root, args.profile) if args.profile else root), (args.profile or profile_name(root))
+    except HomeError as exc:
+        return str(exc)

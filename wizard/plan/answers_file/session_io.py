@@ -1,0 +1,79 @@
+"""Declared platforms into a Session, and a Session's answers back out as an answers file.
+
+`into_session(declared, session)` gives the session the same answers a person would give the TUI or
+the prompts, so an answers file and the flags make the same Plan through the same reconciliation
+(wizard/plan/session.py).  `render_answers(session, secret_env_names)` is the inverse: the text of an
+answers file recording what the session chose, secrets referenced by an environment variable's name
+and never written.
+
+Contract: pure; AnswerError from the session passes through (the schema has ruled most of it out).
+"""
+
+from __future__ import annotations
+
+from wizard.hermes.v0_19.catalog import PLATFORMS
+from wizard.judge.masking import is_secret_name
+from wizard.plan.answers_file.schema import Declared
+
+HEADER = ("# hermes-wizard answers file: apply with `hermes-wizard setup --answers FILE`.\n"
+          "# Secrets are not in this file: each {from_env: NAME} is read from the environment when applying.\n")
+
+
+def into_session(declared: Declared, session) -> None:
+    """Answer, in `session`, every platform `declared` names."""
+    for name, decl in declared.platforms.items():
+        if not decl.enabled:
+            session.set_access(name, "disabled")
+            continue
+        for key, value in decl.values.items():
+            session.type_value(name, key, value)
+        confirm = name if decl.allow_all else ""  # `allow_all: true` is the file's typed confirmation
+        session.set_access(name, access_mode(decl), decl.allowed_users, confirm=confirm)
+        if decl.group_policy is not None:
+            session.set_group(name, decl.group_policy, confirm=confirm)
+
+
+def access_mode(decl) -> str:
+    """The session's access mode for a declared platform: its dm_policy; else allowlist when IDs are
+    listed for a platform whose only gate is the gateway's allowlist, and pairing otherwise (a gated
+    platform's adapter reads both its DM policy and the list; a platform without access control is
+    only turned on, which pairing does without writing any policy)."""
+    if decl.dm_policy:
+        return decl.dm_policy
+    spec = PLATFORMS[decl.name]
+    return "allowlist" if decl.allowed_users and spec.gate is None else "pairing"
+
+
+def render_answers(session, secret_env_names: dict[str, str] | None = None) -> str:
+    """The answers file recording `session`'s answers (not the doctor's repair: an answers file
+    declares platforms).  A secret credential becomes {from_env: NAME}, NAME from `secret_env_names`
+    (key → variable) or the key itself; credentials that failed their check are left out."""
+    import yaml
+
+    names = secret_env_names or {}
+    platforms: dict[str, dict] = {}
+    for name, answer in session.platforms.items():
+        if answer.access == "disabled":
+            platforms[name] = {"enabled": False}
+            continue
+        problems = session.credential_problems(name)
+        env = {key: ({"from_env": names.get(key, key)} if is_secret_name(key) else value)
+               for key, value in answer.typed.items() if value and key not in problems}
+        if answer.access is None and answer.group is None and not env:
+            continue  # visited, nothing chosen
+        entry: dict = {"enabled": True}
+        if env:
+            entry["env"] = env
+        spec = PLATFORMS[name]
+        if spec.allowlist_env or spec.allow_all_env or spec.gate:  # the schema refuses access words elsewhere
+            if answer.access is not None:
+                entry["dm_policy"] = answer.access
+            if answer.ids:
+                entry["allowed_users"] = list(answer.ids)
+        if answer.group is not None:
+            entry["group_policy"] = answer.group
+        if answer.access == "open" or answer.group == "open":
+            entry["allow_all"] = True
+        platforms[name] = entry
+    body = yaml.safe_dump({"platforms": platforms}, sort_keys=False, default_flow_style=False, allow_unicode=True)
+    return HEADER + body
