@@ -243,3 +243,42 @@ def test_no_secret_in_the_plan_its_preview_or_the_backup_manifest(home, mem_keyr
     assert TOKEN not in manifest and '"keyring"' in manifest
     assert main(["check", "--home", str(home), "--format", "json"]) == 0
     assert TOKEN not in capsys.readouterr().out
+
+
+def test_an_answers_file_can_keep_the_secrets_in_the_keyring_idempotently(tmp_path, mem_keyring, monkeypatch,
+                                                                          capsys):
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    monkeypatch.setenv("TG_TOKEN", TOKEN)
+    home = tmp_path / "new-home"
+    answers = tmp_path / "answers.yaml"
+    answers.write_text("secrets: keyring\nplatforms:\n  telegram:\n    env: {TELEGRAM_BOT_TOKEN: {from_env: TG_TOKEN}}\n"
+                       "    allowed_users: ['123456789']\n")
+    saved = tmp_path / "saved.yaml"
+    argv = ["setup", "--answers", str(answers), "--home", str(home), "--detailed-exitcode"]
+    assert main([*argv, "--save-answers", str(saved)]) == 2
+    assert TOKEN not in (home / ".env").read_text() + capsys.readouterr().out + saved.read_text()
+    assert mem_keyring.store == {keyring_store.entry_for(home, "TELEGRAM_BOT_TOKEN"): TOKEN}
+    report = evaluate(home)
+    assert _telegram(report).enabled and report.would_start
+    assert "secrets: keyring" in saved.read_text()
+    assert main(argv) == 0  # the same answers again: nothing to change, nothing stored again
+    by_flags = tmp_path / "by-flags"
+    assert main(["setup", "--platform", "telegram", "--token-from-env", "TG_TOKEN", "--allow", "123456789",
+                 "--secrets", "keyring", "--home", str(by_flags)]) == 0
+    assert (by_flags / ".env").read_bytes() == (home / ".env").read_bytes()
+    assert mem_keyring.store[keyring_store.entry_for(by_flags, "TELEGRAM_BOT_TOKEN")] == TOKEN
+
+
+def test_an_answers_file_asking_for_a_keyring_where_there_is_none_writes_nothing(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("TG_TOKEN", TOKEN)
+    monkeypatch.delenv("PYTHON_KEYRING_BACKEND", raising=False)
+    home = tmp_path / "new-home"
+    answers = tmp_path / "answers.yaml"
+    answers.write_text("secrets: keyring\nplatforms:\n  telegram:\n    env: {TELEGRAM_BOT_TOKEN: {from_env: TG_TOKEN}}\n")
+    previous = keyring.get_keyring()
+    keyring.set_keyring(keyring.backends.fail.Keyring())
+    try:
+        assert main(["setup", "--answers", str(answers), "--home", str(home)]) == 1
+    finally:
+        keyring.set_keyring(previous)
+    assert "no usable OS keyring" in capsys.readouterr().err and not home.exists()

@@ -98,6 +98,13 @@ def _apply(args, session, declared) -> int:
     from wizard.plan.changes import render_diff
     from wizard.write.apply import ApplyError, apply_plan
 
+    if session.secrets_in_keyring:
+        from wizard.core.keyring_store import usable
+
+        if why := usable():
+            _complain([f"secrets: keyring was asked, but there is no usable OS keyring here ({why}); nothing "
+                       "was written (use `secrets: env` to keep them in .env, mode 0600)"])
+            return 1
     plan, outlook = session.plan(), session.outlook()
     unreached = _not_enabled(declared, outlook)
     if plan:

@@ -34,6 +34,9 @@ def add_arguments(setup) -> None:
                        "verdict after it; write nothing to the home")
     setup.add_argument("--detailed-exitcode", action="store_true", help="exit 0 when nothing changed, 2 when "
                        "changes were applied, 1 on any error, 78 when Hermes would refuse to start")
+    setup.add_argument("--secrets", choices=("env", "keyring"),
+                       help="where the platforms' secrets are kept: .env (mode 0600, the default) or the OS keyring "
+                            "(read by the gateway through this tool's Hermes plugin)")
     setup.add_argument("--platform", metavar="NAME", help="the platform the flags below configure")
     token = setup.add_mutually_exclusive_group()
     token.add_argument("--token-from-env", metavar="VAR", help="the platform's token is in environment variable VAR")
@@ -82,6 +85,8 @@ def flags_tree(args, stdin=None):
     platforms: dict[str, Item] = {}
     name = args.platform
     given = [f"--{flag.replace('_', '-')}" for flag in PLATFORM_FLAGS if getattr(args, flag, None)]
+    if args.answers and getattr(args, "secrets", None):
+        raise TreeError(["--secrets cannot be combined with --answers: say `secrets: keyring` in the file"])
     if args.answers and (name or args.disable or given):
         raise TreeError(["--answers cannot be combined with --platform, --disable or the other answer flags: "
                          "put everything in the file"])
@@ -141,7 +146,10 @@ def flags_tree(args, stdin=None):
         platforms[name] = Item(fields, at)
     if problems:
         raise TreeError(problems)
-    return Item({"platforms": Item(platforms, "flags")}, "flags"), extra_env
+    top = {"platforms": Item(platforms, "flags")}
+    if getattr(args, "secrets", None):
+        top["secrets"] = Item(args.secrets, "--secrets")
+    return Item(top, "flags"), extra_env
 
 
 def _token_key(spec, problems: list[str]) -> str | None:

@@ -62,22 +62,46 @@ def platform_secrets() -> list[str]:
 def plan_to_keyring(report, variables=None) -> Plan:
     """Move `variables` (default: every platform secret set in `.env`) from `.env` to the keyring."""
     values = report.snapshot.env.values
-    chosen = [v for v in (variables if variables is not None else platform_secrets()) if values.get(v)]
-    if not chosen:
-        return Plan.of(report.home, [])
+    chosen = {v: values[v] for v in (variables if variables is not None else platform_secrets()) if values.get(v)}
+    changes, steps = keyring_changes(report, chosen)
+    return Plan.of(report.home, changes).with_keyring(steps)
+
+
+def keep_in_keyring(report, changes: list[Change]) -> tuple[list[Change], list[KeyringStep]]:
+    """`changes` with every platform secret they would write to `.env` kept in the keyring instead (the faces'
+    "keep secrets in the OS keyring" choice): the same answers, no plaintext secret written."""
+    secrets = set(platform_secrets())
+    moved = {c.key: c.after for c in changes if c.file == ENV and c.key in secrets
+             and c.action == ChangeAction.SET and c.after}
+    held = report.snapshot.keyring.values if report.snapshot.keyring is not None else {}
+    kept = [c for c in changes if not (c.file == ENV and c.key in moved)]
+    moved = {key: value for key, value in moved.items() if held.get(key) != value}  # stored already: nothing to do
+    if not moved:
+        return kept, []
+    extra, steps = keyring_changes(report, moved)
+    return kept + extra, steps
+
+
+def keyring_changes(report, secrets: dict[str, str]) -> tuple[list[Change], list[KeyringStep]]:
+    """Store each of `secrets` ({VARIABLE: value}) in its entry, take it out of `.env` (if there), and make
+    config.yaml tell Hermes where it is."""
+    if not secrets:
+        return [], []
+    entries = report.snapshot.env.entries
     changes = [Change(YAML, "plugins.enabled", None, PLUGIN_NAME, ChangeAction.APPEND, None,
                       "Hermes loads the plugin that reads the keyring"),
                _yaml(report, f"secrets.{SOURCE_NAME}.enabled", "true", "the keyring source is on")]
     steps = []
-    for variable in chosen:
+    for variable, value in secrets.items():
         service, username = entry_for(report.home, variable)
-        steps.append(KeyringStep(KeyringAction.STORE, variable, service, username, values[variable]))
-        changes.append(Change(ENV, variable, values[variable], None, ChangeAction.REMOVE, _platform_of(variable),
-                              "moved to the OS keyring", secret=True))
+        steps.append(KeyringStep(KeyringAction.STORE, variable, service, username, value))
+        if variable in entries:
+            current = report.snapshot.env.values.get(variable)
+            changes.append(Change(ENV, variable, current, None, ChangeAction.REMOVE, _platform_of(variable),
+                                  "kept in the OS keyring", secret=True))
         changes += [_yaml(report, f"secrets.{SOURCE_NAME}.env.{variable}.service", service, "where it is kept"),
                     _yaml(report, f"secrets.{SOURCE_NAME}.env.{variable}.username", username, "where it is kept")]
-    return Plan.of(report.home, [c for c in changes if c.before != c.after or c.action != ChangeAction.SET]
-                   ).with_keyring(steps)
+    return [c for c in changes if c.before != c.after or c.action != ChangeAction.SET], steps
 
 
 def plan_to_env(report, variables=None) -> Plan:

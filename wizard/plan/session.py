@@ -11,7 +11,9 @@ Reconciled per platform, whatever order the answers came in:
   * a group policy (`set_group`, the platforms with their own gate only) is written where Hermes reads
     it; a group open to everyone needs the platform's name typed too, and sets that platform's own
     allow-all, which Hermes's startup rule demands for an open group as for open DMs;
-  * the repair applies to every platform the user did not answer for.
+  * the repair applies to every platform the user did not answer for;
+  * `secrets_in_keyring` keeps every platform secret the answers would write to `.env` in the OS keyring
+    instead (wizard/plan/keyring_steps.py `keep_in_keyring`): the same answers, no plaintext secret.
 `outlook()` is the report `check` would give the written files (the engine's own preview), every
 finding included; a face says that, never a friendlier story.
 
@@ -60,6 +62,9 @@ class Session:
         self.platforms: dict[str, PlatformAnswer] = {}
         self.repair: list[Change] = []
         self.repair_confirmed: set[str] = set()  # platforms whose name was typed to let the repair open them
+        # every face asks once where typed secrets go (wizard/core/keyring_store.usable() says if it can):
+        # True keeps them in the OS keyring — the Plan stores them there and writes none to .env
+        self.secrets_in_keyring = False
 
     # -- answers ---------------------------------------------------------------------------------------------
 
@@ -139,7 +144,13 @@ class Session:
         return [c for c in out if c.key != "GATEWAY_ALLOW_ALL_USERS"]
 
     def plan(self) -> Plan:
-        return build_plan(self.report, self.changes())
+        changes = self.changes()
+        if not self.secrets_in_keyring:
+            return build_plan(self.report, changes)
+        from wizard.plan.keyring_steps import keep_in_keyring
+
+        changes, steps = keep_in_keyring(self.report, changes)
+        return build_plan(self.report, changes).with_keyring(steps)
 
     def pending(self) -> int:
         return len(self.plan().changes)

@@ -9,6 +9,7 @@ checked against the schema and turned into `Declared` platforms, every problem c
         allowed_users: [ID]   # who may use it (allowlist needs it; pairing keeps it as pre-approved)
         group_policy: disabled  # open | allowlist | pairing | disabled (gated platforms only)
         allow_all: true       # required, spelled out, beside an `open` policy; never implied
+    secrets: keyring          # optional: keep the secrets in the OS keyring instead of .env (default env)
 
 A secret (a key whose name says TOKEN, SECRET, PASSWORD, …) is never taken from the file itself: it
 is `{from_env: VAR}`, read from this process's environment now, so the file can live in a repository.
@@ -29,7 +30,8 @@ from wizard.judge.masking import is_secret_name
 from wizard.plan.answers import GROUP_POLICIES, credential_error
 from wizard.plan.answers_file.tree import Item, Number
 
-TOP_KEYS = ("platforms", "version")
+TOP_KEYS = ("platforms", "version", "secrets")
+SECRET_STORES = ("env", "keyring")
 PLATFORM_KEYS = ("enabled", "env", "dm_policy", "group_policy", "allowed_users", "allow_all")
 DM_POLICIES = ("pairing", "allowlist", "open")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
@@ -58,6 +60,7 @@ class PlatformDecl:
 class Declared:
     platforms: dict[str, PlatformDecl]
     warnings: list[str] = field(default_factory=list)
+    secrets_store: str = "env"  # where typed secrets go: .env (mode 0600) or the OS keyring
 
     def secrets(self) -> list[str]:
         return [value for p in self.platforms.values() for key, value in p.values.items() if key in p.from_env]
@@ -72,6 +75,13 @@ def declare(tree: Item, environ) -> Declared:
     for key, item in tree.value.items():
         if key not in TOP_KEYS:
             problems.append(f"{item.where}: unknown key {key!r}{_closest(key, TOP_KEYS)}; expected `platforms:`")
+    store = tree.value.get("secrets")
+    if store is not None:
+        if store.value in SECRET_STORES:
+            out.secrets_store = store.value
+        else:
+            problems.append(f"{store.where}: secrets: expected env or keyring (where the platforms' secrets are "
+                            f"kept), got {store.value!r}")
     version = tree.value.get("version")
     if version is not None and str(version.value) != "1":
         problems.append(f"{version.where}: version: expected 1, got {version.value!r}")

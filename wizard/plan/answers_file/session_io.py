@@ -20,7 +20,8 @@ HEADER = ("# hermes-wizard answers file: apply with `hermes-wizard setup --answe
 
 
 def into_session(declared: Declared, session) -> None:
-    """Answer, in `session`, every platform `declared` names."""
+    """Answer, in `session`, every platform `declared` names (and where its secrets are kept)."""
+    session.secrets_in_keyring = declared.secrets_store == "keyring"
     for name, decl in declared.platforms.items():
         if not decl.enabled:
             session.set_access(name, "disabled")
@@ -75,5 +76,8 @@ def render_answers(session, secret_env_names: dict[str, str] | None = None) -> s
         if answer.access == "open" or answer.group == "open":
             entry["allow_all"] = True
         platforms[name] = entry
-    body = yaml.safe_dump({"platforms": platforms}, sort_keys=False, default_flow_style=False, allow_unicode=True)
+    document: dict = {"platforms": platforms}
+    if session.secrets_in_keyring:
+        document["secrets"] = "keyring"
+    body = yaml.safe_dump(document, sort_keys=False, default_flow_style=False, allow_unicode=True)
     return HEADER + body
