@@ -29,7 +29,8 @@ def platform_menu(asker, session) -> bool:
         pending = session.pending()
         choices += [(f"Review the {plural(pending, 'change')} and apply" if pending else "Review", REVIEW),
                     ("Quit without changes", QUIT)]
-        picked = asker.choose("Choose a platform to set up, or review:", choices)
+        waiting = f" ({plural(pending, 'change')} pending)" if pending else ""
+        picked = asker.choose(f"Choose a platform to set up, or review{waiting}:", choices)
         if picked in (REVIEW, QUIT):
             return picked == REVIEW
         edit_platform(asker, session, picked)
