@@ -111,7 +111,8 @@ def build_parser():
                            help="do not ask: restore (without a terminal, undo refuses unless --yes)")
     demo = sub.add_parser("demo", help="copy the bundled \"death loop\" example home to a temporary folder and run "
                                        "the doctor on the copy")
-    demo.add_argument("--plain", action="store_true", help="no full-screen UI: print the plan")
+    demo.add_argument("--plain", action="store_true", help="no full-screen UI: plain prompts on a terminal, "
+                                                           "else the plan printed")
     secrets = sub.add_parser("secrets", help="move platform secrets between .env and the OS keyring")
     secrets_sub = secrets.add_subparsers(dest="secrets_command", metavar="ACTION", required=True,
                                          parser_class=_Parser)
@@ -158,8 +159,8 @@ def run(args) -> int:
             return _demo(args)
         if args.command == "setup" or (args.command == "doctor" and not (args.fix or args.dry_run or args.unit
                                                                           or args.install_gate or args.restart)
-                                        and not args.all_profiles and _can_run_tui(args)):
-            return _run_tui(args)
+                                        and not args.all_profiles and _can_ask()):
+            return _run_interactive(args)
         from wizard.core.safetext import guarded_output
 
         with guarded_output():  # nothing from a home reaches the terminal raw (wizard/safetext.py)
@@ -279,19 +280,22 @@ def _masked(payload, mask):
     return payload
 
 
-def _can_run_tui(args) -> bool:
-    """Textual draws on stderr and reads stdin; without both a terminal it would hang."""
-    return (not args.plain and sys.stdin.isatty() and sys.stderr.isatty()
-            and os.environ.get("TERM", "") not in ("", "dumb"))
+def _can_ask() -> bool:
+    """A doctor without flags asks only when stdin is a terminal; else it prints its plan (headless)."""
+    from wizard.faces.terminal import TerminalFacts
+
+    return TerminalFacts.detect().stdin_tty
 
 
-def _run_tui(args) -> int:
+def _run_interactive(args) -> int:
+    """setup, or the doctor's interactive repair, in the face the terminal allows (wizard/faces/terminal.py):
+    the TUI, plain prompts, or — no terminal at all — what was found and the commands that need none."""
+    from wizard.faces import terminal
     from wizard.read.homes import HomeError, profile_home, resolve_root
 
-    if not _can_run_tui(args):
-        print("hermes-wizard: setup needs an interactive terminal (stdin and stderr a TTY, TERM set); for a "
-              "headless repair use `hermes-wizard doctor --fix --yes`", file=sys.stderr)
-        return EX_USAGE
+    face = terminal.choose_face(terminal.TerminalFacts.detect(), plain=args.plain)
+    if face == terminal.NONE:
+        return terminal.no_terminal(args)
     try:
         if args.command == "setup" and not _home_exists(args.home):
             home, profile = Path(args.home or os.environ.get("HERMES_HOME") or Path.home() / ".hermes"), "default"
@@ -301,11 +305,21 @@ def _run_tui(args) -> int:
             home = profile_home(root, args.profile) if args.profile else root
             profile = args.profile or _profile_name(root)
     except HomeError as exc:
-        print(f"hermes-wizard: {exc}", file=sys.stderr)
+        from wizard.core.safetext import visible
+
+        print(f"hermes-wizard: {visible(str(exc))}", file=sys.stderr)
         return EX_USAGE
+    if face == terminal.PLAIN:
+        from wizard.faces.plain import run_plain
+
+        return run_plain(args.command, home, profile)
+    return _run_tui(args.command, home, profile)
+
+
+def _run_tui(command: str, home: Path, profile: str) -> int:
     from screens.app import WizardApp
 
-    outcome = WizardApp(home, profile, mode=args.command).run()
+    outcome = WizardApp(home, profile, mode=command).run()
     if outcome is None or not outcome.applied:
         print("No changes were made.")
         return 0

@@ -66,3 +66,59 @@ def open_words(report) -> str:
     return (f"Open to everyone: {', '.join(names)} — anyone who can reach "
             f"{'that bot' if len(names) == 1 else 'those bots'} uses your agent, and its terminal, file and code "
             "tools on this machine.")
+
+
+# What is on disk for a platform, and the command that fixes it (the words of screens/platform_screen.py).
+STATE_FIXES = {
+    "not-paired": "run `hermes whatsapp` and scan the QR code with the phone that owns the number",
+    "empty-creds": "run `hermes whatsapp` again: the last pairing was interrupted",
+    "invalid-creds": "run `hermes whatsapp` again to replace the damaged session",
+    "unregistered": "run `hermes whatsapp` again: the login never completed",
+    "wrong-session-dir": "move creds.json into the directory named above, or remove the other one",
+    "missing-token": "log in again with `hermes gateway setup` (Weixin QR login)",
+    "missing-account": "set WEIXIN_ACCOUNT_ID (the bot account from the QR login)",
+}
+
+
+def credential_state(report, name: str) -> str:
+    """One word or two for a platform's credentials: the transport's state on disk (`not-paired`,
+    `empty-creds`, …) when one was checked, else present / missing / missing KEY."""
+    from wizard.hermes.v0_19.catalog import PLATFORMS
+
+    transport = report.transports.get(name)
+    if transport is not None and transport.state != "unchecked":
+        return transport.state
+    spec = PLATFORMS[name]
+    missing = [key for key in spec.credentials if not report.effective.environ.get(key, "").strip()]
+    if not missing:
+        return "present"
+    return "missing" if len(missing) == len(spec.credentials) else f"missing {missing[0]}"
+
+
+def disk_words(report, name: str) -> str:
+    """What is on disk for `name` in a sentence, with its fix on a second line (escaped: it quotes a home)."""
+    from wizard.core.safetext import visible
+
+    transport = report.transports.get(name)
+    if transport is None or transport.state == "unchecked":
+        row = next((r for r in report.rows if r.name == name), None)
+        return f"Enabled: {'yes' if row and row.enabled else 'no'}."
+    fix = STATE_FIXES.get(transport.state)
+    owner = f" Owner detected from creds.json: +{visible(transport.owner)}." if transport.owner else ""
+    return f"On disk: {visible(tilde(transport.detail))}.{owner}" + (f"\nFix: {fix}" if fix else "")
+
+
+def current_access(report, platform: str) -> str:
+    """The access mode a platform has now (what an access question offers first): pairing for one
+    that is off, open when opted in or open by policy, allowlist when IDs are listed."""
+    from wizard.hermes.v0_19.catalog import PLATFORMS
+
+    row = next((r for r in report.rows if r.name == platform), None)
+    if row is None or not row.enabled:
+        return "pairing"
+    spec = PLATFORMS[platform]
+    if row.opted_in or "open" in (row.dm_policy, row.group_policy):
+        return "open"
+    if spec.allowlist_env and report.effective.environ.get(spec.allowlist_env, "").strip():
+        return "allowlist"
+    return "pairing"

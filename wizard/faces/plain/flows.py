@@ -1,0 +1,179 @@
+"""The plain face's two flows, `setup` and `doctor`, step for step the TUI's (screens/*):
+
+  setup   home and verdict → platforms (credentials, access) → review → apply → result
+  doctor  home, verdict and findings → the safe repair, chosen as in the Findings screen (an open opt-in
+          only for platforms whose name was typed: Session.needs_confirming) → optionally platforms by
+          hand → review (with the service steps the doctor TUI offers) → apply → result
+
+Review says what `check` would print for the home as it will be (Session.outlook): the masked diff, the
+verdict clause, every platform left open to everyone, every finding.  It asks "Apply these changes?"
+with No as the default; No goes back to the choices.  Only `apply` writes, through wizard.write.apply,
+and "Verified" is said only when the files read back judge clean.
+
+Contract: `setup` and `doctor` only ask (a KeyboardInterrupt or EOFError from them means nothing was
+written); `apply`, called after them, asks nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from wizard.core.safetext import visible
+from wizard.faces.plain.platforms import platform_menu
+from wizard.faces.wording import findings_lines, open_words, plural, restart_hint, tilde, verdict_words
+from wizard.plan.changes import render_diff
+
+SSH_NOTE = ("Over SSH: the secrets you type here are written to {env} with mode 0600 (readable by its owner "
+            "only); they cross this SSH connection, encrypted, and are never shown or logged.")
+ECHO_WARNING = ("This terminal cannot turn echo off: what you type for a secret would be shown on screen (and "
+                "kept by anything recording this session).")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    applied: bool
+    result: Any = None  # wizard.write.apply.ApplyResult when applied
+    failed: bool = False  # apply refused or rolled back (it said why)
+
+
+def introduce(asker, session, home, *, ssh: bool, echo_hidden: bool) -> bool:
+    """The home, its verdict, and the terminal's facts; False when the user declines visible secrets."""
+    words, _ = verdict_words(session.report)
+    asker.say(f"Hermes home: {visible(tilde(str(home)))}" + ("" if home.is_dir() else " (created on apply)"))
+    asker.say(words)
+    if ssh:
+        asker.say(SSH_NOTE.format(env=visible(tilde(str(home / ".env")))))
+    if not echo_hidden:
+        asker.say(ECHO_WARNING)
+        return asker.confirm("Type secrets visibly anyway?", default=False)
+    return True
+
+
+def setup(asker, session, home, profile) -> tuple | None:
+    """Ask until the user confirms the review: the service steps to apply with the plan (none in
+    setup), or None when they quit."""
+    while platform_menu(asker, session):
+        if review(asker, session, ()):
+            return ()
+    return None
+
+
+def doctor(asker, session, home, profile) -> tuple | None:
+    """As `setup`: the service steps the user agreed to, or None when they quit."""
+    from wizard.plan.answers import split_ids
+    from wizard.plan.repairs import RepairOptions, plan_repairs
+
+    report = session.report
+    shown = [f for f in report.findings if f.severity != "info"] or report.findings
+    lines = [f"{f.severity.glyph} {f.code} {visible(f.platform or 'home')}: {visible(tilde(f.message))}"
+             for f in shown]
+    asker.say("\n".join(lines) or "No problems found.", indent="  ")
+    open_policy = dead = None
+    if report.violations:
+        open_policy = asker.choose("Open policies without opt-in become:", [
+            ("pairing (recommended)", "pairing"), ("allowlist", "allowlist"),
+            ("open, with the platform's own opt-in (you type each platform's name)", "optin")], default="pairing")
+    if any(t.dead for t in report.transports.values()):
+        dead = asker.choose("Platforms that cannot connect:", [("disable them (credentials kept)", "disable"),
+                                                               ("leave them enabled", "keep")], default="disable")
+    repair = plan_repairs(report, RepairOptions(open_policy=open_policy or "pairing", dead_transport=dead or "disable"))
+    session.set_repair(repair.plan.changes)
+    confirmed = []
+    for name in session.needs_confirming():
+        typed = asker.text(f"Type {name} to open it to everyone (Enter leaves it closed):")
+        confirmed += split_ids(typed)
+    session.set_repair(repair.plan.changes, confirmed)
+    notes = list(repair.notes) + [f"not fixed: {line}" for line in repair.unfixable]
+    if session.needs_confirming():
+        notes.insert(0, f"Not opened, its name was not typed: {', '.join(session.needs_confirming())} (Hermes "
+                        "still refuses to start).")
+    asker.say("\n".join(visible(tilde(note)) for note in notes) or "Nothing to fix.", indent="  ")
+    while True:
+        step = asker.choose("Next:", [("Review the fix and apply", "review"), ("Change a platform by hand", "edit"),
+                                      ("Quit without changes", "quit")], default="review")
+        if step == "quit" or (step == "edit" and not platform_menu(asker, session)):
+            return None
+        steps = _service_steps(session, home, profile)
+        if review(asker, session, steps):
+            run_steps = bool(steps) and asker.confirm("Also run the service steps above?", default=True)
+            return steps if run_steps else ()
+
+
+def _service_steps(session, home, profile) -> tuple:
+    """The doctor's service steps for this home, planned as the doctor TUI plans them (none without a unit)."""
+    from wizard.plan.service_steps import ServiceRequest, plan_service
+    from wizard.service.systemd import Runner
+
+    outlook = session.outlook()
+    planned = plan_service(home, profile, ServiceRequest(install_gate=True, restart=True),
+                           editing=bool(session.plan().changes), will_start=outlook.would_start, runner=Runner())
+    return planned.steps
+
+
+def review(asker, session, steps) -> bool:
+    """The plan and what `check` will say of its result; True when the user confirms (default No)."""
+    from wizard.judge.report import verdict_clause
+    from wizard.plan.service_steps import render_service
+
+    plan, outlook = session.plan(), session.outlook()
+    asker.say()
+    if plan.changes:
+        asker.say(f"{plural(len(plan.changes), 'change')} in {' and '.join(plan.files())} (secrets shown as ••••••):")
+        asker.show(render_diff(plan))
+    else:
+        asker.say("No file changes.")
+    if steps:
+        asker.show(render_service(steps))
+    asker.say(f"After these changes, {verdict_clause(outlook)}.")
+    opened = open_words(outlook)
+    if opened:
+        asker.say(opened)
+    asker.say("\n".join(findings_lines(outlook)) or "No findings.", indent="  ")
+    if not (plan or steps):
+        asker.say("Nothing to apply.")
+        return False
+    return asker.confirm("Apply these changes?", default=False)
+
+
+def apply(asker, session, steps) -> Outcome:
+    """The one write: back up, write atomically, read back, judge again; then the result in words."""
+    from wizard.write.apply import ApplyError, apply_plan
+
+    plan = session.plan().with_service(steps)
+    try:
+        result = apply_plan(plan, reason=f"hermes-wizard {session.mode}", facts=session.report.facts)
+    except ApplyError as exc:
+        asker.say(f"hermes-wizard: {exc}")
+        return Outcome(False, None, failed=True)
+    session.applied(result.report)
+    _result(asker, result, plan.home)
+    return Outcome(True, result)
+
+
+def _result(asker, result, home) -> None:
+    from wizard.judge.report import verdict_clause
+
+    report = result.report
+    starts = report.would_start
+    clean = starts and not report.errors()
+    asker.say(f"Written: {', '.join(result.written) or 'no file'}")
+    if result.backup is not None:
+        asker.say(f"Backup: {visible(tilde(str(result.backup)))}/")
+    head = "Verified: " if clean else ("Written; the gateway will start, but: " if starts else "Written, but: ")
+    asker.say(f"{head}{verdict_clause(report)}.")
+    opened = open_words(report)
+    if opened:
+        asker.say(opened)
+    left = [line for line in findings_lines(report) if not (clean and line.startswith("·"))]
+    if left:
+        asker.say("\n".join(left), indent="  ")
+    for line in result.service_lines + [("Verified: " if o.ok else "Not fixed: ") + o.words + "."
+                                        for o in result.restarts]:
+        asker.say(visible(line))
+    if not starts:
+        asker.say("Next: run hermes-wizard doctor again to see what is left.")
+    elif result.running:
+        asker.say("Next: nothing — the gateway is running.")
+    else:
+        asker.say(f"Next: restart the gateway once: {visible(tilde(restart_hint(home)))}")

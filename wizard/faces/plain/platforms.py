@@ -1,0 +1,99 @@
+"""The plain face's platform steps, shared by setup and doctor — the TUI's Platforms, Platform and Access
+screens as questions: choose a platform (display name and id, what is on disk), type its credentials
+(masked, validated, the ones already set named but never shown), then who may use the agent, each
+policy with its security meaning; open needs the platform's name typed (Session.set_access).
+
+Every answer goes into the session (wizard/plan/session.py); nothing here writes.
+"""
+
+from __future__ import annotations
+
+from wizard.core.safetext import visible
+from wizard.faces.wording import credential_state, current_access, disk_words, plural
+from wizard.hermes.v0_19.catalog import PLATFORMS
+from wizard.plan.answers import ACCESS_MODES, ACCESS_WORDS, credential_error, id_problems, split_ids
+from wizard.plan.changes import is_secret_name
+
+REVIEW, QUIT = "\0review", "\0quit"  # menu values no platform name can take
+AGENT_WARNING = ("Everyone who gets through talks to the same agent as you: it runs terminal commands, edits files "
+                 "and executes code on this machine for them.")
+
+
+def platform_menu(asker, session) -> bool:
+    """Platforms until the user asks to review (True) or to quit (False)."""
+    while True:
+        outlook = session.outlook()  # the rows as they will be, pending answers included
+        rows = {row.name: row for row in outlook.rows}
+        order = sorted(PLATFORMS, key=lambda name: (not (name in rows and rows[name].enabled), name))
+        choices = [(_title(outlook, name, rows.get(name)), name) for name in order]
+        pending = session.pending()
+        choices += [(f"Review the {plural(pending, 'change')} and apply" if pending else "Review", REVIEW),
+                    ("Quit without changes", QUIT)]
+        waiting = f" ({plural(pending, 'change')} pending)" if pending else ""
+        picked = asker.choose(f"Choose a platform to set up, or review{waiting}:", choices)
+        if picked in (REVIEW, QUIT):
+            return picked == REVIEW
+        edit_platform(asker, session, picked)
+
+
+def _title(report, name: str, row) -> str:
+    label = f"{PLATFORMS[name].label} ({name})"
+    if row is None or not row.enabled:
+        return f"{label} — off"
+    return f"{label} — on; credentials {visible(credential_state(report, name))}; {row.verdict}"
+
+
+def edit_platform(asker, session, name: str) -> None:
+    spec = PLATFORMS[name]
+    report = session.report
+    asker.say(f"\n{spec.label} ({name})")
+    asker.say(disk_words(report, name), indent="  ")
+    typed = session.answer(name).typed
+    for key in (key for key in spec.credentials if not key.endswith("_ENABLED")):
+        present = bool(report.effective.environ.get(key, "").strip())
+        if typed.get(key):
+            hint = "typed already — Enter keeps it"
+        else:
+            hint = "set — Enter keeps it" if present else "not set"
+        check = lambda value, key=key: credential_error(key, value)
+        if is_secret_name(key):
+            value = asker.secret(f"{key} ({hint}):", check)
+        else:
+            value = asker.text(f"{key} ({hint}):", check)
+        if value:
+            session.type_value(name, key, value)
+    choose_access(asker, session, name)
+
+
+def choose_access(asker, session, name: str) -> None:
+    from wizard.plan.session import AnswerError
+
+    spec = PLATFORMS[name]
+    report = session.report
+    answer = session.answer(name)
+    asker.say(f"\nWho may use the agent through {spec.label}? {AGENT_WARNING}")
+    allow_all = spec.allow_all_env or "its allow-all variable"
+    for mode in ACCESS_MODES:
+        asker.say(ACCESS_WORDS[mode].format(platform=name, label=spec.label, allow_all=allow_all), indent="  * ",
+                  hang=0)
+    mode = answer.access or current_access(report, name)
+    while True:
+        mode = asker.choose(f"Access for {name}:", [(m.capitalize() + (" (recommended)" if m == "pairing" else ""),
+                                                     m) for m in ACCESS_MODES], default=mode)
+        ids: list[str] = []
+        if mode in ("allowlist", "pairing") and spec.allowlist_env:
+            listed = ", ".join(answer.ids) if answer.access else report.effective.environ.get(spec.allowlist_env, "")
+            optional = " — optional with pairing" if mode == "pairing" else ""
+            ids = split_ids(asker.text(f"Allowed IDs ({spec.id_hint or 'comma separated'}){optional}:",
+                                       default=listed))
+            owner = report.transports.get(name)
+            for problem in id_problems(name, ids, owner.owner if owner else None):
+                asker.say(f"! {problem}", indent="  ")
+        typed = ""
+        if mode == "open":
+            typed = asker.text(f"Type {name} to confirm that anyone who can reach it may use the agent:")
+        try:
+            session.set_access(name, mode, ids, typed)
+            return
+        except AnswerError as exc:
+            asker.say(str(exc), indent="  ")

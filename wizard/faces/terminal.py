@@ -1,0 +1,135 @@
+"""Which face an interactive command gets, from the terminal it runs in — and what to say when there is none.
+
+  * Textual ("tui") only when stdin and stderr are TTYs (Textual reads stdin and draws on stderr; without
+    both it hangs), TERM is set and not `dumb`, and the terminal is at least 60×20 (smaller, its screens
+    cut off their own explanations);
+  * plain questionary prompts ("plain") otherwise, or with `--plain`;
+  * no face at all ("none") when stdin is not a TTY (a pipe, /dev/null, Ansible, CI): questionary raises
+    EOFError on a closed stdin and Textual hangs, so nothing is asked — `no_terminal` prints what was
+    found and the exact non-interactive commands instead, and the command exits 2.
+
+Also the facts the plain prompts act on: an SSH session (secrets are about to cross it, and land in
+`.env`), and whether the terminal can turn echo off (if not, a typed secret is shown as typed).
+
+Contract: detection only reads the environment and asks termios; nothing here prompts or writes.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from dataclasses import dataclass
+
+MIN_COLUMNS, MIN_ROWS = 60, 20
+TUI, PLAIN, NONE = "tui", "plain", "none"
+SSH_VARIABLES = ("SSH_CONNECTION", "SSH_TTY", "SSH_CLIENT")
+
+
+@dataclass(frozen=True)
+class TerminalFacts:
+    stdin_tty: bool
+    stderr_tty: bool
+    term: str
+    size: tuple[int, int] | None  # columns, rows of the terminal stderr is on (None: not known)
+
+    @classmethod
+    def detect(cls) -> TerminalFacts:
+        try:
+            size: tuple[int, int] | None = tuple(os.get_terminal_size(sys.stderr.fileno()))  # type: ignore[assignment]
+        except (OSError, ValueError, AttributeError):  # not a terminal, or stderr replaced by a test
+            size = None
+        return cls(_isatty(sys.stdin), _isatty(sys.stderr), os.environ.get("TERM", ""), size)
+
+
+def _isatty(stream) -> bool:
+    try:
+        return bool(stream is not None and stream.isatty())
+    except (ValueError, AttributeError):  # a closed or replaced stream
+        return False
+
+
+def choose_face(facts: TerminalFacts, plain: bool = False) -> str:
+    """TUI, PLAIN or NONE for a command that asks questions (the rules in the module docstring)."""
+    if not facts.stdin_tty:
+        return NONE
+    if plain or not facts.stderr_tty or facts.term in ("", "dumb"):
+        return PLAIN
+    if facts.size is None or facts.size[0] < MIN_COLUMNS or facts.size[1] < MIN_ROWS:
+        return PLAIN
+    return TUI
+
+
+def over_ssh(environ=None) -> bool:
+    """This process runs in an SSH session (sshd sets these for the session's shell)."""
+    environ = os.environ if environ is None else environ
+    return any(environ.get(name) for name in SSH_VARIABLES)
+
+
+def echo_can_be_hidden(fd: int | None = None) -> bool:
+    """Whether the terminal on `fd` (stdin) lets echo be turned off, tried for real and restored at once:
+    tcgetattr/tcsetattr fail on some serial consoles and on anything that is not a terminal."""
+    import termios
+
+    fd = sys.stdin.fileno() if fd is None else fd
+    try:
+        before = termios.tcgetattr(fd)
+        quiet = list(before)
+        quiet[3] = quiet[3] & ~termios.ECHO
+        termios.tcsetattr(fd, termios.TCSANOW, quiet)
+        hidden = not termios.tcgetattr(fd)[3] & termios.ECHO
+        termios.tcsetattr(fd, termios.TCSANOW, before)
+    except (termios.error, OSError, ValueError):
+        return False
+    return hidden
+
+
+def chosen_place(args) -> list[str]:
+    """The --home/--profile the user gave, as shell words for a command to copy."""
+    words = []
+    for flag in ("home", "profile"):
+        value = getattr(args, flag, None)
+        if value:
+            words += [f"--{flag}", value]
+    return words
+
+
+def no_terminal(args) -> int:
+    """Without a terminal: what was found (as `check` prints it) and the exact commands that need none; 2."""
+    from pathlib import Path
+
+    from wizard.core.safetext import guarded_output, hide, visible
+    from wizard.judge.engine import evaluate
+    from wizard.judge.masking import secret_values
+    from wizard.judge.report import render_text
+    from wizard.read.homes import HomeError, profile_home, resolve_root
+
+    place = " ".join(shlex.quote(word) for word in chosen_place(args))
+    place = f" {place}" if place else ""
+    with guarded_output():  # a home's contents are escaped and its secrets masked on the way out
+        raw = Path(args.home or os.environ.get("HERMES_HOME") or Path.home() / ".hermes").expanduser()
+        try:
+            root = resolve_root(args.home) if raw.is_dir() else None
+            home = profile_home(root, args.profile) if root is not None and args.profile else root
+        except HomeError as exc:
+            print(f"hermes-wizard: {visible(str(exc))}", file=sys.stderr)
+            home = None
+        if home is not None and home.is_dir():
+            report = evaluate(home, args.profile or "default")
+            hide(secret_values(report.snapshot))
+            print(render_text(report))
+        else:
+            print(f"Hermes home: {visible(raw)} (not created yet)")
+        print(_guidance(args.command, place), file=sys.stderr)
+    return 2
+
+
+def _guidance(command: str, place: str) -> str:
+    """For setup (doctor without a terminal never gets here: it prints its plan and how to apply it)."""
+    head = (f"hermes-wizard: {command} asks questions, and stdin is not a terminal: nothing was asked and "
+            "nothing was written.")
+    return (f"{head}\nTo configure without questions, declare it in an answers file:\n"
+            f"  hermes-wizard setup{place} --answers FILE.yaml\n"
+            "or with flags, the token read from an environment variable (never typed on a command line):\n"
+            f"  hermes-wizard setup{place} --platform telegram --token-from-env TG_TOKEN --allow 123456789\n"
+            "Or run it again in a terminal (ssh -t gives one) to be asked.")
