@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The one test command: scripts/test.sh [pytest args...]   (works from any directory)
-# Makes .venv with hermes-wizard[test], makes the Hermes oracle venvs (0.19.0 and 0.18.2), then runs pytest.
+# Makes .venv with hermes-wizard[test], makes the Hermes oracle venvs (0.19.0 and 0.18.2) and the plugin venv
+# (scripts/plugin-venv.sh), then runs pytest.
 # Exits with pytest's code, except "no tests collected" (5), which is a failure (1).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
@@ -11,6 +12,9 @@ export HERMES_ORACLE_VENV
 # The conformance suites also judge every home for Hermes 0.18.2 (tests/oracle/__init__.py VERSIONS).
 HERMES_ORACLE_VENV_0_18_2="$(bash "$hw_repo/scripts/oracle-venv.sh" 0.18.2 | tail -n 1)"
 export HERMES_ORACLE_VENV_0_18_2
+# tests/test_hermes_plugin.py runs `hermes wizard` and the gateway from Hermes 0.19.0 with this package installed.
+HERMES_PLUGIN_VENV="$(bash "$hw_repo/scripts/plugin-venv.sh" | tail -n 1)"
+export HERMES_PLUGIN_VENV
 
 cd "$hw_repo"
 rc=0

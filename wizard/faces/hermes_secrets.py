@@ -1,0 +1,167 @@
+"""The plugin's secret source: Hermes reads the secrets a home keeps in the OS keyring at startup.
+
+`read_mapped(cfg, home)` is the whole decision, free of Hermes (so it is testable anywhere): it reads the
+`secrets.wizard_keyring` section (wizard/core/keyring_store.py fixes its shape) and returns an `Outcome`.
+`make_source()` wraps it in Hermes's own `SecretSource` class, defined only here because
+`agent.secret_sources.base` exists only inside Hermes; None when this Hermes has no such API.
+`apply_now(home)` is the verified workaround (shared/reference/hermes-cli.md §4.4): Hermes applies secret
+sources once per home per process, BEFORE it discovers plugins, so a plugin's source is otherwise never applied
+in the very process (the gateway) that loaded it; we forget that "applied" mark and load the env again.
+
+Contract: nothing here raises or prompts (Hermes's rule for `fetch`); a message names variables, never a value,
+and escapes whatever came from the home.  An entry may name only this tool's keyring service and an account
+ending in `:<the same variable>`: a hostile config.yaml cannot make the gateway lift some other secret of its
+user (a GitHub token, say) into a variable that is then sent to a server the config names.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from wizard.core import keyring_store
+from wizard.core.safetext import visible
+
+LABEL = "OS keyring (hermes-wizard)"
+FETCH_TIMEOUT_SECONDS = 10.0  # a locked or absent keyring answers in well under a second; never hold a start
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+log = logging.getLogger("hermes_wizard.plugin")
+
+
+@dataclass
+class Outcome:
+    secrets: dict[str, str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    error: str | None = None
+    kind: str | None = None  # an ErrorKind name: NOT_CONFIGURED, REF_INVALID, BINARY_MISSING, AUTH_FAILED, INTERNAL
+
+
+def read_mapped(cfg, home: Path) -> Outcome:
+    """The secrets `cfg` (the section secrets.wizard_keyring) maps, read from the keyring; never raises."""
+    try:
+        return _read_mapped(cfg)
+    except Exception as exc:  # a bug of ours must not stop a gateway from starting
+        return Outcome(error=f"internal error ({type(exc).__name__})", kind="INTERNAL")
+
+
+def _read_mapped(cfg) -> Outcome:
+    where = f"secrets.{keyring_store.SOURCE_NAME}"
+    if not isinstance(cfg, dict):
+        return Outcome(error=f"{where} is not a mapping", kind="NOT_CONFIGURED")
+    env = cfg.get("env")
+    if not isinstance(env, dict) or not env:
+        return Outcome(error=f"{where}.env names no variable", kind="NOT_CONFIGURED")
+    out = Outcome()
+    wanted: dict[str, tuple[str, str]] = {}
+    for variable, ref in env.items():
+        if not isinstance(variable, str) or not _ENV_NAME.match(variable):
+            out.warnings.append(f"{where}.env: {visible(str(variable))[:80]} is not a variable name; skipped")
+        elif not _valid_ref(variable, ref):
+            out.warnings.append(f"{variable}: its entry must be {{service: {keyring_store.SERVICE}, username: "
+                                f"<home>:{variable}}}; skipped")
+        else:
+            wanted[variable] = (ref["service"], ref["username"])
+    if not wanted:
+        return Outcome(warnings=out.warnings, error=f"{where}.env has no valid entry", kind="REF_INVALID")
+    reason = keyring_store.usable()
+    if reason is None:
+        reason = _prompting_backend()
+    if reason is not None:
+        return Outcome(warnings=out.warnings, error=f"{visible(reason)}; {_names(wanted)} not set",
+                       kind="BINARY_MISSING")
+    for variable, (service, username) in wanted.items():
+        try:
+            value = keyring_store.read(service, username)
+        except keyring_store.KeyringUnavailable as exc:
+            locked = "locked" in str(exc)
+            return Outcome(warnings=out.warnings, error=f"{visible(str(exc))}; {_names(wanted)} not set",
+                           kind="AUTH_FAILED" if locked else "INTERNAL")
+        if value:
+            out.secrets[variable] = value
+        else:
+            out.warnings.append(f"{variable}: no entry in the OS keyring (run `hermes wizard setup` to store it)")
+    return out
+
+
+def _valid_ref(variable: str, ref) -> bool:
+    if not isinstance(ref, dict):
+        return False
+    service, username = ref.get("service"), ref.get("username")
+    return (service == keyring_store.SERVICE and isinstance(username, str)
+            and username.endswith(f":{variable}") and len(username) > len(variable) + 1)
+
+
+def _prompting_backend() -> str | None:
+    """keyrings.alt's encrypted file asks for its password on the terminal: a gateway must not wait for that."""
+    try:
+        name = keyring_store.backend_name()
+    except keyring_store.KeyringUnavailable as exc:
+        return str(exc)
+    return f"the keyring here ({name}) asks for a password at every start" if "Encrypted" in name else None
+
+
+def _names(wanted) -> str:
+    return ", ".join(sorted(wanted))
+
+
+def timeout_for(cfg) -> float:
+    try:
+        seconds = float((cfg or {}).get("timeout_seconds", FETCH_TIMEOUT_SECONDS))
+    except (TypeError, ValueError, AttributeError):
+        return FETCH_TIMEOUT_SECONDS
+    return seconds if 0 < seconds <= 120 else FETCH_TIMEOUT_SECONDS
+
+
+def make_source():
+    """An instance of Hermes's SecretSource for `read_mapped`, or None (logged once) on a Hermes without it."""
+    try:
+        from agent.secret_sources.base import ErrorKind, FetchResult, SecretSource
+    except Exception as exc:
+        log.warning("hermes-wizard: this Hermes has no secret-source API (%s); secrets stay in .env", exc)
+        return None
+
+    class WizardKeyringSource(SecretSource):
+        name = keyring_store.SOURCE_NAME
+        label = LABEL
+        shape = "mapped"
+
+        def fetch(self, cfg, home_path):
+            outcome = read_mapped(cfg, Path(home_path))
+            result = FetchResult(secrets=dict(outcome.secrets), warnings=list(outcome.warnings))
+            if outcome.error is not None:
+                result.error = outcome.error
+                result.error_kind = getattr(ErrorKind, outcome.kind or "INTERNAL", ErrorKind.INTERNAL)
+            return result
+
+        def fetch_timeout_seconds(self, cfg):
+            return timeout_for(cfg)
+
+    return WizardKeyringSource()
+
+
+def enabled_in(home: Path) -> bool:
+    """Does this home's config.yaml turn our source on?  (Hermes's own test: a truthy `enabled`.)"""
+    try:
+        import yaml
+
+        with open(Path(home) / "config.yaml", encoding="utf-8") as handle:
+            data = yaml.safe_load(handle)
+        section = ((data or {}).get("secrets") or {}).get(keyring_store.SOURCE_NAME)
+        return isinstance(section, dict) and bool(section.get("enabled"))
+    except Exception:  # no file, not YAML, not a mapping: not enabled (Hermes reads it the same way)
+        return False
+
+
+def apply_now(home: Path) -> bool:
+    """Apply the home's secret sources in this process now (see the module docstring); True when it did."""
+    try:
+        from hermes_cli.env_loader import load_hermes_dotenv, reset_secret_source_cache
+    except Exception as exc:
+        log.warning("hermes-wizard: cannot re-apply secret sources in this Hermes (%s); keyring secrets reach "
+                    "only processes started later", exc)
+        return False
+    reset_secret_source_cache()
+    load_hermes_dotenv(hermes_home=home)
+    return True

@@ -1,0 +1,90 @@
+"""A hook into the messaging step of `hermes setup gateway`: the setup step of an own-policy platform that Hermes
+takes from its platform registry is re-registered with a step of ours (shared/reference/hermes-cli.md §5 option 2).
+
+What Hermes 0.19.0 allows (read in its source and measured, see the README's "Inside Hermes"):
+* WhatsApp and WeCom are bundled platform plugins: their registry entries carry `setup_fn`, and the setup menu
+  (`hermes_cli.gateway._configure_platform`) calls the entry's `setup_fn` first.  The registry is last-writer-wins,
+  so an entry re-registered with `dataclasses.replace(entry, setup_fn=...)` takes over their step.
+* Weixin, QQ Bot and Yuanbao are NOT in the registry: the menu lists them from its own built-in table, and
+  `_all_platforms()` skips any registry entry with a built-in's name.  No plugin API reaches their step (and
+  registering a fake entry under their name would hand the gateway our entry for their adapter): left alone.
+* Bundled platforms are registered lazily (a deferred loader per platform, imported on first use).  Forcing the
+  import to wrap it would cost every `hermes` run that discovers plugins and move the platform to the top of the
+  menu (the registry keeps insertion order).  So the pending loader is replaced by one that runs it and then wraps
+  the entry it registered: same import time, same menu position.  Finding the pending loader needs the registry's
+  `_deferred` dict (internal); on a Hermes without it the entry is looked up (so loaded) now and wrapped.
+
+Contract: never raises (a failure logs one line and leaves Hermes's own step in place); wrapping twice is a no-op.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable
+
+OWN_POLICY = ("weixin", "whatsapp", "wecom", "yuanbao", "qqbot")
+_STOCK: dict[str, Callable[[], None]] = {}  # Hermes's own setup step of each wrapped platform
+_MARK = "_hermes_wizard_step"
+log = logging.getLogger("hermes_wizard.plugin")
+
+
+def stock_setup(platform: str) -> Callable[[], None] | None:
+    """Hermes's own setup step for `platform`, once it has been wrapped."""
+    return _STOCK.get(platform)
+
+
+def wrap_setup_steps(replacement: Callable[[str], None]) -> list[str]:
+    """Make `replacement(name)` the setup step of each own-policy platform Hermes's registry holds; the names
+    arranged (each is wrapped now, or when Hermes first loads that platform)."""
+    try:
+        from gateway.platform_registry import platform_registry
+    except Exception as exc:
+        log.warning("hermes-wizard: no platform registry in this Hermes (%s); `hermes setup gateway` unchanged", exc)
+        return []
+    arranged = []
+    for name in OWN_POLICY:
+        try:
+            if _arrange(platform_registry, name, replacement):
+                arranged.append(name)
+        except Exception as exc:  # an internal layout we do not know: leave Hermes's step alone
+            log.warning("hermes-wizard: cannot wrap the %s setup step (%s: %s)", name, type(exc).__name__, exc)
+    return arranged
+
+
+def _arrange(registry, name: str, replacement: Callable[[str], None]) -> bool:
+    pending = getattr(registry, "_deferred", None)
+    loader = pending.get(name) if isinstance(pending, dict) else None
+    if loader is not None:
+        if getattr(loader, _MARK, False):
+            return True
+
+        def load_then_wrap(stock_loader=loader) -> None:
+            stock_loader()
+            _wrap(registry, name, replacement)
+
+        setattr(load_then_wrap, _MARK, True)
+        registry.register_deferred(name, load_then_wrap)  # replaces the pending loader, keeps its turn
+        return True
+    if isinstance(pending, dict) and name not in getattr(registry, "_entries", {}):
+        return False  # neither pending nor loaded: this Hermes lists it elsewhere (Weixin, QQ Bot, Yuanbao)
+    return _wrap(registry, name, replacement)
+
+
+def _wrap(registry, name: str, replacement: Callable[[str], None]) -> bool:
+    import dataclasses
+
+    try:
+        entry = registry.get(name)
+        if entry is None or entry.setup_fn is None:
+            return False
+        if getattr(entry.setup_fn, _MARK, False):
+            return True
+        _STOCK[name] = entry.setup_fn
+        step = functools.partial(replacement, name)
+        setattr(step, _MARK, True)
+        registry.register(dataclasses.replace(entry, setup_fn=step))
+        return True
+    except Exception as exc:
+        log.warning("hermes-wizard: cannot wrap the %s setup step (%s: %s)", name, type(exc).__name__, exc)
+        return False
