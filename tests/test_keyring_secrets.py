@@ -282,3 +282,53 @@ def test_an_answers_file_asking_for_a_keyring_where_there_is_none_writes_nothing
     finally:
         keyring.set_keyring(previous)
     assert "no usable OS keyring" in capsys.readouterr().err and not home.exists()
+
+
+class _ScriptedAsker:
+    """Stands in for the plain face's Asker (wizard/faces/plain/ask.py): records what is said, answers confirms."""
+
+    def __init__(self, answer: bool) -> None:
+        self.answer, self.said, self.asked = answer, [], []
+
+    def say(self, text: str = "", indent: str = "", hang: int = 2) -> None:
+        self.said.append(text)
+
+    def confirm(self, message: str, default: bool = False) -> bool:
+        self.asked.append(message)
+        return self.answer
+
+
+def test_the_plain_face_offers_the_keyring_and_keeps_the_token_out_of_env(tmp_path, mem_keyring, monkeypatch):
+    from wizard.faces.plain.flows import where_secrets_go
+    from wizard.plan.session import Session
+    from wizard.write.apply import apply_plan
+
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    home = tmp_path / "h"
+    session = Session(evaluate(home), "setup")
+    asker = _ScriptedAsker(answer=True)
+    assert where_secrets_go(asker, session) is False and not asker.asked  # nothing typed yet: nothing to ask
+    session.type_value("telegram", "TELEGRAM_BOT_TOKEN", TOKEN)
+    session.set_access("telegram", "allowlist", ["123456789"])
+    assert where_secrets_go(asker, session) and len(asker.asked) == 1 and session.secrets_in_keyring
+    assert session.outlook().would_start
+    result = apply_plan(session.plan(), facts=session.report.facts)
+    assert TOKEN not in (home / ".env").read_text() and _telegram(result.report).enabled
+
+
+def test_the_plain_face_says_in_one_line_when_there_is_no_keyring(tmp_path, monkeypatch):
+    from wizard.faces.plain.flows import where_secrets_go
+    from wizard.plan.session import Session
+
+    monkeypatch.delenv("PYTHON_KEYRING_BACKEND", raising=False)
+    session = Session(evaluate(tmp_path / "h"), "setup")
+    session.type_value("telegram", "TELEGRAM_BOT_TOKEN", TOKEN)
+    asker = _ScriptedAsker(answer=True)
+    previous = keyring.get_keyring()
+    keyring.set_keyring(keyring.backends.fail.Keyring())
+    try:
+        assert where_secrets_go(asker, session)
+    finally:
+        keyring.set_keyring(previous)
+    assert not asker.asked and not session.secrets_in_keyring
+    assert len(asker.said) == 1 and "No OS keyring here" in asker.said[0] and "0600" in asker.said[0]

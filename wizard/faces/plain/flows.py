@@ -53,10 +53,33 @@ def introduce(asker, session, home, *, ssh: bool, echo_hidden: bool) -> bool:
 def setup(asker, session, home, profile) -> tuple | None:
     """Ask until the user confirms the review: the service steps to apply with the plan (none in
     setup), or None when they quit."""
+    asked = False
     while platform_menu(asker, session):
+        asked = asked or where_secrets_go(asker, session)
         if review(asker, session, ()):
             return ()
     return None
+
+
+def where_secrets_go(asker, session) -> bool:
+    """Once the answers carry a platform secret: keep it in the OS keyring (asked only where one is usable,
+    default no) or in .env at mode 0600 (said in one line where there is none).  True once asked or said."""
+    from wizard.plan.keyring_steps import platform_secrets
+
+    secrets = set(platform_secrets())
+    if not any(value and key in secrets for answer in session.platforms.values()
+               for key, value in answer.typed.items()):
+        return False
+    from wizard.core.keyring_store import backend_name, usable
+
+    why = usable()
+    if why:
+        asker.say(f"No OS keyring here ({why}): the secrets go to .env, mode 0600.")
+        return True
+    session.secrets_in_keyring = asker.confirm(
+        f"Keep the secrets in the OS keyring ({backend_name()}) instead of .env? The gateway reads them through "
+        "hermes-wizard's Hermes plugin, which must be installed in Hermes's venv.", default=False)
+    return True
 
 
 def doctor(asker, session, home, profile) -> tuple | None:
@@ -89,11 +112,13 @@ def doctor(asker, session, home, profile) -> tuple | None:
         notes.insert(0, f"Not opened, its name was not typed: {', '.join(session.needs_confirming())} (Hermes "
                         "still refuses to start).")
     asker.say("\n".join(visible(tilde(note)) for note in notes) or "Nothing to fix.", indent="  ")
+    asked = False
     while True:
         step = asker.choose("Next:", [("Review the fix and apply", "review"), ("Change a platform by hand", "edit"),
                                       ("Quit without changes", "quit")], default="review")
         if step == "quit" or (step == "edit" and not platform_menu(asker, session)):
             return None
+        asked = asked or where_secrets_go(asker, session)
         steps = _service_steps(session, home, profile)
         if review(asker, session, steps):
             run_steps = bool(steps) and asker.confirm("Also run the service steps above?", default=True)

@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from wizard.core.keyring_store import PLUGIN_NAME, SOURCE_NAME
+from wizard.core.keyring_store import PLUGIN_NAME, SERVICE, SOURCE_NAME
 from wizard.core.records import factory, record
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -72,6 +72,11 @@ def keyring_refs(data: Any) -> KeyringRefs:
         elif not (isinstance(ref, dict) and isinstance(ref.get("service"), str)
                   and isinstance(ref.get("username"), str)):
             refs.invalid.append(f"{variable}: expected {{service: …, username: …}}")
+        elif ref["service"] != SERVICE or not ref["username"].endswith(f":{variable}"):
+            # the plugin's source fetches only its own entries (wizard/faces/hermes_secrets.py): another
+            # entry named here would copy some other secret of this user into a variable the home chooses
+            refs.invalid.append(f"{variable}: not one of hermes-wizard's entries (service {SERVICE}, username "
+                                f"ending in :{variable}); the source skips it")
         else:
             refs.mapped[variable] = (ref["service"], ref["username"])
     return refs
