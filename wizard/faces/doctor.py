@@ -69,6 +69,7 @@ def _doctor(args, homes, runner) -> int:
     request = ServiceRequest(install_gate=args.install_gate, restart=args.restart, settle=args.settle,
                              wizard=Path(args.wizard_path) if args.wizard_path else None)
     codes = []
+    acted = False
     for profile, home in homes:
         if len(homes) > 1:
             _say(f"== {visible(home)} (profile {visible(profile)})")
@@ -105,6 +106,7 @@ def _doctor(args, homes, runner) -> int:
             _say("Nothing to fix." if report.would_start else "")
             codes.append(_verdict(report))
             continue
+        acted = True
         if repair.plan:
             _say(render_diff(repair.plan).rstrip("\n"))
             _say(f"After these changes: {_words(repair.after)}")
@@ -137,7 +139,7 @@ def _doctor(args, homes, runner) -> int:
             codes.append(1)
     from wizard.faces.judging import plugin_tip
 
-    if tip := plugin_tip(facts):
+    if acted and (tip := plugin_tip(facts)):  # said with a repair, not on every clean run
         _say(visible(tip))
     return EX_CONFIG if EX_CONFIG in codes else (EX_USAGE if EX_USAGE in codes else max(codes or [0]))
 
