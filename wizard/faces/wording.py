@@ -66,3 +66,11 @@ def open_words(report) -> str:
     return (f"Open to everyone: {', '.join(names)} — anyone who can reach "
             f"{'that bot' if len(names) == 1 else 'those bots'} uses your agent, and its terminal, file and code "
             "tools on this machine.")
+
+
+def platform_title(name: str) -> str:
+    """A platform as people know it, then its id once: "Weixin (WeChat) · weixin" (never "(WeChat) (weixin)")."""
+    from wizard.hermes.v0_19.catalog import PLATFORMS
+
+    spec = PLATFORMS.get(name)
+    return f"{spec.label} · {name}" if spec else name
