@@ -72,6 +72,7 @@ async def test_without_colour_the_verdict_and_errors_are_the_strongest_text(demo
         await pilot.pause()
         verdict = segments(app.screen.query_one("#verdict"))
         assert verdict and all(strong(s) for s in verdict), [(s.text, str(s.style)) for s in verdict]
+        assert all(s.style.reverse for s in verdict)  # stronger still than the bold title and errors
         shown = segments(app.screen.query_one("#findings"))
         errors = [s for s in shown if "HW201" in s.text or "✗" in s.text]
         assert errors and all(strong(s) for s in errors), [(s.text, str(s.style)) for s in errors]
