@@ -157,3 +157,11 @@ def test_check_names_an_open_platform_once(demo):
     env.write_text(env.read_text() + "\nWEIXIN_ALLOW_ALL_USERS=true\nWHATSAPP_ENABLED=false\n")
     headline = next(line for line in render_text(evaluate(demo)).splitlines() if line.startswith("[!] weixin"))
     assert headline.count("open") == 1, headline
+
+
+async def test_the_home_screen_uses_real_plurals(demo):
+    app = WizardApp(demo, mode="setup")
+    async with app.run_test(size=(100, 36)) as pilot:
+        await pilot.pause()
+        summary = str(app.screen.query_one("#summary", Static).render())
+        assert "3 platforms enabled" in summary and "(s)" not in summary, summary
