@@ -9,10 +9,11 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Button, Footer, Header, Input, Label, RadioButton, RadioSet, Static
+from textual.widgets import Button, Footer, Input, Label, RadioSet, Static
 
 from screens.base import WizardScreen
 from screens.messages import AccessKept
+from screens.widgets import Choice, wizard_header
 from wizard.hermes.v0_19.catalog import PLATFORMS
 from wizard.plan.answers import ACCESS_MODES, ACCESS_WORDS, id_problems, split_ids
 
@@ -60,12 +61,12 @@ class AccessScreen(WizardScreen):
         words = {m: ACCESS_WORDS[m].format(platform=self.platform, label=self.spec.label,
                                            allow_all=self.spec.allow_all_env or "its allow-all variable")
                  for m in ACCESS_MODES}
-        yield Header()
+        yield wizard_header()
         with VerticalScroll(id="body"):
             yield Static(f"Who may use the agent through {self.spec.label}?", classes="title")
             with RadioSet(id="access-choices"):
                 for choice in ACCESS_MODES:
-                    yield RadioButton(choice.capitalize() + (" (recommended)" if choice == "pairing" else ""),
+                    yield Choice(choice.capitalize() + (" (recommended)" if choice == "pairing" else ""),
                                       value=choice == mode, id=f"mode-{choice}")
             for choice in ACCESS_MODES:
                 yield Static(words[choice], classes="access-words", id=f"words-{choice}")

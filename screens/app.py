@@ -16,6 +16,7 @@ from textual.app import App
 from textual.binding import Binding
 
 from screens.access_screen import AccessScreen
+from screens.commands import WizardCommands
 from screens.confirm_quit import ConfirmQuit
 from screens.findings_screen import FindingsScreen
 from screens.help_screen import HelpScreen
@@ -24,6 +25,7 @@ from screens.messages import (
     AccessKept,
     ChangesApplied,
     CredentialsKept,
+    FindingsRequested,
     PlatformChosen,
     PlatformsRequested,
     ReviewRequested,
@@ -49,6 +51,7 @@ class AppOutcome:
 
 class WizardApp(App[AppOutcome]):
     TITLE = "hermes-wizard"
+    COMMANDS = App.COMMANDS | {WizardCommands}  # the wizard's own actions, and Textual's (theme, keys, quit)
     CSS_PATH = str(CSS_FILE)
     BINDINGS = [Binding("f1", "help", "Help"), Binding("question_mark", "help", "Help", show=False),
                 Binding("ctrl+q", "quit_wizard", "Quit"),
@@ -94,7 +97,19 @@ class WizardApp(App[AppOutcome]):
         self.push_screen(PlatformsScreen())
 
     def on_platform_chosen(self, message: PlatformChosen) -> None:
+        # From the list, or from the palette anywhere: the platform's screens always sit on the list, so
+        # Esc and "Keep choice" come back to it (and to its cursor).
+        if any(isinstance(screen, PlatformsScreen) for screen in self.screen_stack):
+            while not isinstance(self.screen, PlatformsScreen):
+                self.pop_screen()
+        else:
+            self.push_screen(PlatformsScreen())
         self.push_screen(PlatformScreen(message.platform))
+
+    def on_findings_requested(self, message: FindingsRequested) -> None:
+        if any(isinstance(screen, FindingsScreen) for screen in self.screen_stack):
+            while not isinstance(self.screen, FindingsScreen):
+                self.pop_screen()
 
     def on_credentials_kept(self, message: CredentialsKept) -> None:
         self.push_screen(AccessScreen(message.platform))
@@ -105,7 +120,8 @@ class WizardApp(App[AppOutcome]):
             self.pop_screen()
 
     def on_review_requested(self, message: ReviewRequested) -> None:
-        self.push_screen(ReviewScreen())
+        if not isinstance(self.screen, (ReviewScreen, ResultScreen)):  # after Apply there is nothing to review
+            self.push_screen(ReviewScreen())
 
     def on_changes_applied(self, message: ChangesApplied) -> None:
         self.push_screen(ResultScreen(message.result))

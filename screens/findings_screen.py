@@ -5,10 +5,11 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Button, Footer, Header, Input, Label, RadioButton, RadioSet, Static
+from textual.widgets import Button, Footer, Input, Label, RadioSet, Static
 
 from screens.base import WizardScreen
 from screens.messages import PlatformsRequested, ReviewRequested
+from screens.widgets import Choice, findings_content, wizard_header
 from wizard.core.safetext import visible, visible_lines
 from wizard.faces.wording import tilde, verdict_words
 from wizard.plan.repairs import RepairOptions, plan_repairs
@@ -29,13 +30,14 @@ ones `hermes-wizard doctor --fix` uses:
 
 class FindingsScreen(WizardScreen):
     HELP = HELP
-    BINDINGS = [Binding("r", "review", "Review"), Binding("p", "platforms", "Platforms"),
+    BINDINGS = [Binding("r", "review", "Review"), Binding("ctrl+r", "review", "Review", show=False),
+                Binding("p", "platforms", "Platforms"),
                 Binding("escape", "app.quit_wizard", "Quit")]
 
     def compose(self) -> ComposeResult:
         report = self.wizard.report
         words, ok = verdict_words(report)
-        yield Header()
+        yield wizard_header()
         with VerticalScroll(id="body"):
             yield Static(visible_lines(tilde(f"Hermes home: {self.wizard.home}")), classes="title", markup=False)
             yield Static(visible_lines(words), classes="verdict-ok" if ok else "verdict-bad", id="verdict",
@@ -43,18 +45,18 @@ class FindingsScreen(WizardScreen):
             shown = [f for f in report.findings if f.severity != "info"] or report.findings
             lines = [f"{f.severity.glyph} {f.code} {visible(f.platform or 'home')}: {visible(tilde(f.message))}"
                      for f in shown]
-            yield Static("\n".join(lines) or "No problems found.", id="findings", markup=False)
+            yield Static(findings_content(lines) if lines else "No problems found.", id="findings", markup=False)
             if report.violations:
                 yield Label("Open policies without opt-in become:", classes="field-label")
                 with RadioSet(id="open-policy"):
-                    yield RadioButton("pairing (recommended)", value=True, id="open-pairing")
-                    yield RadioButton("allowlist", id="open-allowlist")
-                    yield RadioButton("open, with the platform's own opt-in", id="open-optin")
+                    yield Choice("pairing (recommended)", value=True, id="open-pairing")
+                    yield Choice("allowlist", id="open-allowlist")
+                    yield Choice("open, with the platform's own opt-in", id="open-optin")
             if any(t.dead for t in report.transports.values()):
                 yield Label("Platforms that cannot connect:", classes="field-label")
                 with RadioSet(id="dead-transport"):
-                    yield RadioButton("disable them (credentials kept)", value=True, id="dead-disable")
-                    yield RadioButton("leave them enabled", id="dead-keep")
+                    yield Choice("disable them (credentials kept)", value=True, id="dead-disable")
+                    yield Choice("leave them enabled", id="dead-keep")
             yield Label("Type the name of each platform to open to everyone:", id="confirm-open-label",
                         classes="field-label")
             yield Input(placeholder="e.g. weixin", id="confirm-open")

@@ -5,12 +5,13 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Button, Footer, Header, Select, Static
+from textual.widgets import Button, Footer, Select, Static
 
 from screens.base import WizardScreen
 from screens.messages import PlatformsRequested
+from screens.widgets import wizard_header
 from wizard.core.safetext import visible_lines
-from wizard.faces.wording import tilde, verdict_words
+from wizard.faces.wording import plural, tilde, verdict_words
 from wizard.read.homes import list_profiles
 
 HELP = """# Home
@@ -30,7 +31,7 @@ class HomeScreen(WizardScreen):
 
     def compose(self) -> ComposeResult:
         app = self.wizard
-        yield Header()
+        yield wizard_header()
         with VerticalScroll(id="body"):
             yield Static(visible_lines(tilde(f"Hermes home: {app.home}")), classes="title", id="home-path",
                          markup=False)
@@ -51,7 +52,7 @@ class HomeScreen(WizardScreen):
         report = self.wizard.report
         lines = []
         enabled = [row for row in report.rows if row.enabled]
-        lines.append(f"{len(enabled)} platform(s) enabled: " + (", ".join(r.name for r in enabled) or "none"))
+        lines.append(f"{plural(len(enabled), 'platform')} enabled: " + (", ".join(r.name for r in enabled) or "none"))
         errors = [f for f in report.findings if f.severity == "error"]
         if errors:
             named = "; ".join(f"{f.code} {f.platform or ''}".strip() for f in errors[:6])

@@ -53,3 +53,8 @@ class ChangesApplied(Message):
     """Review: the plan was written; `result` is the ApplyResult to show."""
 
     result: ApplyResult
+
+
+@dataclass
+class FindingsRequested(Message):
+    """The command palette (doctor): back to the findings and their fixes."""

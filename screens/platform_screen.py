@@ -6,11 +6,13 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Button, Footer, Header, Input, Label, Static
+from textual.widgets import Button, Footer, Input, Label, Static
 
 from screens.base import WizardScreen
 from screens.messages import CredentialsKept
+from screens.widgets import wizard_header
 from wizard.core.safetext import visible_lines
+from wizard.faces.wording import platform_title
 from wizard.hermes.v0_19.catalog import PLATFORMS
 from wizard.plan.changes import is_secret_name
 
@@ -48,9 +50,9 @@ class PlatformScreen(WizardScreen):
 
     def compose(self) -> ComposeResult:
         report = self.wizard.report
-        yield Header()
+        yield wizard_header()
         with VerticalScroll(id="body"):
-            yield Static(f"{self.spec.label} ({self.platform})", classes="title")
+            yield Static(platform_title(self.platform), classes="title", markup=False)
             yield Static(visible_lines(self._state_words(report)), id="state", classes="hint", markup=False)
             typed = self.wizard.session.answer(self.platform).typed
             for key in self._fields():

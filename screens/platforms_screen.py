@@ -1,15 +1,24 @@
 """Platforms: every platform Hermes supports, enabled ones first, as Hermes would see
-them once the pending answers are applied.  Enter opens one; R reviews the plan."""
+them once the pending answers are applied.  Enter opens one; Ctrl+R reviews the plan (letters find).
+
+Rows show the display name and the id; typing letters jumps to the first platform whose name or id starts
+with them (a pause of FIND_RESET seconds starts a new word), and the cursor stays on its platform when the
+rows are rebuilt (coming back from a platform, or its row moving up once enabled).  The columns fit in 80.
+"""
 
 from __future__ import annotations
 
+import time
+
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Footer, Static
 
 from screens.base import WizardScreen
 from screens.messages import PlatformChosen, ReviewRequested
+from screens.widgets import wizard_header
 from wizard.core.safetext import visible
 from wizard.faces.wording import plural
 from wizard.hermes.v0_19.catalog import PLATFORMS
@@ -19,12 +28,21 @@ HELP = """# Platforms
 Every messaging platform Hermes 0.19 supports. Rows show what the gateway would see **after** the changes you
 have chosen so far (nothing is written yet):
 
-* **Credentials**: present, missing, or the state on disk (e.g. `not-paired`: WhatsApp has no `creds.json`).
-* **DM / Groups**: the policy the startup check reads (only weixin, whatsapp, wecom, qqbot and yuanbao have one).
-* **Verdict**: `refuses-start` means this platform alone stops the whole gateway.
+* **Verdict**: `refuses-start` means this platform alone stops the whole gateway; `open` means anyone who
+  can reach it uses the agent; `disabled` means it is off.
+* **Credentials**: present, missing, incomplete, or the state on disk (e.g. `not-paired`: WhatsApp has no
+  `creds.json`).
+* **DM / Groups**: the policy the adapter applies (only weixin, whatsapp, wecom, qqbot and yuanbao have one).
 
-Enter opens a platform. **R** shows the plan and the verdict it leads to. Esc goes back.
+Enter opens a platform. Type a platform's first letters to jump to it. **Ctrl+R** shows the plan and the
+verdict it leads to. Esc goes back.
 """
+
+
+# The Platform column's width: "Weixin (WeChat)  weixin" fits on one line, longer pairs wrap the id under
+# the name, so Verdict (the column that matters) is never pushed off an 80-column screen.
+NAME_WIDTH = 24
+FIND_RESET = 1.0  # seconds without typing before type-to-find starts a new word
 
 
 def credential_words(report, name: str) -> str:
@@ -35,56 +53,99 @@ def credential_words(report, name: str) -> str:
     missing = [key for key in spec.credentials if not report.effective.environ.get(key, "").strip()]
     if not missing:
         return "present"
-    return "missing" if len(missing) == len(spec.credentials) else f"missing {missing[0]}"
+    return "missing" if len(missing) == len(spec.credentials) else "incomplete"  # the platform screen names it
+
+
+def name_cell(name: str) -> tuple[Text, int]:
+    """The Platform cell — display name, then the id dimmed — and how many lines it needs."""
+    label = PLATFORMS[name].label
+    one_line = len(label) + 2 + len(name) <= NAME_WIDTH
+    return Text.assemble(label, "  " if one_line else "\n  ", (name, "dim")), 1 if one_line else 2
 
 
 class PlatformsScreen(WizardScreen):
     HELP = HELP
-    BINDINGS = [Binding("escape", "app.pop_screen", "Back"), Binding("r", "review", "Review"),
+    BINDINGS = [Binding("escape", "app.pop_screen", "Back"), Binding("ctrl+r", "review", "Review"),
                 Binding("enter", "open", "Open", show=False)]
 
     def compose(self) -> ComposeResult:
-        yield Header()
-        yield Static("Choose a platform (Enter), or R to review the plan.", classes="hint", id="intro")
+        yield wizard_header()
+        yield Static("Choose a platform (Enter; type its name to jump to it), or Ctrl+R to review the plan.",
+                     classes="hint", id="intro")
         yield DataTable(cursor_type="row", zebra_stripes=True, id="platforms")
         yield Static("", id="pending", classes="hint")
         yield Footer()
 
     def on_mount(self) -> None:
+        self.typed, self.typed_at = "", 0.0
         table = self.query_one(DataTable)
-        table.add_columns("Platform", "Enabled", "Credentials", "DM", "Groups", "Opt-in", "Verdict")
+        table.add_column("Platform", width=NAME_WIDTH, key="platform")
+        for title in ("Verdict", "Credentials", "DM", "Groups"):
+            table.add_column(title, key=title.lower())
         self.refresh_rows()
         table.focus()
 
     def on_screen_resume(self) -> None:
         self.refresh_rows()
 
+    def _cursor_name(self) -> str | None:
+        table = self.query_one(DataTable)
+        if not table.row_count:
+            return None
+        return str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+
     def refresh_rows(self) -> None:
         report = self.wizard.previewed()
         rows = {row.name: row for row in report.rows}
         table = self.query_one(DataTable)
+        kept = self._cursor_name()
         table.clear()
         order = sorted(PLATFORMS, key=lambda n: (not (n in rows and rows[n].enabled), n))
         for name in order:
             row = rows.get(name)
             enabled = bool(row and row.enabled)
+            cell, height = name_cell(name)
             # Text cells, not markup: a value from a file can hold `[` or escapes.
-            table.add_row(name, "yes" if enabled else "no",
+            table.add_row(cell, row.verdict if row else "disabled",
                           Text(visible(credential_words(report, name))) if enabled else "–",
                           Text(visible(row.dm_policy)) if row and row.dm_policy else "–",
                           Text(visible(row.group_policy)) if row and row.group_policy else "–",
-                          "yes" if row and row.opted_in else "–", row.verdict if row else "disabled", key=name)
+                          key=name, height=height)
+        if kept is not None:
+            table.move_cursor(row=table.get_row_index(kept), animate=False)
         count = self.wizard.session.pending()
         self.query_one("#pending", Static).update(
-            f"{plural(count, 'pending change')} — R to review" if count else "No changes yet.")
+            f"{plural(count, 'pending change')} — Ctrl+R to review" if count else "No changes yet.")
+
+    def on_key(self, event: events.Key) -> None:
+        """Type-to-find: every letter is part of a word here (relay and raft begin with r), which is why
+        Review is Ctrl+R on this screen."""
+        char = (event.character or "").lower()
+        if len(char) != 1 or not (char.isalnum() or char in "_ "):
+            return
+        now = time.monotonic()
+        if now - self.typed_at > FIND_RESET:
+            self.typed = ""
+        self.typed, self.typed_at = self.typed + char, now
+        event.stop()
+        event.prevent_default()
+        match = next((name for name in self._order() if name.startswith(self.typed)
+                      or PLATFORMS[name].label.lower().startswith(self.typed)), None)
+        if match is not None:
+            table = self.query_one(DataTable)
+            table.move_cursor(row=table.get_row_index(match))
+
+    def _order(self) -> list[str]:
+        table = self.query_one(DataTable)
+        return [str(row_key.value) for row_key in table.rows]
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         self._open(str(event.row_key.value))
 
     def action_open(self) -> None:
-        table = self.query_one(DataTable)
-        if table.row_count:
-            self._open(str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value))
+        name = self._cursor_name()
+        if name is not None:
+            self._open(name)
 
     def _open(self, name: str) -> None:
         self.app.post_message(PlatformChosen(name))

@@ -6,9 +6,10 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Button, Footer, Header, Static
+from textual.widgets import Button, Footer, Static
 
 from screens.base import WizardScreen
+from screens.widgets import findings_content, wizard_header
 from wizard.core.safetext import visible_lines
 from wizard.faces.wording import findings_lines, open_words, restart_hint, tilde
 
@@ -31,7 +32,7 @@ class ResultScreen(WizardScreen):
         report = self.result.report
         starts = report.would_start
         clean = starts and not report.errors()
-        yield Header()
+        yield wizard_header()
         with VerticalScroll(id="body"):
             yield Static(visible_lines(f"Written: {', '.join(self.result.written) or 'no file'}"), classes="title",
                          markup=False)
@@ -47,7 +48,7 @@ class ResultScreen(WizardScreen):
             left = findings_lines(report) if not clean else [line for line in findings_lines(report)
                                                                if not line.startswith("·")]
             if left:
-                yield Static("\n".join(left), id="findings", markup=False)
+                yield Static(findings_content(left), id="findings", markup=False)
             for line in self.result.service_lines + [("Verified: " if o.ok else "Not fixed: ") + o.words + "."
                                                      for o in self.result.restarts]:
                 yield Static(visible_lines(line), classes="hint", markup=False)

@@ -7,10 +7,11 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Button, Checkbox, Footer, Header, Static, TextArea
+from textual.widgets import Button, Checkbox, Footer, Static
 
 from screens.base import WizardScreen
 from screens.messages import ChangesApplied
+from screens.widgets import DiffView, findings_content, wizard_header
 from wizard.core.safetext import visible_lines
 from wizard.faces.wording import findings_lines, open_words, plural
 from wizard.plan.changes import render_diff
@@ -33,12 +34,12 @@ class ReviewScreen(WizardScreen):
         plan = self.wizard.plan()
         outlook = self.wizard.previewed()
         self.service_steps = self._service_steps(plan, outlook)
-        yield Header()
+        yield wizard_header()
         files = " and ".join(plan.files())
         yield Static(f"{plural(len(plan.changes), 'change')} in {files}" if plan.changes else "No file changes",
                      classes="title")
         diff = render_diff(plan) if plan.changes else "Nothing to change in the files."
-        yield TextArea(diff, read_only=True, id="diff", show_line_numbers=False)
+        yield DiffView(diff, id="diff")
         with VerticalScroll(id="outlook"):
             if self.service_steps:
                 from wizard.plan.service_steps import render_service
@@ -53,7 +54,8 @@ class ReviewScreen(WizardScreen):
             opened = open_words(outlook)
             if opened:
                 yield Static(opened, id="open-to-everyone", classes="warning-text", markup=False)
-            yield Static("\n".join(findings_lines(outlook)) or "No findings.", id="findings", markup=False)
+            found = findings_lines(outlook)
+            yield Static(findings_content(found) if found else "No findings.", id="findings", markup=False)
         yield Static("", id="message", classes="error-text", markup=False)
         with Horizontal(classes="buttons"):
             yield Button("Apply", variant="success", id="apply", disabled=not (plan or self.service_steps))

@@ -53,7 +53,7 @@ async def test_setup_from_an_empty_home_to_a_config_hermes_starts(tmp_path, herm
         await pilot.pause()
         assert isinstance(app.screen, PlatformsScreen)
         assert not home.exists()  # nothing written before Review
-        await pilot.press("r")
+        await pilot.press("ctrl+r")
         await pilot.pause()
         assert isinstance(app.screen, ReviewScreen)
         diff = app.screen.query_one("#diff").text

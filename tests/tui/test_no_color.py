@@ -46,3 +46,61 @@ async def test_with_colour_the_verdict_is_coloured(tmp_path, monkeypatch):
         await pilot.pause()
         svg = app.export_screenshot()
     assert not all(is_grey(c) for c in colours(svg))  # the check above can fail
+
+
+def segments(widget) -> list:
+    """The widget as drawn: every (text, style) segment of its lines, CSS styles included."""
+    from textual.geometry import Region
+
+    strips = widget.render_lines(Region(0, 0, widget.size.width, widget.size.height))
+    return [segment for strip in strips for segment in strip if segment.text.strip()]
+
+
+def plain(widget) -> str:
+    return "".join(segment.text for segment in segments(widget))
+
+
+def strong(segment) -> bool:
+    style = segment.style
+    return bool(style and (style.bold or style.reverse) and not style.dim)
+
+
+async def test_without_colour_the_verdict_and_errors_are_the_strongest_text(demo, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = WizardApp(demo, mode="doctor")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        verdict = segments(app.screen.query_one("#verdict"))
+        assert verdict and all(strong(s) for s in verdict), [(s.text, str(s.style)) for s in verdict]
+        assert all(s.style.reverse for s in verdict)  # stronger still than the bold title and errors
+        shown = segments(app.screen.query_one("#findings"))
+        errors = [s for s in shown if "HW201" in s.text or "✗" in s.text]
+        assert errors and all(strong(s) for s in errors), [(s.text, str(s.style)) for s in errors]
+
+
+async def test_without_colour_the_chosen_radio_option_shows_in_plain_text(demo, monkeypatch):
+    from textual.widgets import RadioButton
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = WizardApp(demo, mode="doctor")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        on, off = app.screen.query_one("#open-pairing", RadioButton), app.screen.query_one("#open-allowlist",
+                                                                                         RadioButton)
+        assert on.value and not off.value
+        mark = [plain(button).split()[0] for button in (on, off)]  # the glyph before the label
+        assert mark[0] != mark[1], mark
+
+
+async def test_with_colour_review_colours_added_and_removed_lines(demo, monkeypatch):
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    app = WizardApp(demo, mode="doctor")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("r")
+        await pilot.pause()
+        drawn = segments(app.screen.query_one("#diff-lines"))
+        added = [s for s in drawn if s.text.startswith("+WEIXIN_DM_POLICY")]
+        removed = [s for s in drawn if s.text.startswith("-WEIXIN_DM_POLICY")]
+        assert added and removed
+        green, red = added[0].style.color.triplet, removed[0].style.color.triplet
+        assert green.green > max(green.red, green.blue) and red.red > max(red.green, red.blue), (green, red)

@@ -80,7 +80,7 @@ async def test_review_shows_checks_findings_for_the_home_as_it_will_be(demo, tmp
         await pilot.pause()
         await pilot.press("ctrl+s")  # weixin: pairing
         await pilot.pause()
-        await pilot.press("r")
+        await pilot.press("ctrl+r")
         await pilot.pause()
         assert isinstance(app.screen, ReviewScreen)
         shown = text_of(app.screen, "#findings")

@@ -122,3 +122,11 @@ def current_access(report, platform: str) -> str:
     if spec.allowlist_env and report.effective.environ.get(spec.allowlist_env, "").strip():
         return "allowlist"
     return "pairing"
+
+
+def platform_title(name: str) -> str:
+    """A platform as people know it, then its id once: "Weixin (WeChat) · weixin" (never "(WeChat) (weixin)")."""
+    from wizard.hermes.v0_19.catalog import PLATFORMS
+
+    spec = PLATFORMS.get(name)
+    return f"{spec.label} · {name}" if spec else name

@@ -29,6 +29,8 @@ def _wrap(text: str, indent: str) -> list[str]:
 def _headline(row: PlatformRow) -> str:
     words = {Verdict.REFUSES_START: "the gateway will refuse to start", Verdict.CANNOT_CONNECT: "cannot connect",
              Verdict.OPEN: "open", Verdict.OK: "", Verdict.DISABLED: "disabled"}[row.verdict]
+    if row.verdict == Verdict.OPEN and row.access.startswith("open"):
+        words = ""  # the access words say it ("open to everyone (…)"): never "open; open to everyone"
     return f"{visible(row.name)} — " + "; ".join(part for part in (words, visible(row.access)) if part)
 
 

@@ -1,0 +1,74 @@
+"""Small widgets every screen shares: the header with a plain-ASCII icon, a radio button whose chosen
+state shows without colour, findings whose errors stand out without colour, and a coloured diff.
+
+UI only: the words come from wizard/ (wording, safetext, render_diff); these decide how they look.
+"""
+
+from __future__ import annotations
+
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.widgets import Header, RadioButton, Static
+
+# Textual's default icon (U+2B58) is missing from many terminal fonts and shows as a box; this one
+# exists everywhere and still reads as a menu (clicking it opens the command palette).
+HEADER_ICON = "="
+
+
+def wizard_header() -> Header:
+    return Header(icon=HEADER_ICON)
+
+
+class Choice(RadioButton):
+    """A radio button that marks the chosen option with a different glyph, not only a different colour,
+    so NO_COLOR and colour-blind users can tell which option is selected."""
+
+    BUTTON_OFF = " "
+    BUTTON_ON = "●"
+
+    @property
+    def _button(self) -> Content:
+        # ToggleButton draws the same BUTTON_INNER in both states, told apart by colour alone.
+        self.BUTTON_INNER = self.BUTTON_ON if self.value else self.BUTTON_OFF
+        return super()._button
+
+
+def findings_content(lines: list[str]) -> Content:
+    """Findings lines (as wording.findings_lines makes them: mark first), errors in bold and the
+    theme's error colour — bold survives NO_COLOR, where colours turn grey."""
+    styled = []
+    for line in lines:
+        mark = line[:1]
+        style = "bold $text-error" if mark == "✗" else ("$text-warning" if mark == "!" else "")
+        styled.append(Content.styled(line, style))
+    return Content("\n").join(styled)
+
+
+def diff_content(diff: str) -> Content:
+    """A unified diff with added lines green and removed ones red (file headers bold); under NO_COLOR
+    the `+`/`-` at the start of each line still says which is which."""
+    styled = []
+    for line in diff.splitlines():
+        if line.startswith(("+++", "---")):
+            style = "bold"
+        elif line.startswith("+"):
+            style = "$text-success"
+        elif line.startswith("-"):
+            style = "$text-error"
+        elif line.startswith("@@"):
+            style = "$text-accent"
+        else:
+            style = ""
+        styled.append(Content.styled(line, style))
+    return Content("\n").join(styled)
+
+
+class DiffView(VerticalScroll):
+    """The plan's diff, scrollable by keyboard, coloured; `text` is the plain diff (for tests and copies)."""
+
+    def __init__(self, diff: str, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.text = diff
+
+    def compose(self):
+        yield Static(diff_content(self.text), id="diff-lines", markup=False)
