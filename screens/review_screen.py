@@ -41,6 +41,7 @@ class ReviewScreen(WizardScreen):
         diff = render_diff(plan) if plan.changes else "Nothing to change in the files."
         yield DiffView(diff, id="diff")
         with VerticalScroll(id="outlook"):
+            yield from self._where_secrets_go()
             if self.service_steps:
                 from wizard.plan.service_steps import render_service
 
@@ -61,6 +62,26 @@ class ReviewScreen(WizardScreen):
             yield Button("Apply", variant="success", id="apply", disabled=not (plan or self.service_steps))
             yield Button("Back", id="back")
         yield Footer()
+
+    def _where_secrets_go(self):
+        """With typed secrets: a box to keep them in the OS keyring where one is usable, else one line."""
+        session = self.wizard.session
+        if not session.typed_secrets():
+            return
+        from wizard.core.keyring_store import backend_name, usable
+
+        why = usable()
+        if why:
+            yield Static(visible_lines(f"No OS keyring here ({why}): the secrets go to .env, mode 0600."),
+                         id="keyring-none", markup=False)
+            return
+        yield Checkbox(f"Keep the secrets in the OS keyring ({backend_name()}) instead of .env",
+                       value=session.secrets_in_keyring, id="keep-in-keyring")
+
+    def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
+        if event.checkbox.id == "keep-in-keyring" and event.value != self.wizard.session.secrets_in_keyring:
+            self.wizard.session.secrets_in_keyring = event.value
+            self.refresh(recompose=True)  # the diff, the verdict and the findings follow the choice
 
     def on_mount(self) -> None:
         apply = self.query_one("#apply", Button)

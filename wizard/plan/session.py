@@ -143,6 +143,14 @@ class Session:
                     out += opt_in_changes(self.report, platform)
         return [c for c in out if c.key != "GATEWAY_ALLOW_ALL_USERS"]
 
+    def typed_secrets(self) -> list[str]:
+        """The platform secrets typed so far (what "keep the secrets in the OS keyring" would keep)."""
+        from wizard.plan.keyring_steps import platform_secrets
+
+        secrets = set(platform_secrets())
+        return sorted({key for answer in self.platforms.values() for key, value in answer.typed.items()
+                       if value and key in secrets})
+
     def plan(self) -> Plan:
         changes = self.changes()
         if not self.secrets_in_keyring:

@@ -64,11 +64,7 @@ def setup(asker, session, home, profile) -> tuple | None:
 def where_secrets_go(asker, session) -> bool:
     """Once the answers carry a platform secret: keep it in the OS keyring (asked only where one is usable,
     default no) or in .env at mode 0600 (said in one line where there is none).  True once asked or said."""
-    from wizard.plan.keyring_steps import platform_secrets
-
-    secrets = set(platform_secrets())
-    if not any(value and key in secrets for answer in session.platforms.values()
-               for key, value in answer.typed.items()):
+    if not session.typed_secrets():
         return False
     from wizard.core.keyring_store import backend_name, usable
 
