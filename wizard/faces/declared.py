@@ -89,10 +89,10 @@ def _run(args, stdin) -> int:
         saved = _save(session, declared, args.save_answers)
         if saved:
             return bad
-    return _apply(args, session, declared)
+    return _apply(args, session)
 
 
-def _apply(args, session, declared) -> int:
+def _apply(args, session) -> int:
     from wizard.faces.wording import findings_lines, open_words
     from wizard.judge.report import verdict_clause
     from wizard.plan.changes import render_diff
@@ -106,16 +106,12 @@ def _apply(args, session, declared) -> int:
                        "was written (use `secrets: env` to keep them in .env, mode 0600)"])
             return 1
     plan, outlook = session.plan(), session.outlook()
-    unreached = _not_enabled(declared, outlook)
     if plan:
         _say(render_diff(plan).rstrip("\n"))
     _say(f"After these changes: {verdict_clause(outlook)}." if plan else
          f"Nothing to change: the home is already as declared; {verdict_clause(outlook)}.")
     for line in findings_lines(outlook) + ([open_words(outlook)] if open_words(outlook) else []):
         _say(line)
-    if unreached:
-        _complain(unreached + ["nothing was written"])
-        return usage_code(args)
     if not outlook.would_start:
         _say("Nothing was written: Hermes would refuse to start with these answers (see above).")
         return EX_CONFIG
@@ -152,16 +148,6 @@ def _code(args, report, changed: bool, dry: bool) -> int:
     if args.detailed_exitcode:
         return 2 if changed else 0
     return 1 if dry and changed else 0
-
-
-def _not_enabled(declared, outlook) -> list[str]:
-    """Declared `enabled: true` platforms Hermes would still not run (a credential missing everywhere)."""
-    from wizard.hermes.v0_19.catalog import PLATFORMS
-
-    running = {row.name for row in outlook.rows if row.enabled}
-    return [f"{decl.where}: platforms.{name}: declared enabled, but Hermes would not start {name}: it needs "
-            f"{' and '.join(PLATFORMS[name].credentials)} (in env: here, or already in the home's .env)"
-            for name, decl in declared.platforms.items() if decl.enabled and name not in running]
 
 
 def _declaration(args, stdin):
