@@ -253,6 +253,17 @@ def print_report(figs: dict, verdicts: list[dict], problems: list[str], py: str)
         print(f"[WARN] {p}")
 
 
+def compile_bytecode() -> None:
+    """Bytecode for the wizard's modules, as an installed wheel has it (pip compiles at install).  Without
+    it a module edited since its .pyc was written is compiled from source in every measured run — and with
+    PYTHONDONTWRITEBYTECODE set (as on this machine's shells) that .pyc is never refreshed."""
+    import compileall
+
+    repo = Path(__file__).resolve().parents[1]
+    for package in ("wizard", "screens"):
+        compileall.compile_dir(repo / package, quiet=1)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=15)
@@ -260,6 +271,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profiles", type=int, default=100)
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args(argv)
+    compile_bytecode()
     with tempfile.TemporaryDirectory(prefix="bench-check-") as tmp:
         all_benches = benches(Path(tmp), args)
         problems = measure(all_benches)

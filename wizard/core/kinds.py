@@ -1,5 +1,5 @@
-"""The domain's words, each with one home: severities, platform verdicts, change actions,
-transport states and exit codes.
+"""The domain's words, each with one home: severities, platform verdicts, transport states and
+exit codes (what a Plan does — change, keyring and service actions — is wizard/plan/actions.py).
 
 They are `str` (or `int`) enums, so a value compares equal to the word it replaces, prints
 as that word and goes into JSON as that word: the CLI and JSON contracts of DESIGN.md are
@@ -11,7 +11,7 @@ from __future__ import annotations
 from enum import Enum, IntEnum
 
 
-class _Word(str, Enum):
+class Word(str, Enum):
     """An enum that behaves as its word wherever text is made (f-strings, str(), JSON)."""
 
     def __str__(self) -> str:
@@ -21,7 +21,7 @@ class _Word(str, Enum):
         return format(self.value, spec)
 
 
-class Severity(_Word):
+class Severity(Word):
     ERROR = "error"
     WARNING = "warning"
     INFO = "info"
@@ -42,7 +42,7 @@ class Severity(_Word):
         return ("error", "warning", "info").index(self.value)
 
 
-class Verdict(_Word):
+class Verdict(Word):
     """What one platform comes to (the JSON `verdict` of a platform row)."""
 
     REFUSES_START = "refuses-start"  # Hermes refuses to start the whole gateway because of it
@@ -52,35 +52,7 @@ class Verdict(_Word):
     DISABLED = "disabled"
 
 
-class ChangeAction(_Word):
-    """How a Change edits its file (wizard/plan/changes.py)."""
-
-    SET = "set"  # the key gets `after`
-    DISABLE = "disable"  # an env line is commented out, reversibly (#hermes-wizard-off:)
-    RESTORE = "restore"  # such a comment is undone
-    MODE = "mode"  # the file's mode becomes `after` (octal)
-    REMOVE = "remove"  # every line of an env key goes, disabled copies too (a secret moved elsewhere)
-    APPEND = "append"  # config.yaml: `after` joins the list at `key` (created if missing; kept once)
-    REENCODE = "reencode"  # the file is written as UTF-8 (`before` names its encoding)
-
-
-class KeyringAction(_Word):
-    """What a Plan does to one OS keyring entry (wizard/plan/keyring_steps.py)."""
-
-    STORE = "store"  # before any file changes: the secret is stored, then read back
-    DELETE = "delete"  # after the files are written and verified
-
-
-class ServiceAction(_Word):
-    """What one service step of a Plan does to a systemd unit (wizard/plan/service_steps.py)."""
-
-    STOP = "stop"  # stop + reset-failed: a loop in progress, before any file changes
-    DROPIN = "drop-in"  # write our drop-in (the gate, or the Restart=on-failure fallback)
-    RELOAD = "daemon-reload"  # systemd reads the drop-in
-    RESTART = "restart"  # restart, then watch it stay up before saying it runs
-
-
-class TransportState(_Word):
+class TransportState(Word):
     """Can an enabled platform connect at all, under any policy (the JSON `transport`)?"""
 
     OK = "ok"  # credentials on disk look usable

@@ -149,12 +149,13 @@ def run(args) -> int:
     """Run a parsed command (from the full parser, or `check`'s own reader in wizard/faces/fastargs.py)
     with the tool's error contract: one clear line and exit 70 for a bug of ours, never a traceback."""
     try:
-        from wizard.faces.setup_flags import wants_declared
+        if args.command == "setup":
+            from wizard.faces.setup_flags import wants_declared  # not on the check path
 
-        if args.command == "setup" and wants_declared(args):  # answers file or flags: never a prompt
-            from wizard.faces.declared import run_declared
+            if wants_declared(args):  # answers file or flags: never a prompt
+                from wizard.faces.declared import run_declared
 
-            return run_declared(args)
+                return run_declared(args)
         if args.command == "demo":  # before the output guard: the doctor it runs may open the TUI
             return _demo(args)
         if args.command == "setup" or (args.command == "doctor" and not (args.fix or args.dry_run or args.unit

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import re
 
-from wizard.core.kinds import ChangeAction
 from wizard.hermes.models import model_for
 from wizard.hermes.v0_19.catalog import PLATFORMS
 from wizard.hermes.v0_19.envrules import ALLOW_ALL_TRUE
 from wizard.hermes.v0_19.yamlfile import lookup
 from wizard.judge.provenance import platform_blocks, yaml_paths
+from wizard.plan.actions import ChangeAction
 from wizard.plan.changes import ENV, YAML, Change, Plan, is_secret_name, planned_contents
 
 ACCESS_MODES = ("pairing", "allowlist", "open", "disabled")

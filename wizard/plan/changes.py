@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from wizard.core.homefs import fingerprint_in, read_in_home
-from wizard.core.kinds import ChangeAction
 from wizard.core.records import factory, record
 from wizard.judge.masking import MASK, is_secret_name  # noqa: F401  (re-exported: the faces import them from here)
+from wizard.plan.actions import ChangeAction
 from wizard.plan.envedit import EnvEdit, apply_edits
 from wizard.plan.yamledit import append_value, set_value
 

@@ -15,9 +15,9 @@ reads the keyring (KeyringUnavailable when it cannot).
 from __future__ import annotations
 
 from wizard.core.keyring_store import PLUGIN_NAME, SERVICE, SOURCE_NAME, entry_for
-from wizard.core.kinds import ChangeAction, KeyringAction
 from wizard.hermes.v0_19.catalog import PLATFORMS
 from wizard.judge.masking import is_secret_name
+from wizard.plan.actions import ChangeAction, KeyringAction
 from wizard.plan.changes import ENV, YAML, Change, Plan
 
 

@@ -15,7 +15,6 @@ one plain-words line per repair.
 
 from __future__ import annotations
 
-from wizard.core.kinds import ChangeAction
 from wizard.core.records import record
 from wizard.hermes.models import model_for
 from wizard.hermes.v0_19.catalog import PLATFORMS
@@ -23,6 +22,7 @@ from wizard.hermes.v0_19.envrules import ALLOW_ALL_TRUE, TRUTHY
 from wizard.hermes.v0_19.yamlfile import lookup
 from wizard.judge.engine import HomeReport, evaluate
 from wizard.judge.provenance import platform_blocks, yaml_paths
+from wizard.plan.actions import ChangeAction
 from wizard.plan.changes import ENV, YAML, Change, Plan, is_secret_name, planned_contents, read_bytes
 
 OPEN_POLICY_CHOICES = ("pairing", "allowlist", "optin")

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from wizard.core.kinds import ServiceAction
 from wizard.core.records import factory, record
+from wizard.plan.actions import ServiceAction
 from wizard.service import actions, dropin
 from wizard.service import scope as service
 from wizard.service.common import GATE_DROPIN, VARIANT_FILES, our_dropins

@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING
 
 from wizard.core.atomic import _ANY, FileOps, Lock, begin_writing, clean_stale_tmp, write_atomic
 from wizard.core.homefs import ApplyError, HomeDir, digest, look, read_file
-from wizard.core.kinds import ChangeAction
 from wizard.core.records import factory, record
 from wizard.hermes.models import model_for
+from wizard.plan.actions import ChangeAction
 from wizard.plan.changes import ENV, YAML, Plan, env_misreads, planned_contents, planned_env_edits
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from wizard.core import keyring_store
 from wizard.core.homefs import ApplyError
-from wizard.core.kinds import KeyringAction
+from wizard.plan.actions import KeyringAction
 
 _VARIABLE = re.compile(r"[A-Z][A-Z0-9_]{0,127}")
 

@@ -20,7 +20,7 @@ import stat
 from pathlib import Path
 
 from wizard.core.atomic import FileOps, write_atomic
-from wizard.core.kinds import ServiceAction
+from wizard.plan.actions import ServiceAction
 from wizard.service import actions, dropin
 from wizard.service import scope as service
 from wizard.service.common import FALLBACK_DROPIN, GATE_DROPIN, VARIANT_FILES, our_dropins
