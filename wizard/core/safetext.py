@@ -97,9 +97,9 @@ def json_text(payload, indent: int | None = 2) -> str:
     The substitution is safe on the whole document: such characters can only occur
     inside string literals (JSON's own syntax is ASCII), where \\uXXXX is their
     escape.  Characters above U+FFFF are written as a UTF-16 surrogate pair."""
-    from wizard.core.jsontext import dumps  # json.dumps's text, without importing json
+    import json  # only JSON output needs it
 
-    text = dumps(payload, indent=indent)
+    text = json.dumps(payload, indent=indent, ensure_ascii=False)
     if _printable_lines(text):
         return text
     escapes = {code: _json_escape(code) for code in set(map(ord, text)) if code != 0x0a and _dangerous(code)}
