@@ -43,6 +43,13 @@ class HomeScreen(WizardScreen):
             yield Static(visible_lines(words), classes="verdict-ok" if ok else "verdict-bad", id="verdict",
                          markup=False)
             yield Static(visible_lines(self._summary()), id="summary", classes="hint", markup=False)
+            from wizard.faces.terminal import over_ssh
+
+            if over_ssh():  # said here, once: anything printed before the full screen starts is hidden by it
+                from wizard.faces.wording import ssh_note
+
+                yield Static(visible_lines(ssh_note(tilde(str(app.home / ".env")))), id="ssh-note", classes="hint",
+                             markup=False)
             with Horizontal(classes="buttons"):
                 yield Button("Continue", variant="primary", id="continue")
                 yield Button("Quit", id="quit")

@@ -16,3 +16,11 @@ def demo(tmp_path) -> Path:
     shutil.copytree(DEMO, home)
     (home / ".env").chmod(0o600)  # git does not keep modes
     return home
+
+
+@pytest.fixture(autouse=True)
+def not_over_ssh(monkeypatch):
+    """The screens say one more line over SSH (wizard/faces/wording.py ssh_note): the snapshots and most tests
+    are of a local terminal, whatever session runs the suite; a test of the SSH line sets the variable itself."""
+    for name in ("SSH_CONNECTION", "SSH_TTY", "SSH_CLIENT"):
+        monkeypatch.delenv(name, raising=False)

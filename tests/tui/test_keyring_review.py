@@ -63,3 +63,18 @@ async def test_review_says_in_one_line_when_there_is_no_keyring(tmp_path, monkey
             assert line.startswith("No OS keyring here") and "0600" in line
     finally:
         keyring.set_keyring(previous)
+
+
+async def test_over_ssh_the_home_screen_says_where_secrets_go_once(tmp_path, monkeypatch):
+    from screens.home_screen import HomeScreen
+
+    monkeypatch.setenv("SSH_CONNECTION", "192.0.2.1 50000 192.0.2.2 22")
+    app = WizardApp(tmp_path / "h", "default", mode="setup")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, HomeScreen)
+        notes = screen.query("#ssh-note")
+        assert len(notes) == 1
+        text = str(notes.first(Static).render())
+        assert "mode 0600" in text and "keyring is usually unavailable over SSH" in text

@@ -130,3 +130,10 @@ def platform_title(name: str) -> str:
 
     spec = PLATFORMS.get(name)
     return f"{spec.label} · {name}" if spec else name
+
+
+def ssh_note(env_path: str) -> str:
+    """Said once over SSH (both faces): where typed secrets go, and why the keyring is usually not offered."""
+    return (f"Over SSH: the secrets you type here are written to {env_path} with mode 0600 (readable by its owner "
+            "only); they cross this SSH connection, encrypted, and are never shown or logged. An OS keyring is "
+            "usually unavailable over SSH (no desktop session bus), so it is offered only where one answers.")

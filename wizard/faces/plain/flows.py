@@ -21,11 +21,9 @@ from typing import Any
 
 from wizard.core.safetext import visible
 from wizard.faces.plain.platforms import platform_menu
-from wizard.faces.wording import findings_lines, open_words, plural, restart_hint, tilde, verdict_words
+from wizard.faces.wording import findings_lines, open_words, plural, restart_hint, ssh_note, tilde, verdict_words
 from wizard.plan.changes import render_diff
 
-SSH_NOTE = ("Over SSH: the secrets you type here are written to {env} with mode 0600 (readable by its owner "
-            "only); they cross this SSH connection, encrypted, and are never shown or logged.")
 ECHO_WARNING = ("This terminal cannot turn echo off: what you type for a secret would be shown on screen (and "
                 "kept by anything recording this session).")
 
@@ -43,7 +41,7 @@ def introduce(asker, session, home, *, ssh: bool, echo_hidden: bool) -> bool:
     asker.say(f"Hermes home: {visible(tilde(str(home)))}" + ("" if home.is_dir() else " (created on apply)"))
     asker.say(words)
     if ssh:
-        asker.say(SSH_NOTE.format(env=visible(tilde(str(home / ".env")))))
+        asker.say(ssh_note(visible(tilde(str(home / ".env")))))
     if not echo_hidden:
         asker.say(ECHO_WARNING)
         return asker.confirm("Type secrets visibly anyway?", default=False)
