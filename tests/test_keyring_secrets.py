@@ -332,3 +332,13 @@ def test_the_plain_face_says_in_one_line_when_there_is_no_keyring(tmp_path, monk
         keyring.set_keyring(previous)
     assert not asker.asked and not session.secrets_in_keyring
     assert len(asker.said) == 1 and "No OS keyring here" in asker.said[0] and "0600" in asker.said[0]
+
+
+def test_undo_leaves_an_entry_that_was_there_before_the_move(home, mem_keyring):
+    entry = keyring_store.entry_for(home, "TELEGRAM_BOT_TOKEN")
+    mem_keyring.store[entry] = "an older value"
+    assert main(["secrets", "migrate", "--to", "keyring", "--home", str(home), "--yes"]) == 0
+    assert mem_keyring.store[entry] == TOKEN
+    assert main(["undo", "--home", str(home), "--yes"]) == 0
+    assert entry in mem_keyring.store  # not deleted: it predates the move (.env holds the secret again and wins)
+    assert f"TELEGRAM_BOT_TOKEN={TOKEN}" in (home / ".env").read_text()

@@ -5,11 +5,12 @@ read back — so `.env` loses a secret only once the keyring holds it; if a stor
 was stored is put back as it was (the previous value in memory, or the entry removed).  DELETE steps run last,
 after the files are written and verified; a delete that fails only leaves an unused entry, and says so.
 
-The backup set journals each step as {action, variable} — never a value, never a service or username:
-those are derived again from the home (`entry_for`) when the journal is read, so a hostile manifest in a home
-cannot make this tool touch any other keyring entry.  Undo of a DELETE stores each secret again from the current
-`.env`, which still holds it, before the files go back; undo of a STORE removes the entries after the files are
-back (the restored `.env` holds the secrets again) — so a secret is never in neither place.
+The backup set journals each step as {action, variable} (a STORE also: whether its entry existed) — never a
+value, never a service or username: those are derived again from the home (`entry_for`) when the journal is read,
+so a hostile manifest in a home cannot make this tool touch any other keyring entry.  Undo of a DELETE stores
+each secret again from the current `.env`, which still holds it, before the files go back; undo of a STORE
+removes the entries it created after the files are back (the restored `.env` holds the secrets again) — so a
+secret is never in neither place.
 """
 
 from __future__ import annotations
@@ -25,7 +26,18 @@ _VARIABLE = re.compile(r"[A-Z][A-Z0-9_]{0,127}")
 
 
 def journal_entries(steps) -> list[dict]:
-    return [{"action": step.action.value, "variable": step.variable} for step in steps]
+    """The backup set's record of `steps`; a STORE notes whether its entry existed already (undo then leaves
+    it: its earlier value is not known, and the restored `.env`, which wins, holds the secret)."""
+    entries = []
+    for step in steps:
+        entry = {"action": step.action.value, "variable": step.variable}
+        if step.action == KeyringAction.STORE:
+            try:
+                entry["existed"] = keyring_store.read(step.service, step.username) is not None
+            except keyring_store.KeyringUnavailable:
+                entry["existed"] = False  # the store itself will fail and say why
+        entries.append(entry)
+    return entries
 
 
 def store_all(steps) -> list[tuple[str, str, str | None]]:
@@ -84,7 +96,7 @@ def undo_journal(home: Path, journal, env_now: dict[str, str], phase: str) -> li
         service, username = keyring_store.entry_for(home, variable)
         action = entry.get("action")
         try:
-            if action == KeyringAction.STORE.value and phase == "after":
+            if action == KeyringAction.STORE.value and phase == "after" and entry.get("existed") is not True:
                 if keyring_store.delete(service, username):
                     lines.append(f"{variable}: its keyring entry was removed (.env holds it again)")
             elif action == KeyringAction.DELETE.value and phase == "before" and env_now.get(variable):

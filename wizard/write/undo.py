@@ -118,7 +118,8 @@ def _inverse_keyring(journal) -> list[dict] | None:
     """The undo's own journal: what undoing it again (a second `undo`) must do to the keyring."""
     flip = {"store": "delete", "delete": "store"}
     inverse = [{"action": flip[e["action"]], "variable": e["variable"]} for e in journal
-               if isinstance(e, dict) and e.get("action") in flip and isinstance(e.get("variable"), str)]
+               if isinstance(e, dict) and e.get("action") in flip and isinstance(e.get("variable"), str)
+               and e.get("existed") is not True]  # an entry undo leaves in place needs nothing to redo
     return inverse or None
 
 
