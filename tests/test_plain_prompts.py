@@ -169,3 +169,20 @@ def test_what_a_home_holds_is_escaped_in_what_the_prompts_say(demo, capsys):
     plain("doctor", demo, CTRL_C)
     out = capsys.readouterr().out
     assert "\x1b]" not in out and "\x07" not in out
+
+
+def test_the_setup_gateway_step_explains_access_and_writes_exactly_the_opt_in(demo, capsys, hermes_oracle):
+    """What `hermes setup gateway` runs after Hermes's own WhatsApp step (wizard/faces/hermes_plugin.py)."""
+    from wizard.faces.plain import run_platform_step
+
+    up = "\x1b[A"
+    with keys(up * 2 + "\r", "\r", "y"):  # access: from the current (open) up to pairing; IDs: none; apply
+        rc = run_platform_step("whatsapp", demo, width=80)
+    out = capsys.readouterr().out
+    assert "hermes-wizard: whatsapp as Hermes will see it" in out and "creds.json" in out
+    assert "Pairing (recommended)" in out and "After these changes" in out
+    env = (demo / ".env").read_text()
+    assert "WHATSAPP_ALLOW_ALL_USERS=true" not in env and "GATEWAY_ALLOW_ALL_USERS" not in env
+    assert rc in (0, 78)  # the demo's weixin may still refuse: this step answers for whatsapp only
+    hermes = hermes_oracle.evaluate(demo)
+    assert "whatsapp" not in (hermes["refusal_reason"] or "")

@@ -126,12 +126,24 @@ def _wrap_setup_steps() -> None:
 
 
 def platform_setup(platform: str) -> None:
-    """The setup step of `platform` inside `hermes setup gateway`: Hermes's own step, then our verdict on it."""
+    """The setup step of `platform` inside `hermes setup gateway`: Hermes's own step, then, on a terminal, this
+    tool's access step for it (wizard/faces/plain run_platform_step: on-disk state, who may use it explained,
+    exactly the opt-in needed, review, apply); without one, our verdict on it and the command that repairs it."""
     from wizard.faces.hermes_setup_hook import stock_setup
 
     stock = stock_setup(platform)
     if stock is not None:
         stock()
+    if sys.stdin.isatty() and sys.stdout.isatty():  # Hermes's menu is interactive: so is our step
+        try:
+            from wizard.faces.plain import run_platform_step
+            from wizard.faces.selection import profile_name
+
+            home = active_home()
+            run_platform_step(platform, home, profile_name(home))
+            return
+        except Exception as exc:  # our step must never break Hermes's wizard: fall back to the verdict
+            print(f"  hermes-wizard: the access step could not run ({type(exc).__name__})")
     try:
         lines = _verdict_lines(platform, active_home())
     except Exception as exc:  # judging must never break Hermes's wizard

@@ -50,3 +50,34 @@ def run_plain(command: str, home: Path, profile: str = "default", *, ssh: bool |
     if outcome.failed:
         return 1
     return 0 if outcome.result.report.would_start else 78
+
+
+def run_platform_step(platform: str, home: Path, profile: str = "default", *, width: int | None = None) -> int:
+    """One platform's step, as `hermes setup gateway` runs it after Hermes's own (wizard/faces/hermes_plugin.py):
+    what is on disk for it, who may use it (each choice in plain words, open only with the name typed, exactly
+    the opt-in Hermes needs), then the same review and apply as `setup`.  Exit codes as `run_plain`'s."""
+    from wizard.faces.plain import flows
+    from wizard.faces.plain.ask import Asker
+    from wizard.faces.plain.platforms import choose_access
+    from wizard.faces.wording import disk_words
+    from wizard.judge.engine import evaluate
+    from wizard.judge.masking import secret_values
+    from wizard.plan.session import Session
+
+    asker = Asker(width)
+    try:
+        session = Session(evaluate(home, profile), "setup")
+        asker.secrets |= secret_values(session.report.snapshot)
+        asker.say(f"\nhermes-wizard: {platform} as Hermes will see it")
+        asker.say(disk_words(session.report, platform), indent="  ")
+        choose_access(asker, session, platform)
+        if not flows.review(asker, session, ()):
+            asker.say("No changes were made by hermes-wizard.")
+            return 0
+    except (KeyboardInterrupt, EOFError):
+        print(f"\n{CANCELLED}", file=sys.stderr)
+        return 130
+    outcome = flows.apply(asker, session, ())
+    if outcome.failed:
+        return 1
+    return 0 if outcome.result.report.would_start else 78
