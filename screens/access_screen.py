@@ -14,6 +14,7 @@ from textual.widgets import Button, Footer, Input, Label, RadioSet, Static
 from screens.base import WizardScreen
 from screens.messages import AccessKept
 from screens.widgets import Choice, wizard_header
+from wizard.faces.wording import current_access
 from wizard.hermes.v0_19.catalog import PLATFORMS
 from wizard.plan.answers import ACCESS_MODES, ACCESS_WORDS, id_problems, split_ids
 
@@ -33,18 +34,6 @@ keeping it; what you typed on the platform's screen is kept either way.
 """
 
 
-def current_mode(report, platform: str) -> str:
-    row = next((r for r in report.rows if r.name == platform), None)
-    if row is None or not row.enabled:
-        return "pairing"
-    spec = PLATFORMS[platform]
-    if row.opted_in or "open" in (row.dm_policy, row.group_policy):
-        return "open"
-    if spec.allowlist_env and report.effective.environ.get(spec.allowlist_env, "").strip():
-        return "allowlist"
-    return "pairing"
-
-
 class AccessScreen(WizardScreen):
     HELP = HELP
     BINDINGS = [Binding("escape", "app.pop_screen", "Back"), Binding("ctrl+s", "done", "Keep choice")]
@@ -57,7 +46,7 @@ class AccessScreen(WizardScreen):
     def compose(self) -> ComposeResult:
         report = self.wizard.report
         answer = self.wizard.session.answer(self.platform)
-        mode = answer.access or current_mode(report, self.platform)
+        mode = answer.access or current_access(report, self.platform)
         words = {m: ACCESS_WORDS[m].format(platform=self.platform, label=self.spec.label,
                                            allow_all=self.spec.allow_all_env or "its allow-all variable")
                  for m in ACCESS_MODES}

@@ -12,7 +12,7 @@ from screens.base import WizardScreen
 from screens.messages import CredentialsKept
 from screens.widgets import wizard_header
 from wizard.core.safetext import visible_lines
-from wizard.faces.wording import platform_title
+from wizard.faces.wording import disk_words, platform_title
 from wizard.hermes.v0_19.catalog import PLATFORMS
 from wizard.plan.changes import is_secret_name
 
@@ -28,17 +28,6 @@ whether a token exists. Each comes with the command that fixes it.
 what you typed is kept.
 """
 
-STATE_FIXES = {
-    "not-paired": "run `hermes whatsapp` and scan the QR code with the phone that owns the number",
-    "empty-creds": "run `hermes whatsapp` again: the last pairing was interrupted",
-    "invalid-creds": "run `hermes whatsapp` again to replace the damaged session",
-    "unregistered": "run `hermes whatsapp` again: the login never completed",
-    "wrong-session-dir": "move creds.json into the directory named above, or remove the other one",
-    "missing-token": "log in again with `hermes gateway setup` (Weixin QR login)",
-    "missing-account": "set WEIXIN_ACCOUNT_ID (the bot account from the QR login)",
-}
-
-
 class PlatformScreen(WizardScreen):
     HELP = HELP
     BINDINGS = [Binding("escape", "back", "Back"), Binding("ctrl+n", "next", "Next")]
@@ -53,7 +42,7 @@ class PlatformScreen(WizardScreen):
         yield wizard_header()
         with VerticalScroll(id="body"):
             yield Static(platform_title(self.platform), classes="title", markup=False)
-            yield Static(visible_lines(self._state_words(report)), id="state", classes="hint", markup=False)
+            yield Static(visible_lines(disk_words(report, self.platform)), id="state", classes="hint", markup=False)
             typed = self.wizard.session.answer(self.platform).typed
             for key in self._fields():
                 present = bool(report.effective.environ.get(key, "").strip())
@@ -68,15 +57,6 @@ class PlatformScreen(WizardScreen):
 
     def _fields(self) -> tuple[str, ...]:
         return tuple(key for key in self.spec.credentials if not key.endswith("_ENABLED"))
-
-    def _state_words(self, report) -> str:
-        transport = report.transports.get(self.platform)
-        if transport is None or transport.state == "unchecked":
-            row = next((r for r in report.rows if r.name == self.platform), None)
-            return f"Enabled: {'yes' if row and row.enabled else 'no'}."
-        fix = STATE_FIXES.get(transport.state)
-        owner = f" Owner detected from creds.json: +{transport.owner}." if transport.owner else ""
-        return f"On disk: {transport.detail}.{owner}" + (f"\nFix: {fix}" if fix else "")
 
     def on_mount(self) -> None:
         fields = self.query(Input)
