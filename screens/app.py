@@ -47,6 +47,7 @@ CSS_FILE = stylesheet()
 class AppOutcome:
     applied: bool
     result: ApplyResult | None = None
+    saved: Path | None = None  # the answers file written (setup --save-answers)
 
 
 class WizardApp(App[AppOutcome]):
@@ -57,11 +58,18 @@ class WizardApp(App[AppOutcome]):
                 Binding("ctrl+q", "quit_wizard", "Quit"),
                 Binding("ctrl+c", "quit_wizard", "Quit", show=False, priority=True)]
 
-    def __init__(self, home: Path, profile: str = "default", mode: str = "setup") -> None:
+    def __init__(self, home: Path, profile: str = "default", mode: str = "setup", *,
+                 save_answers: str | None = None, keyring: bool = False) -> None:
         super().__init__()
         self.home, self.profile, self.mode = home, profile, mode
-        self.session = Session(evaluate(home, profile), mode)
+        self.save_answers, self.keyring = save_answers, keyring  # setup --save-answers FILE, --secrets keyring
+        self.session = self._new_session()
         self.outcome = AppOutcome(False)
+
+    def _new_session(self) -> Session:
+        session = Session(evaluate(self.home, self.profile), self.mode)
+        session.secrets_in_keyring = self.keyring
+        return session
 
     # -- state: the session (wizard/plan/session.py) holds every answer -----------------------------------------
     @property
@@ -76,15 +84,23 @@ class WizardApp(App[AppOutcome]):
 
     def switch_home(self, home: Path, profile: str) -> None:
         self.home, self.profile = home, profile
-        self.session = Session(evaluate(home, profile), self.mode)
+        self.session = self._new_session()
 
     def apply_pending(self, service_steps=()) -> ApplyResult:
         """The one write of the whole app; raises ApplyError with words for the user."""
         plan = self.plan().with_service(service_steps)
         if not plan:
             raise ApplyError("there is nothing to apply")
+        saved = None
+        if self.save_answers:  # what was chosen, before apply spends the answers; nothing applied if it fails
+            from wizard.write.saved_answers import SavedAnswersError, save_answers
+
+            try:
+                saved = save_answers(self.session, self.save_answers)
+            except SavedAnswersError as exc:
+                raise ApplyError(f"{exc}; nothing was written") from None
         result = apply_plan(plan, reason=f"hermes-wizard {self.mode}", facts=self.report.facts)
-        self.outcome = AppOutcome(True, result)
+        self.outcome = AppOutcome(True, result, saved)
         self.session.applied(result.report)
         return result
 

@@ -31,6 +31,7 @@ class ReviewScreen(WizardScreen):
     BINDINGS = [Binding("escape", "app.pop_screen", "Back"), Binding("ctrl+s", "apply", "Apply")]
 
     def compose(self) -> ComposeResult:
+        self.no_keyring = self._no_keyring()  # first: the plan below must not count on a keyring that is not here
         plan = self.wizard.plan()
         outlook = self.wizard.previewed()
         self.service_steps = self._service_steps(plan, outlook)
@@ -63,18 +64,29 @@ class ReviewScreen(WizardScreen):
             yield Button("Back", id="back")
         yield Footer()
 
+    def _no_keyring(self) -> str | None:
+        """With typed secrets: why no OS keyring is usable here (then they go to .env, whatever was asked)."""
+        session = self.wizard.session
+        if not session.typed_secrets():
+            return None
+        from wizard.core.keyring_store import usable
+
+        why = usable()
+        if why:
+            session.secrets_in_keyring = False  # `--secrets keyring` cannot be honoured: said, never a failed store
+        return why
+
     def _where_secrets_go(self):
         """With typed secrets: a box to keep them in the OS keyring where one is usable, else one line."""
         session = self.wizard.session
         if not session.typed_secrets():
             return
-        from wizard.core.keyring_store import backend_name, usable
-
-        why = usable()
-        if why:
-            yield Static(visible_lines(f"No OS keyring here ({why}): the secrets go to .env, mode 0600."),
+        if self.no_keyring:
+            yield Static(visible_lines(f"No OS keyring here ({self.no_keyring}): the secrets go to .env, mode 0600."),
                          id="keyring-none", markup=False)
             return
+        from wizard.core.keyring_store import backend_name
+
         yield Checkbox(f"Keep the secrets in the OS keyring ({backend_name()}) instead of .env",
                        value=session.secrets_in_keyring, id="keep-in-keyring")
 

@@ -186,3 +186,21 @@ def test_the_setup_gateway_step_explains_access_and_writes_exactly_the_opt_in(de
     assert rc in (0, 78)  # the demo's weixin may still refuse: this step answers for whatsapp only
     hermes = hermes_oracle.evaluate(demo)
     assert "whatsapp" not in (hermes["refusal_reason"] or "")
+
+
+def test_save_answers_records_an_interactive_setup_without_its_secret(tmp_path, capsys, monkeypatch):
+    """setup --save-answers FILE in the plain face: the answers file replays the same home, the token by name."""
+    import subprocess
+    import sys
+
+    home, saved = tmp_path / "home", tmp_path / "answers.yaml"
+    with keys("telegram\r", TOKEN + "\r", "\r", "\r", "review\r", "y"):
+        rc = run_plain("setup", home, ssh=False, echo_hidden=True, width=80, save_answers=str(saved))
+    assert rc == 0 and "Answers:" in capsys.readouterr().out
+    text = saved.read_text()
+    assert TOKEN not in text and "from_env: TELEGRAM_BOT_TOKEN" in text and saved.stat().st_mode & 0o777 == 0o600
+    replay = tmp_path / "replay"
+    run = subprocess.run([sys.executable, "-m", "wizard", "setup", "--answers", str(saved), "--home", str(replay)],
+                         capture_output=True, text=True, timeout=60, env={"TELEGRAM_BOT_TOKEN": TOKEN, "PATH": "/usr/bin:/bin"})
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert (replay / ".env").read_bytes() == (home / ".env").read_bytes()

@@ -78,3 +78,16 @@ async def test_over_ssh_the_home_screen_says_where_secrets_go_once(tmp_path, mon
         assert len(notes) == 1
         text = str(notes.first(Static).render())
         assert "mode 0600" in text and "keyring is usually unavailable over SSH" in text
+
+
+async def test_save_answers_from_the_tui_writes_the_file_before_the_apply(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    home, saved = tmp_path / "h", tmp_path / "answers.yaml"
+    app = WizardApp(home, "default", mode="setup", save_answers=str(saved))
+    async with app.run_test(size=(120, 36)) as pilot:
+        app.session.type_value("telegram", "TELEGRAM_BOT_TOKEN", TOKEN)
+        app.session.set_access("telegram", "pairing")
+        result = app.apply_pending()
+        await pilot.pause()
+    assert result.report.would_start and app.outcome.saved == saved
+    assert TOKEN not in saved.read_text() and "telegram" in saved.read_text()

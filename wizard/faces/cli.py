@@ -310,22 +310,25 @@ def _run_interactive(args) -> int:
 
         print(f"hermes-wizard: {visible(str(exc))}", file=sys.stderr)
         return EX_USAGE
+    save, keyring = getattr(args, "save_answers", None), getattr(args, "secrets", None) == "keyring"
     if face == terminal.PLAIN:
         from wizard.faces.plain import run_plain
 
-        return run_plain(args.command, home, profile)
-    return _run_tui(args.command, home, profile)
+        return run_plain(args.command, home, profile, save_answers=save, keyring=keyring)
+    return _run_tui(args.command, home, profile, save, keyring)
 
 
-def _run_tui(command: str, home: Path, profile: str) -> int:
+def _run_tui(command: str, home: Path, profile: str, save_answers: str | None = None, keyring: bool = False) -> int:
     from screens.app import WizardApp
 
-    outcome = WizardApp(home, profile, mode=command).run()
+    outcome = WizardApp(home, profile, mode=command, save_answers=save_answers, keyring=keyring).run()
     if outcome is None or not outcome.applied:
         print("No changes were made.")
         return 0
     result = outcome.result
     assert result is not None  # an applied outcome carries its ApplyResult
+    if outcome.saved is not None:
+        print(f"Answers: {outcome.saved} (no secret in it; `hermes-wizard setup --answers` applies them)")
     print(f"Backup: {result.backup}/")
     return 0 if result.report.would_start else EX_CONFIG
 

@@ -15,12 +15,17 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from wizard.core.safetext import visible
+
 CANCELLED = "Cancelled. No changes were made."
 
 
 def run_plain(command: str, home: Path, profile: str = "default", *, ssh: bool | None = None,
-              echo_hidden: bool | None = None, width: int | None = None) -> int:
-    """Ask, review, apply.  `ssh`, `echo_hidden`, `width`: the terminal's facts (detected when None)."""
+              echo_hidden: bool | None = None, width: int | None = None, save_answers: str | None = None,
+              keyring: bool = False) -> int:
+    """Ask, review, apply.  `ssh`, `echo_hidden`, `width`: the terminal's facts (detected when None);
+    `save_answers`: also record the answers there once confirmed (setup --save-answers, no secret in it);
+    `keyring`: typed secrets go to the OS keyring unless none is usable (setup --secrets keyring)."""
     from wizard.faces import terminal
     from wizard.faces.plain import flows
     from wizard.faces.plain.ask import Asker
@@ -31,6 +36,7 @@ def run_plain(command: str, home: Path, profile: str = "default", *, ssh: bool |
     asker = Asker(width)
     try:
         session = Session(evaluate(home, profile), command)
+        session.secrets_in_keyring = keyring
         asker.secrets |= secret_values(session.report.snapshot)
         ready = flows.introduce(asker, session, home,
                                 ssh=terminal.over_ssh() if ssh is None else ssh,
@@ -46,6 +52,15 @@ def run_plain(command: str, home: Path, profile: str = "default", *, ssh: bool |
     if steps is None:
         asker.say("No changes were made.")
         return 0
+    if save_answers:  # before apply spends the answers; nothing is applied when it cannot be written
+        from wizard.write.saved_answers import SavedAnswersError
+        from wizard.write.saved_answers import save_answers as save
+
+        try:
+            asker.say(f"Answers: {visible(str(save(session, save_answers)))} (no secret in it)")
+        except SavedAnswersError as exc:
+            asker.say(f"hermes-wizard: {visible(str(exc))}; nothing was written")
+            return 1
     outcome = flows.apply(asker, session, steps)  # asks nothing; a Ctrl+C here is the CLI's to word
     if outcome.failed:
         return 1

@@ -69,6 +69,7 @@ def where_secrets_go(asker, session) -> bool:
     why = usable()
     if why:
         asker.say(f"No OS keyring here ({why}): the secrets go to .env, mode 0600.")
+        session.secrets_in_keyring = False  # --secrets keyring cannot be honoured here: said, not failed later
         return True
     session.secrets_in_keyring = asker.confirm(
         f"Keep the secrets in the OS keyring ({backend_name()}) instead of .env? The gateway reads them through "
