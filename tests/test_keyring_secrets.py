@@ -342,3 +342,30 @@ def test_undo_leaves_an_entry_that_was_there_before_the_move(home, mem_keyring):
     assert main(["undo", "--home", str(home), "--yes"]) == 0
     assert entry in mem_keyring.store  # not deleted: it predates the move (.env holds the secret again and wins)
     assert f"TELEGRAM_BOT_TOKEN={TOKEN}" in (home / ".env").read_text()
+
+
+_LOCKED_SECRET_SERVICE = """
+set -e
+export XDG_DATA_HOME="$1/data" XDG_RUNTIME_DIR="$1/run" HOME="$1/userhome"
+mkdir -p "$XDG_DATA_HOME" "$HOME" && mkdir -m 0700 -p "$XDG_RUNTIME_DIR"
+eval "$(printf test-password | gnome-keyring-daemon --unlock --components=secrets)"
+eval "$(gnome-keyring-daemon --start --components=secrets)"
+unset PYTHON_KEYRING_BACKEND
+"$2" -m wizard secrets migrate --to keyring --home "$3" --yes > /dev/null
+"$2" -c 'import secretstorage; c = secretstorage.get_default_collection(secretstorage.dbus_init()); c.lock()'
+set +e
+"$2" -m wizard check --home "$3" > "$1/check.txt"; echo "check $?"
+"$2" -m wizard check --gate --home "$3"; echo "gate $?"
+"""
+
+
+@pytest.mark.slow
+def test_a_real_locked_keyring_is_said_and_never_blocks_the_gate(home, tmp_path):
+    if not (shutil.which("gnome-keyring-daemon") and shutil.which("dbus-run-session")):
+        pytest.skip("gnome-keyring / dbus-run-session not installed (.ci/run installs them)")
+    run = subprocess.run(["dbus-run-session", "--", "bash", "-c", _LOCKED_SECRET_SERVICE, "-", str(tmp_path),
+                          sys.executable, str(home)], capture_output=True, text=True, timeout=120, cwd=REPO)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "check 0" in run.stdout and "gate 0" in run.stdout, run.stdout + run.stderr
+    said = (tmp_path / "check.txt").read_text()
+    assert "HW503" in said and "locked" in said and TOKEN not in said + run.stdout + run.stderr
