@@ -369,3 +369,20 @@ def test_a_real_locked_keyring_is_said_and_never_blocks_the_gate(home, tmp_path)
     assert "check 0" in run.stdout and "gate 0" in run.stdout, run.stdout + run.stderr
     said = (tmp_path / "check.txt").read_text()
     assert "HW503" in said and "locked" in said and TOKEN not in said + run.stdout + run.stderr
+
+
+def test_typing_the_value_the_keyring_holds_still_takes_a_stale_env_line_out(home, mem_keyring):
+    from wizard.plan.session import Session
+    from wizard.write.apply import apply_plan
+
+    assert main(["secrets", "migrate", "--to", "keyring", "--home", str(home), "--yes"]) == 0
+    with (home / ".env").open("a") as env:
+        env.write("TELEGRAM_BOT_TOKEN=123456789:AAHstaleOLDtokenOLDtokenOLDtoken_xy\n")  # wins over the keyring
+    session = Session(evaluate(home), "setup")
+    session.secrets_in_keyring = True
+    session.type_value("telegram", "TELEGRAM_BOT_TOKEN", TOKEN)  # what the keyring already holds
+    plan = session.plan()
+    assert not plan.keyring  # nothing to store again
+    apply_plan(plan, facts=session.report.facts)
+    assert "TELEGRAM_BOT_TOKEN" not in (home / ".env").read_text()
+    assert evaluate(home).effective.environ["TELEGRAM_BOT_TOKEN"] == TOKEN

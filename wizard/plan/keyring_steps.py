@@ -73,11 +73,7 @@ def keep_in_keyring(report, changes: list[Change]) -> tuple[list[Change], list[K
     secrets = set(platform_secrets())
     moved = {c.key: c.after for c in changes if c.file == ENV and c.key in secrets
              and c.action == ChangeAction.SET and c.after}
-    held = report.snapshot.keyring.values if report.snapshot.keyring is not None else {}
     kept = [c for c in changes if not (c.file == ENV and c.key in moved)]
-    moved = {key: value for key, value in moved.items() if held.get(key) != value}  # stored already: nothing to do
-    if not moved:
-        return kept, []
     extra, steps = keyring_changes(report, moved)
     return kept + extra, steps
 
@@ -88,14 +84,19 @@ def keyring_changes(report, secrets: dict[str, str]) -> tuple[list[Change], list
     if not secrets:
         return [], []
     entries = report.snapshot.env.entries
-    changes = [Change(YAML, "plugins.enabled", None, PLUGIN_NAME, ChangeAction.APPEND, None,
-                      "Hermes loads the plugin that reads the keyring"),
-               _yaml(report, f"secrets.{SOURCE_NAME}.enabled", "true", "the keyring source is on")]
+    held = report.snapshot.keyring.values if report.snapshot.keyring is not None else {}
+    plugins = report.snapshot.yaml.mapping().get("plugins")
+    listed = plugins.get("enabled") if isinstance(plugins, dict) else None
+    changes = [] if isinstance(listed, list) and PLUGIN_NAME in listed else [
+        Change(YAML, "plugins.enabled", None, PLUGIN_NAME, ChangeAction.APPEND, None,
+               "Hermes loads the plugin that reads the keyring")]
+    changes.append(_yaml(report, f"secrets.{SOURCE_NAME}.enabled", "true", "the keyring source is on"))
     steps = []
     for variable, value in secrets.items():
         service, username = entry_for(report.home, variable)
-        steps.append(KeyringStep(KeyringAction.STORE, variable, service, username, value))
-        if variable in entries:
+        if held.get(variable) != value:  # an entry holding this value already: nothing to store again
+            steps.append(KeyringStep(KeyringAction.STORE, variable, service, username, value))
+        if variable in entries:  # whatever the keyring holds, a line in .env would win: it goes
             current = report.snapshot.env.values.get(variable)
             changes.append(Change(ENV, variable, current, None, ChangeAction.REMOVE, _platform_of(variable),
                                   "kept in the OS keyring", secret=True))
