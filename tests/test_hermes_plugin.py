@@ -352,3 +352,25 @@ def test_setup_gateway_whatsapp_step_is_hermes_own_then_our_verdict_menu_unchang
     assert "WHATSAPP_ENABLED=true" in (box.home / ".env").read_text()  # the stock step did run
     assert "hermes-wizard: whatsapp — the gateway will refuse to start because of it" in ran.stdout, ran.stdout
     assert f"hermes wizard doctor --home {box.home}" in ran.stdout
+
+
+def test_inside_hermes_the_advice_names_hermes_wizard_not_a_command_off_path(tmp_path, capsys, monkeypatch):
+    """`hermes wizard check`: its fix lines say `hermes wizard doctor` (hermes-wizard lives in Hermes's venv,
+    usually not on PATH); a path to the script, as a drop-in shows it, is left as it is."""
+    import argparse
+    import shutil as sh
+
+    from wizard.core import safetext
+    from wizard.faces import hermes_plugin
+
+    demo = tmp_path / "home"
+    sh.copytree(Path(__file__).resolve().parents[1] / "assets" / "homes" / "death-loop", demo)
+    monkeypatch.setenv("HERMES_HOME", str(demo))
+    monkeypatch.setattr(safetext, "_SPOKEN_AS", [])
+    with pytest.raises(SystemExit) as ended:
+        hermes_plugin._run(argparse.Namespace(wizard_args=["check"]))
+    out = capsys.readouterr().out
+    assert ended.value.code == 78
+    assert "hermes wizard doctor" in out and "hermes-wizard doctor" not in out
+    assert safetext.as_spoken("ExecCondition=/venv/bin/hermes-wizard check --gate") == (
+        "ExecCondition=/venv/bin/hermes-wizard check --gate")

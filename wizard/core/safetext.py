@@ -124,6 +124,21 @@ def policy_word(value: str | None) -> str | None:
     return f"<not a policy: {len(value)} characters>"
 
 
+_SPOKEN_AS: list[str] = []  # how this tool is run here, when not `hermes-wizard` (the Hermes plugin: `hermes wizard`)
+_OWN_COMMAND = r"(?<![\w/.-])hermes-wizard(?= (?:setup|doctor|check|explain|undo|secrets|demo)\b)"
+
+
+def speak_as(command: str) -> None:
+    """Name this tool `command` wherever what it prints tells the user to run it (`hermes wizard doctor`
+    inside Hermes, where `hermes-wizard` is usually not on PATH).  Only a command a user types is renamed:
+    paths (`/venv/bin/hermes-wizard check` in a drop-in), file names and error prefixes stay as they are."""
+    _SPOKEN_AS[:] = [command]
+
+
+def as_spoken(text: str) -> str:
+    return re.sub(_OWN_COMMAND, _SPOKEN_AS[0], text) if _SPOKEN_AS and "hermes-wizard " in text else text
+
+
 class _GuardedStream:
     """A text stream that escapes dangerous characters (line breaks kept) and masks
     the secrets registered with `hide` before writing."""
@@ -132,7 +147,7 @@ class _GuardedStream:
         self._stream = stream
 
     def write(self, text: str) -> int:
-        self._stream.write(visible_lines(scrub(text, _HIDDEN) if _HIDDEN else text))
+        self._stream.write(visible_lines(as_spoken(scrub(text, _HIDDEN) if _HIDDEN else text)))
         return len(text)
 
     def writelines(self, lines) -> None:

@@ -78,8 +78,10 @@ def _setup_parser(parser) -> None:
 
 
 def _run(args) -> None:
+    from wizard.core.safetext import speak_as
     from wizard.faces.cli import main
 
+    speak_as(f"hermes {COMMAND}")  # its advice names the command that works here
     argv = list(getattr(args, "wizard_args", None) or [])
     if not argv:
         print(_description(), file=sys.stderr)

@@ -19,7 +19,7 @@ import sys
 import textwrap
 from collections.abc import Callable
 
-from wizard.core.safetext import scrub, visible_lines
+from wizard.core.safetext import as_spoken, scrub, visible_lines
 
 MAX_WIDTH = 100  # wider paragraphs are hard to read, whatever the terminal
 
@@ -50,7 +50,7 @@ class Asker:
         self._write(text.rstrip("\n"))
 
     def _write(self, text: str) -> None:
-        sys.stdout.write(visible_lines(scrub(text, self.secrets)) + "\n")
+        sys.stdout.write(visible_lines(as_spoken(scrub(text, self.secrets))) + "\n")
         sys.stdout.flush()
 
     # -- asking ----------------------------------------------------------------------------------------------
