@@ -20,7 +20,7 @@ from screens.base import WizardScreen
 from screens.messages import PlatformChosen, ReviewRequested
 from screens.widgets import wizard_header
 from wizard.core.safetext import visible
-from wizard.faces.wording import plural
+from wizard.faces.wording import credential_state, plural
 from wizard.hermes.v0_19.catalog import PLATFORMS
 
 HELP = """# Platforms
@@ -43,17 +43,6 @@ verdict it leads to. Esc goes back.
 # the name, so Verdict (the column that matters) is never pushed off an 80-column screen.
 NAME_WIDTH = 24
 FIND_RESET = 1.0  # seconds without typing before type-to-find starts a new word
-
-
-def credential_words(report, name: str) -> str:
-    transport = report.transports.get(name)
-    if transport is not None and transport.state != "unchecked":
-        return transport.state
-    spec = PLATFORMS[name]
-    missing = [key for key in spec.credentials if not report.effective.environ.get(key, "").strip()]
-    if not missing:
-        return "present"
-    return "missing" if len(missing) == len(spec.credentials) else "incomplete"  # the platform screen names it
 
 
 def name_cell(name: str) -> tuple[Text, int]:
@@ -107,7 +96,7 @@ class PlatformsScreen(WizardScreen):
             cell, height = name_cell(name)
             # Text cells, not markup: a value from a file can hold `[` or escapes.
             table.add_row(cell, row.verdict if row else "disabled",
-                          Text(visible(credential_words(report, name))) if enabled else "–",
+                          Text(visible(credential_state(report, name, short=True))) if enabled else "–",
                           Text(visible(row.dm_policy)) if row and row.dm_policy else "–",
                           Text(visible(row.group_policy)) if row and row.group_policy else "–",
                           key=name, height=height)

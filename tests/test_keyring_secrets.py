@@ -196,13 +196,16 @@ def test_a_hostile_journal_cannot_touch_other_entries(home, mem_keyring):
     assert mem_keyring.store[("hermes-wizard", "/somewhere/else:TELEGRAM_BOT_TOKEN")] == "other home"
 
 
-_SECRET_SERVICE = """
+# A private Secret Service (libraries.md §5.4): $1 a scratch folder, $2 this Python, $3 the home.
+_SECRET_SERVICE_SESSION = """
 set -e
 export XDG_DATA_HOME="$1/data" XDG_RUNTIME_DIR="$1/run" HOME="$1/userhome"
 mkdir -p "$XDG_DATA_HOME" "$HOME" && mkdir -m 0700 -p "$XDG_RUNTIME_DIR"
 eval "$(printf test-password | gnome-keyring-daemon --unlock --components=secrets)"
 eval "$(gnome-keyring-daemon --start --components=secrets)"
 unset PYTHON_KEYRING_BACKEND
+"""
+_SECRET_SERVICE = _SECRET_SERVICE_SESSION + """
 "$2" -m wizard secrets migrate --to keyring --home "$3" --yes
 "$2" -m wizard check --home "$3" --format json > "$1/check.json"
 "$2" -c 'import keyring; print(type(keyring.get_keyring()).__name__)'
@@ -344,13 +347,7 @@ def test_undo_leaves_an_entry_that_was_there_before_the_move(home, mem_keyring):
     assert f"TELEGRAM_BOT_TOKEN={TOKEN}" in (home / ".env").read_text()
 
 
-_LOCKED_SECRET_SERVICE = """
-set -e
-export XDG_DATA_HOME="$1/data" XDG_RUNTIME_DIR="$1/run" HOME="$1/userhome"
-mkdir -p "$XDG_DATA_HOME" "$HOME" && mkdir -m 0700 -p "$XDG_RUNTIME_DIR"
-eval "$(printf test-password | gnome-keyring-daemon --unlock --components=secrets)"
-eval "$(gnome-keyring-daemon --start --components=secrets)"
-unset PYTHON_KEYRING_BACKEND
+_LOCKED_SECRET_SERVICE = _SECRET_SERVICE_SESSION + """
 "$2" -m wizard secrets migrate --to keyring --home "$3" --yes > /dev/null
 "$2" -c 'import secretstorage; c = secretstorage.get_default_collection(secretstorage.dbus_init()); c.lock()'
 set +e

@@ -80,9 +80,10 @@ STATE_FIXES = {
 }
 
 
-def credential_state(report, name: str) -> str:
+def credential_state(report, name: str, short: bool = False) -> str:
     """One word or two for a platform's credentials: the transport's state on disk (`not-paired`,
-    `empty-creds`, …) when one was checked, else present / missing / missing KEY."""
+    `empty-creds`, …) when one was checked, else present / missing / missing KEY (`short`: "incomplete",
+    for a table column; the platform's own screen names the key)."""
     from wizard.hermes.v0_19.catalog import PLATFORMS
 
     transport = report.transports.get(name)
@@ -92,7 +93,9 @@ def credential_state(report, name: str) -> str:
     missing = [key for key in spec.credentials if not report.effective.environ.get(key, "").strip()]
     if not missing:
         return "present"
-    return "missing" if len(missing) == len(spec.credentials) else f"missing {missing[0]}"
+    if len(missing) == len(spec.credentials):
+        return "missing"
+    return "incomplete" if short else f"missing {missing[0]}"
 
 
 def disk_words(report, name: str) -> str:
