@@ -26,3 +26,18 @@ def pytest_collection_modifyitems(config, items):
         if name == "test_terminal.py":
             item.add_marker(pytest.mark.tmux)
 # ---- end markers --------------------------------------------------------------------------------
+
+# ---- the bundled demo home ----------------------------------------------------------------------
+import shutil  # noqa: E402
+
+DEMO_HOME = Path(__file__).resolve().parents[1] / "assets" / "homes" / "death-loop"
+
+
+@pytest.fixture
+def demo(tmp_path) -> Path:
+    """A fresh copy of the bundled demo home (the 0.19 restart loop), `.env` at 0600 (git keeps no modes)."""
+    home = tmp_path / "home"
+    shutil.copytree(DEMO_HOME, home)
+    (home / ".env").chmod(0o600)
+    return home
+# ---- end the bundled demo home -------------------------------------------------------------------

@@ -5,7 +5,6 @@ afterwards with the real Hermes 0.19.0; Ctrl-C before apply leaves every byte an
 from __future__ import annotations
 
 import contextlib
-import shutil
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,6 @@ from prompt_toolkit.output import DummyOutput
 
 from wizard.faces.plain import CANCELLED, run_plain
 
-DEMO = Path(__file__).resolve().parents[1] / "assets" / "homes" / "death-loop"
 TOKEN = "123456789:AAEhBP0av28c6kEX7b3ZpQ9rT1yU2iO3pLm"
 DOWN, CTRL_C, CTRL_U = "\x1b[B", "\x03", "\x15"
 
@@ -31,14 +29,6 @@ def keys(*typed: str):
 def plain(command: str, home: Path, *typed: str, ssh=False, echo_hidden=True) -> int:
     with keys(*typed):
         return run_plain(command, home, ssh=ssh, echo_hidden=echo_hidden, width=80)
-
-
-@pytest.fixture
-def demo(tmp_path):
-    home = tmp_path / "home"
-    shutil.copytree(DEMO, home)
-    (home / ".env").chmod(0o600)
-    return home
 
 
 def tree(home: Path) -> dict:

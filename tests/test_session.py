@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import itertools
 import shutil
-from pathlib import Path
 
 import oracle
 import pytest
@@ -17,16 +16,7 @@ from wizard.plan.changes import ENV, planned_contents
 from wizard.plan.repairs import RepairOptions, plan_repairs
 from wizard.plan.session import AnswerError, Session, open_to_everyone
 
-DEMO = Path(__file__).resolve().parents[1] / "assets" / "homes" / "death-loop"
 TOKEN = "123456789:AAEhBP0av28c6kEX7b3ZpQ9rT1yU2iO3pLm"
-
-
-@pytest.fixture
-def demo(tmp_path):
-    home = tmp_path / "home"
-    shutil.copytree(DEMO, home)
-    (home / ".env").chmod(0o600)
-    return home
 
 
 def env_after(session) -> str:

@@ -1,21 +1,8 @@
-"""Shared by the TUI tests: a fresh copy of the bundled demo home (the 0.19 restart loop)."""
+"""Shared by the TUI tests: a local terminal whatever session runs the suite (the demo home is tests/conftest.py's)."""
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import pytest
-
-DEMO = Path(__file__).resolve().parents[2] / "assets" / "homes" / "death-loop"
-
-
-@pytest.fixture
-def demo(tmp_path) -> Path:
-    home = tmp_path / "home"
-    shutil.copytree(DEMO, home)
-    (home / ".env").chmod(0o600)  # git does not keep modes
-    return home
 
 
 @pytest.fixture(autouse=True)
