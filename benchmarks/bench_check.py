@@ -4,6 +4,8 @@ Runs every command in ONE process, interleaved round-robin so that machine noise
 alike, and reports wall time (median, min) and peak RSS (from `os.wait4`, per child):
 
   baseline       python -c "import yaml, dotenv"             (same interpreter as the wizard)
+  baseline-quick the same, ending with os._exit as a check does (no interpreter teardown): the
+                 floor without the ~7 ms teardown, for the second, stricter ratio printed as INFO
   check-json     python -m wizard check --home DEMO --format json
   check-text     python -m wizard check --home DEMO
   all-profiles   python -m wizard check --all-profiles --home ROOT   (100 profiles)
@@ -83,6 +85,8 @@ def benches(tmp: Path, args) -> list[Bench]:
     check = [py, "-m", "wizard", "check"]
     out = [
         Bench("baseline", lambda: [py, "-c", "import yaml, dotenv"], env, args.rounds,
+              expect_rc(0)),
+        Bench("baseline-quick", lambda: [py, "-c", "import os, yaml, dotenv; os._exit(0)"], env, args.rounds,
               expect_rc(0)),
         Bench("check-json", lambda: [*check, "--home", str(demo), "--format", "json"], env,
               args.rounds, expect_rc(78)),
@@ -222,6 +226,18 @@ TARGETS = [
     Target("check --gate peak RSS (median)", lambda f: f["gate-refuse"]["rss_median_mib"], "<", 30, "MiB"),
 ]
 
+# Printed, not judged: the check path against a floor that, like the check, skips the interpreter's
+# teardown (wizard/faces/entry.py `console`) — what the imports and the work alone cost.
+INFO = [
+    ("check / baseline-quick (wall, median)", "check-json"),
+    ("check --gate / baseline-quick (wall, median)", "gate-refuse"),
+]
+
+
+def info(figs: dict) -> list[dict]:
+    return [{"ratio": label, "value": round(figs[name]["wall_median_s"] / figs["baseline-quick"]["wall_median_s"], 3)}
+            for label, name in INFO if name in figs and "baseline-quick" in figs]
+
 
 def judge(figs: dict) -> list[dict]:
     out = []
@@ -238,17 +254,19 @@ def judge(figs: dict) -> list[dict]:
     return out
 
 
-def print_report(figs: dict, verdicts: list[dict], problems: list[str], py: str) -> None:
+def print_report(figs: dict, verdicts: list[dict], problems: list[str], py: str, ratios: list[dict]) -> None:
     print(f"interpreter: {py}")
-    print(f"{'command':<14}{'n':>4}{'median ms':>11}{'min ms':>9}{'RSS med MiB':>13}"
+    print(f"{'command':<16}{'n':>4}{'median ms':>11}{'min ms':>9}{'RSS med MiB':>13}"
           f"{'RSS max MiB':>13}")
     for name, f in figs.items():
-        print(f"{name:<14}{f['n']:>4}{f['wall_median_s'] * 1000:>11.1f}"
+        print(f"{name:<16}{f['n']:>4}{f['wall_median_s'] * 1000:>11.1f}"
               f"{f['wall_min_s'] * 1000:>9.1f}{f['rss_median_mib']:>13.1f}{f['rss_max_mib']:>13.1f}")
     print()
     for v in verdicts:
         value = "-" if v["value"] is None else v["value"]
         print(f"[{v['verdict']}] {v['target']}: {value} (target {v['limit']})")
+    for r in ratios:
+        print(f"[INFO] {r['ratio']}: {r['value']}")
     for p in problems:
         print(f"[WARN] {p}")
 
@@ -281,9 +299,9 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({"interpreter": wizard_python(), "profiles": args.profiles,
                           "rounds": args.rounds, "hermes_rounds": args.hermes_rounds,
                           "results": figs,
-                          "targets": verdicts, "problems": problems}, indent=2))
+                          "targets": verdicts, "info": info(figs), "problems": problems}, indent=2))
     else:
-        print_report(figs, verdicts, problems, wizard_python())
+        print_report(figs, verdicts, problems, wizard_python(), info(figs))
     return 0
 
 

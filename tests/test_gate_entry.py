@@ -59,8 +59,9 @@ def modules_loaded(tmp_path, *flags: str) -> tuple[str, set[str]]:
     """`check FLAGS --home <demo copy>` in a fresh interpreter: (its stdout, every module it had loaded)."""
     home = tmp_path / "home"
     shutil.copytree(DEMO, home)
-    probe = ("import sys, runpy\nsys.argv = ['hermes-wizard', 'check', *sys.argv[2:], '--home', sys.argv[1]]\n"
-             "try:\n    runpy.run_module('wizard', run_name='__main__')\nexcept SystemExit as e:\n    code = e.code\n"
+    # The script's own entry minus its last step (os._exit, which would leave no moment to look).
+    probe = ("import sys\nfrom wizard.faces.entry import main\n"
+             "main(['check', *sys.argv[2:], '--home', sys.argv[1]])\n"
              "print('MODULES ' + ' '.join(sorted(sys.modules)), file=sys.stderr)\n")
     done = subprocess.run([sys.executable, "-c", probe, str(home), *flags], capture_output=True, text=True,
                           timeout=60, cwd=Path(__file__).resolve().parents[1])

@@ -1,7 +1,5 @@
 """`python -m wizard` is `hermes-wizard`."""
 
-import sys
+from wizard.faces.entry import console
 
-from wizard.faces.entry import main
-
-sys.exit(main())
+console()

@@ -1,0 +1,64 @@
+"""How the console script ends (wizard/faces/entry.py `console`): a check skips the interpreter's
+teardown, so its output must be complete, its exit code exact, and a reader that leaves early must not
+turn into a traceback or exit 120 — what the interpreter's own teardown does with an unflushed pipe."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from wizard.faces.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def wizard(*argv: str, **kwargs) -> subprocess.CompletedProcess:
+    """`python -m wizard ARGV`: the console entry, in a fresh interpreter, its output buffered as under
+    systemd or in a pipeline (PYTHONUNBUFFERED, which a developer's shell may set, would hide a lost flush)."""
+    env = {**os.environ, "NO_COLOR": "1", "PYTHONPATH": str(REPO)}
+    env.pop("PYTHONUNBUFFERED", None)
+    return subprocess.run([sys.executable, "-m", "wizard", *argv], env=env, timeout=60, cwd=REPO, **kwargs)
+
+
+@pytest.mark.parametrize("profiles", [0, 30])
+def test_the_report_arrives_whole_through_a_pipe(demo, capsys, profiles):
+    """One home's JSON (a few KiB) stays in the stream's buffer until the end: only the console's own
+    flush sends it.  Thirty profiles are more than a pipe holds: written while being read."""
+    for i in range(profiles):
+        shutil.copytree(demo, demo / "profiles" / f"p{i:02d}", ignore=shutil.ignore_patterns("profiles"))
+    argv = ["check", "--all-profiles", "--home", str(demo), "--format", "json"]
+    done = wizard(*argv, capture_output=True, text=True)
+    assert main(argv) == done.returncode == 78
+    assert done.stdout == capsys.readouterr().out
+    assert len(json.loads(done.stdout)) == profiles + 1
+    assert len(done.stdout) < 8192 if not profiles else len(done.stdout) > 65536
+    assert done.stderr == ""
+
+
+def test_a_reader_that_left_costs_no_traceback_and_keeps_the_verdict(demo):
+    """The reader's end is closed before the check writes (`check | true`): the report, smaller than the
+    stream's buffer, fails only at the final flush.  Without the console's own flush the interpreter
+    says "Exception ignored ... BrokenPipeError" and exits 120."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = wizard("check", "--home", str(demo), stdout=write_end, stderr=subprocess.PIPE, text=True)
+    finally:
+        os.close(write_end)
+    assert (done.returncode, done.stderr) == (78, "")
+
+
+def test_the_gate_and_a_healthy_check_keep_their_exit_codes(demo, tmp_path):
+    assert wizard("check", "--gate", "--home", str(demo), capture_output=True).returncode == 78
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert wizard("check", "--home", str(empty), capture_output=True).returncode == 0
+    usage = wizard("check", "--format", "yaml", capture_output=True, text=True)
+    assert usage.returncode == 2 and "invalid choice" in usage.stderr
+
