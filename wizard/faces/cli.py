@@ -1,12 +1,9 @@
-"""`hermes-wizard` command line: `check` and `explain` (headless, no UI imports).
+"""`hermes-wizard`'s full command line: the argparse parser of every command, and the dispatch to its face.
 
-`check` reads files only — service unit files included (`--unit PATH` names one); it
-asks systemd (systemctl show, journalctl) only with `--service`.  `check --gate` does
-no service work at all.  `doctor` acts on the service too (wizard/doctor.py).
-
-Exit codes of `check` (DESIGN.md): 0 the gateway would start and no error
-findings; 1 error findings but it would start; 78 Hermes would refuse to start (or
-crash loading its config); 2 usage error.  `--all-profiles` exits with the worst.
+The commands live beside it: `check` (wizard/faces/check.py, and its gate), `explain`, `doctor`, `undo`,
+`secrets`, and `setup` in the face the terminal allows (the TUI in screens/, plain prompts, or answers and
+flags).  Every command runs under one error contract (wizard/faces/contract.py).  The console script
+reaches `check` and the gate without this module (wizard/faces/entry.py); everything else comes here.
 """
 
 from __future__ import annotations
@@ -16,8 +13,8 @@ import sys
 from pathlib import Path
 
 from wizard.core.kinds import ExitCode
+from wizard.faces.contract import guarded
 from wizard.faces.selection import profile_name as _profile_name
-from wizard.faces.selection import select_homes
 
 EX_USAGE, EX_CONFIG = ExitCode.USAGE, ExitCode.CONFIG
 
@@ -147,45 +144,39 @@ def main(argv: list[str] | None = None) -> int:
 
 def run(args) -> int:
     """Run a parsed command (from the full parser, or `check`'s own reader in wizard/faces/fastargs.py)
-    with the tool's error contract: one clear line and exit 70 for a bug of ours, never a traceback."""
-    try:
-        if args.command == "setup":
-            from wizard.faces.setup_flags import wants_declared  # not on the check path
+    under the error contract of wizard/faces/contract.py."""
+    if args.command == "check":
+        from wizard.faces.check import run_check
 
-            if wants_declared(args):  # answers file or flags: never a prompt
-                from wizard.faces.declared import run_declared
+        return run_check(args)
+    return guarded(lambda: _run(args))
 
-                return run_declared(args)
-        if args.command == "demo":  # before the output guard: the doctor it runs may open the TUI
-            return _demo(args)
-        if args.command == "setup" or (args.command == "doctor" and not (args.fix or args.dry_run or args.unit
-                                                                          or args.install_gate or args.restart)
-                                        and not args.all_profiles and _can_ask()):
-            return _run_interactive(args)
-        from wizard.core.safetext import guarded_output
 
-        with guarded_output():  # nothing from a home reaches the terminal raw (wizard/safetext.py)
-            return _headless(args)
-    except BrokenPipeError:
-        return 0
-    except KeyboardInterrupt:
-        from wizard.core.atomic import writes_began
+def _run(args) -> int:
+    if args.command == "setup":
+        from wizard.faces.setup_flags import wants_declared  # not on the check path
 
-        print("hermes-wizard: interrupted; no changes were made unless a write had completed" if writes_began()
-              else "Cancelled. No changes were made.", file=sys.stderr)
-        return 130
-    except Exception as exc:  # a bug of ours: one clear line, no traceback (HERMES_WIZARD_DEBUG=1 shows it)
-        if os.environ.get("HERMES_WIZARD_DEBUG"):
-            raise
-        print(f"hermes-wizard: internal error ({type(exc).__name__}: {exc}); nothing was written unless a "
-              "message above says so. Please report it (rerun with HERMES_WIZARD_DEBUG=1 for details).",
-              file=sys.stderr)
-        return 70
+        if wants_declared(args):  # answers file or flags: never a prompt
+            from wizard.faces.declared import run_declared
+
+            return run_declared(args)
+    if args.command == "demo":  # before the output guard: the doctor it runs may open the TUI
+        return _demo(args)
+    if args.command == "setup" or (args.command == "doctor" and not (args.fix or args.dry_run or args.unit
+                                                                      or args.install_gate or args.restart)
+                                    and not args.all_profiles and _can_ask()):
+        return _run_interactive(args)
+    from wizard.core.safetext import guarded_output
+
+    with guarded_output():  # nothing from a home reaches the terminal raw (wizard/core/safetext.py)
+        return _headless(args)
 
 
 def _headless(args) -> int:
     if args.command == "explain":
-        return _explain(args)
+        from wizard.faces.explain import run_explain
+
+        return run_explain(args)
     if args.command == "doctor":
         from wizard.faces import doctor
 
@@ -198,27 +189,7 @@ def _headless(args) -> int:
         from wizard.faces.secrets_cmd import run_secrets
 
         return run_secrets(args)
-    return _check(args)
-
-
-def _check(args) -> int:
-    if args.gate:
-        from wizard.faces.gate import run_gate
-
-        return run_gate(args)
-    homes = select_homes(args)
-    if homes is None:
-        return EX_USAGE
-    if args.unit or args.service:
-        from wizard.service import scope as service
-        from wizard.service.systemd import Runner
-
-        service.configure(unit=args.unit, runner=Runner() if args.service else None)
-    try:
-        return _report(args, homes)
-    finally:
-        if args.unit or args.service:
-            service.reset()
+    raise AssertionError(f"no command {args.command!r}")  # the parser admits no other
 
 
 def _version() -> int:
@@ -233,52 +204,6 @@ def _version() -> int:
     print(f"hermes-wizard {mine}\nmodels Hermes {', '.join(MODELLED)}; any other version is detected and judged "
           "by the nearest model, and the pre-start gate lets it start")
     return 0
-
-
-def _report(args, homes) -> int:
-    from wizard.faces.judging import host_facts
-    from wizard.judge.engine import evaluate
-
-    root = homes[0][1]
-    base_env = dict(os.environ) if args.inherit_env else {}
-    facts = host_facts(args, root)
-    from wizard.core.safetext import hide, json_text
-    from wizard.judge.masking import secret_values
-
-    reports = [evaluate(path, name, base_env=base_env, facts=facts, verify=args.verify) for name, path in homes]
-    for report in reports:
-        hide(secret_values(report.snapshot))
-    if args.format == "json":
-        payload = [r.as_json() for r in reports] if args.all_profiles else reports[0].as_json()
-        sys.stdout.write(json_text(_scrubbed(payload)) + "\n")
-    else:
-        from wizard.judge.report import render_text
-
-        sys.stdout.write("\n\n".join(render_text(r) for r in reports) + "\n")
-        from wizard.faces.judging import plugin_tip
-
-        if tip := plugin_tip(facts):
-            sys.stdout.write(tip + "\n")
-    codes = [r.exit_code() for r in reports]
-    return EX_CONFIG if EX_CONFIG in codes else max(codes)
-
-
-def _scrubbed(payload):
-    """The JSON payload with registered secrets masked in every string (before encoding,
-    so a secret holding a quote or backslash is found as it is)."""
-    from wizard.core.safetext import _HIDDEN, scrubber
-
-    return _masked(payload, scrubber(_HIDDEN))
-
-
-def _masked(payload, mask):
-    if isinstance(payload, str):
-        return mask(payload)
-    if isinstance(payload, list):
-        return [_masked(item, mask) for item in payload]
-    if isinstance(payload, dict):
-        return {key: _masked(value, mask) for key, value in payload.items()}
-    return payload
 
 
 def _can_ask() -> bool:
@@ -353,44 +278,6 @@ def _demo(args) -> int:
     print(f"\ndemo: the copy is at {home} (doctor exit code {code}; 78 means Hermes would refuse to start)\n"
           f"demo: try also: hermes-wizard check --home {home}   (and setup, doctor --fix --yes, undo)")
     return 0 if code in (0, 1, 78) else code
-
-
-def _explain(args) -> int:
-    import json
-
-    from wizard.judge.checks import all_checks, get_check
-
-    if not args.code:
-        rows = all_checks()
-        if args.format == "json":
-            print(json.dumps([_check_json(c) for c in rows], indent=2))
-        else:
-            for c in rows:
-                print(f"{c.code}  {c.name:<34} {c.severity:<8} {c.summary}")
-        return 0
-    found = get_check(args.code)
-    if found is None:
-        from wizard.core.safetext import visible
-
-        print(f"hermes-wizard: no check {visible(args.code)!r}; `hermes-wizard explain` lists them",
-              file=sys.stderr)
-        return EX_USAGE
-    if args.format == "json":
-        print(json.dumps(_check_json(found), indent=2))
-    else:
-        import textwrap
-
-        def para(text: str) -> str:
-            return textwrap.fill(" ".join(text.split()), 88, initial_indent="  ", subsequent_indent="  ")
-
-        print(f"{found.code} {found.name} ({found.severity})\n\n{found.summary}\n\nWhat\n{para(found.what)}\n\n"
-              f"Why\n{para(found.why)}\n\nFix\n{para(found.fix)}")
-    return 0
-
-
-def _check_json(c) -> dict:
-    return {"code": c.code, "name": c.name, "severity": c.severity, "summary": c.summary, "what": c.what,
-            "why": c.why, "fix": c.fix}
 
 
 if __name__ == "__main__":

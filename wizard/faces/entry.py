@@ -34,9 +34,9 @@ def main(argv: list[str] | None = None) -> int:
 
             plain_check = check_args(argv[1:])
             if plain_check is not None:
-                from wizard.faces.cli import run
+                from wizard.faces.check import run_check
 
-                return run(plain_check)
+                return run_check(plain_check)
     from wizard.faces.cli import main as command_line
 
     return command_line(argv)

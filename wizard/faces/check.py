@@ -1,0 +1,93 @@
+"""`hermes-wizard check`: one report per home, text or JSON, and its exit code (DESIGN.md).
+
+`check` reads files only — service unit files included (`--unit PATH` names one); it asks systemd
+(systemctl show, journalctl) only with `--service`.  `check --gate` is wizard/faces/gate.py.
+
+Exit codes: 0 the gateway would start and no error findings; 1 error findings but it would start;
+78 Hermes would refuse to start (or crash loading its config); 2 usage error.  `--all-profiles` exits
+with the worst.  The console script reaches `run_check` without loading the argparse command line
+(wizard/faces/entry.py), so this module imports only what a check needs.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from wizard.core.kinds import ExitCode
+from wizard.faces.contract import guarded
+from wizard.faces.selection import select_homes
+
+
+def run_check(args) -> int:
+    """`check` with the command line's error contract, its output through the escaping guard."""
+    from wizard.core.safetext import guarded_output
+
+    def body() -> int:
+        with guarded_output():  # nothing from a home reaches the terminal raw (wizard/core/safetext.py)
+            return _check(args)
+
+    return guarded(body)
+
+
+def _check(args) -> int:
+    if args.gate:
+        from wizard.faces.gate import run_gate
+
+        return run_gate(args)
+    homes = select_homes(args)
+    if homes is None:
+        return ExitCode.USAGE
+    if args.unit or args.service:
+        from wizard.service import scope as service
+        from wizard.service.systemd import Runner
+
+        service.configure(unit=args.unit, runner=Runner() if args.service else None)
+    try:
+        return _report(args, homes)
+    finally:
+        if args.unit or args.service:
+            service.reset()
+
+
+def _report(args, homes) -> int:
+    from wizard.core.safetext import hide, json_text
+    from wizard.faces.judging import host_facts
+    from wizard.judge.engine import evaluate
+    from wizard.judge.masking import secret_values
+
+    base_env = dict(os.environ) if args.inherit_env else {}
+    facts = host_facts(args, homes[0][1])
+    reports = [evaluate(path, name, base_env=base_env, facts=facts, verify=args.verify) for name, path in homes]
+    for report in reports:
+        hide(secret_values(report.snapshot))
+    if args.format == "json":
+        payload = [r.as_json() for r in reports] if args.all_profiles else reports[0].as_json()
+        sys.stdout.write(json_text(_scrubbed(payload)) + "\n")
+    else:
+        from wizard.faces.judging import plugin_tip
+        from wizard.judge.report import render_text
+
+        sys.stdout.write("\n\n".join(render_text(r) for r in reports) + "\n")
+        if tip := plugin_tip(facts):
+            sys.stdout.write(tip + "\n")
+    codes = [r.exit_code() for r in reports]
+    return ExitCode.CONFIG if ExitCode.CONFIG in codes else max(codes)
+
+
+def _scrubbed(payload):
+    """The JSON payload with registered secrets masked in every string (before encoding,
+    so a secret holding a quote or backslash is found as it is)."""
+    from wizard.core.safetext import _HIDDEN, scrubber
+
+    return _masked(payload, scrubber(_HIDDEN))
+
+
+def _masked(payload, mask):
+    if isinstance(payload, str):
+        return mask(payload)
+    if isinstance(payload, list):
+        return [_masked(item, mask) for item in payload]
+    if isinstance(payload, dict):
+        return {key: _masked(value, mask) for key, value in payload.items()}
+    return payload

@@ -1,0 +1,46 @@
+"""`hermes-wizard explain [CODE]`: every check's documentation, by its stable code or its name
+(the codes are a contract: DESIGN.md), as text or JSON."""
+
+from __future__ import annotations
+
+import sys
+
+from wizard.core.kinds import ExitCode
+
+
+def run_explain(args) -> int:
+    import json
+
+    from wizard.judge.checks import all_checks, get_check
+
+    if not args.code:
+        rows = all_checks()
+        if args.format == "json":
+            print(json.dumps([_check_json(c) for c in rows], indent=2))
+        else:
+            for c in rows:
+                print(f"{c.code}  {c.name:<34} {c.severity:<8} {c.summary}")
+        return 0
+    found = get_check(args.code)
+    if found is None:
+        from wizard.core.safetext import visible
+
+        print(f"hermes-wizard: no check {visible(args.code)!r}; `hermes-wizard explain` lists them",
+              file=sys.stderr)
+        return ExitCode.USAGE
+    if args.format == "json":
+        print(json.dumps(_check_json(found), indent=2))
+    else:
+        import textwrap
+
+        def para(text: str) -> str:
+            return textwrap.fill(" ".join(text.split()), 88, initial_indent="  ", subsequent_indent="  ")
+
+        print(f"{found.code} {found.name} ({found.severity})\n\n{found.summary}\n\nWhat\n{para(found.what)}\n\n"
+              f"Why\n{para(found.why)}\n\nFix\n{para(found.fix)}")
+    return 0
+
+
+def _check_json(c) -> dict:
+    return {"code": c.code, "name": c.name, "severity": c.severity, "summary": c.summary, "what": c.what,
+            "why": c.why, "fix": c.fix}
