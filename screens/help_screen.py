@@ -8,6 +8,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Markdown
 
+from wizard.core.safetext import as_spoken
+
 
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape", "dismiss", "Close"), Binding("f1", "dismiss", "Close", show=False)]
@@ -18,4 +20,5 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Markdown(self.text + "\n\n*Esc closes this help. Ctrl+P opens the command palette.*")
+            # Inside Hermes (`hermes wizard`) the commands it names are the ones that work there.
+            yield Markdown(as_spoken(self.text) + "\n\n*Esc closes this help. Ctrl+P opens the command palette.*")

@@ -10,7 +10,7 @@ from textual.widgets import Button, Footer, Static
 
 from screens.base import WizardScreen
 from screens.widgets import findings_content, wizard_header
-from wizard.core.safetext import visible_lines
+from wizard.core.safetext import as_spoken, visible_lines
 from wizard.faces.wording import findings_lines, open_words, restart_hint, tilde
 
 HELP = """# Applied
@@ -52,7 +52,8 @@ class ResultScreen(WizardScreen):
             for line in self.result.service_lines + [("Verified: " if o.ok else "Not fixed: ") + o.words + "."
                                                      for o in self.result.restarts]:
                 yield Static(visible_lines(line), classes="hint", markup=False)
-            yield Static(visible_lines(tilde(self._next_step(starts))), classes="hint", id="next", markup=False)
+            next_step = as_spoken(tilde(self._next_step(starts)))  # `hermes wizard doctor` inside Hermes
+            yield Static(visible_lines(next_step), classes="hint", id="next", markup=False)
             with Horizontal(classes="buttons"):
                 yield Button("Done", variant="primary", id="done")
         yield Footer()

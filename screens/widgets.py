@@ -10,6 +10,8 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Header, RadioButton, Static
 
+from wizard.core.safetext import as_spoken
+
 # Textual's default icon (U+2B58) is missing from many terminal fonts and shows as a box; this one
 # exists everywhere and still reads as a menu (clicking it opens the command palette).
 HEADER_ICON = "="
@@ -40,7 +42,7 @@ def findings_content(lines: list[str]) -> Content:
     for line in lines:
         mark = line[:1]
         style = "bold $text-error" if mark == "✗" else ("$text-warning" if mark == "!" else "")
-        styled.append(Content.styled(line, style))
+        styled.append(Content.styled(as_spoken(line), style))  # `hermes wizard doctor` inside Hermes
     return Content("\n").join(styled)
 
 

@@ -165,3 +165,23 @@ async def test_the_home_screen_uses_real_plurals(demo):
         await pilot.pause()
         summary = str(app.screen.query_one("#summary", Static).render())
         assert "3 platforms enabled" in summary and "(s)" not in summary, summary
+
+
+async def test_inside_hermes_the_screens_name_the_command_that_works_there(demo, monkeypatch):
+    """Run as `hermes wizard doctor` (the plugin), the help and the findings' advice say `hermes wizard …`:
+    `hermes-wizard` lives in Hermes's venv, seldom on PATH."""
+    from textual.widgets import Markdown
+
+    from screens.widgets import findings_content
+    from wizard.core import safetext
+
+    monkeypatch.setattr(safetext, "_SPOKEN_AS", ["hermes wizard"])
+    app = WizardApp(demo, mode="doctor")
+    async with app.run_test(size=(100, 36)) as pilot:
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        shown = app.screen.query_one(Markdown).source
+        assert "hermes wizard doctor --fix" in shown and "hermes-wizard" not in shown
+    advice = findings_content(["✗ HW301 home: fix: hermes-wizard doctor --fix --restart"]).plain
+    assert advice == "✗ HW301 home: fix: hermes wizard doctor --fix --restart"

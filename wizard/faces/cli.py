@@ -253,7 +253,9 @@ def _run_tui(command: str, home: Path, profile: str, save_answers: str | None = 
     result = outcome.result
     assert result is not None  # an applied outcome carries its ApplyResult
     if outcome.saved is not None:
-        print(f"Answers: {outcome.saved} (no secret in it; `hermes-wizard setup --answers` applies them)")
+        from wizard.core.safetext import as_spoken
+
+        print(as_spoken(f"Answers: {outcome.saved} (no secret in it; `hermes-wizard setup --answers` applies them)"))
     print(f"Backup: {result.backup}/")
     return 0 if result.report.would_start else EX_CONFIG
 
