@@ -119,3 +119,16 @@ def test_the_session_writes_a_group_policy_and_an_open_group_needs_the_name(tmp_
     text = planned_contents(session.plan())[ENV].decode()
     assert "WEIXIN_GROUP_POLICY=open" in text and "WEIXIN_ALLOW_ALL_USERS=true" in text
     assert "WEIXIN_DM_POLICY=pairing" in text
+
+
+@pytest.mark.parametrize("detailed", ["--detailed-exitcode", "--detailed", None])
+def test_a_mistyped_flag_never_reads_as_changed_under_detailed_exitcode(tmp_path, detailed):
+    """Under --detailed-exitcode exit 2 means "changes applied" (an Ansible task would report changed):
+    the parser's own usage error is 1 there, as every other bad input already is; 2 without it."""
+    home = demo_copy(tmp_path, "home")
+    before = tree(home)
+    done = wizard("setup", "--home", str(home), "--platform", "telegram", "--alow", "1",
+                  *([detailed] if detailed else []))
+    assert "usage:" in done.stderr and "--alow" in done.stderr
+    assert done.returncode == (1 if detailed else 2)
+    assert tree(home) == before

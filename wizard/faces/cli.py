@@ -127,8 +127,14 @@ def build_parser():
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exited:
+        if exited.code == EX_USAGE and _detailed(argv):  # there 2 means "changed": a mistyped flag is an error
+            raise SystemExit(1) from None
+        raise
     if args.version:
         return _version()
     if args.command is None:
@@ -140,6 +146,12 @@ def main(argv: list[str] | None = None) -> int:
         if not is_modelled(args.target):
             parser.error(f"--target {args.target}: not a modelled Hermes version (choose one of {', '.join(MODELLED)})")
     return run(args)
+
+
+def _detailed(argv: list[str]) -> bool:
+    """`setup … --detailed-exitcode` (or an abbreviation argparse accepts), whatever else is wrong."""
+    return argv[:1] == ["setup"] and any(len(a) > 3 and "--detailed-exitcode".startswith(a.split("=")[0])
+                                         for a in argv[1:])
 
 
 def run(args) -> int:

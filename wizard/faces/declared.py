@@ -13,7 +13,7 @@ Exit codes:               default      --detailed-exitcode
   changes applied           0               2   (also: --dry-run with changes pending)
   --dry-run, changes        1               2
   error findings left       1               1   (written: the gateway starts, a platform will not work)
-  invalid answers/flags     2               1   (2 would read as "changed")
+  invalid answers/flags     2               1   (2 would read as "changed"; a flag argparse rejects too)
   write failed              1               1
   Hermes would refuse       78              78  (nothing written)
 """
