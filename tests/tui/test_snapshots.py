@@ -49,7 +49,10 @@ async def platform_with_typed_secret(pilot):
     await open_row(pilot, "telegram")
     pilot.app.screen.query_one("#field-TELEGRAM_BOT_TOKEN", Input).focus()
     await pilot.press(*"7123:TypedSecretToken_abcdefghijklmnopqrstuvwxyz"[:20])
-    pilot.app.screen.query_one("#field-TELEGRAM_BOT_TOKEN", Input).value = "TypedSecretToken_abcdefghijklmnopqrstuvwxyz"
+    field = pilot.app.screen.query_one("#field-TELEGRAM_BOT_TOKEN", Input)
+    field.value = "TypedSecretToken_abcdefghijklmnopqrstuvwxyz"
+    # A steady cursor: it blinks every 0.5 s, and under load the picture came a blink later (a flaky snapshot).
+    field.cursor_blink = False
     await pilot.pause()
     await pilot.wait_for_scheduled_animations()  # under load the last keystrokes' redraw can land late
     await pilot.pause()
