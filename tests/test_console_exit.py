@@ -18,11 +18,12 @@ from wizard.faces.cli import main
 REPO = Path(__file__).resolve().parents[1]
 
 
-def wizard(*argv: str, **kwargs) -> subprocess.CompletedProcess:
+def wizard(*argv: str, extra_env: dict[str, str] | None = None, **kwargs) -> subprocess.CompletedProcess:
     """`python -m wizard ARGV`: the console entry, in a fresh interpreter, its output buffered as under
     systemd or in a pipeline (PYTHONUNBUFFERED, which a developer's shell may set, would hide a lost flush)."""
     env = {**os.environ, "NO_COLOR": "1", "PYTHONPATH": str(REPO)}
     env.pop("PYTHONUNBUFFERED", None)
+    env.update(extra_env or {})
     return subprocess.run([sys.executable, "-m", "wizard", *argv], env=env, timeout=60, cwd=REPO, **kwargs)
 
 
@@ -62,3 +63,32 @@ def test_the_gate_and_a_healthy_check_keep_their_exit_codes(demo, tmp_path):
     usage = wizard("check", "--format", "yaml", capture_output=True, text=True)
     assert usage.returncode == 2 and "invalid choice" in usage.stderr
 
+
+
+@pytest.mark.parametrize("buffered", [True, False], ids=["buffered", "unbuffered"])
+@pytest.mark.parametrize("argv", [["check", "--format", "json"], ["explain", "HW101"]], ids=["check", "explain"])
+def test_output_that_cannot_be_written_exits_74_with_one_line(demo, argv, buffered):
+    """A full disk under the report: one line on stderr and exit 74 (EX_IOERR), whether the failure comes
+    while writing (unbuffered) or at the last flush — not "internal error, please report it" (exit 70),
+    and not the interpreter's "Exception ignored" with exit 120."""
+    home = ["--home", str(demo)] if argv[0] == "check" else []
+    with open("/dev/full", "w") as full:
+        done = wizard(*argv, *home, stdout=full, stderr=subprocess.PIPE, text=True,
+                      extra_env={} if buffered else {"PYTHONUNBUFFERED": "1"})
+    assert done.returncode == 74, done.stderr
+    assert done.stderr.startswith("hermes-wizard: cannot write the output: No space left on device")
+    assert done.stderr.count("\n") == 1 and "Exception" not in done.stderr
+
+
+def test_a_closed_stdout_is_said_and_the_gate_keeps_its_verdict(demo):
+    """`check >&-`: Python starts with no stdout at all.  The gate writes only to stderr: its exit code
+    is systemd's answer and does not change."""
+    def close_stdout():
+        os.close(1)
+
+    done = wizard("check", "--home", str(demo), stderr=subprocess.PIPE, text=True, preexec_fn=close_stdout)
+    assert (done.returncode, done.stderr) == (74, "hermes-wizard: cannot write the output: the stream is closed; "
+                                                  "nothing was written\n")
+    with open("/dev/full", "w") as full:
+        gate = wizard("check", "--gate", "--home", str(demo), stdout=full, stderr=subprocess.PIPE, text=True)
+    assert gate.returncode == 78 and "Hermes would refuse to start" in gate.stderr

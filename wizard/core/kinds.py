@@ -76,5 +76,6 @@ class ExitCode(IntEnum):
     PROBLEMS = 1  # error findings (it would start), changes pending, a failed write
     USAGE = 2
     INTERNAL = 70  # a bug of ours, reported in one line
+    IO_ERROR = 74  # EX_IOERR: the output could not be written (stdout closed, a full disk)
     CONFIG = 78  # EX_CONFIG: Hermes would refuse to start
     INTERRUPTED = 130

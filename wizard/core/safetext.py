@@ -139,16 +139,37 @@ def as_spoken(text: str) -> str:
     return re.sub(_OWN_COMMAND, _SPOKEN_AS[0], text) if _SPOKEN_AS and "hermes-wizard " in text else text
 
 
+class OutputError(OSError):
+    """Standard output or error cannot be written (closed, a full disk, a failing terminal): the command's
+    words are lost, which is not a bug of this tool (wizard/faces/contract.py says so and exits 74)."""
+
+
 class _GuardedStream:
     """A text stream that escapes dangerous characters (line breaks kept) and masks
-    the secrets registered with `hide` before writing."""
+    the secrets registered with `hide` before writing.  Failing to write raises OutputError
+    (a reader that left still raises BrokenPipeError)."""
 
     def __init__(self, stream) -> None:
         self._stream = stream
 
     def write(self, text: str) -> int:
-        self._stream.write(visible_lines(as_spoken(scrub(text, _HIDDEN) if _HIDDEN else text)))
+        self._do(self._stream.write if self._stream is not None else None,
+                 visible_lines(as_spoken(scrub(text, _HIDDEN) if _HIDDEN else text)))
         return len(text)
+
+    def flush(self) -> None:
+        if self._stream is not None:
+            self._do(self._stream.flush)
+
+    def _do(self, call, *args) -> None:
+        if call is None:  # started with the descriptor closed (`>&-`): Python made the stream None
+            raise OutputError("the stream is closed")
+        try:
+            call(*args)
+        except BrokenPipeError:
+            raise
+        except (OSError, ValueError) as exc:  # ValueError: "I/O operation on closed file"
+            raise OutputError(getattr(exc, "strerror", None) or str(exc)) from exc
 
     def writelines(self, lines) -> None:
         for line in lines:

@@ -4,9 +4,10 @@
 (systemctl show, journalctl) only with `--service`.  `check --gate` is wizard/faces/gate.py.
 
 Exit codes: 0 the gateway would start and no error findings; 1 error findings but it would start;
-78 Hermes would refuse to start (or crash loading its config); 2 usage error.  `--all-profiles` exits
-with the worst.  The console script reaches `run_check` without loading the argparse command line
-(wizard/faces/entry.py), so this module imports only what a check needs.
+78 Hermes would refuse to start (or crash loading its config); 2 usage error; 74 the report could not
+be written (wizard/faces/contract.py).  `--all-profiles` exits with the worst.  The console script
+reaches `run_check` without loading the argparse command line (wizard/faces/entry.py), so this module
+imports only what a check needs.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 `guarded(body)` runs a command and turns what escapes it into its exit code: a reader that left
 (`check | head`) is 0, Ctrl-C is 130 with a line saying whether anything was written, and a bug of
-ours is 70 with one line (HERMES_WIZARD_DEBUG=1 lets the traceback through).
+ours is 70 with one line (HERMES_WIZARD_DEBUG=1 lets the traceback through).  Output that cannot be
+written (stdout closed, a full disk) is 74, with one line on stderr when stderr still works.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import sys
 from collections.abc import Callable
 
 from wizard.core.kinds import ExitCode
+from wizard.core.safetext import OutputError
 
 
 def guarded(body: Callable[[], int]) -> int:
@@ -19,6 +21,11 @@ def guarded(body: Callable[[], int]) -> int:
         return body()
     except BrokenPipeError:
         return ExitCode.OK
+    except OutputError as exc:  # a full disk or a closed stdout: said in one line where it can be
+        from wizard.core.atomic import writes_began
+
+        return report_output_error(f"{exc}" + ("; a write had begun (`hermes-wizard undo --list` shows the backup)"
+                                               if writes_began() else "; nothing was written"))
     except KeyboardInterrupt:
         from wizard.core.atomic import writes_began
 
@@ -32,3 +39,13 @@ def guarded(body: Callable[[], int]) -> int:
               "message above says so. Please report it (rerun with HERMES_WIZARD_DEBUG=1 for details).",
               file=sys.stderr)
         return ExitCode.INTERNAL
+
+
+def report_output_error(reason: str) -> int:
+    """One line on stderr (when it still works) for output that could not be written; the exit code."""
+    try:
+        if sys.stderr is not None:
+            print(f"hermes-wizard: cannot write the output: {reason}", file=sys.stderr, flush=True)
+    except (OSError, ValueError):  # stderr fails too: the exit code is all that is left
+        pass
+    return ExitCode.IO_ERROR

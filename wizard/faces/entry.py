@@ -45,24 +45,48 @@ def main(argv: list[str] | None = None) -> int:
 def console() -> NoReturn:
     """Run `main` on sys.argv and end the process with its exit code.
 
-    A check ends with os._exit once its output is flushed: the interpreter's orderly teardown (freeing
-    every module and object, a last cycle collection) costs about 7 ms here even after only
-    `import yaml, dotenv` (benchmarks/bench_check.py measures it), which is a tenth of a check, and a
-    check has nothing to tear down: it writes no file, and its temporary copies (`--verify`) are removed
-    before it returns.  Every other command exits the usual way (atexit handlers, buffered files)."""
-    code = main()
+    What is buffered is flushed here, for every command: a report that cannot be written (a full disk)
+    exits 74 with one line, as when the failure comes while writing (wizard/faces/contract.py), where
+    the interpreter's own last flush would print "Exception ignored" and exit 120; a reader that left
+    (`check | head`) keeps the exit code.
+
+    A check then ends with os._exit: the interpreter's orderly teardown (freeing every module and object,
+    a last cycle collection) costs about 7 ms here even after only `import yaml, dotenv`
+    (benchmarks/bench_check.py measures it), which is a tenth of a check, and a check has nothing to
+    tear down: it writes no file, and its temporary copies (`--verify`) are removed before it returns.
+    Every other command exits the usual way (atexit handlers, buffered files)."""
+    code = _flushed(main())
     if sys.argv[1:2] == ["check"]:
-        _flush_and_exit(code)
+        os._exit(code)
     sys.exit(code)
 
 
-def _flush_and_exit(code: int) -> NoReturn:
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            if stream is not None:
-                stream.flush()
-        except (BrokenPipeError, ValueError):  # the reader left (`check | head`), or the stream was closed
-            pass
-        except OSError:  # a full disk, a failing terminal: the exit says so, as the interpreter's own would
-            code = code or 120
-    os._exit(code)
+def _flushed(code: int) -> int:
+    from wizard.faces.contract import report_output_error
+
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except BrokenPipeError:
+        _discard_stdout()
+    except (OSError, ValueError) as exc:
+        code = report_output_error(getattr(exc, "strerror", None) or str(exc))
+        _discard_stdout()
+    try:
+        if sys.stderr is not None:
+            sys.stderr.flush()
+    except (OSError, ValueError):  # nowhere left to say it: the exit code stands
+        pass
+    return code
+
+
+def _discard_stdout() -> None:
+    """What stdout still holds goes to /dev/null: the interpreter's last flush (for a command that exits
+    the usual way) would fail again and print "Exception ignored" (the remedy Python's docs give for
+    SIGPIPE)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
