@@ -123,26 +123,30 @@ def find_wizard(argv0: str | None = None) -> Path | None:
     return None
 
 
-def install(unit: Unit, variant: str, wizard: Path | str | None = None) -> Path:
-    """Write the drop-in atomically (wizard.write.apply.write_atomic), 0644 like the unit, and remove
-    our other variant.  Other drop-ins in the directory are never touched."""
-    from wizard.core.atomic import FileOps, write_atomic
+def install(unit: Unit, variant: str, wizard: Path | str | None = None, folder=None) -> Path:
+    """Write the drop-in atomically, 0644 like the unit, and remove our other variant (only when it
+    is ours: a regular file with our header).  Other drop-ins in the directory are never touched.
+    Everything happens through one opened folder (wizard/service/dropdir.py: `folder`, else opened
+    here), so a symlinked or foreign folder is refused (an OSError) with nothing written."""
+    from wizard.service.dropdir import DropinFolder
 
     name, text = render(unit, variant, wizard)
-    folder = unit.dropin_dir
-    folder.mkdir(mode=0o755, parents=True, exist_ok=True)
-    target = folder / name
-    write_atomic(target, text.encode("utf-8"), FileOps(), mode=0o644)
-    other = folder / (FALLBACK_DROPIN if name == GATE_DROPIN else GATE_DROPIN)
-    if other.exists():
-        other.unlink()
-    return target
+    if folder is None:
+        with DropinFolder(unit.path) as opened:
+            return install(unit, variant, wizard, opened)
+    written = folder.write(name, text.encode("utf-8"))
+    folder.remove_ours(FALLBACK_DROPIN if name == GATE_DROPIN else GATE_DROPIN)
+    return written
 
 
 def current(unit: Unit, variant: str, wizard: Path | str | None = None) -> bool:
-    """True when the drop-in on disk is already exactly what `install` would write."""
+    """True when the drop-in on disk is already exactly what `install` would write (read through the
+    same checks as a write: a symlinked or foreign folder holds nothing of ours)."""
+    from wizard.service.dropdir import DropinFolder
+
     try:
         name, text = render(unit, variant, wizard)
-        return (unit.dropin_dir / name).read_text(encoding="utf-8") == text
+        with DropinFolder(unit.path) as folder:
+            return folder.read(name) == text.encode("utf-8")
     except (DropinError, OSError):
         return False

@@ -11,21 +11,19 @@ variants, never a path or a text: the unit is found again among the units that r
 (wizard/service/scope.py); a file removed is only our own drop-in name in that unit's drop-in folder,
 and only a regular file that begins with our header; a variant put back is rendered here, never read
 from the set.  A variant that was there before and is there still is left (its old text is not kept).
+The folder may be the unit owner's too: every write, check and removal goes through one opened
+descriptor of it (wizard/service/dropdir.py), and a symlinked or foreign folder is left untouched.
 """
 
 from __future__ import annotations
 
-import os
-import stat
 from pathlib import Path
 
-from wizard.core.atomic import FileOps, write_atomic
 from wizard.plan.actions import ServiceAction
 from wizard.service import actions, dropin
 from wizard.service import scope as service
-from wizard.service.common import FALLBACK_DROPIN, GATE_DROPIN, VARIANT_FILES, our_dropins
-
-HEADER = b"# Written by hermes-wizard"
+from wizard.service.common import FALLBACK_DROPIN, GATE_DROPIN, VARIANT_FILES
+from wizard.service.dropdir import DropinFolder, present
 
 
 class ServiceStepError(Exception):
@@ -65,7 +63,7 @@ def install_dropins(steps, runner) -> list[str]:
                     raise ServiceStepError(f"systemd did not read the drop-in: {failed}")
     except (OSError, ServiceStepError) as exc:
         for step in reversed(done):
-            _make(step.dropin_path.parent, step.before, step.variant, unit=_load(step.unit_path))
+            _make(step.unit_path, step.before, step.variant, unit=_load(step.unit_path))
         for scope in {step.scope for step in done}:
             runner.run(["systemctl", *(["--user"] if scope == "user" else []), "daemon-reload"])
         words = (exc if isinstance(exc, ServiceStepError)
@@ -89,10 +87,10 @@ def put_back(home: Path, entries: list, which: str, runner) -> tuple[list[str], 
         if unit is None:
             lines.append(f"{entry['unit']} no longer runs {home}: its drop-ins were left as they are")
             continue
-        present = our_dropins(unit)
-        inverse.append({"unit": unit.name, "scope": unit.scope, "before": present, "after": list(entry[which])})
-        changed = _make(unit.dropin_dir, tuple(entry[which]), None, unit=unit)
-        lines += changed
+        inverse.append({"unit": unit.name, "scope": unit.scope, "before": present(unit.path),
+                        "after": list(entry[which])})
+        said, changed = _make(unit.path, tuple(entry[which]), None, unit=unit)
+        lines += said
         if changed:
             failed = actions.daemon_reload(unit, runner)
             lines.append(f"systemd has not read the change yet: {failed}" if failed
@@ -106,48 +104,40 @@ def inverse_entries(home: Path, entries: list, which: str) -> list[dict]:
     for entry in _checked(entries):
         unit = _serving(home, entry["unit"], entry["scope"])
         if unit is not None:
-            out.append({"unit": unit.name, "scope": unit.scope, "before": our_dropins(unit),
+            out.append({"unit": unit.name, "scope": unit.scope, "before": present(unit.path),
                         "after": list(entry[which])})
     return out
 
 
-def _make(folder: Path, wanted: tuple, installed: str | None, unit=None) -> list[str]:
-    """Our variants in `folder` become `wanted`: ours not wanted are removed, wanted ones missing are
-    rendered and written (`installed`: the variant this run wrote, never kept if not wanted)."""
-    lines = []
-    for variant, name in VARIANT_FILES.items():
-        path = folder / name
-        if variant not in wanted and _ours(path):
-            path.unlink()
-            lines.append(f"Removed {path}.")
-        elif variant in wanted and variant != installed and not path.is_file() and unit is not None:
-            try:
-                dropin.install(unit, variant, dropin.find_wizard())
-                lines.append(f"Put back {path}.")
-            except (dropin.DropinError, OSError) as exc:
-                lines.append(f"Could not put back {path}: {exc}")
-    return lines
-
-
-def _ours(path: Path) -> bool:
-    """A regular file (not a link) that begins with the header every drop-in of ours has."""
+def _make(unit_path: Path, wanted: tuple, installed: str | None, unit=None) -> tuple[list[str], bool]:
+    """Our variants beside `unit_path` become `wanted`: ours not wanted are removed, wanted ones missing
+    are rendered and written (`installed`: the variant this run wrote, never kept if not wanted).
+    Returns (lines for the user, whether anything changed); a refused folder is one line, no change."""
+    lines, changed = [], False
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return False
-    try:
-        return stat.S_ISREG(os.fstat(fd).st_mode) and os.read(fd, len(HEADER)) == HEADER
-    finally:
-        os.close(fd)
+        with DropinFolder(unit_path) as folder:
+            for variant, name in VARIANT_FILES.items():
+                path = folder.path / name
+                if variant not in wanted and folder.remove_ours(name):
+                    lines.append(f"Removed {path}.")
+                    changed = True
+                elif variant in wanted and variant != installed and not folder.is_file(name) and unit is not None:
+                    try:
+                        dropin.install(unit, variant, dropin.find_wizard(), folder)
+                        lines.append(f"Put back {path}.")
+                        changed = True
+                    except (dropin.DropinError, OSError) as exc:
+                        lines.append(f"Could not put back {path}: {exc}")
+    except OSError as exc:
+        lines.append(f"Our drop-ins were left as they are: {exc}")
+    return lines, changed
 
 
 def _write(step) -> None:
-    path = step.dropin_path
-    path.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
-    write_atomic(path, step.text.encode("utf-8"), FileOps(), mode=0o644)
-    other = path.parent / (FALLBACK_DROPIN if path.name == GATE_DROPIN else GATE_DROPIN)
-    if _ours(other):
-        other.unlink()
+    """The planned drop-in text, written through one opened folder; our other variant removed."""
+    with DropinFolder(step.unit_path) as folder:
+        folder.write(step.dropin_path.name, step.text.encode("utf-8"))
+        folder.remove_ours(FALLBACK_DROPIN if step.variant == "gate" else GATE_DROPIN)
 
 
 def _where(done, steps) -> str:
