@@ -55,7 +55,13 @@ def console() -> NoReturn:
     (benchmarks/bench_check.py measures it), which is a tenth of a check, and a check has nothing to
     tear down: it writes no file, and its temporary copies (`--verify`) are removed before it returns.
     Every other command exits the usual way (atexit handlers, buffered files)."""
-    code = _flushed(main())
+    try:
+        code = main()
+    except SystemExit as exited:  # argparse: usage errors and --help (its message is already written)
+        if not isinstance(exited.code, int):
+            raise
+        code = exited.code
+    code = _flushed(code)
     if sys.argv[1:2] == ["check"]:
         os._exit(code)
     sys.exit(code)
