@@ -72,7 +72,3 @@ def read_text(path: Path) -> tuple[str | None, str | None]:
     except OSError as exc:
         return None, f"cannot be read ({exc.strerror or exc})"
 
-
-def our_dropins(unit: Unit) -> list[str]:
-    """The variants of our drop-in ("gate", "fallback") on disk for `unit` now."""
-    return [variant for variant, name in VARIANT_FILES.items() if (unit.dropin_dir / name).is_file()]
