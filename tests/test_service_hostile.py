@@ -206,7 +206,7 @@ def test_undo_removes_nothing_from_a_dropin_folder_a_third_user_owns(box, capsys
         os.chown(path, ALICE, ALICE)  # the unit and its folders are Alice's ...
     os.chown(dropins, BOB, BOB)  # ... the drop-in folder is Bob's
     rc, out = undo(capsys, home)
-    assert names(dropins) == [GATE_DROPIN] and "uid 47012" in out
+    assert names(dropins) == [GATE_DROPIN] and "uid 47012" in out and rc == 1
 
 
 def test_a_units_folder_anyone_may_write_in_gets_no_dropin(tmp_path):
@@ -278,7 +278,7 @@ def test_undo_preview_names_the_dropin_it_will_leave(box, capsys, tmp_path):
     rc = main(["undo", "--dry-run", "--home", str(home)])
     out = capsys.readouterr().out
     assert "puts the service drop-ins back" not in out, out
-    assert f"left as they are: {dropins} is a symbolic link" in out and GATE_DROPIN in out
+    assert f"It leaves {GATE_DROPIN} of {UNIT} as it is: {dropins} is a symbolic link" in out
 
 
 def test_undo_that_leaves_a_dropin_does_not_exit_0(box, capsys, tmp_path):
