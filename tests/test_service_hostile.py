@@ -32,6 +32,18 @@ ALICE, BOB = 47011, 47012  # the unit's owner, and a third user (no account need
 ADMIN_CONF = "[Service]\nLimitNOFILE=65536\n"
 
 
+@pytest.fixture
+def open_tmp():
+    """A temp folder every user may enter (pytest's own is 0700 root's): where root-owned files a user may
+    read (a packaged unit, /etc/systemd/system) stand in the tests."""
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="hw-open-", dir="/tmp"))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder)
+
+
 def undo(capsys, home) -> tuple[int, str]:
     service.reset()
     rc = main(["undo", "--yes", "--home", str(home)])
@@ -154,10 +166,10 @@ def alices_units(tmp_path: Path, link_to: Path | None = None) -> Path:
     return units
 
 
-def test_a_users_link_into_a_system_folder_gets_no_dropin(tmp_path):
+def test_a_users_link_into_a_system_folder_gets_no_dropin(tmp_path, open_tmp):
     """`~/.config/systemd/user` → /etc/systemd/system, where a root-owned hermes-gateway.service runs the
     same home: through Alice's link root would add a start condition to the system's unit."""
-    system = tmp_path / "root" / "etc" / "systemd" / "system"
+    system = open_tmp / "etc" / "systemd" / "system"
     system.mkdir(parents=True)
     (system / UNIT).write_text(user_unit("/bin/true", tmp_path / "home"))
     units = alices_units(tmp_path, link_to=system)
@@ -313,17 +325,17 @@ def test_undo_of_a_dropin_in_a_linked_dotfiles_folder_removes_it_and_exits_0(box
 SECRET_UNIT = "[Service]\nEnvironment=HERMES_HOME=/root/secret-place\nExecStart=/usr/bin/hermes gateway run\n"
 
 
-def root_only_file(tmp_path: Path, text: str, name: str = "private.conf") -> Path:
-    secret = tmp_path / "root" / "etc" / name
+def root_only_file(where: Path, text: str, name: str = "private.conf") -> Path:
+    secret = where / "etc" / name
     secret.parent.mkdir(parents=True, exist_ok=True)
     secret.write_text(text)
     secret.chmod(0o600)
     return secret
 
 
-def test_a_users_unit_linked_to_a_root_only_file_is_not_read(tmp_path):
+def test_a_users_unit_linked_to_a_root_only_file_is_not_read(tmp_path, open_tmp):
     units = alices_units(tmp_path)
-    secret = root_only_file(tmp_path, SECRET_UNIT)
+    secret = root_only_file(open_tmp, SECRET_UNIT)
     (units / UNIT).symlink_to(secret)
     os.lchown(units / UNIT, ALICE, ALICE)
     unit = read_systemd(units / UNIT, "user", tmp_path / "root", tmp_path / "alice")
@@ -331,17 +343,36 @@ def test_a_users_unit_linked_to_a_root_only_file_is_not_read(tmp_path):
     assert unit.error is not None and unit.error.startswith("cannot be read") and "uid 47011" in unit.error
 
 
-def test_a_users_dropin_linked_to_a_root_only_file_is_not_read(tmp_path):
+def test_a_users_dropin_linked_to_a_root_only_file_is_not_read(tmp_path, open_tmp):
     units = alices_units(tmp_path)
     (units / UNIT).write_text(user_unit("/bin/true", tmp_path / "alice" / ".hermes"))
     os.chown(units / UNIT, ALICE, ALICE)
     folder = units / f"{UNIT}.d"
     folder.mkdir()
     os.chown(folder, ALICE, ALICE)
-    (folder / "override.conf").symlink_to(root_only_file(tmp_path, SECRET_UNIT))
+    (folder / "override.conf").symlink_to(root_only_file(open_tmp, SECRET_UNIT))
     os.lchown(folder / "override.conf", ALICE, ALICE)
     unit = read_systemd(units / UNIT, "user", tmp_path / "root", tmp_path / "alice")
     assert unit.error is None and unit.home == tmp_path / "alice" / ".hermes"
+
+
+def test_a_users_unit_linked_to_a_readable_file_in_a_root_only_folder_is_not_read(tmp_path, open_tmp):
+    units = alices_units(tmp_path)
+    secret = root_only_file(open_tmp, SECRET_UNIT)
+    secret.chmod(0o644)
+    secret.parent.chmod(0o700)  # like /root: the file's mode says nothing if Alice cannot get to it
+    (units / UNIT).symlink_to(secret)
+    unit = read_systemd(units / UNIT, "user", tmp_path / "root", tmp_path / "alice")
+    assert unit.home is None and "may not enter" in (unit.error or "")
+
+
+def test_a_users_unit_linked_to_a_fifo_is_refused_without_waiting(tmp_path):
+    units = alices_units(tmp_path)
+    os.mkfifo(tmp_path / "alice" / "pipe")
+    os.chown(tmp_path / "alice" / "pipe", ALICE, ALICE)
+    (units / UNIT).symlink_to(tmp_path / "alice" / "pipe")
+    unit = read_systemd(units / UNIT, "user", tmp_path / "root", tmp_path / "alice")
+    assert unit.error == "cannot be read (it is not a regular file)"
 
 
 def test_a_users_unit_linked_to_another_users_file_is_not_read(tmp_path):
@@ -356,11 +387,11 @@ def test_a_users_unit_linked_to_another_users_file_is_not_read(tmp_path):
 
 
 @pytest.mark.parametrize("owner", ["alice", "root"])
-def test_a_unit_linked_in_the_systemctl_link_way_is_still_read(tmp_path, owner):
+def test_a_unit_linked_in_the_systemctl_link_way_is_still_read(tmp_path, open_tmp, owner):
     """`systemctl --user link ~/src/hermes-gateway.service`: the unit is the user's own file elsewhere, or a
     root-owned file everyone may read (a packaged unit)."""
     units = alices_units(tmp_path)
-    elsewhere = tmp_path / ("alice" if owner == "alice" else "usr") / "src" / UNIT
+    elsewhere = (tmp_path / "alice" if owner == "alice" else open_tmp / "usr") / "src" / UNIT
     elsewhere.parent.mkdir(parents=True)
     elsewhere.write_text(user_unit("/bin/true", tmp_path / "alice" / ".hermes"))
     if owner == "alice":
