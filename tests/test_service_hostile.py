@@ -32,6 +32,18 @@ ALICE, BOB = 47011, 47012  # the unit's owner, and a third user (no account need
 ADMIN_CONF = "[Service]\nLimitNOFILE=65536\n"
 
 
+@pytest.fixture
+def open_tmp():
+    """A temp folder every user may enter (pytest's own is 0700 root's): where root-owned files a user may
+    read (a packaged unit, /etc/systemd/system) stand in the tests."""
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="hw-open-", dir="/tmp"))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder)
+
+
 def undo(capsys, home) -> tuple[int, str]:
     service.reset()
     rc = main(["undo", "--yes", "--home", str(home)])
@@ -96,7 +108,7 @@ def test_install_writes_nothing_into_the_folder_a_symlink_points_at(box, capsys,
     assert rc != 0
     assert names(victim) == ["10-admin.conf", FALLBACK_DROPIN]  # no gate written, our other variant kept
     assert f"{dropins} is a symbolic link" in out
-    assert (home / ".env").read_bytes() == original  # the repair was taken back with it
+    assert (home / ".env").read_bytes() != original  # decided at plan time: the file repair applies alone
 
 
 def test_a_dropin_seen_through_a_symlinked_folder_is_not_in_place(tmp_path):
@@ -154,10 +166,10 @@ def alices_units(tmp_path: Path, link_to: Path | None = None) -> Path:
     return units
 
 
-def test_a_users_link_into_a_system_folder_gets_no_dropin(tmp_path):
+def test_a_users_link_into_a_system_folder_gets_no_dropin(tmp_path, open_tmp):
     """`~/.config/systemd/user` → /etc/systemd/system, where a root-owned hermes-gateway.service runs the
     same home: through Alice's link root would add a start condition to the system's unit."""
-    system = tmp_path / "root" / "etc" / "systemd" / "system"
+    system = open_tmp / "etc" / "systemd" / "system"
     system.mkdir(parents=True)
     (system / UNIT).write_text(user_unit("/bin/true", tmp_path / "home"))
     units = alices_units(tmp_path, link_to=system)
@@ -206,7 +218,7 @@ def test_undo_removes_nothing_from_a_dropin_folder_a_third_user_owns(box, capsys
         os.chown(path, ALICE, ALICE)  # the unit and its folders are Alice's ...
     os.chown(dropins, BOB, BOB)  # ... the drop-in folder is Bob's
     rc, out = undo(capsys, home)
-    assert names(dropins) == [GATE_DROPIN] and "uid 47012" in out
+    assert names(dropins) == [GATE_DROPIN] and "uid 47012" in out and rc == 1
 
 
 def test_a_units_folder_anyone_may_write_in_gets_no_dropin(tmp_path):
@@ -219,3 +231,173 @@ def test_a_units_folder_anyone_may_write_in_gets_no_dropin(tmp_path):
     with pytest.raises(OSError, match="writable by every user"):
         dropin.install(unit, "gate", "/bin/true")
     assert names(units) == [UNIT]
+
+
+# ---------------------------------------------------------------- plan time: no drop-in promised in a refused folder
+
+
+def test_a_refused_folder_gets_no_dropin_in_the_preview(box, capsys, tmp_path):
+    """The preview (doctor --dry-run, the review) must not promise a drop-in apply will refuse to write."""
+    fake, home, dropins = box
+    victim = other_units_folder(tmp_path / "root")
+    dropins.symlink_to(victim)
+    rc, out = doctor(capsys, home, "--dry-run", "--install-gate")
+    assert rc != 0
+    assert "hermes-wizard-gate.conf" not in out and "daemon-reload" not in out
+    assert f"Gate not planned: {dropins} is a symbolic link" in out
+
+
+def test_install_gate_into_a_refused_folder_repairs_the_files_and_exits_1(box, capsys, tmp_path):
+    """Like any drop-in that cannot be planned: the file repair applies, the service step is not run, exit 1."""
+    fake, home, dropins = box
+    victim = other_units_folder(tmp_path / "root")
+    dropins.symlink_to(victim)
+    rc, out = doctor(capsys, home, "--fix", "--yes", "--install-gate")
+    assert rc == 1, out
+    assert names(victim) == ["10-admin.conf"] and "daemon-reload" not in " ".join(map(" ".join, fake.calls()))
+    assert f"Gate not planned: {dropins} is a symbolic link" in out
+    assert "Verified: the gateway will start" in out
+
+
+def test_a_dropin_folder_in_the_users_dotfiles_is_still_planned(box, capsys, tmp_path):
+    fake, home, dropins = box
+    dotfiles = tmp_path / "dotfiles" / f"{UNIT}.d"
+    dotfiles.mkdir(parents=True)
+    dropins.parent.rename(tmp_path / "dotfiles-units")
+    (tmp_path / "dotfiles-units").rename(tmp_path / "dotfiles" / "user")
+    dropins.parent.symlink_to(tmp_path / "dotfiles" / "user")  # ~/.config/systemd/user -> the dotfiles
+    rc, out = doctor(capsys, home, "--fix", "--yes", "--install-gate")
+    assert rc == 0, out
+    assert names(tmp_path / "dotfiles" / "user" / f"{UNIT}.d") == [GATE_DROPIN]
+
+
+# ---------------------------------------------------------------- undo: drop-ins left are said, and not "done"
+
+
+def refuse_the_folder(dropins: Path, victim: Path) -> None:
+    """Our installed drop-in folder replaced by a link to another unit's folder (holding our file too)."""
+    (victim / GATE_DROPIN).write_bytes((dropins / GATE_DROPIN).read_bytes())
+    shutil.rmtree(dropins)
+    dropins.symlink_to(victim)
+
+
+def test_undo_preview_names_the_dropin_it_will_leave(box, capsys, tmp_path):
+    fake, home, dropins = box
+    rc, out = doctor(capsys, home, "--fix", "--yes", "--install-gate")
+    assert rc == 0, out
+    refuse_the_folder(dropins, other_units_folder(tmp_path / "root"))
+    service.reset()
+    rc = main(["undo", "--dry-run", "--home", str(home)])
+    out = capsys.readouterr().out
+    assert "puts the service drop-ins back" not in out, out
+    assert f"It leaves {GATE_DROPIN} of {UNIT} as it is: {dropins} is a symbolic link" in out
+
+
+def test_undo_that_leaves_a_dropin_does_not_exit_0(box, capsys, tmp_path):
+    fake, home, dropins = box
+    rc, out = doctor(capsys, home, "--fix", "--yes", "--install-gate")
+    assert rc == 0, out
+    victim = other_units_folder(tmp_path / "root")
+    refuse_the_folder(dropins, victim)
+    rc, out = undo(capsys, home)
+    assert rc == 1, out
+    assert names(victim) == ["10-admin.conf", GATE_DROPIN] and "Restored .env" in out
+
+
+def test_undo_of_a_dropin_in_a_linked_dotfiles_folder_removes_it_and_exits_0(box, capsys, tmp_path):
+    fake, home, dropins = box
+    units = dropins.parent
+    units.rename(tmp_path / "dotfiles-user")
+    units.symlink_to(tmp_path / "dotfiles-user")
+    rc, out = doctor(capsys, home, "--fix", "--yes", "--install-gate")
+    assert rc == 0, out
+    service.reset()
+    assert main(["undo", "--dry-run", "--home", str(home)]) == 0
+    assert "It also puts the service drop-ins back" in capsys.readouterr().out
+    rc, out = undo(capsys, home)
+    assert rc == 0, out
+    assert names(tmp_path / "dotfiles-user" / f"{UNIT}.d") == [] and "Removed" in out
+
+
+# ---------------------------------------------------------------- reading a user's unit and drop-ins
+
+
+SECRET_UNIT = "[Service]\nEnvironment=HERMES_HOME=/root/secret-place\nExecStart=/usr/bin/hermes gateway run\n"
+
+
+def root_only_file(where: Path, text: str, name: str = "private.conf") -> Path:
+    secret = where / "etc" / name
+    secret.parent.mkdir(parents=True, exist_ok=True)
+    secret.write_text(text)
+    secret.chmod(0o600)
+    return secret
+
+
+def test_a_users_unit_linked_to_a_root_only_file_is_not_read(tmp_path, open_tmp):
+    units = alices_units(tmp_path)
+    secret = root_only_file(open_tmp, SECRET_UNIT)
+    (units / UNIT).symlink_to(secret)
+    os.lchown(units / UNIT, ALICE, ALICE)
+    unit = read_systemd(units / UNIT, "user", tmp_path / "root", tmp_path / "alice")
+    assert unit.home is None and unit.python is None
+    assert unit.error is not None and unit.error.startswith("cannot be read") and "uid 47011" in unit.error
+
+
+def test_a_users_dropin_linked_to_a_root_only_file_is_not_read(tmp_path, open_tmp):
+    units = alices_units(tmp_path)
+    (units / UNIT).write_text(user_unit("/bin/true", tmp_path / "alice" / ".hermes"))
+    os.chown(units / UNIT, ALICE, ALICE)
+    folder = units / f"{UNIT}.d"
+    folder.mkdir()
+    os.chown(folder, ALICE, ALICE)
+    (folder / "override.conf").symlink_to(root_only_file(open_tmp, SECRET_UNIT))
+    os.lchown(folder / "override.conf", ALICE, ALICE)
+    unit = read_systemd(units / UNIT, "user", tmp_path / "root", tmp_path / "alice")
+    assert unit.error is None and unit.home == tmp_path / "alice" / ".hermes"
+
+
+def test_a_users_unit_linked_to_a_readable_file_in_a_root_only_folder_is_not_read(tmp_path, open_tmp):
+    units = alices_units(tmp_path)
+    secret = root_only_file(open_tmp, SECRET_UNIT)
+    secret.chmod(0o644)
+    secret.parent.chmod(0o700)  # like /root: the file's mode says nothing if Alice cannot get to it
+    (units / UNIT).symlink_to(secret)
+    unit = read_systemd(units / UNIT, "user", tmp_path / "root", tmp_path / "alice")
+    assert unit.home is None and "may not enter" in (unit.error or "")
+
+
+def test_a_users_unit_linked_to_a_fifo_is_refused_without_waiting(tmp_path):
+    units = alices_units(tmp_path)
+    os.mkfifo(tmp_path / "alice" / "pipe")
+    os.chown(tmp_path / "alice" / "pipe", ALICE, ALICE)
+    (units / UNIT).symlink_to(tmp_path / "alice" / "pipe")
+    unit = read_systemd(units / UNIT, "user", tmp_path / "root", tmp_path / "alice")
+    assert unit.error == "cannot be read (it is not a regular file)"
+
+
+def test_a_users_unit_linked_to_another_users_file_is_not_read(tmp_path):
+    units = alices_units(tmp_path)
+    bobs = tmp_path / "bob" / "unit.service"
+    bobs.parent.mkdir()
+    bobs.write_text(SECRET_UNIT)
+    os.chown(bobs, BOB, BOB)
+    (units / UNIT).symlink_to(bobs)
+    unit = read_systemd(units / UNIT, "user", tmp_path / "root", tmp_path / "alice")
+    assert unit.home is None and "cannot be read" in (unit.error or "")
+
+
+@pytest.mark.parametrize("owner", ["alice", "root"])
+def test_a_unit_linked_in_the_systemctl_link_way_is_still_read(tmp_path, open_tmp, owner):
+    """`systemctl --user link ~/src/hermes-gateway.service`: the unit is the user's own file elsewhere, or a
+    root-owned file everyone may read (a packaged unit)."""
+    units = alices_units(tmp_path)
+    elsewhere = (tmp_path / "alice" if owner == "alice" else open_tmp / "usr") / "src" / UNIT
+    elsewhere.parent.mkdir(parents=True)
+    elsewhere.write_text(user_unit("/bin/true", tmp_path / "alice" / ".hermes"))
+    if owner == "alice":
+        os.chown(elsewhere.parent, ALICE, ALICE)
+        os.chown(elsewhere, ALICE, ALICE)
+    (units / UNIT).symlink_to(elsewhere)
+    os.lchown(units / UNIT, ALICE, ALICE)
+    unit = read_systemd(units / UNIT, "user", tmp_path / "root", tmp_path / "alice")
+    assert unit.error is None and unit.home == tmp_path / "alice" / ".hermes"

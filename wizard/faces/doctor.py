@@ -13,7 +13,8 @@ running" is said only after that.  `--dry-run` prints those commands, runs none.
 
 Exit codes: 0 nothing to do, or repaired and the gateway will start (and, when
 restarted, stayed up); 1 changes pending (`--dry-run`, or no `--fix`), a failed
-write or service step, a restart that looped again, or problems left; 2 usage;
+write or service step, a drop-in asked for that cannot be planned (its folder refused:
+the file repairs still apply), a restart that looped again, or problems left; 2 usage;
 78 the gateway would still refuse to start.
 """
 
@@ -101,9 +102,11 @@ def _doctor(args, homes, runner) -> int:
         service = plan_service(home, profile, request, editing=editing, will_start=will_start, runner=runner)
         for line in service.notes:
             _say(line)
+        if service.unmet:  # a service step asked for that will not be done: not a full success
+            codes.append(1)
         plan = (repair.plan if editing else repair.plan.without_changes()).with_service(service.steps)
         if not repair.plan and not service.steps:
-            _say("Nothing to fix." if report.would_start else "")
+            _say("Nothing to fix." if report.would_start and not service.unmet else "")
             codes.append(_verdict(report))
             continue
         acted = True

@@ -11,7 +11,12 @@ The restore is of the set that was shown (another run in between: refused, nothi
 A backup set is the home owner's to write: its reason and names are printed through
 `visible` (and the guarded stdout), its copies read only by wizard/write/undo.py's checked reads.
 
-Exit codes: 0 listed, previewed, or restored; 1 nothing to undo or a refused set; 2 usage,
+A drop-in the set journalled that the restore would leave as it is (its folder refused by
+wizard/service/dropdir.py, or the unit no longer runs the home) is named, with why, in the preview.
+
+Exit codes: 0 listed, previewed, or restored; 1 nothing to undo, a refused set, or restored but a
+journalled drop-in left as it is because its folder was refused or it could not be put back (the
+files are restored; the line says which and why); 2 usage,
 no terminal without --yes, or the question answered no.
 """
 
@@ -69,7 +74,7 @@ def run_undo(args) -> int:
         _say(visible(line))
     _say(f"The replaced versions are in {visible(result.backup)}/ (run `hermes-wizard undo` again to go back).")
     _say(f"Now: {_words(result.report)}")
-    return 0
+    return 1 if result.service_left else 0
 
 
 def _clean_up(home) -> None:
@@ -111,7 +116,9 @@ def _show(preview) -> str:
     _say(diff or "The files are already as in this backup.")
     if preview.secrets_changed:
         _say(visible(f"It also changes the value of {', '.join(preview.secrets_changed)} (masked above)."))
-    if preview.service:
+    for line in preview.service_left:
+        _say(visible(line))
+    if preview.service and not preview.service_left:
         _say("It also puts the service drop-ins back as they were before that run (and reloads systemd).")
     _say(f"After the restore: {verdict_clause(preview.report)}")
     return f"Restore these files? {clause[0].upper()}{clause[1:]}."

@@ -6,14 +6,18 @@ For each systemd unit serving the home (or the `--unit` named), in this order:
   stop           `stop` + `reset-failed`, when a loop is in progress and files or a drop-in are
                  about to change (a loop restarts the gateway mid-edit otherwise);
   drop-in        asked for (`--install-gate`) and not already in place: our gate (systemd >= 251)
-                 or the Restart=on-failure fallback, its full text decided here;
+                 or the Restart=on-failure fallback, its full text decided here — only when the
+                 drop-in folder passes wizard/service/dropdir.py's checks now: a folder apply would
+                 refuse is never promised by a preview;
   daemon-reload  after a drop-in, so systemd reads it;
   restart        asked for, or after we stopped a loop — only when the home will start (a restart
                  into a refusal is the loop again); apply then watches it stay up.
 
 Contract: deciding asks systemd read-only questions (`show`, the journal, `--version`) through the
 runner; a dry-run runner asks nothing, so a dry run shows the steps a loop in progress would need.
-launchd and s6 get advice only (wizard/service/supervisors.py).
+launchd and s6 get advice only (wizard/service/supervisors.py).  What was asked and will not be done
+(a drop-in that cannot be rendered, or whose folder dropdir refuses) is a note AND in `unmet`: doctor
+prints it and exits 1, the file repairs still apply.
 """
 
 from __future__ import annotations
@@ -21,10 +25,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from wizard.core.records import factory, record
+from wizard.core.safetext import visible
 from wizard.plan.actions import ServiceAction
 from wizard.service import actions, dropin
 from wizard.service import scope as service
-from wizard.service.common import GATE_DROPIN, VARIANT_FILES, our_dropins
+from wizard.service.common import GATE_DROPIN, VARIANT_FILES
+from wizard.service.dropdir import DropinFolder, FolderRefused
 from wizard.service.systemd import systemctl
 
 
@@ -81,6 +87,7 @@ class ServiceRequest:
 class ServicePlan:
     steps: tuple[ServiceStep, ...] = ()
     notes: list[str] = factory(list)  # what was decided not to do, and why
+    unmet: list[str] = factory(list)  # the notes saying something asked for will not be done
 
 
 def plan_service(home: Path, profile: str, request: ServiceRequest, *, editing: bool, will_start: bool,
@@ -105,7 +112,7 @@ def plan_service(home: Path, profile: str, request: ServiceRequest, *, editing: 
         if stop:
             steps.append(ServiceStep(ServiceAction.STOP, unit.name, unit.scope, unit.path))
         if request.install_gate:
-            step = _dropin_step(unit, wizard, runner, out.notes)
+            step = _dropin_step(unit, wizard, runner, out)
             if step is not None:
                 steps += [step, ServiceStep(ServiceAction.RELOAD, unit.name, unit.scope, unit.path)]
         if request.restart or stop:  # we stopped it: we bring it back, verified
@@ -119,7 +126,16 @@ def plan_service(home: Path, profile: str, request: ServiceRequest, *, editing: 
     return out
 
 
-def _dropin_step(unit, wizard, runner, notes: list[str]) -> ServiceStep | None:
+def _dropin_step(unit, wizard, runner, out: ServicePlan) -> ServiceStep | None:
+    notes = out.notes
+    try:  # decided now, by the checks apply will make: our variants there now, or why nothing is written
+        with DropinFolder(unit.path) as folder:
+            before = tuple(folder.variants())
+    except FolderRefused as exc:
+        _unmet(out, f"Gate not planned: {exc}")
+        return None
+    except OSError:  # not a refusal (e.g. a file named like the folder): the write fails and is taken back
+        before = ()
     if dropin.current(unit, "gate", wizard):  # in place: no need to ask systemd which one it needs
         notes.append(f"The gate is already in place: {unit.dropin_dir / GATE_DROPIN}")
         return None
@@ -128,7 +144,7 @@ def _dropin_step(unit, wizard, runner, notes: list[str]) -> ServiceStep | None:
     try:
         name, text = dropin.render(unit, variant, wizard)
     except dropin.DropinError as exc:
-        notes.append(f"Gate not planned: {exc}")
+        _unmet(out, f"Gate not planned: {exc}")
         return None
     if dropin.current(unit, variant, wizard):
         notes.append(f"The {'gate' if variant == 'gate' else 'fallback'} is already in place: "
@@ -137,8 +153,12 @@ def _dropin_step(unit, wizard, runner, notes: list[str]) -> ServiceStep | None:
     if variant == "fallback":
         notes.append(f"systemd {version} < {dropin.MIN_GATE} restarts a start skipped by ExecCondition=: using "
                      f"Restart=on-failure ({name}) instead of the gate.")
-    before = tuple(our_dropins(unit))
     return ServiceStep(ServiceAction.DROPIN, unit.name, unit.scope, unit.path, variant, text, before)
+
+
+def _unmet(out: ServicePlan, line: str) -> None:
+    out.notes.append(visible(line))  # paths and values come from the unit's owner
+    out.unmet.append(out.notes[-1])
 
 
 def render_service(steps) -> str:

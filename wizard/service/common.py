@@ -6,9 +6,11 @@ homes all build on it).
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 from wizard.core.records import factory, record
+from wizard.core.safetext import visible
 
 GATE_DROPIN = "hermes-wizard-gate.conf"
 FALLBACK_DROPIN = "hermes-wizard-restart.conf"
@@ -63,16 +65,63 @@ def _listdir(folder: Path) -> list[str]:
         return []
 
 
-def read_text(path: Path) -> tuple[str | None, str | None]:
-    """(text, error) of a small config file."""
+def read_text(path: Path, folder_user: int | None = None) -> tuple[str | None, str | None]:
+    """(text, error) of a small config file: a regular file (a FIFO or device is refused, never waited
+    on), opened once through its folder's descriptor, links followed as systemd follows them.
+
+    `folder_user`: the uid whose folder holds the name (a user's unit or drop-in; wizard/service/units.py
+    decides).  Root must not read for that user what the user could not: the file the name resolves to is
+    read only when that user owns it, or root owns it and every user may read it (and search every folder
+    above it); otherwise it "cannot be read", saying why.  Both are checked on the opened descriptor."""
     try:
-        if path.stat().st_size > MAX_UNIT_BYTES:
-            return None, "is too large to be a unit file"
-        return path.read_text(encoding="utf-8", errors="replace"), None
+        folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            fd = os.open(path.name, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC, dir_fd=folder)
+            if folder_user is None:
+                folder_user = os.fstat(folder).st_uid
+        finally:
+            os.close(folder)
     except OSError as exc:
         return None, f"cannot be read ({exc.strerror or exc})"
+    try:
+        seen = os.fstat(fd)
+        why = ("it is not a regular file" if not stat.S_ISREG(seen.st_mode)
+               else _not_for(folder_user, seen, fd) if folder_user else None)
+        if why:
+            return None, f"cannot be read ({why})"
+        data = os.read(fd, MAX_UNIT_BYTES + 1)
+        if len(data) > MAX_UNIT_BYTES:
+            return None, "is too large to be a unit file"
+        return data.decode("utf-8", errors="replace"), None
+    except OSError as exc:
+        return None, f"cannot be read ({exc.strerror or exc})"
+    finally:
+        os.close(fd)
 
 
-def our_dropins(unit: Unit) -> list[str]:
-    """The variants of our drop-in ("gate", "fallback") on disk for `unit` now."""
-    return [variant for variant, name in VARIANT_FILES.items() if (unit.dropin_dir / name).is_file()]
+def _not_for(user: int, seen: os.stat_result, fd: int) -> str | None:
+    """Why uid `user` could not read the open file `fd` itself (None: it could)."""
+    if seen.st_uid == user:
+        return None
+    real = _real_path(fd)
+    where = f"it resolves to {visible(real)}, a file of uid {seen.st_uid}"
+    if seen.st_uid != 0 or not real.startswith("/"):
+        return f"{where}, not of uid {user} whose folder names it"
+    if not seen.st_mode & stat.S_IROTH:
+        return f"{where} that uid {user}, whose folder names it, may not read"
+    for folder in Path(real).parents:  # the user must be able to reach it too (no /root/private/x)
+        try:
+            info = os.stat(folder)
+        except OSError:
+            return f"{where} in a folder that cannot be examined"
+        if info.st_uid != user and not info.st_mode & stat.S_IXOTH:
+            return f"{where} in {visible(folder)}, which uid {user}, whose folder names it, may not enter"
+    return None
+
+
+def _real_path(fd: int) -> str:
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return "?"  # no /proc: where it is cannot be told, so a file not of the user is refused
+

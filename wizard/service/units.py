@@ -7,7 +7,10 @@
   launchd         ~/Library/LaunchAgents/ai.hermes.gateway*.plist
   s6              /run/service/gateway-*/                           (containers)
 
-and `load(path)` reads one named explicitly (`--unit PATH`).  Each becomes a `Unit`
+and `load(path)` reads one named explicitly (`--unit PATH`).  Units and drop-ins are read
+as systemd reads them, links followed, but never for root what the user owning the unit's
+folder could not read (common.read_text): a user's unit linked to a root-only file "cannot
+be read", and such a drop-in is skipped.  Each becomes a `Unit`
 saying which home it runs (Environment=HERMES_HOME and `--profile`/`-p`, resolved as
 Hermes's `_apply_profile_override` does), its effective Restart=, whether exit 78
 stops it, and which of our drop-ins it carries.
@@ -110,13 +113,14 @@ def _dropins(unit_path: Path, scope: str, root: Path, user_home: Path) -> list[P
 def read_systemd(path: Path, scope: str, root: Path | None = None, user_home: Path | None = None) -> Unit:
     root, user_home = system_root(root), user_home or Path.home()
     unit = Unit(path, "systemd", scope, path.name)
-    text, unit.error = read_text(path)
+    reader = _user_of(scope, user_home)
+    text, unit.error = read_text(path, reader)
     if text is None:
         return unit
     unit.dropins = _dropins(path, scope, root, user_home)
     entries = [e for e in parse_ini(text) if e[0] == "Service"]
     for dropin in unit.dropins:
-        body, _ = read_text(dropin)
+        body, _ = read_text(dropin, reader)  # unreadable: skipped, as the user's systemd would
         if body is None:
             continue
         found = [e for e in parse_ini(body) if e[0] == "Service"]
@@ -148,6 +152,17 @@ def read_systemd(path: Path, scope: str, root: Path | None = None, user_home: Pa
     owner_home = env.get("HOME") or (account_home(unit.user, root) if scope == "system" else str(user_home))
     unit.home = hermes_home_for(env.get("HERMES_HOME"), unit.profile, Path(owner_home))
     return unit
+
+
+def _user_of(scope: str, user_home: Path) -> int | None:
+    """Whose rights bound what is read for a unit (common.read_text): a user unit's home owner when that
+    is not root, else (None) the owner of each file's own folder, taken from its opened descriptor."""
+    if scope != "user":
+        return None
+    try:
+        return os.stat(user_home).st_uid or None
+    except OSError:
+        return None
 
 
 def _gate_info(path: Path, conditions: list[str]) -> Gate:

@@ -78,24 +78,52 @@ def restart(steps, runner) -> list:
             for step in steps if step.action == ServiceAction.RESTART]
 
 
-def put_back(home: Path, entries: list, which: str, runner) -> tuple[list[str], list[dict]]:
+def put_back(home: Path, entries: list, which: str, runner) -> tuple[list[str], list[dict], bool]:
     """Make our drop-ins of each journalled unit what they were at `which` ("before" or "after").
-    Returns (lines for the user, the inverse entries: what a later undo of this needs)."""
-    lines, inverse = [], []
+    Returns (lines for the user, the inverse entries: what a later undo of this needs, whether a
+    drop-in it should have changed was left as it is: its folder refused, or a variant not put back)."""
+    lines, inverse, left = [], [], False
     for entry in _checked(entries):
         unit = _serving(home, entry["unit"], entry["scope"])
         if unit is None:
             lines.append(f"{entry['unit']} no longer runs {home}: its drop-ins were left as they are")
-            continue
+            continue  # not ours to change any more (and a forged entry names such units): not a failure
         inverse.append({"unit": unit.name, "scope": unit.scope, "before": present(unit.path),
                         "after": list(entry[which])})
-        said, changed = _make(unit.path, tuple(entry[which]), None, unit=unit)
+        said, changed, unit_left = _make(unit.path, tuple(entry[which]), None, unit=unit)
         lines += said
+        left = left or (unit_left and bool(_touched(entry, which)))
         if changed:
             failed = actions.daemon_reload(unit, runner)
             lines.append(f"systemd has not read the change yet: {failed}" if failed
                          else f"Reloaded systemd ({unit.name} runs as it did before).")
-    return lines, inverse
+    return lines, inverse, left
+
+
+def will_leave(home: Path, entries: list, which: str) -> list[str]:
+    """Before `put_back(home, entries, which)` is asked for: one line per unit whose journalled drop-ins
+    it would leave as they are, and why (the unit no longer runs the home, or its folder is refused)."""
+    out = []
+    for entry in _checked(entries):
+        touched = _touched(entry, which)
+        if not touched:
+            continue
+        unit = _serving(home, entry["unit"], entry["scope"])
+        if unit is None:
+            out.append(f"It leaves {touched} as it is: {entry['unit']} no longer runs {home}.")
+            continue
+        try:
+            DropinFolder(unit.path).close()
+        except OSError as exc:
+            out.append(f"It leaves {touched} of {unit.name} as it is: {exc}")
+    return out
+
+
+def _touched(entry: dict, which: str) -> str:
+    """The drop-in file names `put_back` would remove or write for `entry` ("" when none)."""
+    other = "after" if which == "before" else "before"
+    return ", ".join(name for variant, name in VARIANT_FILES.items()
+                     if (variant in entry[which]) != (variant in entry[other]))
 
 
 def inverse_entries(home: Path, entries: list, which: str) -> list[dict]:
@@ -109,11 +137,12 @@ def inverse_entries(home: Path, entries: list, which: str) -> list[dict]:
     return out
 
 
-def _make(unit_path: Path, wanted: tuple, installed: str | None, unit=None) -> tuple[list[str], bool]:
+def _make(unit_path: Path, wanted: tuple, installed: str | None, unit=None) -> tuple[list[str], bool, bool]:
     """Our variants beside `unit_path` become `wanted`: ours not wanted are removed, wanted ones missing
     are rendered and written (`installed`: the variant this run wrote, never kept if not wanted).
-    Returns (lines for the user, whether anything changed); a refused folder is one line, no change."""
-    lines, changed = [], False
+    Returns (lines for the user, whether anything changed, whether something was left: a refused
+    folder is one line and no change; a variant that could not be put back)."""
+    lines, changed, left = [], False, False
     try:
         with DropinFolder(unit_path) as folder:
             for variant, name in VARIANT_FILES.items():
@@ -128,9 +157,11 @@ def _make(unit_path: Path, wanted: tuple, installed: str | None, unit=None) -> t
                         changed = True
                     except (dropin.DropinError, OSError) as exc:
                         lines.append(f"Could not put back {path}: {exc}")
+                        left = True
     except OSError as exc:
         lines.append(f"Our drop-ins were left as they are: {exc}")
-    return lines, changed
+        left = True
+    return lines, changed, left
 
 
 def _write(step) -> None:

@@ -47,6 +47,7 @@ class UndoResult:
     report: object
     recovered: str | None = None  # the line about an interrupted run rolled back instead
     service_lines: list[str] = factory(list)  # drop-ins taken out or put back (wizard/write/service_apply.py)
+    service_left: bool = False  # a drop-in the set journalled was left as it is (a refused folder, a unit gone)
 
 
 @record
@@ -68,6 +69,7 @@ class UndoPreview:
     report: HomeReport  # the engine's report of the home as the restore leaves it
     interrupted: str | None = None
     secrets_changed: list[str] = factory(list)  # .env secrets whose (masked, so unseen) value the restore changes
+    service_left: list[str] = factory(list)  # the journalled drop-ins the restore would leave, and why
 
 
 def list_sets(home: Path) -> list[SetSummary]:
@@ -93,6 +95,7 @@ def preview_latest(home: Path, base_env: dict | None = None) -> UndoPreview:
     from wizard.judge.engine import evaluate
     from wizard.judge.masking import is_secret_name
     from wizard.read.snapshot import take_snapshot
+    from wizard.write.service_apply import will_leave
 
     with HomeDir(home) as opened:
         interrupted = complete_sets(opened, "applying")
@@ -110,8 +113,10 @@ def preview_latest(home: Path, base_env: dict | None = None) -> UndoPreview:
     now, then = take_snapshot(home).env.values, report.snapshot.env.values
     secrets = sorted(name for name in now.keys() | then.keys()
                      if is_secret_name(name) and now.get(name) != then.get(name))
+    dropins = latest.manifest.get("service") or []
     return UndoPreview(latest.path.name, str(latest.manifest.get("reason") or ""), current, copies,
-                       bool(latest.manifest.get("service")), report, secrets_changed=secrets)
+                       bool(dropins), report, secrets_changed=secrets,
+                       service_left=will_leave(home, dropins, "before") if dropins else [])
 
 
 def _inverse_keyring(journal) -> list[dict] | None:
@@ -167,7 +172,8 @@ def undo_latest(home: Path, base_env: dict | None = None, ops: FileOps | None = 
                              keyring=_inverse_keyring(kept))
         said = undo_journal(home, kept, take_snapshot(home).env.values, "before") if kept else []
         restored = restore_files(opened, latest, names, ops or FileOps(), instead=copies)
-        said += put_back(home, dropins, "before", runner or Runner())[0] if dropins else []
-        said += undo_journal(home, kept, {}, "after") if kept else []
+        service_lines, _, left = put_back(home, dropins, "before", runner or Runner()) if dropins else ([], [], False)
+        said += service_lines + (undo_journal(home, kept, {}, "after") if kept else [])
         close_journal(opened, before)
-    return UndoResult(latest.path, restored, before.path, evaluate(home, base_env=base_env), service_lines=said)
+    return UndoResult(latest.path, restored, before.path, evaluate(home, base_env=base_env), service_lines=said,
+                      service_left=left)
