@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from wizard.core.records import factory, record
+from wizard.core.smallfile import read_as_stated
 from wizard.hermes.v0_19.envfile import EnvFile, read_env_file
 from wizard.hermes.v0_19.yamlfile import YamlFile, read_yaml_file
 
@@ -53,7 +54,7 @@ def read_json_file(path: Path) -> JsonFile:
         result.error = f"is {st.st_size} bytes, too large to be what Hermes writes"
         return result
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_as_stated(path, st, MAX_SMALL_FILE).decode("utf-8")
         import json  # only when the file exists: not on every check's path
 
         result.data = json.loads(text) if text.strip() else None
@@ -76,11 +77,13 @@ class StartsLog:
 def read_starts_log(path: Path) -> StartsLog:
     log = StartsLog()
     try:
-        if not path.is_file() or path.stat().st_size > MAX_SMALL_FILE:
-            log.exists = path.exists()
+        st = path.stat()
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_SMALL_FILE:
+            log.exists = True
             return log
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = read_as_stated(path, st, MAX_SMALL_FILE).decode("utf-8", errors="replace")
     except OSError:
+        log.exists = path.exists()
         return log
     log.exists = True
     for line in text.splitlines():

@@ -15,7 +15,6 @@ fails leaves its fields None and its reason in `problems`.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -113,29 +112,18 @@ def read_home(evidence: Evidence, home: Path | None) -> None:
     """gateway_state.json and gateway-starts.log: the gateway's own record of its starts."""
     if home is None:
         return
-    try:
-        state = json.loads((home / "gateway_state.json").read_text(encoding="utf-8"))
-        if isinstance(state, dict) and state.get("gateway_state") == "startup_failed":
-            evidence.state_reason = str(state.get("exit_reason") or "") or None
-    except (OSError, ValueError):
-        pass
-    try:
-        starts = [float(x) for x in (home / "gateway-starts.log").read_text().split() if _number(x)]
-    except OSError:
-        starts = []
+    # The snapshot's own readers: a FIFO or a link to /dev/zero in the home is judged, not waited on.
+    from wizard.read.snapshot import read_json_file, read_starts_log
+
+    state = read_json_file(home / "gateway_state.json").data
+    if isinstance(state, dict) and state.get("gateway_state") == "startup_failed":
+        evidence.state_reason = str(state.get("exit_reason") or "") or None
+    starts = read_starts_log(home / "gateway-starts.log").starts
     if starts:
         latest = max(starts)
         evidence.starts_last_hour = sum(1 for s in starts if latest - s <= 3600)
     if evidence.last_reason is None and evidence.state_reason:
         evidence.last_reason = reason_words(f"Gateway exiting cleanly: {evidence.state_reason}")
-
-
-def _number(text: str) -> bool:
-    try:
-        float(text)
-        return True
-    except ValueError:
-        return False
 
 
 def gather(unit, runner: Runner, home: Path | None = None, lines: int = 200) -> Evidence:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from wizard.core.kinds import TransportState
 from wizard.core.records import record
+from wizard.core.smallfile import read_as_stated, read_regular
 from wizard.hermes.v0_19.state import PlatformState
 
 MAX_CREDS_BYTES = 1024 * 1024
@@ -70,7 +71,8 @@ def whatsapp_transport(home: Path, state: PlatformState | None) -> Transport:
     if not creds.is_file():
         return Transport(TransportState.INVALID_CREDS, f"{creds} is not a regular file", True, creds)
     try:
-        size = creds.stat().st_size
+        seen = creds.stat()
+        size = seen.st_size
         if size == 0:
             return Transport(TransportState.EMPTY_CREDS, f"{creds} is empty: the pairing was interrupted", True, creds)
         if size > MAX_CREDS_BYTES:
@@ -78,7 +80,7 @@ def whatsapp_transport(home: Path, state: PlatformState | None) -> Transport:
                              creds)
         import json  # only when the file exists: not on every check's path
 
-        data = json.loads(creds.read_text(encoding="utf-8"))
+        data = json.loads(read_as_stated(creds, seen, MAX_CREDS_BYTES).decode("utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         return Transport(TransportState.INVALID_CREDS, f"{creds} is not valid JSON ({type(exc).__name__})", True, creds)
     me = data.get("me") if isinstance(data, dict) else None
@@ -111,10 +113,11 @@ def weixin_transport(home: Path, state: PlatformState | None, environ: dict[str,
 
 def _read_json(path: Path):
     try:
-        if path.is_file() and path.stat().st_size <= MAX_CREDS_BYTES:
+        raw = read_regular(path, MAX_CREDS_BYTES)
+        if raw is not None:
             import json  # only when the file exists: not on every check's path
 
-            return json.loads(path.read_text(encoding="utf-8"))
+            return json.loads(raw.decode("utf-8"))
     except (OSError, UnicodeDecodeError, ValueError):
         return None
     return None

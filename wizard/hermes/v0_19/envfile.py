@@ -26,6 +26,7 @@ from dotenv.parser import parse_stream
 from dotenv.variables import parse_variables
 
 from wizard.core.records import factory, record
+from wizard.core.smallfile import read_as_stated
 
 if TYPE_CHECKING:
     from wizard.hermes.model import Model
@@ -199,7 +200,7 @@ def read_env_file(path: Path, base_env: dict[str, str] | None = None, content: b
                                "would take many minutes on it")
         return result
     try:
-        raw = path.read_bytes()
+        raw = read_as_stated(path, st, MAX_ENV_BYTES)  # the file looked at, or nothing (a FIFO swapped in)
     except OSError as exc:
         result.error = f"cannot read {path.name}: {exc.strerror or exc}"
         result.blocks_start = f"Hermes cannot read {path.name} ({exc.strerror or exc}) and crashes at start-up"

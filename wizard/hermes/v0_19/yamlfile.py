@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from wizard.core.records import record
+from wizard.core.smallfile import read_as_stated
 
 # Beyond this size the pure-Python parser Hermes uses takes many seconds; we
 # switch to libyaml (same grammar) and say so.
@@ -104,7 +105,7 @@ def read_yaml_file(path: Path, content: bytes | None = None) -> YamlFile:
         result.error = YamlError(f"config.yaml is {st.st_size // (1024 * 1024)} MiB; refusing to parse it")
         return result
     try:
-        raw = path.read_bytes()
+        raw = read_as_stated(path, st, MAX_YAML_BYTES)  # the file looked at, or nothing (a FIFO swapped in)
     except OSError as exc:
         result.error = YamlError(f"cannot read config.yaml: {exc.strerror or exc}")
         return result
