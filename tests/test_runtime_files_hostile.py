@@ -73,3 +73,38 @@ def test_what_was_looked_at_is_read_whole_and_bounded(tmp_path):
     assert read_as_stated(path, path.stat(), 1024) == b"x" * 100
     with pytest.raises(OSError, match="larger"):
         read_as_stated(path, path.stat(), 50)
+
+
+# What version of Hermes a home runs is read from its own venv (`<home>/hermes-agent/venv`): the home's
+# owner writes those files too.  The gate reads them before every start.
+def fake_install(home: Path) -> Path:
+    site = home / "hermes-agent" / "venv" / "lib" / "python3.11" / "site-packages"
+    (site / "gateway").mkdir(parents=True)
+    (site / "gateway" / "config.py").write_text("# not Hermes: detection never imports it\n")
+    for info in ("hermes_agent-0.19.0.dist-info", "hermes_wizard-0.1.0.dist-info"):
+        (site / info).mkdir()
+    return site
+
+
+def run_in_child(*argv: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "wizard", *argv], capture_output=True, text=True, timeout=20,
+                          cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)})
+
+
+@pytest.mark.parametrize("hostile", ["fifo", "dev-zero"])
+@pytest.mark.parametrize("name", ["hermes_agent-0.19.0.dist-info/METADATA", "hermes_wizard-0.1.0.dist-info/entry_points.txt"])
+def test_the_installed_versions_files_are_not_waited_on(demo, name, hostile):
+    site = fake_install(demo)
+    (site / "hermes_agent-0.19.0.dist-info" / "METADATA").write_text("Name: hermes-agent\nVersion: 0.19.0\n\n")
+    target = site / name
+    if target.exists():
+        target.unlink()
+    if hostile == "fifo":
+        os.mkfifo(target)
+    else:
+        target.symlink_to("/dev/zero")
+    gate = run_in_child("check", "--gate", "--home", str(demo))  # before: blocked until the timeout
+    assert gate.returncode == 78, gate.stderr
+    for output in ("text", "json"):  # the text report also looks for this tool's plugin in Hermes's venv
+        check = run_in_child("check", "--home", str(demo), "--format", output)
+        assert check.returncode == 78, check.stderr

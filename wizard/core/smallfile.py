@@ -49,3 +49,18 @@ def read_regular(path: Path, limit: int) -> bytes | None:
     if not stat.S_ISREG(seen.st_mode):
         raise OSError(errno.EINVAL, "it is not a regular file")
     return read_as_stated(path, seen, limit)
+
+
+def read_head(path: Path, limit: int) -> bytes:
+    """The first `limit` bytes of a regular file (b"" when absent, unreadable or anything else): for
+    metadata whose start is all that is needed (a dist-info's METADATA, entry_points.txt)."""
+    try:
+        fd = os.open(path, _READ)
+    except OSError:
+        return b""
+    try:
+        return os.read(fd, limit) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
+    except OSError:
+        return b""
+    finally:
+        os.close(fd)

@@ -23,6 +23,7 @@ import shutil
 from pathlib import Path
 
 from wizard.core.records import record
+from wizard.core.smallfile import read_head
 
 DIST_PREFIX = "hermes_agent-"
 MAX_METADATA_READ = 64 * 1024  # the Version: header is near the top; a hostile file cannot make us read more
@@ -132,11 +133,7 @@ def _checkout_version(checkout: Path) -> str | None:
 
 
 def _head(path: Path) -> bytes:
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(MAX_METADATA_READ)
-    except OSError:
-        return b""
+    return read_head(path, MAX_METADATA_READ)  # in the home's own venv: a FIFO there is not waited on
 
 
 def version_in(site: Path) -> str | None:

@@ -20,6 +20,9 @@ from typing import Any
 
 from wizard.core.keyring_store import PLUGIN_NAME, SERVICE, SOURCE_NAME
 from wizard.core.records import factory, record
+from wizard.core.smallfile import read_head
+
+MAX_ENTRY_POINTS_BYTES = 64 * 1024  # a real entry_points.txt is a few hundred bytes
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -109,8 +112,8 @@ def plugin_installed(site_packages: Path | None) -> bool | None:
         return None
     try:
         for dist in site_packages.glob("hermes_wizard-*.dist-info"):
-            entry_points = (dist / "entry_points.txt").read_text(encoding="utf-8", errors="replace")
-            if "[hermes_agent.plugins]" in entry_points:
+            # Hermes's venv may lie in the home (its owner's files): bounded, a FIFO never waited on.
+            if b"[hermes_agent.plugins]" in read_head(dist / "entry_points.txt", MAX_ENTRY_POINTS_BYTES):
                 return True
     except OSError:
         return None
