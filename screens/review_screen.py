@@ -34,7 +34,7 @@ class ReviewScreen(WizardScreen):
         self.no_keyring = self._no_keyring()  # first: the plan below must not count on a keyring that is not here
         plan = self.wizard.plan()
         outlook = self.wizard.previewed()
-        self.service_steps = self._service_steps(plan, outlook)
+        self.service_steps, service_notes = self._service_plan(plan, outlook)
         yield wizard_header()
         files = " and ".join(plan.files())
         yield Static(f"{plural(len(plan.changes), 'change')} in {files}" if plan.changes else "No file changes",
@@ -48,6 +48,9 @@ class ReviewScreen(WizardScreen):
 
                 yield Checkbox("Also run the service steps below", value=True, id="run-service")
                 yield Static(visible_lines(render_service(self.service_steps)), id="service", markup=False)
+            if service_notes:  # a gate the doctor will not install, and why (the line `doctor` prints)
+                yield Static(visible_lines("\n".join(service_notes)), id="service-notes", classes="warning-text",
+                             markup=False)
             from wizard.judge.report import verdict_clause
 
             ok = outlook.would_start and not outlook.errors()
@@ -99,16 +102,17 @@ class ReviewScreen(WizardScreen):
         apply = self.query_one("#apply", Button)
         (apply if not apply.disabled else self.query_one("#back", Button)).focus()
 
-    def _service_steps(self, plan, outlook) -> tuple:
-        """The doctor's service steps for this home (none in setup, none without a systemd unit)."""
+    def _service_plan(self, plan, outlook) -> tuple[tuple, list[str]]:
+        """The doctor's service steps for this home (none in setup, none without a systemd unit), and what
+        it will not do of what the review offers (a gate whose drop-in folder is refused, and why)."""
         if self.wizard.mode != "doctor":
-            return ()
+            return (), []
         from wizard.plan.service_steps import ServiceRequest, plan_service
         from wizard.service.systemd import Runner
 
         planned = plan_service(self.wizard.home, self.wizard.profile, ServiceRequest(install_gate=True, restart=True),
                                editing=bool(plan.changes), will_start=outlook.would_start, runner=Runner())
-        return planned.steps
+        return planned.steps, planned.unmet
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.action_apply() if event.button.id == "apply" else self.app.pop_screen()

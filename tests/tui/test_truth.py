@@ -7,6 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
+from test_service_flow import box  # noqa: F401  (the fixture: a user unit for the demo home, fake systemd)
 from textual.widgets import DataTable, Input, Static
 
 from screens.access_screen import AccessScreen
@@ -144,3 +145,20 @@ async def test_result_names_the_real_next_step_without_markup(demo):
         assert isinstance(app.screen, ResultScreen)
         step = text_of(app.screen, "#next")
         assert "hermes gateway run" in step and "`" not in step and "systemctl --user" not in step
+
+
+async def test_the_review_says_why_no_gate_is_offered_for_a_refused_folder(box, tmp_path):  # noqa: F811
+    """A user unit whose drop-in folder is a link into another unit's folder: the review offers no gate and
+    says why, in the line `doctor --install-gate` prints (no friendlier silence)."""
+    from test_service_hostile import other_units_folder
+
+    fake, home, dropins = box
+    dropins.symlink_to(other_units_folder(tmp_path / "root"))
+    app = WizardApp(home, mode="doctor")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("r")
+        await pilot.pause()
+        assert isinstance(app.screen, ReviewScreen)
+        said = text_of(app.screen, "#service-notes")
+        assert said.startswith(f"Gate not planned: {dropins} is a symbolic link")
+        assert all(step.action != "dropin" for step in app.screen.service_steps)
