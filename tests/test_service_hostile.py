@@ -401,3 +401,33 @@ def test_a_unit_linked_in_the_systemctl_link_way_is_still_read(tmp_path, open_tm
     os.lchown(units / UNIT, ALICE, ALICE)
     unit = read_systemd(units / UNIT, "user", tmp_path / "root", tmp_path / "alice")
     assert unit.error is None and unit.home == tmp_path / "alice" / ".hermes"
+
+
+@pytest.mark.parametrize("mine", [False, True])
+def test_a_users_launch_agent_linked_to_a_root_only_plist_is_not_read(tmp_path, open_tmp, mine):
+    """launchd's LaunchAgents is the user's folder too: a plist linked to a root-only file is not read for
+    root (its EnvironmentVariables would become the unit's home); the user's own plist still is."""
+    import plistlib
+
+    from wizard.service.supervisors import read_plist
+
+    alice = tmp_path / "alice"
+    agents = alice / "Library" / "LaunchAgents"
+    agents.mkdir(parents=True)
+    for folder in (alice, alice / "Library", agents):
+        os.chown(folder, ALICE, ALICE)
+    plist = plistlib.dumps({"Label": "ai.hermes.gateway", "ProgramArguments": ["/bin/true"],
+                            "EnvironmentVariables": {"HERMES_HOME": "/srv/secret-home"}})
+    target = (alice / "mine.plist") if mine else open_tmp / "etc" / "root-only.plist"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(plist)
+    if mine:
+        os.chown(target, ALICE, ALICE)
+    else:
+        target.chmod(0o600)
+    (agents / "ai.hermes.gateway.plist").symlink_to(target)
+    unit = read_plist(agents / "ai.hermes.gateway.plist", alice)
+    if mine:
+        assert unit.error is None and unit.home == Path("/srv/secret-home")
+    else:
+        assert unit.home is None and (unit.error or "").startswith("cannot be read") and "uid 47011" in unit.error

@@ -66,8 +66,14 @@ def _listdir(folder: Path) -> list[str]:
 
 
 def read_text(path: Path, folder_user: int | None = None) -> tuple[str | None, str | None]:
-    """(text, error) of a small config file: a regular file (a FIFO or device is refused, never waited
-    on), opened once through its folder's descriptor, links followed as systemd follows them.
+    """(text, error) of a small config file (UTF-8, undecodable bytes replaced), read by `read_config`."""
+    data, error = read_config(path, folder_user)
+    return (data.decode("utf-8", errors="replace") if data is not None else None), error
+
+
+def read_config(path: Path, folder_user: int | None = None) -> tuple[bytes | None, str | None]:
+    """(bytes, error) of a small config file: a regular file (a FIFO or device is refused, never waited
+    on), opened once through its folder's descriptor, links followed as systemd and launchd follow them.
 
     `folder_user`: the uid whose folder holds the name (a user's unit or drop-in; wizard/service/units.py
     decides).  Root must not read for that user what the user could not: the file the name resolves to is
@@ -92,7 +98,7 @@ def read_text(path: Path, folder_user: int | None = None) -> tuple[str | None, s
         data = os.read(fd, MAX_UNIT_BYTES + 1)
         if len(data) > MAX_UNIT_BYTES:
             return None, "is too large to be a unit file"
-        return data.decode("utf-8", errors="replace"), None
+        return data, None
     except OSError as exc:
         return None, f"cannot be read ({exc.strerror or exc})"
     finally:

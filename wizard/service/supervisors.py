@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from wizard.service.common import Unit, _listdir, read_text
+from wizard.service.common import Unit, _listdir, read_config, read_text
 from wizard.service.homes import hermes_home_for, profile_arg
 
 LAUNCHD_PREFIX = "ai.hermes.gateway"
@@ -43,11 +43,13 @@ def load(path: Path, root: Path, user_home: Path) -> Unit:
 
 def read_plist(path: Path, user_home: Path) -> Unit:
     unit = Unit(path, "launchd", "agent", path.stem, restart="always")
+    raw, unit.error = read_config(path)  # a user's LaunchAgents: never read for root what the user could not
+    if raw is None:
+        return unit
     try:
         import plistlib
 
-        with open(path, "rb") as handle:
-            data = plistlib.load(handle)
+        data = plistlib.loads(raw)
     except Exception as exc:  # plistlib raises several types for a damaged file
         unit.error = f"cannot be read as a plist ({type(exc).__name__})"
         return unit
