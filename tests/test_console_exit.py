@@ -92,3 +92,16 @@ def test_a_closed_stdout_is_said_and_the_gate_keeps_its_verdict(demo):
     with open("/dev/full", "w") as full:
         gate = wizard("check", "--gate", "--home", str(demo), stdout=full, stderr=subprocess.PIPE, text=True)
     assert gate.returncode == 78 and "Hermes would refuse to start" in gate.stderr
+
+
+@pytest.mark.parametrize("buffered", [True, False], ids=["buffered", "unbuffered"])
+def test_the_gate_keeps_its_verdict_when_its_line_cannot_be_written(demo, tmp_path, buffered):
+    """Under systemd the gate's exit code is the decision (the drop-in maps anything but 78 to "start"): a
+    journal line lost to a full disk must not turn a refusal into a start — the restart loop again."""
+    extra = {} if buffered else {"PYTHONUNBUFFERED": "1"}
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for home, verdict in ((demo, 78), (empty, 0)):
+        with open("/dev/full", "w") as full:
+            gate = wizard("check", "--gate", "--home", str(home), stdout=full, stderr=full, extra_env=extra)
+        assert gate.returncode == verdict

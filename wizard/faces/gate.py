@@ -43,8 +43,8 @@ def run_gate(args) -> int:
         facts = host_facts(args, home)
         judged = facts.hermes
         if judged is not None and judged.source != "target" and not (judged.modelled or judged.version is None):
-            print(f"hermes-wizard gate: Hermes {judged.version} is not modelled by this hermes-wizard; the gate is "
-                  "not active for it, letting the gateway start", file=sys.stderr)
+            _journal(f"hermes-wizard gate: Hermes {judged.version} is not modelled by this hermes-wizard; the gate "
+                     "is not active for it, letting the gateway start")
             return 0
         if judged is not None and not judged.refuses:
             return 0
@@ -53,17 +53,24 @@ def run_gate(args) -> int:
         snapshot = take_snapshot(home, profile, dict(os.environ), model=model_for(judged), keyring="assume")
         found = violations(resolve(snapshot, facts))
     except Exception as exc:  # the gate must never be the reason a gateway does not start
-        print(f"hermes-wizard gate: could not judge ({type(exc).__name__}); letting the gateway start",
-              file=sys.stderr)
+        _journal(f"hermes-wizard gate: could not judge ({type(exc).__name__}); letting the gateway start")
         return 0
     if not found:
         return 0
     first = found[0]
     from wizard.core.safetext import visible
 
-    print(f"hermes-wizard gate: Hermes would refuse to start ({first.reason}: {' and '.join(first.open_sides())} "
-          f"is open, {first.allow_all_env} not set); not starting it. Fix: hermes-wizard doctor --fix --yes "
-          f"--home {visible(home)}", file=sys.stderr)
+    _journal(f"hermes-wizard gate: Hermes would refuse to start ({first.reason}: {' and '.join(first.open_sides())} "
+             f"is open, {first.allow_all_env} not set); not starting it. Fix: hermes-wizard doctor --fix --yes "
+             f"--home {visible(home)}")
     return EX_CONFIG
 
 
+def _journal(line: str) -> None:
+    """The gate's one line, on stderr (the journal, under systemd).  A line that cannot be written (a full
+    disk, a closed stderr) is lost, never the verdict: the exit code is what systemd acts on."""
+    try:
+        if sys.stderr is not None:
+            print(line, file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
