@@ -6,16 +6,37 @@ it found in its own words.  Between that look and the read, the home's owner can
 to /dev/zero (a read without end).  `read_as_stated` opens without blocking and reads only when the file
 opened is still the regular file the look described, at most `limit` bytes; otherwise it raises OSError,
 which every reader already reports as "cannot read".  Links are followed, as Hermes follows them.
+
+Root judging another user's home judges it for that user, who runs its gateway: inside
+`reading_for(uid)`, a file that uid could not read (a `.env` linked to a root-only file) "cannot be
+read", as Hermes would find — never read by root and shown (it would be a wrong verdict, and a leak).
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 _READ = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+_FOR_USER: list[int] = []  # the uid reads are judged for (root judging another user's home), innermost last
+
+
+@contextlib.contextmanager
+def reading_for(uid: int | None) -> Iterator[None]:
+    """Within: `read_as_stated` reads only what `uid` could read.  Active only when this process is root
+    and `uid` is another user (otherwise the kernel already decides, as for the gateway itself)."""
+    active = uid is not None and uid != 0 and os.geteuid() == 0
+    if active and uid is not None:
+        _FOR_USER.append(uid)
+    try:
+        yield
+    finally:
+        if active:
+            _FOR_USER.pop()
 
 
 def read_as_stated(path: Path, seen: os.stat_result, limit: int) -> bytes:
@@ -26,6 +47,8 @@ def read_as_stated(path: Path, seen: os.stat_result, limit: int) -> bytes:
         now = os.fstat(fd)
         if not stat.S_ISREG(now.st_mode) or (now.st_dev, now.st_ino) != (seen.st_dev, seen.st_ino):
             raise OSError(errno.ESTALE, "it changed while being read")
+        if _FOR_USER:
+            _check_readable_for(_FOR_USER[-1], now, fd)
         chunks, size = [], 0
         while size <= limit:
             chunk = os.read(fd, min(limit + 1 - size, 1 << 20))
@@ -64,3 +87,46 @@ def read_head(path: Path, limit: int) -> bytes:
         return b""
     finally:
         os.close(fd)
+
+
+def _check_readable_for(uid: int, st: os.stat_result, fd: int) -> None:
+    """PermissionError unless `uid` may enter every folder above the open file `fd` and read it (mode
+    bits, owner, group; ACLs are not read).  Folders first: what lies in one the user may not enter is
+    not described."""
+    groups = _groups_of(uid)
+    where = _real_path(fd)
+    for folder in reversed(Path(where).parents) if where.startswith("/") else ():
+        try:
+            info = os.stat(folder)
+        except OSError:
+            continue
+        if not _allowed(uid, groups, info, stat.S_IXUSR, stat.S_IXGRP, stat.S_IXOTH):
+            raise PermissionError(errno.EACCES, f"uid {uid}, the home's owner, may not enter {folder}")
+    if not _allowed(uid, groups, st, stat.S_IRUSR, stat.S_IRGRP, stat.S_IROTH):
+        raise PermissionError(errno.EACCES, f"uid {uid}, the home's owner, may not read {where}: a file of "
+                                            f"uid {st.st_uid}, mode {stat.S_IMODE(st.st_mode):04o}")
+
+
+def _allowed(uid: int, groups: set[int], st: os.stat_result, user: int, group: int, other: int) -> bool:
+    if st.st_uid == uid:
+        return bool(st.st_mode & user)
+    if st.st_gid in groups:
+        return bool(st.st_mode & group)
+    return bool(st.st_mode & other)
+
+
+def _groups_of(uid: int) -> set[int]:
+    import pwd
+
+    try:
+        entry = pwd.getpwuid(uid)
+        return set(os.getgrouplist(entry.pw_name, entry.pw_gid))
+    except (KeyError, OSError):
+        return set()  # a uid without an account: only "other" applies beyond its own files
+
+
+def _real_path(fd: int) -> str:
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return "?"

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from wizard.core.kinds import ExitCode, Severity, TransportState, Verdict
 from wizard.core.records import factory, record
 from wizard.core.safetext import policy_word
+from wizard.core.smallfile import reading_for
 from wizard.hermes.models import model_for
 from wizard.hermes.v0_19 import gate
 from wizard.hermes.v0_19.catalog import PLATFORMS
@@ -103,15 +104,16 @@ def evaluate(home: Path, profile: str = "default", *, base_env: dict[str, str] |
     `keyring_planned` ({VARIABLE: secret}) keyring entries a plan will store;
     `verify` also asks the installed Hermes itself (on a copy of the home on disk)."""
     facts = facts or HostFacts.detect(home, environ=base_env)
-    snapshot = take_snapshot(home, profile, base_env, overrides, model_for(facts.hermes),
-                             keyring_planned=keyring_planned)
-    effective = resolve(snapshot, facts)
+    with reading_for(_owner(home)):  # root judging a user's home reads what its gateway (the user) could
+        snapshot = take_snapshot(home, profile, base_env, overrides, model_for(facts.hermes),
+                                 keyring_planned=keyring_planned)
+        effective = resolve(snapshot, facts)
+        transports = {name: transport_for(name, home, state, effective.environ)
+                      for name, state in effective.platforms.items() if state.enabled}
     violations = gate.violations(effective)
     upgrade: list[gate.Violation] = []
     if facts.hermes is not None and not facts.hermes.refuses:
         violations, upgrade = [], violations
-    transports = {name: transport_for(name, home, state, effective.environ)
-                  for name, state in effective.platforms.items() if state.enabled}
     answer = None
     if verify:
         from wizard.hermes.verify import ask_installed  # only --verify asks Hermes
@@ -122,6 +124,13 @@ def evaluate(home: Path, profile: str = "default", *, base_env: dict[str, str] |
                         upgrade_violations=upgrade, hermes_answer=answer)
     report.rows = _rows(effective, violations, transports, upgrade)
     return report
+
+
+def _owner(home: Path) -> int | None:
+    try:
+        return home.stat().st_uid
+    except OSError:
+        return None
 
 
 def _rows(effective: Effective, violations: list[gate.Violation], transports: dict[str, Transport],
