@@ -21,6 +21,8 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
+from wizard.core.safetext import visible
+
 _READ = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 _FOR_USER: list[int] = []  # the uid reads are judged for (root judging another user's home), innermost last
 
@@ -90,21 +92,33 @@ def read_head(path: Path, limit: int) -> bytes:
 
 
 def _check_readable_for(uid: int, st: os.stat_result, fd: int) -> None:
-    """PermissionError unless `uid` may enter every folder above the open file `fd` and read it (mode
-    bits, owner, group; ACLs are not read).  Folders first: what lies in one the user may not enter is
-    not described."""
+    why = unreadable_for(uid, st, fd)
+    if why is not None:
+        raise PermissionError(errno.EACCES, why)
+
+
+def unreadable_for(uid: int, st: os.stat_result, fd: int, whose: str = "the home's owner") -> str | None:
+    """Why `uid` (`whose` says who that is) could not read the open file `fd` (None: it could).  The user's
+    own file is theirs to read (reading it shows root nothing of anyone else's).  Any other: every folder
+    above it entered, then the file read, by mode bits, owner and group (ACLs are not read) — folders
+    first: what lies in one the user may not enter is not described."""
+    if st.st_uid == uid:
+        return None
     groups = _groups_of(uid)
     where = _real_path(fd)
-    for folder in reversed(Path(where).parents) if where.startswith("/") else ():
+    if not where.startswith("/"):  # no /proc: where it is cannot be told, so it is not read
+        return f"uid {uid}, {whose}, may not read it: a file of uid {st.st_uid}"
+    for folder in reversed(Path(where).parents):
         try:
             info = os.stat(folder)
         except OSError:
-            continue
+            return f"uid {uid}, {whose}, may not reach it: {visible(str(folder))} cannot be examined"
         if not _allowed(uid, groups, info, stat.S_IXUSR, stat.S_IXGRP, stat.S_IXOTH):
-            raise PermissionError(errno.EACCES, f"uid {uid}, the home's owner, may not enter {folder}")
+            return f"uid {uid}, {whose}, may not enter {visible(str(folder))}"
     if not _allowed(uid, groups, st, stat.S_IRUSR, stat.S_IRGRP, stat.S_IROTH):
-        raise PermissionError(errno.EACCES, f"uid {uid}, the home's owner, may not read {where}: a file of "
-                                            f"uid {st.st_uid}, mode {stat.S_IMODE(st.st_mode):04o}")
+        return (f"uid {uid}, {whose}, may not read {visible(where)}: a file of uid {st.st_uid}, "
+                f"mode {stat.S_IMODE(st.st_mode):04o}")
+    return None
 
 
 def _allowed(uid: int, groups: set[int], st: os.stat_result, user: int, group: int, other: int) -> bool:

@@ -10,7 +10,7 @@ import stat
 from pathlib import Path
 
 from wizard.core.records import factory, record
-from wizard.core.safetext import visible
+from wizard.core.smallfile import unreadable_for
 
 GATE_DROPIN = "hermes-wizard-gate.conf"
 FALLBACK_DROPIN = "hermes-wizard-restart.conf"
@@ -77,8 +77,8 @@ def read_config(path: Path, folder_user: int | None = None) -> tuple[bytes | Non
 
     `folder_user`: the uid whose folder holds the name (a user's unit or drop-in; wizard/service/units.py
     decides).  Root must not read for that user what the user could not: the file the name resolves to is
-    read only when that user owns it, or root owns it and every user may read it (and search every folder
-    above it); otherwise it "cannot be read", saying why.  Both are checked on the opened descriptor."""
+    read only when that user may enter every folder above it and read it (wizard/core/smallfile.py
+    `unreadable_for`); otherwise it "cannot be read", saying why.  Checked on the opened descriptor."""
     try:
         folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         try:
@@ -92,7 +92,7 @@ def read_config(path: Path, folder_user: int | None = None) -> tuple[bytes | Non
     try:
         seen = os.fstat(fd)
         why = ("it is not a regular file" if not stat.S_ISREG(seen.st_mode)
-               else _not_for(folder_user, seen, fd) if folder_user else None)
+               else unreadable_for(folder_user, seen, fd, "whose folder names it") if folder_user else None)
         if why:
             return None, f"cannot be read ({why})"
         data = os.read(fd, MAX_UNIT_BYTES + 1)
@@ -103,31 +103,3 @@ def read_config(path: Path, folder_user: int | None = None) -> tuple[bytes | Non
         return None, f"cannot be read ({exc.strerror or exc})"
     finally:
         os.close(fd)
-
-
-def _not_for(user: int, seen: os.stat_result, fd: int) -> str | None:
-    """Why uid `user` could not read the open file `fd` itself (None: it could)."""
-    if seen.st_uid == user:
-        return None
-    real = _real_path(fd)
-    where = f"it resolves to {visible(real)}, a file of uid {seen.st_uid}"
-    if seen.st_uid != 0 or not real.startswith("/"):
-        return f"{where}, not of uid {user} whose folder names it"
-    if not seen.st_mode & stat.S_IROTH:
-        return f"{where} that uid {user}, whose folder names it, may not read"
-    for folder in Path(real).parents:  # the user must be able to reach it too (no /root/private/x)
-        try:
-            info = os.stat(folder)
-        except OSError:
-            return f"{where} in a folder that cannot be examined"
-        if info.st_uid != user and not info.st_mode & stat.S_IXOTH:
-            return f"{where} in {visible(folder)}, which uid {user}, whose folder names it, may not enter"
-    return None
-
-
-def _real_path(fd: int) -> str:
-    try:
-        return os.readlink(f"/proc/self/fd/{fd}")
-    except OSError:
-        return "?"  # no /proc: where it is cannot be told, so a file not of the user is refused
-
