@@ -105,7 +105,7 @@ def unreadable_for(uid: int, st: os.stat_result, fd: int, whose: str = "the home
     if st.st_uid == uid:
         return None
     groups = _groups_of(uid)
-    where = _real_path(fd)
+    where = real_path(fd)
     if not where.startswith("/"):  # no /proc: where it is cannot be told, so it is not read
         return f"uid {uid}, {whose}, may not read it: a file of uid {st.st_uid}"
     for folder in reversed(Path(where).parents):
@@ -139,7 +139,8 @@ def _groups_of(uid: int) -> set[int]:
         return set()  # a uid without an account: only "other" applies beyond its own files
 
 
-def _real_path(fd: int) -> str:
+def real_path(fd: int) -> str:
+    """Where an open file really is ("?" without /proc)."""
     try:
         return os.readlink(f"/proc/self/fd/{fd}")
     except OSError:

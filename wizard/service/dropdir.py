@@ -29,6 +29,7 @@ from pathlib import Path
 from wizard.core.atomic import FileOps, write_atomic
 from wizard.core.homefs import At
 from wizard.core.safetext import visible
+from wizard.core.smallfile import real_path
 from wizard.service.common import VARIANT_FILES
 
 HEADER = b"# Written by hermes-wizard"  # the first bytes of every drop-in of ours
@@ -136,6 +137,17 @@ class DropinFolder:
 
     def read(self, name: str) -> bytes | None:
         """A regular file's bytes (at most MAX_DROPIN_BYTES + 1); None when absent or anything else."""
+        opened = self._open_regular(name)
+        if opened is None:
+            return None
+        try:
+            return os.read(opened[0], MAX_DROPIN_BYTES + 1)
+        finally:
+            os.close(opened[0])
+
+    def _open_regular(self, name: str) -> tuple[int, os.stat_result] | None:
+        """`name` opened in the folder without following a link or waiting, with its stat; None unless a
+        regular file."""
         if self.fd is None:
             return None
         try:
@@ -143,9 +155,13 @@ class DropinFolder:
         except OSError:
             return None
         try:
-            return os.read(fd, MAX_DROPIN_BYTES + 1) if stat.S_ISREG(os.fstat(fd).st_mode) else None
-        finally:
-            os.close(fd)
+            seen = os.fstat(fd)
+        except OSError:
+            seen = None
+        if seen is not None and stat.S_ISREG(seen.st_mode):
+            return fd, seen
+        os.close(fd)
+        return None
 
     def write(self, name: str, data: bytes) -> Path:
         """Replace `name` atomically, 0644 like the unit (a link in its place is replaced, not followed)."""
@@ -154,15 +170,12 @@ class DropinFolder:
 
     def remove_ours(self, name: str) -> bool:
         """Remove `name` when it is a regular file starting with our header, and still the file checked."""
-        if self.fd is None:
+        opened = self._open_regular(name)
+        if opened is None or self.fd is None:
             return False
+        fd, seen = opened
         try:
-            fd = os.open(name, _FILE, dir_fd=self.fd)
-        except OSError:
-            return False
-        try:
-            seen = os.fstat(fd)
-            if not stat.S_ISREG(seen.st_mode) or os.read(fd, len(HEADER)) != HEADER:
+            if os.read(fd, len(HEADER)) != HEADER:
                 return False
         finally:
             os.close(fd)
@@ -242,7 +255,5 @@ def _not_open_to_all(fd: int, folder: Path, about: Path) -> None:
 
 def _where(fd: int, fallback: Path | None = None) -> str:
     """Where an open folder really is (for messages)."""
-    try:
-        return os.readlink(f"/proc/self/fd/{fd}")
-    except OSError:
-        return str(fallback) if fallback is not None else "?"
+    where = real_path(fd)
+    return where if where != "?" or fallback is None else str(fallback)
