@@ -29,6 +29,8 @@ import os
 import stat
 from pathlib import Path
 
+from wizard.core.homeroot import open_home
+
 MAX_FILE_BYTES = 64 * 1024 * 1024  # the largest config.yaml check parses (yamlfile.MAX_YAML_BYTES)
 _NOFOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC
 _DIR = os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW
@@ -69,11 +71,9 @@ class HomeDir:
             self.path.mkdir(mode=0o700, parents=True, exist_ok=True)  # first run: created on confirmation
         self._fds: list[int] = []
         try:
-            self.fd = self._keep(os.open(self.path, _DIR))
+            self.fd = self._keep(open_home(self.path))  # a profile: through its root, never through a link
         except OSError as exc:
-            raise ApplyError(f"cannot open the home {self.path}: "
-                             f"{'it is a symbolic link' if exc.errno == errno.ELOOP else exc.strerror or exc}; "
-                             "nothing was written") from None
+            raise ApplyError(f"cannot open the home {self.path}: {exc.strerror or exc}; nothing was written") from None
         st = os.fstat(self.fd)
         self.uid, self.gid = st.st_uid, st.st_gid
         self.foreign = self.uid != os.geteuid()

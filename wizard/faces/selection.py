@@ -8,18 +8,20 @@ from pathlib import Path
 
 def select_homes(args) -> list[tuple[str, Path]] | None:
     """The (profile, home) pairs a command acts on; None after printing a usage error."""
-    from wizard.read.homes import HomeError, list_profiles, profile_home, resolve_root
+    from wizard.core.safetext import visible  # the gate prints outside the guarded streams
+    from wizard.read.homes import HomeError, profile_home, profiles, resolve_root
 
     try:
         root = resolve_root(args.home)
         if getattr(args, "all_profiles", False):
-            return list_profiles(root)
+            found, refused = profiles(root)
+            for why in refused:  # said, never silently dropped: root is never led outside the home
+                print(f"hermes-wizard: not used: {visible(why)}", file=sys.stderr)
+            return found
         if args.profile:
             return [(args.profile, profile_home(root, args.profile))]
         return [(profile_name(root), root)]
     except HomeError as exc:
-        from wizard.core.safetext import visible  # the gate prints outside the guarded streams
-
         print(f"hermes-wizard: {visible(str(exc))}", file=sys.stderr)
         return None
 

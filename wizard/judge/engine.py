@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from wizard.core.homeroot import home_owner
 from wizard.core.kinds import ExitCode, Severity, TransportState, Verdict
 from wizard.core.records import factory, record
 from wizard.core.safetext import policy_word
@@ -104,7 +105,9 @@ def evaluate(home: Path, profile: str = "default", *, base_env: dict[str, str] |
     `keyring_planned` ({VARIABLE: secret}) keyring entries a plan will store;
     `verify` also asks the installed Hermes itself (on a copy of the home on disk)."""
     facts = facts or HostFacts.detect(home, environ=base_env)
-    with reading_for(_owner(home)):  # root judging a user's home reads what its gateway (the user) could
+    # root judging a user's home reads what its gateway (the user) could; whose it is comes from the folder
+    # itself (a profile: through its root), never from where a link leads
+    with reading_for(home_owner(home)):
         snapshot = take_snapshot(home, profile, base_env, overrides, model_for(facts.hermes),
                                  keyring_planned=keyring_planned)
         effective = resolve(snapshot, facts)
@@ -126,11 +129,6 @@ def evaluate(home: Path, profile: str = "default", *, base_env: dict[str, str] |
     return report
 
 
-def _owner(home: Path) -> int | None:
-    try:
-        return home.stat().st_uid
-    except OSError:
-        return None
 
 
 def _rows(effective: Effective, violations: list[gate.Violation], transports: dict[str, Transport],

@@ -1,0 +1,100 @@
+"""homeroot: how a home folder itself is opened, and whose it is.
+
+Root runs hermes-wizard on homes owned by someone else.  Whom it acts for (whose rights it reads with,
+whom it runs the home's Hermes as) and where it writes are both decided from one opened folder:
+
+* A home is opened with `O_NOFOLLOW` on its last component: a home that is a symbolic link is refused
+  wherever a link could move root's action (see `open_home`).
+* A profile (`<root>/profiles/<name>`) is reached from its root one component at a time, each opened
+  through its parent's descriptor without following a link, and each must belong to the root's owner.
+  `profiles` linked to `/`, to a root-owned folder or into a third user's home is refused with a reason,
+  so root never decides "the owner" from a folder the owner pointed it at.  `read.homes` records every
+  profile path it hands out with `anchor`; `open_home` then takes that road for it.
+
+Contract: `open_home` returns a descriptor (the caller closes it) or raises `OSError` whose `strerror`
+says why in words; `home_owner` never raises.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_ANCHORED: dict[str, tuple[str, tuple[str, ...]]] = {}  # profile path -> (its root, the names below it)
+
+
+def anchor(root: Path, *parts: str) -> Path:
+    """`root/parts...`, recorded as reached from `root` one component at a time (see the module doc)."""
+    path = Path(root, *parts)
+    _ANCHORED[str(path)] = (str(root), parts)
+    return path
+
+
+def open_home(path: Path) -> int:
+    """The home folder, opened without following a link on its last component; a recorded profile
+    without following one on any component below its root, each owned by the root's owner."""
+    road = _ANCHORED.get(str(path))
+    if road is None:
+        return _open_dir(os.open, str(path), path)
+    root, parts = road
+    fd = _open_dir(os.open, root, Path(root))
+    try:
+        owner = os.fstat(fd).st_uid
+        here = Path(root)
+        for part in parts:
+            here = here / part
+            child = _open_dir(lambda name, flags, _fd=fd: os.open(name, flags, dir_fd=_fd), part, here)
+            os.close(fd)
+            fd = child
+            uid = os.fstat(fd).st_uid
+            if uid != owner:
+                raise OSError(errno.EPERM, f"{here} belongs to uid {uid}, not to uid {owner} who owns the Hermes "
+                                           f"home {root}; a profile is used only when the home's owner owns it")
+        return fd
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _open_dir(opener, name: str, shown: Path) -> int:
+    try:
+        return opener(name, DIR_FLAGS)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR) and _is_link(opener, name):
+            raise OSError(errno.ELOOP, f"{shown} is a symbolic link; a home and its profiles are never "
+                                       "reached through a link") from None
+        raise
+
+
+def _is_link(opener, name: str) -> bool:
+    try:
+        fd = opener(name, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        return stat.S_ISLNK(os.fstat(fd).st_mode)
+    finally:
+        os.close(fd)
+
+
+def home_owner(path: Path) -> int | None:
+    """The uid that owns the home folder as `open_home` opens it.  A home that is itself a link (allowed
+    for reading): the link's owner, who could point it anywhere, unless root made it (then its target's).
+    None when there is no such folder."""
+    try:
+        fd = open_home(path)
+    except OSError as exc:
+        if exc.errno != errno.ELOOP or str(path) in _ANCHORED:
+            return None
+        try:
+            link_owner = os.lstat(path).st_uid
+            return link_owner if link_owner != 0 else os.stat(path).st_uid
+        except OSError:
+            return None
+    try:
+        return os.fstat(fd).st_uid
+    finally:
+        os.close(fd)
