@@ -246,30 +246,3 @@ def test_an_append_racing_the_apply_is_never_silently_lost(tmp_path, moment):
         apply_plan(plan, ops=AppendAt(home, moment), base_env={})
     assert (home / ENV).read_bytes().endswith(b"APPENDED=1\n")
     assert (home / YAML).read_text() == SCENARIOS["two-files"][2]  # the pair stays old
-
-
-def test_root_verify_asks_hermes_as_the_homes_owner(place, owner):
-    """`--verify` by root on someone else's home runs Hermes as that owner, never as root, on a copy the owner
-    can read (the question's script included). Hermes's Python is a stand-in here — the real one lives under a
-    root-only folder on this machine — that answers with the user it ran as and whether it could read its
-    script and the copied home."""
-    from wizard.hermes.verify import ask
-
-    base, _ = place
-    home = user_home(base, owner)
-    python = base / "venv" / "bin" / "python3"
-    python.parent.mkdir(parents=True)
-    python.write_text('#!/bin/sh\n# $1 is -I, $2 the script, $3 the home copy\n'
-                      'test -r "$2" && test -r "$3/.env" && ok=readable || ok=unreadable\n'
-                      'case "$2" in "$HOME"/*) at=copy ;; *) at=installation ;; esac\n'
-                      'test -e "$3/root-secret" && leak=leaked || leak=kept-out\n'
-                      'echo "{\\"hermes\\": \\"0.19.0\\", \\"would_start\\": true, \\"enabled\\": [], '
-                      '\\"error\\": \\"uid=$(id -u) $ok $at $leak\\"}"\n')
-    python.chmod(0o755)
-    for path in (base / "venv", python.parent):
-        path.chmod(0o755)
-    (home / "root-secret").write_text("root only\n")  # not the owner's: never copied to the owner's copy
-    (home / "root-secret").chmod(0o600)
-    answer = ask(home, python, {"PATH": "/usr/bin:/bin"})
-    assert answer.failure is None, answer.failure
-    assert answer.error == f"uid={owner[1]} readable copy kept-out"

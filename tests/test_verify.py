@@ -87,8 +87,14 @@ def test_without_hermes_python_it_says_it_could_not_ask(capsys, demo):
 
 
 def test_the_copy_keeps_links_as_links_and_skips_what_cannot_matter(tmp_path):
-    from wizard.hermes.verify import _copy_home
+    import importlib.util
+    import time
 
+    from wizard.hermes.verify import SCRIPT
+
+    spec = importlib.util.spec_from_file_location("ask_hermes", SCRIPT)  # Hermes's side: run there, not imported
+    ask_hermes = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ask_hermes)
     home = tmp_path / "home"
     (home / "hermes-agent" / "venv").mkdir(parents=True)
     (home / "hermes-agent" / "venv" / "big").write_bytes(b"x" * 1024)
@@ -96,7 +102,7 @@ def test_the_copy_keeps_links_as_links_and_skips_what_cannot_matter(tmp_path):
     secret.write_text("SECRET=1\n")
     (home / "config.yaml").symlink_to(secret)
     os.mkfifo(home / ".env")
-    _copy_home(home, tmp_path / "copy")
+    ask_hermes.copy_home(str(home), str(tmp_path / "copy"), time.monotonic() + 30)
     assert os.readlink(tmp_path / "copy" / "config.yaml") == str(secret)
     assert not (tmp_path / "copy" / ".env").exists()  # a FIFO is not copied (nor opened: no hang)
     assert not (tmp_path / "copy" / "hermes-agent").exists()

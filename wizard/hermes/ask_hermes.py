@@ -1,16 +1,22 @@
-"""Ask an installed Hermes itself whether its gateway would start: run by HERMES'S Python.
+"""Ask an installed Hermes itself whether its gateway would start: run by HERMES'S Python, as the home's owner.
 
-Usage (by `wizard.hermes.verify`, never imported by hermes-wizard):
-    <hermes-python> -I ask_hermes.py HOME_COPY
+Usage (by `wizard.hermes.verify`, never imported by hermes-wizard).  Its text travels as `-c`, so the
+home's owner needs no access to this installation:
+    <hermes-python> -I -c <this file's text> HOME SECONDS
 
-HERMES_HOME must already be HOME_COPY, a throw-away copy (importing Hermes loads, and may
-rewrite, `$HERMES_HOME/.env`).  It follows `hermes gateway run` up to its startup check: the
-CLI's dotenv load, the import of `gateway.run` (which loads it again), the runner's config,
-then the open-policy startup rule — and stops there; no adapter is created, nothing
-connects.  Prints one JSON line on stdout:
+The process already runs as the home's owner, in a session of its own with no terminal
+(wizard/core/confined.py).  It first copies HOME into a throw-away folder of its own making: what decides
+the start (regular files and folders; links kept as links, never followed; Hermes's own venv, node,
+logs, sessions and our backups left out), within a byte budget, a count of entries and SECONDS.  Then it
+points HERMES_HOME and HOME at the copy (importing Hermes loads, and may rewrite, `$HERMES_HOME/.env`) and
+follows `hermes gateway run` up to its startup check: the CLI's dotenv load, the import of `gateway.run`
+(which loads it again), the runner's config, then the open-policy startup rule — and stops there; no
+adapter is created, nothing connects.  The copy is removed when done, and when told to stop (SIGTERM).
+Prints one JSON line on stdout:
     {"hermes": version, "would_start": bool|null, "refusal_platform", "refusal_reason",
      "enabled": [...], "error": "Type: message"|null, "rule_found": bool}
-`would_start` is null when this Hermes has no startup rule we know how to call.
+or {"failure": "why"} when the home could not be copied.  `would_start` is null when this Hermes has no
+startup rule we know how to call.
 """
 
 from __future__ import annotations
@@ -18,10 +24,101 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shutil
+import signal
+import stat
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 RULE_NAMES = ("_own_policy_open_startup_violation",)  # the startup rule, by the names Hermes has used
+SKIP_DIRS = {"hermes-agent", "node", "node_modules", ".wizard-backups", "logs", "sessions", "cache", "memory",
+             "audio_cache", "image_cache", "checkpoints", ".git", "venv"}
+COPY_BUDGET = 64 * 1024 * 1024
+MAX_FILE = 16 * 1024 * 1024
+MAX_ENTRIES = 20_000  # a home holds tens of files; 200k empty files must not take the deadline
+MAX_DEPTH = 6
+_NOFOLLOW_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+class CopyFailed(Exception):
+    """The home could not be copied within its bounds (the message says which)."""
+
+
+def copy_home(src: str, dst: str, deadline: float) -> None:
+    """Copy what decides a start, every step relative to an open directory and never through a link
+    (a link is copied as a link), so a folder swapped for a symlink while the copy runs cannot send it
+    outside the home.  Raises CopyFailed past MAX_ENTRIES or `deadline` (a time.monotonic() value)."""
+    budget = [COPY_BUDGET, MAX_ENTRIES]
+    os.mkdir(dst, 0o700)
+    try:
+        top = os.open(src, _NOFOLLOW_DIR)
+    except OSError:
+        return
+    try:
+        _walk(top, dst, 0, budget, deadline)
+    finally:
+        os.close(top)
+
+
+def _walk(fd: int, target: str, depth: int, budget: list[int], deadline: float) -> None:
+    try:
+        entries = sorted(os.scandir(fd), key=lambda e: e.name)
+    except OSError:
+        return
+    for entry in entries:
+        budget[1] -= 1
+        if budget[1] < 0:
+            raise CopyFailed(f"the home holds more than {MAX_ENTRIES} entries to copy")
+        if time.monotonic() > deadline:
+            raise CopyFailed("the home could not be copied in time")
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        there = os.path.join(target, entry.name)
+        if stat.S_ISLNK(st.st_mode):
+            try:
+                os.symlink(os.readlink(entry.name, dir_fd=fd), there)
+            except OSError:
+                pass
+        elif stat.S_ISDIR(st.st_mode) and entry.name not in SKIP_DIRS and depth < MAX_DEPTH:
+            try:
+                sub = os.open(entry.name, _NOFOLLOW_DIR, dir_fd=fd)
+            except OSError:
+                continue
+            try:
+                os.mkdir(there, 0o700)
+                _walk(sub, there, depth + 1, budget, deadline)
+            finally:
+                os.close(sub)
+        elif stat.S_ISREG(st.st_mode):
+            _copy_regular(fd, entry.name, there, budget)
+
+
+def _copy_regular(dir_fd: int, name: str, target: str, budget: list[int]) -> None:
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd)
+    except OSError:
+        return
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > min(MAX_FILE, budget[0]):
+            return
+        budget[0] -= st.st_size
+        out = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        try:
+            left = st.st_size  # the size looked at: a file that grows meanwhile is not read without end
+            while left > 0 and (chunk := os.read(fd, min(left, 1 << 20))):
+                left -= len(chunk)
+                while chunk:
+                    chunk = chunk[os.write(out, chunk):]
+            os.fchmod(out, stat.S_IMODE(st.st_mode) & 0o777)
+        finally:
+            os.close(out)
+    finally:
+        os.close(fd)
 
 
 def _answer(**fields) -> dict:
@@ -77,17 +174,34 @@ def decide() -> dict:
                    refusal_platform=reason.split(":", 1)[0] if reason else None)
 
 
+def _stop(signum, frame) -> None:
+    raise SystemExit(128 + signum)  # unwinds through `finally`: the copy is removed
+
+
 def main(argv: list[str]) -> int:
-    if len(argv) != 1 or os.path.realpath(os.environ.get("HERMES_HOME", "")) != os.path.realpath(argv[0]):
-        print("usage: ask_hermes.py HOME (with HERMES_HOME set to HOME)", file=sys.stderr)
+    if len(argv) != 2:
+        print("usage: ask_hermes.py HOME SECONDS", file=sys.stderr)
         return 2
+    signal.signal(signal.SIGTERM, _stop)
     out = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)  # whatever Hermes prints goes to stderr; stdout carries only the answer
     sys.stdout = sys.stderr
-    logging.disable(logging.CRITICAL)
-    out.write(json.dumps(decide()) + "\n")
-    out.flush()
-    return 0
+    scratch = tempfile.mkdtemp(prefix="hermes-wizard-verify.")
+    try:
+        copy = os.path.join(scratch, "home")
+        try:
+            copy_home(argv[0], copy, time.monotonic() + float(argv[1]))
+        except (CopyFailed, OSError) as exc:
+            out.write(json.dumps({"failure": str(exc)}) + "\n")
+            return 0
+        os.environ.update(HERMES_HOME=copy, HOME=scratch)
+        os.chdir(scratch)
+        logging.disable(logging.CRITICAL)
+        out.write(json.dumps(decide()) + "\n")
+        return 0
+    finally:
+        out.flush()
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 if __name__ == "__main__":
