@@ -81,9 +81,13 @@ def build_parser():
                         help="what an open policy without opt-in becomes (default: pairing)")
     doctor.add_argument("--dead-transport", choices=("disable", "keep"), default="disable",
                         help="disable a platform that cannot connect (default), or leave it")
-    doctor.add_argument("--no-verify", action="store_true",
+    asking = doctor.add_mutually_exclusive_group()
+    asking.add_argument("--no-verify", action="store_true",
                         help="after writing, do not ask the installed Hermes itself (asked by default when its "
                              "Python is found: about a second)")
+    asking.add_argument("--verify", action="store_true",
+                        help="as root on a home you do not own: ask its Hermes too (run as the home's owner, "
+                             "in a session without your terminal or environment); not asked otherwise")
     doctor.add_argument("--install-gate", action="store_true",
                         help="add a drop-in to the systemd unit that checks Hermes's refusal rule before each "
                              "start, so a refusal is not restarted forever (Restart=on-failure on systemd < 251)")

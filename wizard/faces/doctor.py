@@ -158,7 +158,7 @@ def _said_after(result, plan, home, facts, base_env, args) -> list[int]:
     if result.backup is not None:
         _say(f"Backup: {visible(result.backup)}/")
     if plan.changes:
-        told = None if args.no_verify else _ask_hermes_itself(home, facts, base_env)
+        told = None if args.no_verify else _ask_hermes_itself(home, facts, base_env, args.verify)
         hermes_refuses = told is not None and (told.would_start is False or bool(told.error))
         if after.would_start and hermes_refuses:
             _say("Written, but the installed Hermes disagrees with hermes-wizard: trust Hermes, and report it "
@@ -222,11 +222,23 @@ def _systemctl(scope: str, *words: str) -> list[str]:
     return systemctl(scope, *words)
 
 
-def _ask_hermes_itself(home, facts, base_env):
-    """After a write, the installed Hermes's own verdict on the written files (None: Hermes not found)."""
+def _ask_hermes_itself(home, facts, base_env, asked: bool):
+    """After a write, the installed Hermes's own verdict on the written files (None: not asked).  Root on
+    a home it does not own asks only when told (`--verify`): that Hermes is the owner's code."""
     if facts.site_packages is None:
         return None
+    from wizard.core.confined import Refused, identity_for
     from wizard.hermes.verify import ask_installed
+
+    try:
+        runs_as = identity_for(home)
+    except Refused as exc:
+        _say(visible(f"Hermes itself was not asked: {exc}."))
+        return None
+    if runs_as.switch and not asked:
+        _say(visible(f"Hermes itself was not asked: the Hermes of this home is {runs_as.name}'s code and you are "
+                     f"root (add --verify to ask it, run as {runs_as.name} without your terminal or environment)."))
+        return None
 
     told = ask_installed(home, facts.site_packages, base_env)
     who = f"Hermes {told.version}" if told.version else "Hermes"
