@@ -13,7 +13,7 @@ from textual.widgets import Button, Footer, Input, Label, RadioSet, Static
 
 from screens.base import WizardScreen
 from screens.messages import AccessKept
-from screens.widgets import Choice, wizard_header
+from screens.widgets import Choice, ChoiceSet, wizard_header
 from wizard.faces.wording import current_access
 from wizard.hermes.v0_19.catalog import PLATFORMS
 from wizard.plan.answers import ACCESS_MODES, ACCESS_WORDS, id_problems, split_ids
@@ -30,13 +30,13 @@ executes code on this machine for them.
 * **Disabled**: the platform is turned off; its credentials are kept.
 
 Ctrl+S (or Enter in a field) keeps the choice and returns to the platform list. Esc goes back without
-keeping it; what you typed on the platform's screen is kept either way.
+keeping it, but nothing is lost: the choice and what you typed are shown again when you come back.
 """
 
 
 class AccessScreen(WizardScreen):
     HELP = HELP
-    BINDINGS = [Binding("escape", "app.pop_screen", "Back"), Binding("ctrl+s", "done", "Keep choice")]
+    BINDINGS = [Binding("escape", "back", "Back"), Binding("ctrl+s", "done", "Keep choice")]
 
     def __init__(self, platform: str) -> None:
         super().__init__()
@@ -46,14 +46,15 @@ class AccessScreen(WizardScreen):
     def compose(self) -> ComposeResult:
         report = self.wizard.report
         answer = self.wizard.session.answer(self.platform)
-        mode = answer.access or current_access(report, self.platform)
+        drafts = answer.drafts  # what was on this screen when the user last left it with Esc
+        mode = drafts.get("access") or answer.access or current_access(report, self.platform)
         words = {m: ACCESS_WORDS[m].format(platform=self.platform, label=self.spec.label,
                                            allow_all=self.spec.allow_all_env or "its allow-all variable")
                  for m in ACCESS_MODES}
         yield wizard_header()
         with VerticalScroll(id="body"):
             yield Static(f"Who may use the agent through {self.spec.label}?", classes="title")
-            with RadioSet(id="access-choices"):
+            with ChoiceSet(id="access-choices"):
                 for choice in ACCESS_MODES:
                     yield Choice(choice.capitalize() + (" (recommended)" if choice == "pairing" else ""),
                                       value=choice == mode, id=f"mode-{choice}")
@@ -62,10 +63,10 @@ class AccessScreen(WizardScreen):
             listed = ", ".join(answer.ids) if answer.access else report.effective.environ.get(
                 self.spec.allowlist_env or "", "")
             yield Label(f"Allowed IDs ({self.spec.id_hint or 'comma separated'})", id="ids-label")
-            yield Input(value=listed, placeholder="e.g. 123456789, 987654321", id="ids")
+            yield Input(value=drafts.get("ids", listed), placeholder="e.g. 123456789, 987654321", id="ids")
             yield Static("", id="ids-problems", classes="warning-text", markup=False)
             yield Label(f"Type {self.platform} to confirm open access", id="confirm-label")
-            yield Input(placeholder=self.platform, id="confirm")
+            yield Input(value=drafts.get("confirm", ""), placeholder=self.platform, id="confirm")
             yield Static("", id="message", classes="error-text")
             with Horizontal(classes="buttons"):
                 yield Button("Keep this choice", variant="primary", id="done")
@@ -97,7 +98,13 @@ class AccessScreen(WizardScreen):
             self.query_one("#ids-problems", Static).update("\n".join(problems))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.action_done() if event.button.id == "done" else self.app.pop_screen()
+        self.action_done() if event.button.id == "done" else self.action_back()
+
+    def action_back(self) -> None:
+        """Back without keeping the choice, but without losing it either: shown again on return."""
+        self.wizard.session.keep_draft(self.platform, access=self.selected(), ids=self.query_one("#ids", Input).value,
+                                       confirm=self.query_one("#confirm", Input).value)
+        self.app.pop_screen()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.action_done()  # Enter in the IDs or the confirmation keeps the choice

@@ -60,8 +60,8 @@ class PlatformScreen(WizardScreen):
 
     def on_mount(self) -> None:
         fields = self.query(Input)
-        if fields:
-            fields.first().focus()
+        # the first thing to act on: a field, or Next when there is nothing to type (WhatsApp pairs by QR)
+        (fields.first() if fields else self.query_one("#next", Button)).focus()
 
     def on_input_changed(self, event: Input.Changed) -> None:
         """Every keystroke is kept in the session as a draft: a revisit or Esc loses nothing."""

@@ -1,9 +1,11 @@
 """Platforms: every platform Hermes supports, enabled ones first, as Hermes would see
 them once the pending answers are applied.  Enter opens one; Ctrl+R reviews the plan (letters find).
 
-Rows show the display name and the id; typing letters jumps to the first platform whose name or id starts
-with them (a pause of FIND_RESET seconds starts a new word), and the cursor stays on its platform when the
-rows are rebuilt (coming back from a platform, or its row moving up once enabled).  The columns fit in 80.
+Rows show the display name and the id, enabled platforms first, each group by name.  Typing letters jumps
+to the first platform whose name, id or common alias (WeChat, Lark, tg, …: Hermes's own aliases) starts
+with them, else contains them, and the line under the table shows what was typed (a pause of FIND_RESET
+seconds starts a new word).  The cursor stays on its platform when the rows are rebuilt (coming back from a
+platform, or its row moving up once enabled).  The columns fit in 80.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from screens.messages import PlatformChosen, ReviewRequested
 from screens.widgets import wizard_header
 from wizard.core.safetext import visible
 from wizard.faces.wording import credential_state, plural
-from wizard.hermes.v0_19.catalog import PLATFORMS
+from wizard.hermes.v0_19.catalog import ALIASES, PLATFORMS
 
 HELP = """# Platforms
 
@@ -34,8 +36,8 @@ have chosen so far (nothing is written yet):
   `creds.json`).
 * **DM / Groups**: the policy the adapter applies (only weixin, whatsapp, wecom, qqbot and yuanbao have one).
 
-Enter opens a platform. Type a platform's first letters to jump to it. **Ctrl+R** shows the plan and the
-verdict it leads to. Esc goes back.
+Enter opens a platform. Type part of a platform's name (or WeChat, Lark…) to jump to it. **Ctrl+R** shows
+the plan and the verdict it leads to. Esc goes back.
 """
 
 
@@ -52,6 +54,18 @@ def name_cell(name: str) -> tuple[Text, int]:
     return Text.assemble(label, "  " if one_line else "\n  ", (name, "dim")), 1 if one_line else 2
 
 
+def find_platform(typed: str, order: list[str]) -> str | None:
+    """The first platform in `order` whose name, id or alias starts with `typed`, else contains it."""
+    def words(name: str) -> list[str]:
+        return [PLATFORMS[name].label.lower(), name, *(alias for alias, to in ALIASES.items() if to == name)]
+
+    for found in (lambda w: w.startswith(typed), lambda w: typed in w):
+        match = next((name for name in order if any(found(word) for word in words(name))), None)
+        if match is not None:
+            return match
+    return None
+
+
 class PlatformsScreen(WizardScreen):
     HELP = HELP
     BINDINGS = [Binding("escape", "app.pop_screen", "Back"), Binding("ctrl+r", "review", "Review"),
@@ -62,6 +76,7 @@ class PlatformsScreen(WizardScreen):
         yield Static("Choose a platform (Enter; type its name to jump to it), or Ctrl+R to review the plan.",
                      classes="hint", id="intro")
         yield DataTable(cursor_type="row", zebra_stripes=True, id="platforms")
+        yield Static("", id="find", classes="hint")
         yield Static("", id="pending", classes="hint")
         yield Footer()
 
@@ -89,7 +104,7 @@ class PlatformsScreen(WizardScreen):
         table = self.query_one(DataTable)
         kept = self._cursor_name()
         table.clear()
-        order = sorted(PLATFORMS, key=lambda n: (not (n in rows and rows[n].enabled), n))
+        order = sorted(PLATFORMS, key=lambda n: (not (n in rows and rows[n].enabled), PLATFORMS[n].label.lower()))
         for name in order:
             row = rows.get(name)
             enabled = bool(row and row.enabled)
@@ -118,8 +133,9 @@ class PlatformsScreen(WizardScreen):
         self.typed, self.typed_at = self.typed + char, now
         event.stop()
         event.prevent_default()
-        match = next((name for name in self._order() if name.startswith(self.typed)
-                      or PLATFORMS[name].label.lower().startswith(self.typed)), None)
+        match = find_platform(self.typed, self._order())
+        self.query_one("#find", Static).update(
+            f"Find: {self.typed}" + ("" if match else " (no platform matches)"))
         if match is not None:
             table = self.query_one(DataTable)
             table.move_cursor(row=table.get_row_index(match))

@@ -6,9 +6,10 @@ UI only: the words come from wizard/ (wording, safetext, render_diff); these dec
 
 from __future__ import annotations
 
+from textual.command import CommandPalette, SearchIcon
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.widgets import Header, RadioButton, Static
+from textual.widgets import Header, RadioButton, RadioSet, Static
 
 from wizard.core.safetext import as_spoken
 
@@ -33,6 +34,35 @@ class Choice(RadioButton):
         # ToggleButton draws the same BUTTON_INNER in both states, told apart by colour alone.
         self.BUTTON_INNER = self.BUTTON_ON if self.value else self.BUTTON_OFF
         return super()._button
+
+
+class ChoiceSet(RadioSet):
+    """A RadioSet whose cursor starts on the chosen option (not the first), and whose Up and Down stop at
+    the ends: wrapping from the first option to the last put the cursor on "Disabled" by surprise."""
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self._start_on_pressed)  # after RadioSet's own mount put it on the first
+
+    def _start_on_pressed(self) -> None:
+        if self.pressed_index >= 0:
+            self._selected = self.pressed_index
+
+    def action_previous_button(self) -> None:
+        if self._selected is None or self._selected > 0:
+            super().action_previous_button()
+
+    def action_next_button(self) -> None:
+        if self._selected is None or self._selected < len(self._nodes) - 1:
+            super().action_next_button()
+
+
+class PlainPalette(CommandPalette):
+    """Textual's command palette with an ASCII prompt: its magnifying-glass emoji is missing from many
+    terminal fonts (the header avoids Textual's icon for the same reason)."""
+
+    def on_mount(self) -> None:
+        for icon in self.query(SearchIcon):
+            icon.icon = ">"
 
 
 def findings_content(lines: list[str]) -> Content:

@@ -42,7 +42,7 @@ def tree(home: Path) -> dict:
 def test_setup_from_an_empty_home_enables_telegram_with_pairing(tmp_path, capsys, hermes_oracle):
     home = tmp_path / "home"
     # platform (typed to filter), token (masked), access: pairing, IDs: none, review, apply
-    rc = plain("setup", home, "telegram\r", TOKEN + "\r", "\r", "\r", "review\r", "y")
+    rc = plain("setup", home, "telegram\r", TOKEN + "\r", "\r", "\r", "review\r", "y\r")
     out = capsys.readouterr().out
     assert rc == 0
     assert "TELEGRAM_BOT_TOKEN=••••••" in out  # the review's masked diff
@@ -58,7 +58,7 @@ def test_setup_from_an_empty_home_enables_telegram_with_pairing(tmp_path, capsys
 
 def test_a_token_that_cannot_be_right_is_refused_at_the_prompt(tmp_path, capsys):
     home = tmp_path / "home"
-    rc = plain("setup", home, "telegram\r", "not-a-token\r", CTRL_U, TOKEN + "\r", "\r", "\r", "review\r", "y")
+    rc = plain("setup", home, "telegram\r", "not-a-token\r", CTRL_U, TOKEN + "\r", "\r", "\r", "review\r", "y\r")
     assert rc == 0
     env = (home / ".env").read_text()
     assert f"TELEGRAM_BOT_TOKEN={TOKEN}" in env and "not-a-token" not in env
@@ -69,7 +69,7 @@ def test_open_needs_the_platforms_name_typed_and_review_says_it_is_open(tmp_path
     open_choice = DOWN * 2 + "\r"  # pairing, allowlist, open
     rc = plain("setup", home, "telegram\r", TOKEN + "\r",
                open_choice, "Telegram\r",  # not its name: refused, asked again
-               "\r", "telegram\r", "review\r", "y")  # open again (the cursor stays on it), its name
+               "\r", "telegram\r", "review\r", "y\r")  # open again (the cursor stays on it), its name
     out = capsys.readouterr().out
     assert rc == 0
     assert "Type telegram to confirm that anyone who can reach it may use the agent." in out
@@ -87,7 +87,7 @@ def test_the_platform_list_says_what_is_on_disk(demo, capsys):
 
 def test_doctor_repairs_the_demo_home_and_hermes_agrees(demo, capsys, hermes_oracle):
     # open policies → pairing (default), dead transports → disabled (default), review, apply
-    rc = plain("doctor", demo, "\r", "\r", "\r", "y")
+    rc = plain("doctor", demo, "\r", "\r", "\r", "y\r")
     out = capsys.readouterr().out
     assert rc == 0, out
     assert "HW101" in out and "HW201" in out  # the findings first
@@ -102,7 +102,7 @@ def test_doctor_repairs_the_demo_home_and_hermes_agrees(demo, capsys, hermes_ora
 
 def test_doctor_opens_a_platform_only_when_its_name_is_typed(demo, capsys):
     optin = DOWN * 2 + "\r"
-    rc = plain("doctor", demo, optin, "\r", "\r", "\r", "y")  # opt-in chosen, the name not typed
+    rc = plain("doctor", demo, optin, "\r", "\r", "\r", "y\r")  # opt-in chosen, the name not typed
     out = capsys.readouterr().out
     assert "Not opened, its name was not typed: weixin" in out
     assert "WEIXIN_ALLOW_ALL_USERS=true" not in (demo / ".env").read_text()
@@ -111,7 +111,7 @@ def test_doctor_opens_a_platform_only_when_its_name_is_typed(demo, capsys):
 
 def test_review_answered_no_goes_back_and_quitting_writes_nothing(demo, capsys):
     before = tree(demo)
-    rc = plain("doctor", demo, "\r", "\r", "\r", "n", DOWN * 2 + "\r")  # review, No, then Quit
+    rc = plain("doctor", demo, "\r", "\r", "\r", "n\r", DOWN * 2 + "\r")  # review, No, then Quit
     assert rc == 0 and "No changes were made." in capsys.readouterr().out
     assert tree(demo) == before
 
@@ -137,7 +137,7 @@ def test_a_closed_stdin_is_a_cancel_not_a_traceback(tmp_path, capsys):
 
 
 def test_over_ssh_it_says_where_secrets_go_once(tmp_path, capsys):
-    plain("setup", tmp_path / "home", "telegram\r", TOKEN + "\r", "\r", "\r", "review\r", "y", ssh=True)
+    plain("setup", tmp_path / "home", "telegram\r", TOKEN + "\r", "\r", "\r", "review\r", "y\r", ssh=True)
     out = capsys.readouterr().out
     assert out.count("Over SSH: the secrets you type here are written to") == 1
     assert "with mode 0600" in " ".join(out.split())
@@ -148,7 +148,7 @@ def test_a_terminal_that_shows_typed_secrets_asks_first(tmp_path, capsys):
     assert plain("setup", home, "\r", echo_hidden=False) == 1  # default No: cancelled, nothing written
     out = capsys.readouterr()
     assert "cannot turn echo off" in out.out and CANCELLED in out.err and not home.exists()
-    rc = plain("setup", home, "y", "telegram\r", TOKEN + "\r", "\r", "\r", "review\r", "y", echo_hidden=False)
+    rc = plain("setup", home, "y\r", "telegram\r", TOKEN + "\r", "\r", "\r", "review\r", "y\r", echo_hidden=False)
     assert rc == 0 and f"TELEGRAM_BOT_TOKEN={TOKEN}" in (home / ".env").read_text()
 
 
@@ -166,7 +166,7 @@ def test_the_setup_gateway_step_explains_access_and_writes_exactly_the_opt_in(de
     from wizard.faces.plain import run_platform_step
 
     up = "\x1b[A"
-    with keys(up * 2 + "\r", "\r", "y"):  # access: from the current (open) up to pairing; IDs: none; apply
+    with keys(up * 2 + "\r", "\r", "y\r"):  # access: from the current (open) up to pairing; IDs: none; apply
         rc = run_platform_step("whatsapp", demo, width=80)
     out = capsys.readouterr().out
     assert "hermes-wizard: whatsapp as Hermes will see it" in out and "creds.json" in out
@@ -184,7 +184,7 @@ def test_save_answers_records_an_interactive_setup_without_its_secret(tmp_path, 
     import sys
 
     home, saved = tmp_path / "home", tmp_path / "answers.yaml"
-    with keys("telegram\r", TOKEN + "\r", "\r", "\r", "review\r", "y"):
+    with keys("telegram\r", TOKEN + "\r", "\r", "\r", "review\r", "y\r"):
         rc = run_plain("setup", home, ssh=False, echo_hidden=True, width=80, save_answers=str(saved))
     assert rc == 0 and "Answers:" in capsys.readouterr().out
     text = saved.read_text()

@@ -32,7 +32,7 @@ def complete_setup(pane: PlainPane) -> None:
     pane.wait_for("or review (2 changes pending)")
     pane.type("review")  # typing filters the list down to "Review the 2 changes and apply"
     pane.wait_for("Apply these changes?")
-    pane.type("y", enter=False)
+    pane.type("y")  # y and Enter, as every answer
     pane.wait_for("Verified: the gateway will start (telegram).")
 
 

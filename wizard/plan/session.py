@@ -54,6 +54,7 @@ class PlatformAnswer:
     access: str | None = None  # one of ACCESS_MODES; None: not answered
     ids: list[str] = factory(list)
     group: str | None = None  # one of GROUP_POLICIES; None: not answered
+    drafts: dict[str, str] = factory(dict)  # a screen's unkept choices (Esc keeps them): never in the plan
 
 
 class Session:
@@ -76,6 +77,16 @@ class Session:
         self.answer(platform).typed[key] = value
         return credential_error(key, value) if value else None
 
+    def keep_draft(self, platform: str, **fields: str) -> None:
+        """What a screen showed when the user left it without keeping it (a choice, typed IDs): shown again
+        on the way back, never planned."""
+        self.answer(platform).drafts.update(fields)
+
+    def typed_anything(self) -> bool:
+        """Whether anything was typed or chosen that quitting would lose (an invalid draft included)."""
+        return any(any(v for v in a.typed.values()) or a.drafts or a.access or a.group
+                   for a in self.platforms.values())
+
     def credential_problems(self, platform: str) -> dict[str, str]:
         typed = self.answer(platform).typed
         return {key: problem for key, value in typed.items() if value and (problem := credential_error(key, value))}
@@ -91,6 +102,7 @@ class Session:
             self.confirm_open(platform, confirm)
         answer = self.answer(platform)
         answer.access, answer.ids = mode, list(ids)
+        answer.drafts.clear()
 
     def set_group(self, platform: str, policy: str, confirm: str = "") -> None:
         """Answer what `platform` does with group chats; AnswerError for a platform without a group policy

@@ -83,7 +83,10 @@ class Asker:
     def confirm(self, message: str, default: bool = False) -> bool:
         import questionary
 
-        return bool(questionary.confirm(message, default=default, style=self._style()).unsafe_ask())
+        # auto_enter=False: y or n then Enter, like every other answer; on a key alone the Enter that follows
+        # "n" was passed on to the next question (and opened Telegram)
+        return bool(questionary.confirm(message, default=default, style=self._style(), auto_enter=False)
+                    .unsafe_ask())
 
     # -- helpers ---------------------------------------------------------------------------------------------
 
