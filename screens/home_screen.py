@@ -12,7 +12,7 @@ from screens.messages import PlatformsRequested
 from screens.widgets import wizard_header
 from wizard.core.safetext import visible_lines
 from wizard.faces.wording import plural, tilde, verdict_words
-from wizard.read.homes import list_profiles
+from wizard.read.homes import HomeError, list_profiles, profile_home
 
 HELP = """# Home
 
@@ -73,7 +73,11 @@ class HomeScreen(WizardScreen):
         if event.select.id != "profile" or event.value == self.wizard.profile:
             return
         root = self.wizard.home if self.wizard.profile == "default" else self.wizard.home.parent.parent
-        home = root if event.value == "default" else root / "profiles" / str(event.value)
+        try:  # reached through its root, never through a link (wizard/core/homeroot.py)
+            home = profile_home(root, str(event.value))
+        except HomeError as exc:
+            self.notify(str(exc), severity="error", markup=False)
+            return
         self.wizard.switch_home(home, str(event.value))
         self.app.switch_screen(HomeScreen())
 
