@@ -12,8 +12,13 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
+from test_keyring_secrets import _SECRET_SERVICE_SESSION
 from test_keyring_secrets import mem_keyring  # noqa: F401  (the in-memory keyring fixture)
 
 from wizard.core import keyring_store
@@ -159,3 +164,32 @@ def test_real_hermes_never_gets_another_homes_token_through_the_plugin(tmp_path)
     assert applied.returncode == 0, applied.stderr
     assert json.loads(applied.stdout.splitlines()[-1]) == {"enabled": False, "token_sha256": None}
     assert "HW505" in applied.stderr and VICTIM_TOKEN not in applied.stdout + applied.stderr
+
+
+# The victim's token stored in a real Secret Service (libraries.md §5.4) under the victim home's entry; the
+# attacker's home maps it.  $1 scratch, $2 this Python, $3 the attacker's home, $4 the victim's entry's username.
+_STOLEN = _SECRET_SERVICE_SESSION + """
+printf %s "$5" | "$2" -c 'import sys, keyring; keyring.set_password("hermes-wizard", sys.argv[1], sys.stdin.read())' "$4"
+"$2" -m wizard check --home "$3" --format json > "$1/check.json" || true
+"$2" -m wizard secrets migrate --to env --home "$3" --yes && echo "migrate 0" || echo "migrate $?"
+"$2" -c 'import sys, keyring; print("still", keyring.get_password("hermes-wizard", sys.argv[1]) == sys.argv[2])' "$4" "$5"
+"""
+
+
+@pytest.mark.slow
+def test_a_real_secret_service_entry_of_another_home_is_refused(tmp_path):
+    if not (shutil.which("gnome-keyring-daemon") and shutil.which("dbus-run-session")):
+        pytest.skip("gnome-keyring / dbus-run-session not installed (.ci/run installs them)")
+    victim = _home(tmp_path / "victim", "TELEGRAM_ALLOWED_USERS=111111\n")
+    username = keyring_store.entry_for(victim, "TELEGRAM_BOT_TOKEN")[1]
+    attacker = _home(tmp_path / "attacker", "TELEGRAM_ALLOWED_USERS=222222\n", _mapping(username))
+    before = (attacker / ".env").read_bytes()
+    run = subprocess.run(["dbus-run-session", "--", "bash", "-c", _STOLEN, "-", str(tmp_path / "s"), sys.executable,
+                          str(attacker), username, VICTIM_TOKEN], capture_output=True, text=True, timeout=120,
+                         cwd=Path(__file__).resolve().parents[1])
+    said = run.stdout + run.stderr + (tmp_path / "s" / "check.json").read_text()
+    assert run.returncode == 0 and "migrate 1" in run.stdout and "still True" in run.stdout, said
+    assert "HW505" in run.stdout and VICTIM_TOKEN not in said
+    assert [f["code"] for f in json.loads((tmp_path / "s" / "check.json").read_text())["findings"]
+            if f["code"] == "HW505"] == ["HW505"]
+    assert (attacker / ".env").read_bytes() == before
