@@ -43,7 +43,7 @@ LINE_BREAK = re.compile(r"\r\n|\r|\n")
 # `scheme://user:password@`: the password group; a value holding one is a credential whatever its name.
 _URL_PASSWORD = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/?#\s@:'\"]*:([^/?#\s@'\"]+)@")
 # Anything that may make a text hold a secret (the quick test before parsing it).
-_MAYBE_SECRET = re.compile("|".join((_SECRET_NAME.pattern, *sorted(SECRET_VALUED), "://")), re.I)
+_MAYBE_SECRET = re.compile("|".join((_SECRET_NAME.pattern, *sorted(SECRET_VALUED), _URL_PASSWORD.pattern)), re.I)
 
 
 def is_secret_name(name: str) -> bool:
