@@ -100,8 +100,8 @@ service.""",
 into its own `.env` through `secrets migrate`, or into its gateway). So the entry is refused everywhere:
 hermes-wizard's source in Hermes skips it (the variable stays unset), `check` does not read it,
 `secrets migrate` and `undo` do not touch it.""",
-       fix=f"""Map the variable to this home's own entry (`hermes-wizard explain HW505` names its shape), or put the
-value in `.env` and run `{MIGRATE}`, which stores it under this home's entry and rewrites the mapping.""")
+       fix=f"""Map the variable to this home's own entry (the finding names its exact username), or put the value
+in `.env` and run `{MIGRATE}`, which stores it under this home's entry and rewrites the mapping.""")
 def keyring_entry_of_another_home(ctx: Context):
     from wizard.core.keyring_store import entry_for
 
