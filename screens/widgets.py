@@ -87,6 +87,8 @@ def diff_content(diff: str) -> Content:
             style = "$text-success"
         elif line.startswith("-"):
             style = "$text-error"
+        elif line.startswith("~"):  # a secret whose value changed (its mask alone would hide that)
+            style = "$text-warning"
         elif line.startswith("@@"):
             style = "$text-accent"
         else:

@@ -1,8 +1,13 @@
 """Secrets in the OS keyring: where each one lives, whether a usable keyring is here, and reading and writing
 entries without ever raising anything but `KeyringUnavailable`.
 
-Where: one entry per (home, variable) — service `hermes-wizard`, username `<absolute home>:<VARIABLE>` — so two
-homes (or profiles) of one user never share a token.  The home's `config.yaml` names them for Hermes:
+Where: one entry per (home, variable) — service `hermes-wizard`, username `<canonical home>:<VARIABLE>` — so two
+homes (or profiles) of one user never share a token.  The canonical home is its real path (links and `..`
+resolved): the wizard and Hermes's plugin may reach one home by different spellings and must name one entry.
+An entry is this home's only when it is exactly `entry_for(home, VARIABLE)` (`belongs_to`); a config.yaml naming
+any other username (another home's path with the right `:VARIABLE`, say) is refused everywhere — check (HW505),
+`secrets migrate`, undo and the plugin's source — or one home's config could lift another home's token.
+The home's `config.yaml` names them for Hermes:
 
     plugins:
       enabled: [wizard]                 # the entry point `wizard` of hermes-wizard, installed in Hermes's venv
@@ -34,9 +39,19 @@ class KeyringUnavailable(Exception):
     """No usable keyring here (none installed, no D-Bus session, locked, refused); the message says which."""
 
 
-def entry_for(home: Path, variable: str) -> tuple[str, str]:
+def canonical_home(home: Path | str) -> str:
+    """The one spelling of `home` its entries' usernames use: the real path (never raises)."""
+    return os.path.realpath(os.fspath(home))
+
+
+def entry_for(home: Path | str, variable: str) -> tuple[str, str]:
     """The (service, username) that holds `variable` for `home`."""
-    return SERVICE, f"{Path(home).absolute()}:{variable}"
+    return SERVICE, f"{canonical_home(home)}:{variable}"
+
+
+def belongs_to(home: Path | str, variable: str, service: object, username: object) -> bool:
+    """Is (service, username) exactly `variable`'s entry for `home`?  Nothing else may be read for it."""
+    return (service, username) == entry_for(home, variable)
 
 
 def backend_name() -> str:

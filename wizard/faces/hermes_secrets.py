@@ -9,9 +9,10 @@ sources once per home per process, BEFORE it discovers plugins, so a plugin's so
 in the very process (the gateway) that loaded it; we forget that "applied" mark and load the env again.
 
 Contract: nothing here raises or prompts (Hermes's rule for `fetch`); a message names variables, never a value,
-and escapes whatever came from the home.  An entry may name only this tool's keyring service and an account
-ending in `:<the same variable>`: a hostile config.yaml cannot make the gateway lift some other secret of its
-user (a GitHub token, say) into a variable that is then sent to a server the config names.
+and escapes whatever came from the home.  An entry may name only this home's own entry for that variable
+(keyring_store.belongs_to: this tool's service, username `<the home's real path>:<the same variable>`): a hostile
+config.yaml cannot make the gateway lift another home's token, or some other secret of its user (a GitHub token,
+say), into a variable that is then sent to a server the config names.  Anything else is skipped (HW505).
 """
 
 from __future__ import annotations
@@ -41,12 +42,12 @@ class Outcome:
 def read_mapped(cfg, home: Path) -> Outcome:
     """The secrets `cfg` (the section secrets.wizard_keyring) maps, read from the keyring; never raises."""
     try:
-        return _read_mapped(cfg)
+        return _read_mapped(cfg, home)
     except Exception as exc:  # a bug of ours must not stop a gateway from starting
         return Outcome(error=f"internal error ({type(exc).__name__})", kind="INTERNAL")
 
 
-def _read_mapped(cfg) -> Outcome:
+def _read_mapped(cfg, home: Path) -> Outcome:
     where = f"secrets.{keyring_store.SOURCE_NAME}"
     if not isinstance(cfg, dict):
         return Outcome(error=f"{where} is not a mapping", kind="NOT_CONFIGURED")
@@ -58,9 +59,10 @@ def _read_mapped(cfg) -> Outcome:
     for variable, ref in env.items():
         if not isinstance(variable, str) or not _ENV_NAME.match(variable):
             out.warnings.append(f"{where}.env: {visible(str(variable))[:80]} is not a variable name; skipped")
-        elif not _valid_ref(variable, ref):
-            out.warnings.append(f"{variable}: its entry must be {{service: {keyring_store.SERVICE}, username: "
-                                f"<home>:{variable}}}; skipped")
+        elif not _own_entry(home, variable, ref):
+            service, username = keyring_store.entry_for(home, variable)
+            out.warnings.append(f"{variable}: not this home's keyring entry (HW505); it must be {{service: "
+                                f"{service}, username: {visible(username)}}}; skipped")
         else:
             wanted[variable] = (ref["service"], ref["username"])
     if not wanted:
@@ -85,12 +87,8 @@ def _read_mapped(cfg) -> Outcome:
     return out
 
 
-def _valid_ref(variable: str, ref) -> bool:
-    if not isinstance(ref, dict):
-        return False
-    service, username = ref.get("service"), ref.get("username")
-    return (service == keyring_store.SERVICE and isinstance(username, str)
-            and username.endswith(f":{variable}") and len(username) > len(variable) + 1)
+def _own_entry(home: Path, variable: str, ref) -> bool:
+    return isinstance(ref, dict) and keyring_store.belongs_to(home, variable, ref.get("service"), ref.get("username"))
 
 
 def _prompting_backend() -> str | None:

@@ -7,6 +7,11 @@ keyring included).  It refuses, writing nothing, when the move would leave the g
 usable keyring here (one line saying why; `.env` stays as it is, mode 0600), or a Hermes found without this
 tool's plugin (the source that reads the keyring) — with the command that installs it.
 
+The keyring is per user: run by anyone but the home's owner (root on a user's home, typically), it refuses in
+either direction — the secrets would land in (or be taken from) the caller's keyring, which the gateway,
+running as the owner, never reads — and says how to run it as the owner.  `--to env` also refuses while
+config.yaml maps a variable to an entry that is not this home's own (HW505): it never reads another's entry.
+
 Exit codes: 0 moved or nothing to move; 1 refused (no keyring, plugin missing, a write failed); 2 usage, no
 terminal without --yes, or the question answered no.
 """
@@ -40,11 +45,20 @@ def run_secrets(args) -> int:
     if homes is None:
         return ExitCode.USAGE
     name, home = homes[0]
+    if refusal := _not_the_owner(home, args.to):
+        _say(visible(refusal))
+        return ExitCode.PROBLEMS
     facts = host_facts(args, home)
     report = evaluate(home, name, facts=facts)
     hide(secret_values(report.snapshot))
     if args.to == "keyring" and (why := keyring_store.usable()):
         _say(visible(f"No usable OS keyring here: {why}. The secrets stay in .env (keep it mode 0600)."))
+        return ExitCode.PROBLEMS
+    foreign = [f for f in report.findings if f.code == "HW505"] if args.to == "env" else []
+    if foreign:
+        for finding in foreign:
+            _say(visible(f"Refused (HW505): {finding.message}"))
+        _say(visible(f"Fix: {foreign[0].fix}. Nothing was changed."))
         return ExitCode.PROBLEMS
     try:
         plan = plan_to_keyring(report) if args.to == "keyring" else plan_to_env(report)
@@ -87,6 +101,32 @@ def run_secrets(args) -> int:
         _say(visible(line))
     _say(f"Now: {_words(result.report)}")
     return ExitCode.OK if result.report.would_start else ExitCode.CONFIG
+
+
+def _not_the_owner(home, direction: str) -> str | None:
+    """Why this user must not move `home`'s secrets (None: the home is theirs, or it cannot be looked at)."""
+    import os
+    import pwd
+    import shlex
+
+    try:
+        owners = {os.stat(home, follow_symlinks=False).st_uid, os.stat(home).st_uid}
+    except OSError:
+        return None  # no such home: the usual reading says so
+    me = os.geteuid()
+    if owners == {me}:
+        return None
+    owner = next(iter(owners - {me}))
+    try:
+        login = pwd.getpwuid(owner).pw_name
+    except KeyError:
+        login = f"#{owner}"
+    command = shlex.join(["sudo", "-u", login, "hermes-wizard", "secrets", "migrate", "--to", direction,
+                          "--home", str(home)])
+    where = "into your own OS keyring" if direction == "keyring" else "out of your own OS keyring"
+    return (f"Refused: {home} belongs to {login}, not to you. The OS keyring is per user: this would move its "
+            f"secrets {where}, which the gateway (running as {login}) never reads. Nothing was changed. "
+            f"Run it as the owner: {command}")
 
 
 def _install_hint(facts) -> str:

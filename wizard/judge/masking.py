@@ -15,6 +15,13 @@ quoted value spanning lines.  So:
 * `secret_values` collects the secret values themselves; `scrub` masks them
   wherever else they occur (another line, a message, a glued policy value).
 
+Secret is what Hermes reads as a credential, not only what is named like one:
+a secret-looking name, a credential of Hermes's catalog whose name does not
+say so (catalog.SECRET_VALUED: a service account's JSON, a webhook's client
+state), and any value holding a URL with a password (`https://u:pw@host`, as
+MATTERMOST_URL or SIGNAL_HTTP_URL may).  An inline JSON's `private_key` and a
+URL's password are also scrubbed on their own (`secret_parts`).
+
 When in doubt this masks: a false mask is cheap, a leak is not.
 """
 
@@ -26,16 +33,43 @@ import re
 from typing import Any
 
 from wizard.core.safetext import MASK, MIN_SCRUBBED, scrub  # noqa: F401  (scrub: re-exported)
+from wizard.hermes.v0_19.catalog import SECRET_VALUED
 
 _SECRET_NAME = re.compile(r"(TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|_KEY|PRIVATE|CREDENTIAL|COOKIE)", re.I)
 _ENV_NAME = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_.]*)['\"]?\s*=")
 # Only for a config.yaml that does not parse: compiled on first use (re's cache), not on every check's path.
 _YAML_NAME = r"(?<![A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_-]*)['\"]?\s*:(?=\s|$)"
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
+# `scheme://user:password@`: the password group; a value holding one is a credential whatever its name.
+_URL_PASSWORD = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/?#\s@:'\"]*:([^/?#\s@'\"]+)@")
+# Anything that may make a text hold a secret (the quick test before parsing it).
+_MAYBE_SECRET = re.compile("|".join((_SECRET_NAME.pattern, *sorted(SECRET_VALUED), _URL_PASSWORD.pattern)), re.I)
 
 
 def is_secret_name(name: str) -> bool:
-    return bool(_SECRET_NAME.search(name)) and not name.upper().endswith(("_ALLOWED_USERS", "_POLICY"))
+    upper = name.upper()
+    return ((bool(_SECRET_NAME.search(name)) or upper in SECRET_VALUED)
+            and not upper.endswith(("_ALLOWED_USERS", "_POLICY")))
+
+
+def has_url_password(value: str) -> bool:
+    return "://" in value and _URL_PASSWORD.search(value) is not None
+
+
+def secret_parts(value: str) -> set[str]:
+    """`value` and the pieces of it that are secrets on their own: each URL's password, and the secret-named
+    string fields (`private_key`, `private_key_id`) of an inline JSON such as a service account's."""
+    parts = {value} | {match.group(1) for match in _URL_PASSWORD.finditer(value)}
+    if value.lstrip().startswith("{") and "private" in value.lower():
+        import json
+
+        try:
+            data = json.loads(value)
+        except (ValueError, RecursionError):
+            data = None
+        if isinstance(data, dict):
+            parts |= {v for k, v in data.items() if isinstance(v, str) and is_secret_name(str(k))}
+    return {part for part in parts if part.strip()}
 
 
 def split_lines(text: str) -> list[str]:
@@ -59,7 +93,7 @@ def env_masks(text: str, secret_keys=()) -> tuple[dict[int, int], set[str]]:
 
     from wizard.hermes.v0_19.envfile import _glued_segments
 
-    if not secret_keys and not _SECRET_NAME.search(text):
+    if not secret_keys and not _MAYBE_SECRET.search(text):
         # Every name judged below is a piece of `text`: with no secret-looking piece anywhere there is
         # nothing to mask, and the dotenv parse (most of a check's masking time) is skipped.
         return {}, set()
@@ -79,14 +113,14 @@ def env_masks(text: str, secret_keys=()) -> tuple[dict[int, int], set[str]]:
         names = _names_on(body) | {seg.split("=", 1)[0].strip() for seg in segments if "=" in seg}
         if binding.key is not None:
             names.add(binding.key)
-        if not any(secret(name) for name in names):
+        if not (any(secret(name) for name in names) or has_url_password(body)):
             continue
         first = bisect.bisect_right(starts, at + len(raw) - len(raw.lstrip())) - 1
         spans[first] = None  # from the first `=` (below)
         for line_after in range(1, len(LINE_BREAK.findall(body)) + 1):
             spans[first + line_after] = 0
         if binding.value and binding.key is not None:
-            values.add(binding.value)
+            values |= secret_parts(binding.value)
         for segment in segments:
             name, _, value = segment.partition("=")
             if secret(name.strip()) and value.strip():
@@ -99,7 +133,7 @@ def env_masks(text: str, secret_keys=()) -> tuple[dict[int, int], set[str]]:
     for index, line in enumerate(lines):  # comments and whatever the parse did not bind
         if spans.get(index) == 0:
             masks[index] = 0
-        elif index in spans or any(secret(name) for name in _names_on(line)):
+        elif index in spans or any(secret(name) for name in _names_on(line)) or has_url_password(line):
             masks[index] = line.find("=") + 1  # 0 (the whole line) when there is no `=`
     return masks, {v for v in values if v.strip()}
 
@@ -123,7 +157,7 @@ def yaml_masks(text: str) -> tuple[dict[int, list[tuple[int, int]]], set[str]]:
         return spans, set()
     values: set[str] = set()
     for node in secret_scalars(root):
-        values.add(str(node.value))
+        values |= secret_parts(str(node.value))
         start, end = node.start_mark, node.end_mark
         for row in range(start.line, end.line + 1):
             left = start.column if row == start.line else 0
@@ -144,7 +178,7 @@ def secret_scalars(root) -> list:
             continue
         seen.add((id(node), under_secret))
         if isinstance(node, yaml.ScalarNode):
-            if under_secret:
+            if under_secret or has_url_password(str(node.value)):
                 found.append(node)
         elif isinstance(node, yaml.SequenceNode):
             stack.extend((child, under_secret, path) for child in node.value)
@@ -174,10 +208,11 @@ def secret_values(snapshot) -> set[str]:
             _, found = env_masks(entry.raw)
             values |= found
         for key, value in (getattr(env, "values", None) or {}).items():
-            if is_secret_name(key) and value:
-                values.add(value)
+            if value and (is_secret_name(key) or has_url_password(value)):
+                values |= secret_parts(value)
     root = getattr(snapshot.yaml, "_root", None)
-    values.update(str(node.value) for node in secret_scalars(root) if str(node.value).strip())
+    for node in secret_scalars(root):
+        values |= secret_parts(str(node.value))
     kept = getattr(snapshot, "keyring", None)  # whatever the OS keyring gave is secret, whatever its name
     if kept is not None:
         values.update(value for value in kept.values.values() if value)

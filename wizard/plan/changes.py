@@ -225,18 +225,49 @@ def contents_diff(current: dict[str, bytes | None], new: dict[str, bytes | None]
     """Unified diff from `current` to `new` bytes of each file `new` names (None: absent), masked and
     escaped as `render_diff` shows a plan (undo's preview: the home now against a backup set)."""
     from wizard.core.safetext import visible
-    from wizard.judge.masking import scrub
+    from wizard.judge.masking import scrub, split_lines
 
     sides, secrets = {}, set()
     for name, after in sorted(new.items()):
-        before_lines, before_values = _masked_lines(name, _shown_text(name, current.get(name) or b""),
-                                                     set(secret_keys))
-        after_lines, after_values = _masked_lines(name, _shown_text(name, after or b""), set(secret_keys))
-        sides[name] = before_lines, after_lines
+        before_text, after_text = _shown_text(name, current.get(name) or b""), _shown_text(name, after or b"")
+        before_lines, before_values = _masked_lines(name, before_text, set(secret_keys))
+        after_lines, after_values = _masked_lines(name, after_text, set(secret_keys))
+        sides[name] = (split_lines(before_text), before_lines), (split_lines(after_text), after_lines)
         secrets |= before_values | after_values
-    shown = lambda lines: [visible(scrub(line, secrets)) + "\n" for line in lines]
-    return "".join("".join(difflib.unified_diff(shown(before), shown(after), name, name, n=0))
-                   for name, (before, after) in sides.items())
+    shown = lambda lines: [visible(scrub(line, secrets)) for line in lines]
+    return "".join(_file_diff(name, raw_before, shown(before), raw_after, shown(after))
+                   for name, ((raw_before, before), (raw_after, after)) in sides.items())
+
+
+def _file_diff(name: str, raw_before: list[str], before: list[str], raw_after: list[str], after: list[str]) -> str:
+    """A unified diff (no context) of one file: lines are compared as they are and shown masked, so a changed
+    secret is never hidden by its mask.  A removed and an added line that read the same once masked (a rotated
+    token) are shown as one `~ NAME = (secret changed)` line."""
+    matcher = difflib.SequenceMatcher(None, raw_before, raw_after, autojunk=False)
+    out = []
+    for group in matcher.get_grouped_opcodes(0):
+        out.append(f"@@ -{_span(group[0][1], group[-1][2])} +{_span(group[0][3], group[-1][4])} @@\n")
+        for _, a1, a2, b1, b2 in group:
+            removed, added, changed = before[a1:a2], after[b1:b2], []
+            for index in range(min(len(removed), len(added))):
+                if removed[index] == added[index]:
+                    changed.append(f"~ {_bound_name(removed[index])} = (secret changed)\n")
+                    removed[index] = added[index] = ""
+            out += changed + [f"-{line}\n" for line in removed if line] + [f"+{line}\n" for line in added if line]
+    return f"--- {name}\n+++ {name}\n{''.join(out)}" if out else ""
+
+
+def _span(start: int, stop: int) -> str:
+    """A hunk's range as `diff -U0` writes it."""
+    length = stop - start
+    return f"{start + 1}" if length == 1 else f"{start if not length else start + 1},{length}"
+
+
+def _bound_name(line: str) -> str:
+    """The name a masked line binds (`KEY` of `export KEY=••••••`, `token` of `  token: ••••••`)."""
+    head = line.split(MASK, 1)[0].strip().rstrip("=:").strip()
+    head = head.removeprefix("export ").strip().strip("'\"")
+    return head or "(a line of a secret value)"
 
 
 def _masked_lines(name: str, text: str, secret_keys: set[str]) -> tuple[list[str], set[str]]:

@@ -13,6 +13,7 @@ Contract: never raises; secret values live only in `values` (callers register th
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from wizard.core.records import factory, record
@@ -30,8 +31,10 @@ class KeyringSecrets:
     assumed: bool = False  # some values are ASSUMED, not read
 
 
-def read_keyring(data: Any, mode: str = "read", planned: dict[str, str] | None = None) -> KeyringSecrets:
-    found = KeyringSecrets(refs=keyring_refs(data))
+def read_keyring(data: Any, home: Path, mode: str = "read", planned: dict[str, str] | None = None
+                 ) -> KeyringSecrets:
+    """`home`'s mapped secrets; only its own entries are read (a mapping naming another is `refs.foreign`)."""
+    found = KeyringSecrets(refs=keyring_refs(data, home))
     planned = planned or {}
     to_read = {var: entry for var, entry in found.refs.mapped.items() if var not in planned}
     found.values.update({var: value for var, value in planned.items() if var in found.refs.mapped})

@@ -115,13 +115,14 @@ class Snapshot:
     keyring: KeyringSecrets | None = None  # secrets config.yaml keeps in the OS keyring (None: no `secrets:`)
 
 
-def _kept_in_keyring(yaml: YamlFile, mode: str, planned: dict[str, str] | None) -> KeyringSecrets | None:
+def _kept_in_keyring(yaml: YamlFile, home: Path, mode: str, planned: dict[str, str] | None
+                     ) -> KeyringSecrets | None:
     data = yaml.data if yaml.exists and yaml.error is None else None
     if not (isinstance(data, dict) and isinstance(data.get("secrets"), dict)):
         return None  # the common case: the keyring code is not even imported
     from wizard.read.keyring_read import read_keyring
 
-    return read_keyring(data, mode, planned)
+    return read_keyring(data, home, mode, planned)
 
 
 def managed_dir_for(environ: dict[str, str]) -> Path:
@@ -153,5 +154,5 @@ def take_snapshot(home: Path, profile: str = "default", base_env: dict[str, str]
         runtime_state=read_json_file(home / "gateway_state.json"),
         starts_log=read_starts_log(home / "gateway-starts.log"),
         base_env=base_env,
-        keyring=_kept_in_keyring(yaml, keyring, keyring_planned),
+        keyring=_kept_in_keyring(yaml, home, keyring, keyring_planned),
     )

@@ -117,6 +117,12 @@ _SPECS = (
 )
 
 PLATFORMS: dict[str, Spec] = {spec.name: spec for spec in _SPECS}
+# Credentials Hermes reads whose names do not say token, secret, password or key, yet whose values are as secret:
+# Google Chat's service account (a path, or the inline JSON with its `private_key`; the adapter takes either) and
+# the Microsoft Graph webhook's shared client state (the only thing that authenticates a notification).  Their env
+# names, and the `platforms.<name>.extra` keys Hermes copies them into (gateway/config.py, the adapters).
+SECRET_VALUED = frozenset({"GOOGLE_CHAT_SERVICE_ACCOUNT_JSON", "MSGRAPH_WEBHOOK_CLIENT_STATE",
+                           "SERVICE_ACCOUNT_JSON", "CLIENT_STATE"})
 # Explicit enum members, in enum order (from_dict and the shared-key loop use it).
 BUILTIN_ORDER = ("telegram", "discord", "whatsapp", "whatsapp_cloud", "slack", "signal", "mattermost",
                  "matrix", "homeassistant", "email", "sms", "dingtalk", "api_server", "webhook",

@@ -8,6 +8,8 @@ managed `.env` (hermes_cli/env_loader.py); a variable that is already non-empty 
 - `plugins.enabled` in config.yaml is a list naming `wizard`, and `plugins.disabled` does not name it;
 - `HERMES_SAFE_MODE` is not truthy (plugin discovery is skipped);
 - `secrets.wizard_keyring.enabled` is truthy (SecretSource.is_enabled: `bool(cfg.get("enabled"))`).
+and it fetches a variable only from that variable's entry for this very home (keyring_store.belongs_to): a
+mapping naming another home's entry, or another service's, is skipped (`foreign`, HW505).
 
 Contract: pure; nothing here reads the keyring (wizard/read/keyring_read.py does, when a home maps secrets).
 """
@@ -18,7 +20,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from wizard.core.keyring_store import PLUGIN_NAME, SERVICE, SOURCE_NAME
+from wizard.core.keyring_store import PLUGIN_NAME, SOURCE_NAME, belongs_to
 from wizard.core.records import factory, record
 from wizard.core.smallfile import read_head
 
@@ -33,6 +35,7 @@ class KeyringRefs:
 
     mapped: dict[str, tuple[str, str]] = factory(dict)  # VARIABLE -> (service, username)
     invalid: list[str] = factory(list)  # entries Hermes's source would skip, in words
+    foreign: dict[str, tuple[str, str]] = factory(dict)  # VARIABLE -> (service, username) not this home's entry
     source_enabled: bool = False
     plugin_listed: bool = False  # plugins.enabled names it and plugins.disabled does not
 
@@ -51,8 +54,8 @@ class KeyringRefs:
         return None
 
 
-def keyring_refs(data: Any) -> KeyringRefs:
-    """Read `plugins:` and `secrets.wizard_keyring` from config.yaml's data (any shape, never raises)."""
+def keyring_refs(data: Any, home: Path) -> KeyringRefs:
+    """Read `plugins:` and `secrets.wizard_keyring` from `home`'s config.yaml data (any shape, never raises)."""
     refs = KeyringRefs()
     plugins = data.get("plugins") if isinstance(data, dict) else None
     if isinstance(plugins, dict):
@@ -75,11 +78,11 @@ def keyring_refs(data: Any) -> KeyringRefs:
         elif not (isinstance(ref, dict) and isinstance(ref.get("service"), str)
                   and isinstance(ref.get("username"), str)):
             refs.invalid.append(f"{variable}: expected {{service: …, username: …}}")
-        elif ref["service"] != SERVICE or not ref["username"].endswith(f":{variable}"):
-            # the plugin's source fetches only its own entries (wizard/faces/hermes_secrets.py): another
-            # entry named here would copy some other secret of this user into a variable the home chooses
-            refs.invalid.append(f"{variable}: not one of hermes-wizard's entries (service {SERVICE}, username "
-                                f"ending in :{variable}); the source skips it")
+        elif not belongs_to(home, variable, ref["service"], ref["username"]):
+            # the plugin's source fetches only this home's own entries (wizard/faces/hermes_secrets.py): any
+            # other entry named here would copy another home's token, or some other secret of this user, into
+            # a variable the home chooses (and sends to a server it names)
+            refs.foreign[variable] = (ref["service"], ref["username"])
         else:
             refs.mapped[variable] = (ref["service"], ref["username"])
     return refs

@@ -1,4 +1,6 @@
-"""Secrets kept in the OS keyring (hermes-wizard's secret source, wizard/hermes/v0_19/secret_sources.py)."""
+"""Secrets kept in the OS keyring (hermes-wizard's secret source, wizard/hermes/v0_19/secret_sources.py).
+
+HW505 guards the rule that an entry belongs to its home (wizard/core/keyring_store.py `belongs_to`)."""
 
 from __future__ import annotations
 
@@ -86,3 +88,27 @@ def secret_in_env_and_keyring(ctx: Context):
         if ctx.snapshot.env.values.get(variable):
             yield Hit(_platform_of(variable), f"{variable} is mapped to the OS keyring but also set in .env, "
                       "which wins: the keyring entry is unused and the secret is still in plaintext.", MIGRATE)
+
+
+@check("HW505", "keyring-entry-of-another-home", "error",
+       "config.yaml maps a secret to a keyring entry that is not this home's own.",
+       what="""Each variable kept in the OS keyring has exactly one entry for a home: service `hermes-wizard`,
+username `<this home's real path>:<VARIABLE>`. This mapping names another one: another home's path (a user's
+other profile, or someone else's home when the keyring is shared, as root's is), another variable, or another
+service.""",
+       why="""A home must never take another home's token (one config.yaml could otherwise copy a victim's secret
+into its own `.env` through `secrets migrate`, or into its gateway). So the entry is refused everywhere:
+hermes-wizard's source in Hermes skips it (the variable stays unset), `check` does not read it,
+`secrets migrate` and `undo` do not touch it.""",
+       fix=f"""Map the variable to this home's own entry (the finding names its exact username), or put the value
+in `.env` and run `{MIGRATE}`, which stores it under this home's entry and rewrites the mapping.""")
+def keyring_entry_of_another_home(ctx: Context):
+    from wizard.core.keyring_store import entry_for
+
+    kept = ctx.snapshot.keyring
+    for variable, (service, username) in sorted((kept.refs.foreign if kept else {}).items()):
+        own = entry_for(ctx.snapshot.home, variable)
+        yield Hit(_platform_of(variable), f"{variable} is mapped to the keyring entry {service[:80]} / "
+                  f"{username[:200]}, which is not this home's own ({own[0]} / {own[1]}): it is refused, so the "
+                  "gateway gets no value for it from the keyring.",
+                  f"map {variable} to {{service: {own[0]}, username: '{own[1]}'}}, or put it in .env and {MIGRATE}")
