@@ -1,0 +1,55 @@
+"""Root on a home it does not own, what it leaves behind (issue 19): modes a restore puts back, advice
+naming the owner's programs, the owner's venv metadata, and what `--install-gate` creates in `~/.config`.
+
+The attacker is the home's owner, a throw-away user (test_root_homes.py's `owner` fixture): they forge the
+backup journal, plant a venv whose METADATA links to a root-only file, or simply own the home root works on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+
+import pytest
+
+from test_apply import mode_of, wizard_cli
+from test_root_homes import owner, place, user_home  # noqa: F401  (fixtures)
+from wizard.plan.changes import ENV, YAML
+from wizard.write.backups import BACKUP_DIR
+
+
+def _forge_latest_mode(home, owner, name: str, mode: int) -> None:
+    """The owner rewrites the journal of root's latest backup set: `name` "had" `mode`."""
+    latest = sorted((home / BACKUP_DIR).iterdir())[-1] / "manifest.json"
+    manifest = json.loads(latest.read_text())
+    manifest["files"][name]["mode"] = mode
+    latest.write_text(json.dumps(manifest))
+    os.chown(latest, owner[1], owner[2])
+
+
+@pytest.mark.parametrize("name,had,limit", [(ENV, 0o600, 0o600), (YAML, 0o640, 0o640)])
+def test_root_undo_never_restores_a_mode_looser_than_the_file_had(place, owner, name, had, limit):
+    """Before: the forged 0777 was put back as is, a world-writable .env after root's undo."""
+    base, _ = place
+    home = user_home(base, owner)
+    os.chmod(home / name, had)
+    fixed = wizard_cli("doctor", "--fix", "--yes", "--home", str(home))
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    _forge_latest_mode(home, owner, name, 0o777)
+    undone = wizard_cli("undo", "--yes", "--home", str(home))
+    assert undone.returncode == 0, undone.stdout + undone.stderr
+    assert mode_of(home / name) & ~limit == 0, oct(mode_of(home / name))
+
+
+def test_an_env_restored_where_it_was_deleted_is_private(place, owner):
+    """The owner deleted .env after root's fix; the forged journal says 0666: the new file is still 0600."""
+    base, _ = place
+    home = user_home(base, owner)
+    fixed = wizard_cli("doctor", "--fix", "--yes", "--home", str(home))
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    _forge_latest_mode(home, owner, ENV, 0o666)
+    (home / ENV).unlink()
+    undone = wizard_cli("undo", "--yes", "--home", str(home))
+    assert undone.returncode == 0, undone.stdout + undone.stderr
+    assert stat.S_IMODE(os.stat(home / ENV).st_mode) == 0o600
