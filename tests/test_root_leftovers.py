@@ -10,10 +10,12 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
+import sys
 
 import pytest
 
-from test_apply import mode_of, wizard_cli
+from test_apply import ROOT, mode_of, wizard_cli
 from test_root_homes import owner, place, user_home  # noqa: F401  (fixtures)
 from wizard.plan.changes import ENV, YAML
 from wizard.write.backups import BACKUP_DIR
@@ -53,3 +55,49 @@ def test_an_env_restored_where_it_was_deleted_is_private(place, owner):
     undone = wizard_cli("undo", "--yes", "--home", str(home))
     assert undone.returncode == 0, undone.stdout + undone.stderr
     assert stat.S_IMODE(os.stat(home / ENV).st_mode) == 0o600
+
+
+# ---------------------------------------------------------------- advice naming the owner's programs
+
+
+def _hermes_venv(home, owner, pip: bool = True, metadata: str = "Version: 0.19.0\n"):
+    """Hermes's installer layout in the owner's home: <home>/hermes-agent/venv, everything the owner's."""
+    venv = home / "hermes-agent" / "venv"
+    info = venv / "lib" / "python3.11" / "site-packages" / "hermes_agent-0.19.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: hermes-agent\n" + metadata)
+    (venv / "bin").mkdir()
+    if pip:
+        (venv / "bin" / "pip").write_text("#!/bin/sh\necho the owner's code runs as $(id -u)\n")
+        (venv / "bin" / "pip").chmod(0o755)
+    for path in [home / "hermes-agent", *(home / "hermes-agent").rglob("*")]:
+        os.lchown(path, owner[1], owner[2])
+    return venv
+
+
+def _check(home) -> str:
+    """root's `check` of the home, with no Hermes named by the environment: the home's own venv is found."""
+    env = {k: v for k, v in os.environ.items() if k not in ("HERMES_HOME", "HERMES_WIZARD_HERMES_PYTHON")}
+    done = subprocess.run([sys.executable, "-m", "wizard", "check", "--home", str(home)], cwd=ROOT,
+                          env=env | {"PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=60)
+    assert "Traceback" not in done.stderr, done.stderr
+    return done.stdout + done.stderr
+
+
+def test_root_is_told_to_run_the_owners_pip_as_the_owner(place, owner):
+    """Before: `Tip: `<home>/hermes-agent/venv/bin/pip install hermes-wizard`` — the owner's script, for root."""
+    base, _ = place
+    home = user_home(base, owner)
+    venv = _hermes_venv(home, owner)
+    out = _check(home)
+    assert f"`sudo -u {owner[0]} {venv}/bin/pip install hermes-wizard`" in out, out
+
+
+def test_a_venv_without_pip_is_never_advised_a_pip_found_further_up(place, owner):
+    """Before: the search for bin/pip climbed to `/` and advised `//bin/pip`, the system's pip, as root."""
+    base, _ = place
+    home = user_home(base, owner)
+    _hermes_venv(home, owner, pip=False)
+    out = _check(home)
+    assert "//bin/pip" not in out and "/bin/pip install" not in out.replace("<Hermes's venv>/bin/pip install", ""), out
+    assert "<Hermes's venv>/bin/pip install hermes-wizard" in out, out
