@@ -101,3 +101,50 @@ def test_a_venv_without_pip_is_never_advised_a_pip_found_further_up(place, owner
     out = _check(home)
     assert "//bin/pip" not in out and "/bin/pip install" not in out.replace("<Hermes's venv>/bin/pip install", ""), out
     assert "<Hermes's venv>/bin/pip install hermes-wizard" in out, out
+
+
+# ---------------------------------------------------------------- the owner's venv metadata, read for the owner
+
+
+@pytest.fixture
+def root_only(place):
+    """A root-only folder (0700) outside the home, as /root or /etc/ssl/private would be."""
+    base, _ = place
+    folder = base / "root-only"
+    folder.mkdir(mode=0o700)
+    folder.chmod(0o700)
+    return folder
+
+
+def test_metadata_linked_to_a_root_only_file_is_not_read_for_root(place, owner, root_only):
+    """Before: root read the link's target and printed "Hermes ROOTONLY-db-pass…" as the version."""
+    base, _ = place
+    home = user_home(base, owner)
+    venv = _hermes_venv(home, owner)
+    secret = root_only / "db.conf"
+    secret.write_text("Metadata-Version: 2.1\nName: hermes-agent\nVersion: ROOTONLY-db-pass\n")
+    secret.chmod(0o600)
+    metadata = next(venv.glob("lib/python3.11/site-packages/hermes_agent-*.dist-info")) / "METADATA"
+    metadata.unlink()
+    metadata.symlink_to(secret)
+    os.lchown(metadata, owner[1], owner[2])
+    out = _check(home)
+    assert "ROOTONLY" not in out and "Hermes 0.19.0" in out, out  # the dist-info's name, as the owner sees
+
+
+def test_an_editable_checkout_version_in_a_root_only_file_is_not_read_for_root(place, owner, root_only):
+    """direct_url.json (the owner's) points the editable install at a checkout whose hermes_cli/__init__.py
+    only root may read."""
+    base, _ = place
+    home = user_home(base, owner)
+    venv = _hermes_venv(home, owner)
+    checkout = root_only / "checkout"
+    (checkout / "gateway").mkdir(parents=True)
+    (checkout / "gateway" / "config.py").write_text("")
+    (checkout / "hermes_cli").mkdir()
+    (checkout / "hermes_cli" / "__init__.py").write_text('__version__ = "ROOTONLY-checkout-secret"\n')
+    info = next(venv.glob("lib/python3.11/site-packages/hermes_agent-*.dist-info"))
+    (info / "direct_url.json").write_text(json.dumps({"url": f"file://{checkout}", "dir_info": {"editable": True}}))
+    os.chown(info / "direct_url.json", owner[1], owner[2])
+    out = _check(home)
+    assert "ROOTONLY" not in out and "Hermes 0.19.0" in out, out
