@@ -15,9 +15,14 @@ import sys
 
 import pytest
 
+from fake_systemd import user_unit
 from test_apply import ROOT, mode_of, wizard_cli
 from test_root_homes import owner, place, user_home  # noqa: F401  (fixtures)
+from test_service_flow import UNIT, box, doctor  # noqa: F401  (box: the fixture)
+from test_service_hostile import ALICE, alices_units
 from wizard.plan.changes import ENV, YAML
+from wizard.service import dropin
+from wizard.service.units import GATE_DROPIN, read_systemd
 from wizard.write.backups import BACKUP_DIR
 
 
@@ -148,3 +153,29 @@ def test_an_editable_checkout_version_in_a_root_only_file_is_not_read_for_root(p
     os.chown(info / "direct_url.json", owner[1], owner[2])
     out = _check(home)
     assert "ROOTONLY" not in out and "Hermes 0.19.0" in out, out
+
+
+# ---------------------------------------------------------------- what --install-gate creates in ~/.config
+
+
+def test_root_installing_a_user_units_gate_leaves_the_folder_and_dropin_to_the_user(tmp_path):
+    """Before: root made `hermes-gateway.service.d/` and the drop-in root's, in Alice's ~/.config: her own
+    `undo` could not take them out again."""
+    units = alices_units(tmp_path)
+    (units / UNIT).write_text(user_unit("/bin/true", tmp_path / "alice" / ".hermes"))
+    os.chown(units / UNIT, ALICE, ALICE)
+    unit = read_systemd(units / UNIT, "user", tmp_path / "root", tmp_path / "alice")
+    written = dropin.install(unit, "gate", "/bin/true")
+    for path in (written.parent, written):
+        assert (os.lstat(path).st_uid, os.lstat(path).st_gid) == (ALICE, ALICE), path
+
+
+def test_root_doctor_install_gate_on_a_users_unit_leaves_nothing_of_roots_in_their_config(box, capsys):
+    fake, home, dropins = box
+    user_home = dropins.parents[3]  # <user>/.config/systemd/user/<unit>.d
+    for path in [user_home, *user_home.rglob("*")]:
+        os.lchown(path, ALICE, ALICE)
+    rc, out = doctor(capsys, home, "--fix", "--yes", "--install-gate")
+    assert rc == 0 and GATE_DROPIN in os.listdir(dropins), out
+    roots = [p for p in [user_home, *user_home.rglob("*")] if os.lstat(p).st_uid != ALICE]
+    assert roots == [], roots
