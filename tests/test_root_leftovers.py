@@ -179,3 +179,14 @@ def test_root_doctor_install_gate_on_a_users_unit_leaves_nothing_of_roots_in_the
     assert rc == 0 and GATE_DROPIN in os.listdir(dropins), out
     roots = [p for p in [user_home, *user_home.rglob("*")] if os.lstat(p).st_uid != ALICE]
     assert roots == [], roots
+
+
+def test_root_is_told_to_run_the_owners_gateway_as_the_owner(place, owner):
+    """No service runs the home: the advice to run `hermes gateway run` by hand, given to root, would run
+    Hermes (which loads the home's enabled plugins) as root.  It names the owner."""
+    base, _ = place
+    home = user_home(base, owner)
+    fixed = wizard_cli("doctor", "--fix", "--yes", "--home", str(home))
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    assert f"Next: restart the gateway once, e.g. sudo -u {owner[0]} env HERMES_HOME={home} hermes gateway run" \
+        in fixed.stdout, fixed.stdout
