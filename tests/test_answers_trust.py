@@ -62,12 +62,27 @@ def test_an_answers_file_of_another_user_is_refused(spot, home):
     refused(path, home, f"belongs to uid {MALLORY}, not to you (uid 0) or root")
 
 
-@pytest.mark.parametrize("mode,who", [(0o666, "every user"), (0o620, "group")])
+@pytest.mark.parametrize("mode,who", [(0o666, "every user"), (0o620, f"group {MALLORY}")])
 def test_an_answers_file_others_may_write_is_refused(spot, home, mode, who):
     path = spot / "answers.yaml"
     path.write_text(GOOD)
+    os.chown(path, 0, MALLORY)  # a group Mallory is in (here: a bare gid, nobody can tell who is)
     path.chmod(mode)
     refused(path, home, f"is writable by {who}")
+
+
+def test_a_file_writable_by_the_callers_private_group_is_applied(spot, home):
+    """umask 002 (Ubuntu's default for users) makes 0664 files: the group is the caller's alone."""
+    import grp
+    import pwd
+
+    if grp.getgrgid(0).gr_mem or any(u.pw_gid == 0 and u.pw_uid != 0 for u in pwd.getpwall()):
+        pytest.skip("root's group has other members here")
+    path = spot / "answers.yaml"
+    path.write_text(GOOD)
+    path.chmod(0o664)
+    rc, out = apply(path, home, "--dry-run")
+    assert rc != 2 and "refused:" not in out and "+DISCORD_BOT_TOKEN=" in out, out
 
 
 def test_a_folder_of_another_user_above_the_file_is_refused(spot, home):

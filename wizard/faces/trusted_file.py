@@ -8,6 +8,9 @@ the way sudo trusts sudoers and sshd trusts authorized_keys:
 * every folder above it, from `/` down, belongs to the caller or to root, and neither its group nor
   others may write in it — unless it has the sticky bit (`/tmp`): there only an entry's owner may
   rename or remove it, and the file itself is checked to be the caller's or root's.
+* "its group may write" does not count when that group is the caller's private group (no other user
+  is in it, nor has it as their primary group), as Debian's sshd allows: a user whose umask is 002
+  (Ubuntu's default) writes 0664 files, and nobody else can write them.
 
 Links are resolved first, and then the resolved path is walked one folder at a time from `/`, each
 opened without following a link (`O_NOFOLLOW`, through its parent's descriptor), so what is checked is
@@ -80,11 +83,32 @@ def _where(real: Path, depth: int) -> str:
     return str(Path("/", *real.parts[1:depth]))
 
 
+def _others_write(st: os.stat_result, caller: int) -> int:
+    """The write bits of `st` that let someone other than the caller write (group: unless private)."""
+    bits = st.st_mode & _OTHERS_WRITE
+    if bits & stat.S_IWGRP and _private_group(st.st_gid, caller):
+        bits &= ~stat.S_IWGRP
+    return bits
+
+
+def _private_group(gid: int, caller: int) -> bool:
+    """Whether nobody but `caller` belongs to group `gid` (as a member or by their primary group)."""
+    import grp
+    import pwd
+
+    try:
+        members, name = grp.getgrgid(gid).gr_mem, pwd.getpwuid(caller).pw_name
+    except KeyError:
+        return False  # a group or caller without an entry: who is in it cannot be told
+    return all(member == name for member in members) and \
+        all(user.pw_uid == caller for user in pwd.getpwall() if user.pw_gid == gid)
+
+
 def _unsafe_folder(st: os.stat_result, caller: int) -> str | None:
     """Why someone other than the caller or root could change what this folder holds (None: nobody)."""
     if st.st_uid not in (0, caller):
         return f"belongs to uid {st.st_uid}, who could replace the file in it"
-    if st.st_mode & _OTHERS_WRITE and not st.st_mode & stat.S_ISVTX:
+    if _others_write(st, caller) and not st.st_mode & stat.S_ISVTX:
         who = "every user" if st.st_mode & stat.S_IWOTH else f"group {st.st_gid}"
         return f"is writable by {who} (mode {stat.S_IMODE(st.st_mode):04o}, no sticky bit), who could replace " \
                "the file in it"
@@ -95,7 +119,7 @@ def _unsafe_file(st: os.stat_result, caller: int) -> str | None:
     """Why someone other than the caller or root could have written this file (None: nobody)."""
     if st.st_uid not in (0, caller):
         return f"belongs to uid {st.st_uid}, not to you (uid {caller}) or root"
-    if st.st_mode & _OTHERS_WRITE:
+    if _others_write(st, caller):
         who = "every user" if st.st_mode & stat.S_IWOTH else f"group {st.st_gid}"
         return f"is writable by {who} (mode {stat.S_IMODE(st.st_mode):04o})"
     return None
