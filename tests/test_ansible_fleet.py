@@ -32,7 +32,7 @@ ANSWERS = """\
 platforms:
   telegram:
     enabled: true
-    env: {TELEGRAM_BOT_TOKEN: {from_env: TG_TOKEN}}
+    env: {TELEGRAM_BOT_TOKEN: {from_env: TELEGRAM_BOT_TOKEN}}
     allowed_users: ["123456789"]
 """
 RECAP = re.compile(r"^(\S+)\s*:\s*ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)", re.M)
@@ -132,6 +132,7 @@ def test_check_mode_writes_nothing_and_diff_shows_the_masked_diff(fleet):
     assert files(homes) == before
     assert "+TELEGRAM_ALLOWED_USERS=123456789" in said  # the new homes' diff
     assert "+TELEGRAM_BOT_TOKEN=••••••" in said  # a new home's token: there, masked
+    assert "~ TELEGRAM_BOT_TOKEN = (secret changed)" in said  # the rotated one: said, never shown
     assert "Dry run: nothing was written." in said
 
 

@@ -28,19 +28,19 @@ ISSUE_EXAMPLE = """\
 platforms:
   telegram:
     enabled: true
-    env: {TELEGRAM_BOT_TOKEN: {from_env: TG_TOKEN}}
+    env: {TELEGRAM_BOT_TOKEN: {from_env: MY_TELEGRAM_BOT_TOKEN}}
     allowed_users: ["123456789"]
   weixin:
     enabled: true
-    env: {WEIXIN_ACCOUNT_ID: "b0f3c2d1e9@im.bot", WEIXIN_TOKEN: {from_env: WX_TOKEN}}
+    env: {WEIXIN_ACCOUNT_ID: "b0f3c2d1e9@im.bot", WEIXIN_TOKEN: {from_env: MY_WEIXIN_TOKEN}}
     dm_policy: pairing
     group_policy: disabled
 """
 
 
 def wizard(*args: str, env: dict | None = None, stdin: str | None = None) -> subprocess.CompletedProcess:
-    base = {k: v for k, v in os.environ.items() if k not in ("HERMES_HOME", "TG_TOKEN", "WX_TOKEN")}
-    base.update({"PYTHONPATH": str(ROOT), "TG_TOKEN": TG, "WX_TOKEN": WX} | (env or {}))
+    base = {k: v for k, v in os.environ.items() if k not in ("HERMES_HOME", "MY_TELEGRAM_BOT_TOKEN", "MY_WEIXIN_TOKEN")}
+    base.update({"PYTHONPATH": str(ROOT), "MY_TELEGRAM_BOT_TOKEN": TG, "MY_WEIXIN_TOKEN": WX} | (env or {}))
     return subprocess.run([sys.executable, "-m", "wizard", *args], cwd=ROOT, env=base, capture_output=True,
                           text=True, timeout=60, input=stdin if stdin is not None else "")
 
@@ -135,9 +135,9 @@ INVALID = {
     "bad policy": ("platforms:\n  weixin:\n    dm_policy: everyone\n", 3, "expected one of pairing, allowlist, open"),
     "literal secret": (f"platforms:\n  telegram:\n    env:\n      TELEGRAM_BOT_TOKEN: '{TG}'\n", 4,
                        "a secret is never written in an answers file"),
-    "from_env unset": ("platforms:\n  telegram:\n    env: {TELEGRAM_BOT_TOKEN: {from_env: NOT_EXPORTED_HERE}}\n", 3,
-                       "from_env NOT_EXPORTED_HERE is not set"),
-    "foreign env key": ("platforms:\n  telegram:\n    env: {WEIXIN_TOKEN: {from_env: WX_TOKEN}}\n", 3,
+    "from_env unset": ("platforms:\n  telegram:\n    env: {TELEGRAM_BOT_TOKEN: {from_env: UNSET_TELEGRAM_BOT_TOKEN}}\n", 3,
+                       "from_env UNSET_TELEGRAM_BOT_TOKEN is not set"),
+    "foreign env key": ("platforms:\n  telegram:\n    env: {WEIXIN_TOKEN: {from_env: MY_WEIXIN_TOKEN}}\n", 3,
                         "expected one of: TELEGRAM_BOT_TOKEN"),
     "access env key": ("platforms:\n  weixin:\n    env: {WEIXIN_DM_POLICY: open}\n", 3, "use dm_policy"),
     "open without allow_all": ("platforms:\n  telegram:\n    dm_policy: open\n", 3, "allow_all: true"),
@@ -148,7 +148,7 @@ INVALID = {
     "disabled with more": ("platforms:\n  whatsapp:\n    enabled: false\n    dm_policy: pairing\n", 4,
                            "takes no other setting"),
     "duplicate key": ("platforms:\n  telegram: {}\n  telegram: {}\n", 3, "given twice (first at line 2)"),
-    "bad token shape": ("platforms:\n  telegram:\n    env: {TELEGRAM_BOT_TOKEN: {from_env: BAD_TOKEN}}\n", 3,
+    "bad token shape": ("platforms:\n  telegram:\n    env: {TELEGRAM_BOT_TOKEN: {from_env: BAD_TELEGRAM_BOT_TOKEN}}\n", 3,
                         "a Telegram token looks like"),
     "not yaml": ("platforms:\n  telegram:\n    enabled: true\n   bad: [\n", 4, "not valid YAML"),
     "alias bomb": ("a: &a ['x','x']\nb: &b [*a,*a]\nc: [*b,*b]\n", 1, "anchors and aliases"),
@@ -166,13 +166,13 @@ def test_an_invalid_answers_file_names_file_and_line_and_writes_nothing(tmp_path
     home = tmp_path / "home"
     shutil.copytree(DEMO, home)
     before = tree(home)
-    done = wizard("setup", "--answers", str(path), "--home", str(home), env={"BAD_TOKEN": "not-a-token"})
+    done = wizard("setup", "--answers", str(path), "--home", str(home), env={"BAD_TELEGRAM_BOT_TOKEN": "not-a-token"})
     assert done.returncode == 2, (case, done.stdout, done.stderr)
     assert f"{path}:{line}: " in done.stderr and words in done.stderr, (case, done.stderr)
     assert "nothing was written" in done.stderr and "Traceback" not in done.stderr
     assert tree(home) == before
     detailed = wizard("setup", "--answers", str(path), "--home", str(home), "--detailed-exitcode",
-                      env={"BAD_TOKEN": "not-a-token"})
+                      env={"BAD_TELEGRAM_BOT_TOKEN": "not-a-token"})
     assert detailed.returncode == 1  # 2 means "changed" under --detailed-exitcode
 
 
@@ -198,7 +198,7 @@ def test_hostile_files_are_refused_without_hanging_or_reading_them_whole(tmp_pat
 
 def test_open_is_written_only_with_allow_all_spelled_out_and_only_the_platforms_own(tmp_path, answers):
     home = tmp_path / "home"
-    text = ("platforms:\n  telegram:\n    env: {TELEGRAM_BOT_TOKEN: {from_env: TG_TOKEN}}\n    dm_policy: open\n"
+    text = ("platforms:\n  telegram:\n    env: {TELEGRAM_BOT_TOKEN: {from_env: MY_TELEGRAM_BOT_TOKEN}}\n    dm_policy: open\n"
             "    allow_all: true\n")
     done = wizard("setup", "--answers", str(answers(text)), "--home", str(home))
     assert done.returncode == 0, done.stdout + done.stderr
@@ -211,7 +211,7 @@ def test_an_open_group_gets_the_platforms_opt_in_so_hermes_starts(tmp_path, answ
     """Weixin DMs by pairing, groups open: Hermes's startup rule demands WEIXIN_ALLOW_ALL_USERS for the open
     group (Hermes's own wizard writes `false` here and loops); the file must say allow_all: true."""
     home = tmp_path / "home"
-    text = ("platforms:\n  weixin:\n    env: {WEIXIN_ACCOUNT_ID: b0f3@im.bot, WEIXIN_TOKEN: {from_env: WX_TOKEN}}\n"
+    text = ("platforms:\n  weixin:\n    env: {WEIXIN_ACCOUNT_ID: b0f3@im.bot, WEIXIN_TOKEN: {from_env: MY_WEIXIN_TOKEN}}\n"
             "    dm_policy: pairing\n    group_policy: open\n")
     refused = wizard("setup", "--answers", str(answers(text)), "--home", str(home))
     assert refused.returncode == 2 and "allow_all: true" in refused.stderr
@@ -245,8 +245,8 @@ def test_save_answers_references_secrets_by_name_and_reapplies_to_the_same_home(
     for secret in SECRETS:
         assert secret not in text
     data = yaml.safe_load(text)
-    assert data["platforms"]["telegram"]["env"] == {"TELEGRAM_BOT_TOKEN": {"from_env": "TG_TOKEN"}}
-    assert data["platforms"]["weixin"]["env"]["WEIXIN_TOKEN"] == {"from_env": "WX_TOKEN"}
+    assert data["platforms"]["telegram"]["env"] == {"TELEGRAM_BOT_TOKEN": {"from_env": "MY_TELEGRAM_BOT_TOKEN"}}
+    assert data["platforms"]["weixin"]["env"]["WEIXIN_TOKEN"] == {"from_env": "MY_WEIXIN_TOKEN"}
     assert data["platforms"]["weixin"]["group_policy"] == "disabled"
     again = wizard("setup", "--answers", str(saved), "--home", str(home), "--detailed-exitcode")
     assert again.returncode == 0, again.stdout + again.stderr  # the saved file declares what is there

@@ -806,7 +806,9 @@ def test_undo_restores_bytes_and_mode_and_can_itself_be_undone(tmp_path):
     first = undo_latest(home, base_env={})
     assert first.restored_from == applied.backup
     assert sorted(first.files) == [ENV, YAML]
-    assert states(home) == before  # bytes, 0640, owner
+    data, _, uid, gid = before[ENV]
+    # bytes and owner; the mode only where it is no looser: a restore never loosens a secrets file (0640)
+    assert states(home) == before | {ENV: (data, 0o600, uid, gid)}
     assert not first.report.would_start
     check_backup(home, first.backup, after)  # what the undo replaced was backed up first
 

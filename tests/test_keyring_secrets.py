@@ -251,10 +251,10 @@ def test_no_secret_in_the_plan_its_preview_or_the_backup_manifest(home, mem_keyr
 def test_an_answers_file_can_keep_the_secrets_in_the_keyring_idempotently(tmp_path, mem_keyring, monkeypatch,
                                                                           capsys):
     monkeypatch.setenv("PATH", "/usr/bin:/bin")
-    monkeypatch.setenv("TG_TOKEN", TOKEN)
+    monkeypatch.setenv("MY_TELEGRAM_BOT_TOKEN", TOKEN)
     home = tmp_path / "new-home"
     answers = tmp_path / "answers.yaml"
-    answers.write_text("secrets: keyring\nplatforms:\n  telegram:\n    env: {TELEGRAM_BOT_TOKEN: {from_env: TG_TOKEN}}\n"
+    answers.write_text("secrets: keyring\nplatforms:\n  telegram:\n    env: {TELEGRAM_BOT_TOKEN: {from_env: MY_TELEGRAM_BOT_TOKEN}}\n"
                        "    allowed_users: ['123456789']\n")
     saved = tmp_path / "saved.yaml"
     argv = ["setup", "--answers", str(answers), "--home", str(home), "--detailed-exitcode"]
@@ -266,18 +266,18 @@ def test_an_answers_file_can_keep_the_secrets_in_the_keyring_idempotently(tmp_pa
     assert "secrets: keyring" in saved.read_text()
     assert main(argv) == 0  # the same answers again: nothing to change, nothing stored again
     by_flags = tmp_path / "by-flags"
-    assert main(["setup", "--platform", "telegram", "--token-from-env", "TG_TOKEN", "--allow", "123456789",
+    assert main(["setup", "--platform", "telegram", "--token-from-env", "MY_TELEGRAM_BOT_TOKEN", "--allow", "123456789",
                  "--secrets", "keyring", "--home", str(by_flags)]) == 0
     assert (by_flags / ".env").read_bytes() == (home / ".env").read_bytes()
     assert mem_keyring.store[keyring_store.entry_for(by_flags, "TELEGRAM_BOT_TOKEN")] == TOKEN
 
 
 def test_an_answers_file_asking_for_a_keyring_where_there_is_none_writes_nothing(tmp_path, monkeypatch, capsys):
-    monkeypatch.setenv("TG_TOKEN", TOKEN)
+    monkeypatch.setenv("MY_TELEGRAM_BOT_TOKEN", TOKEN)
     monkeypatch.delenv("PYTHON_KEYRING_BACKEND", raising=False)
     home = tmp_path / "new-home"
     answers = tmp_path / "answers.yaml"
-    answers.write_text("secrets: keyring\nplatforms:\n  telegram:\n    env: {TELEGRAM_BOT_TOKEN: {from_env: TG_TOKEN}}\n")
+    answers.write_text("secrets: keyring\nplatforms:\n  telegram:\n    env: {TELEGRAM_BOT_TOKEN: {from_env: MY_TELEGRAM_BOT_TOKEN}}\n")
     previous = keyring.get_keyring()
     keyring.set_keyring(keyring.backends.fail.Keyring())
     try:

@@ -38,7 +38,7 @@ def test_flags_write_exactly_what_the_same_answers_file_writes(tmp_path):
     assert flags.returncode == 2, flags.stdout + flags.stderr
     answers = tmp_path / "same.yaml"
     answers.write_text(f"platforms:\n  weixin:\n    env: {{WEIXIN_ACCOUNT_ID: '{ACCOUNT}', WEIXIN_TOKEN: {{from_env: "
-                       "WX_TOKEN}}\n    dm_policy: pairing\n    group_policy: disabled\n    allowed_users: "
+                       "MY_WEIXIN_TOKEN}}\n    dm_policy: pairing\n    group_policy: disabled\n    allowed_users: "
                        "[o9cq80abc@im.wechat]\n  whatsapp:\n    enabled: false\n")
     by_answers = wizard("setup", "--home", str(by_file), "--answers", str(answers), "--detailed-exitcode")
     assert by_answers.returncode == 2, by_answers.stdout + by_answers.stderr
@@ -51,14 +51,14 @@ def test_flags_write_exactly_what_the_same_answers_file_writes(tmp_path):
 
 def test_the_issues_one_platform_example_from_an_empty_home_and_its_saved_answers(tmp_path):
     home, saved = tmp_path / "home", tmp_path / "saved.yaml"
-    done = wizard("setup", "--home", str(home), "--platform", "telegram", "--token-from-env", "TG_TOKEN",
+    done = wizard("setup", "--home", str(home), "--platform", "telegram", "--token-from-env", "MY_TELEGRAM_BOT_TOKEN",
                   "--allow", "123456789", "--save-answers", str(saved))
     assert done.returncode == 0, done.stdout + done.stderr
     env = (home / ".env").read_text()
     assert f"TELEGRAM_BOT_TOKEN={TG}" in env and "TELEGRAM_ALLOWED_USERS=123456789" in env
     text = saved.read_text()
     assert TG not in text and TG not in done.stdout + done.stderr
-    assert yaml.safe_load(text)["platforms"]["telegram"]["env"] == {"TELEGRAM_BOT_TOKEN": {"from_env": "TG_TOKEN"}}
+    assert yaml.safe_load(text)["platforms"]["telegram"]["env"] == {"TELEGRAM_BOT_TOKEN": {"from_env": "MY_TELEGRAM_BOT_TOKEN"}}
     again = wizard("setup", "--home", str(home), "--answers", str(saved), "--detailed-exitcode")
     assert again.returncode == 0, again.stdout + again.stderr
 
@@ -97,7 +97,7 @@ def test_without_a_terminal_token_stdin_never_prompts_or_hangs(tmp_path):
 
 def test_an_open_policy_by_flags_writes_only_the_platforms_own_opt_in(tmp_path):
     home = tmp_path / "home"
-    done = wizard("setup", "--home", str(home), "--platform", "telegram", "--token-from-env", "TG_TOKEN",
+    done = wizard("setup", "--home", str(home), "--platform", "telegram", "--token-from-env", "MY_TELEGRAM_BOT_TOKEN",
                   "--policy", "open", "--i-understand-open", "telegram")
     assert done.returncode == 0, done.stdout + done.stderr
     env = (home / ".env").read_text()

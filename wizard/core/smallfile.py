@@ -78,13 +78,17 @@ def read_regular(path: Path, limit: int) -> bytes | None:
 
 def read_head(path: Path, limit: int) -> bytes:
     """The first `limit` bytes of a regular file (b"" when absent, unreadable or anything else): for
-    metadata whose start is all that is needed (a dist-info's METADATA, entry_points.txt)."""
+    metadata whose start is all that is needed (a dist-info's METADATA, entry_points.txt).  Inside
+    `reading_for(uid)`, a file that uid could not read is unreadable here too."""
     try:
         fd = os.open(path, _READ)
     except OSError:
         return b""
     try:
-        return os.read(fd, limit) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or (_FOR_USER and unreadable_for(_FOR_USER[-1], st, fd) is not None):
+            return b""
+        return os.read(fd, limit)
     except OSError:
         return b""
     finally:

@@ -77,6 +77,8 @@ def _run(args, stdin) -> int:
     hide(declared.secrets())  # masked wherever they would be printed
     for warning in declared.warnings:
         _say(f"warning: {visible(warning)}")
+    for line in _reads(declared, extra_env):
+        _say(line)
     report = evaluate(home, profile)
     hide(secret_values(report.snapshot))
     session = Session(report, "setup")
@@ -90,6 +92,16 @@ def _run(args, stdin) -> int:
         if saved:
             return bad
     return _apply(args, session)
+
+
+def _reads(declared, extra_env: dict) -> list[str]:
+    """One line per value taken from outside the file: every variable read is named before the plan."""
+    lines = []
+    for name, decl in declared.platforms.items():
+        for key, variable in decl.from_env.items():
+            source = "stdin (--token-stdin)" if variable in extra_env else f"the environment variable {variable}"
+            lines.append(f"Reads {name}'s {key} from {visible(source)} (the value is not shown).")
+    return lines
 
 
 def _apply(args, session) -> int:
@@ -165,28 +177,14 @@ def _declaration(args, stdin):
 
 
 def _read_answers(path: str, stdin) -> bytes | str:
-    """The file's bytes (at most MAX_ANSWERS + 1), or why not: a FIFO or device is never opened for a
-    blocking read, and a directory or a missing file is said plainly."""
-    import stat
+    """The file's bytes (at most MAX_ANSWERS + 1), or why not: a file someone other than the caller or
+    root could have written is refused (wizard/faces/trusted_file.py), a FIFO or device is never opened
+    for a blocking read, and a directory or a missing file is said plainly."""
+    from wizard.faces.trusted_file import read_trusted
 
     if path == "-":
         return stdin.buffer.read(MAX_ANSWERS + 1) if hasattr(stdin, "buffer") else stdin.read().encode()
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError as exc:
-        return f"{path}: cannot read the answers file ({exc.strerror})"
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return f"{path}: not a regular file; an answers file is a YAML file (or `-` for stdin)"
-        chunks, size = [], 0
-        while size <= MAX_ANSWERS and (chunk := os.read(fd, 65536)):
-            chunks.append(chunk)
-            size += len(chunk)
-        return b"".join(chunks)
-    except OSError as exc:
-        return f"{path}: cannot read the answers file ({exc.strerror})"
-    finally:
-        os.close(fd)
+    return read_trusted(path, MAX_ANSWERS)
 
 
 def _save(session, declared, path: str) -> bool:

@@ -32,7 +32,7 @@ def plugin_tip(facts) -> str | None:
 
     if plugin_installed(site) is not False:
         return None
-    venv = next((p for p in site.parents if (p / "bin" / "pip").exists()), None)
-    pip = f"{venv}/bin/pip" if venv else "<Hermes's venv>/bin/pip"
-    return (f"Tip: `{pip} install hermes-wizard` and `hermes plugins enable wizard` add `hermes wizard` (this "
+    from wizard.faces.advice import pip_install_advice  # as the venv's owner when root runs on their home
+
+    return (f"Tip: `{pip_install_advice(site)}` and `hermes plugins enable wizard` add `hermes wizard` (this "
             "tool inside Hermes) and let the gateway read secrets from the OS keyring.")

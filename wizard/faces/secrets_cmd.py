@@ -130,9 +130,6 @@ def _not_the_owner(home, direction: str) -> str | None:
 
 
 def _install_hint(facts) -> str:
-    site = getattr(facts, "site_packages", None)
-    if site is not None:
-        for venv in site.parents:
-            if (venv / "bin" / "pip").exists():
-                return f"{venv}/bin/pip install hermes-wizard"
-    return "<Hermes's venv>/bin/pip install hermes-wizard"
+    from wizard.faces.advice import pip_install_advice  # as the venv's owner when root runs on their home
+
+    return pip_install_advice(getattr(facts, "site_packages", None))

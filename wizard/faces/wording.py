@@ -40,6 +40,16 @@ def restart_hint(home) -> str:
         from wizard.service.supervisors import advice
 
         return "; ".join(line for line in advice(serving[0]) if line.startswith(("stop", "start once")))
+    import shlex
+    from pathlib import Path
+
+    from wizard.faces.advice import foreign_owner
+
+    owner = foreign_owner(Path(home))  # root on a user's home: Hermes would run the home's plugins as root
+    if owner is not None:
+        from wizard.core.safetext import visible
+
+        return visible(shlex.join(["sudo", "-u", owner, "env", f"HERMES_HOME={home}", "hermes", "gateway", "run"]))
     return "hermes gateway run" + ("" if str(home).endswith("/.hermes") else f" (with HERMES_HOME={home})")
 
 

@@ -10,7 +10,8 @@ code stays in the checkout (`~/.hermes/hermes-agent`) and site-packages holds on
 dist-info, whose `direct_url.json` names the checkout; there the version is read from
 `hermes_cli/__init__.py` (`__version__`), which a `git pull` keeps current while the dist-info
 goes stale.  Otherwise the version is the dist-info's `METADATA` `Version:`, else its name.
-Cost: a few stats and small bounded reads, cheap enough for the pre-start gate.
+Cost: a few stats and small bounded reads, cheap enough for the pre-start gate.  As root on another
+user's home, every file is read only if that user could read it (wizard/core/smallfile.py).
 
 Contract: never raises for anything found on disk; `Install.version` is None when Hermes
 (or its metadata) was not found.
@@ -23,7 +24,7 @@ import shutil
 from pathlib import Path
 
 from wizard.core.records import record
-from wizard.core.smallfile import read_head
+from wizard.core.smallfile import read_head, reading_for
 
 DIST_PREFIX = "hermes_agent-"
 MAX_METADATA_READ = 64 * 1024  # the Version: header is near the top; a hostile file cannot make us read more
@@ -88,7 +89,21 @@ def _dist_infos(site: Path) -> list[Path]:
 
 
 def detect(home: Path, hermes_python: str | None = None, environ: dict | None = None) -> Install:
-    """The installed Hermes that runs `home`, and its version."""
+    """The installed Hermes that runs `home`, and its version.  Root looking at another user's home reads
+    the metadata for that user, who runs its gateway (smallfile.reading_for): a METADATA or an editable
+    checkout's `__init__.py` linked to a file only root may read is not read, nor its text shown."""
+    with reading_for(_owner(home)):
+        return _detect(home, hermes_python, environ)
+
+
+def _owner(home: Path) -> int | None:
+    try:
+        return home.stat().st_uid
+    except OSError:
+        return None  # a home not made yet: nothing of anyone else's to read for
+
+
+def _detect(home: Path, hermes_python: str | None, environ: dict | None) -> Install:
     environ = environ if environ is not None else dict(os.environ)
     try:
         site = find_site_packages(home, hermes_python, environ)

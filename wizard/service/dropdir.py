@@ -16,6 +16,8 @@ Rules, checked when the folder is opened (`FolderRefused`, an OSError, when brok
   unit's folder where it really is — so root only ever writes where that user could write anyway
   (a user's link into `/etc/systemd/system` is refused).  A directory on the way that anyone may
   write in (world-writable, not sticky) is refused too.
+* What root creates in a user's unit folder (the `.d` folder, our drop-in) belongs to that user, as if
+  they had made it: their own `undo` (or `rm`) can take it out again.
 Messages name paths through safetext.visible: they come from the home's owner.
 """
 
@@ -55,7 +57,10 @@ class DropinFolder:
         self._unit_dir: int | None = unit_dir
         try:
             _not_open_to_all(unit_dir, unit_path.parent, self.path)
-            self._owners.add(os.fstat(unit_dir).st_uid)
+            folder = os.fstat(unit_dir)
+            self._owners.add(folder.st_uid)
+            # Root writing in a user's unit folder creates what the user could have: theirs to remove.
+            self._grant = (folder.st_uid, folder.st_gid) if folder.st_uid != 0 and os.geteuid() == 0 else None
             try:
                 self._owners.add(os.stat(unit_path.name, dir_fd=unit_dir, follow_symlinks=False).st_uid)
             except FileNotFoundError:
@@ -87,9 +92,11 @@ class DropinFolder:
     def _open(self, create: bool) -> None:
         name, parent = self.path.name, self._unit_dir
         assert parent is not None, "used after close()"
+        made = False
         if create:
             try:
                 os.mkdir(name, 0o755, dir_fd=parent)
+                made = True
             except FileExistsError:
                 pass
         try:
@@ -106,6 +113,8 @@ class DropinFolder:
                                     "the link with a folder") from None
             raise
         self.fd = fd
+        if made and self._grant is not None:
+            os.fchown(fd, *self._grant)  # through the descriptor: the folder just made, never a link
         _not_open_to_all(fd, self.path, self.path)
         self._owners.add(os.fstat(fd).st_uid)
         self._check_owners()
@@ -165,7 +174,8 @@ class DropinFolder:
 
     def write(self, name: str, data: bytes) -> Path:
         """Replace `name` atomically, 0644 like the unit (a link in its place is replaced, not followed)."""
-        write_atomic(At(self.ensure(), name, self.path / name), data, FileOps(), mode=0o644)
+        ops = _GivenTo(*self._grant) if self._grant is not None else FileOps()
+        write_atomic(At(self.ensure(), name, self.path / name), data, ops, mode=0o644)
         return self.path / name
 
     def remove_ours(self, name: str) -> bool:
@@ -187,6 +197,17 @@ class DropinFolder:
             return False  # replaced since the check: not ours to remove
         os.unlink(name, dir_fd=self.fd)
         return True
+
+
+class _GivenTo(FileOps):
+    """File operations whose new file belongs to the unit folder's owner (set on the temp file, before the
+    rename), whoever owned the one it replaces."""
+
+    def __init__(self, uid: int, gid: int) -> None:
+        self.uid, self.gid = uid, gid
+
+    def set_owner_mode(self, fd: int, mode: int, uid: int | None, gid: int | None) -> None:
+        super().set_owner_mode(fd, mode, self.uid, self.gid)
 
 
 def present(unit_path: Path) -> list[str]:

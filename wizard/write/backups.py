@@ -17,7 +17,8 @@ Trust: the home's owner can write these folders, so a set is never trusted, it i
 harmless: only `.env` and `config.yaml` are restored, into the home through
 wizard.core.homefs (no link followed); backup files and the manifest are read as regular
 files without following links; a mode is used only when it is plain permission bits
-(0..0o777), else the whole set is refused; "existed": false deletes only those two names
+(0..0o777), else the whole set is refused, and a set read from disk never makes a file looser
+than its mode now or, for `.env`, than 0600 (`restored_mode`); "existed": false deletes only those two names
 in the home; restored files keep their owner, or get the home's owner when new.  So a
 hostile set can at most put the owner's own bytes into the owner's own files.
 """
@@ -37,6 +38,7 @@ from wizard.core.homefs import ApplyError, At, HomeDir, digest, look, read_file,
 from wizard.plan.changes import ENV, YAML
 
 BACKUP_DIR = ".wizard-backups"
+SECRET_FILES = frozenset({ENV})  # restored never looser than 0600 (creds files are never restored)
 KEEP_BACKUPS = 20
 KNOWN = (ENV, YAML)
 MANIFEST = "manifest.json"
@@ -195,12 +197,25 @@ def restore_files(home: HomeDir, backup: BackupSet, names, ops: FileOps, instead
                 data = read_file(backup.entry(name))
                 if data is None:
                     raise ApplyError(f"backup {backup.path} has no copy of {name}; nothing more was restored")
-            write_atomic(target, data, ops, mode=entry["mode"], owner=home)
+            # A set this run made holds the modes it saw itself; one read from disk is the owner's to forge.
+            mode = entry["mode"] if backup.root is not None else restored_mode(name, entry["mode"], _mode(home, name))
+            write_atomic(target, data, ops, mode=mode, owner=home)
         elif look(home, name)[0] is not None:
             ops.unlink(target)
             ops.fsync_dir(target)
         restored.append(name)
     return restored
+
+
+def restored_mode(name: str, journalled: int, now: int | None) -> int:
+    """The mode a restore gives `name`: the journal's, but never looser than the file has now (`now`;
+    a new file counts as having the writer's default, 0600 for secrets) nor than 0600 for a secrets
+    file.  The journal is the home owner's to forge: a restore by root must not make their `.env`
+    world-writable (0777 in the manifest), it may only take permissions away."""
+    if now is None:
+        now = 0o600 if name in SECRET_FILES else 0o644
+    mode = journalled & now
+    return mode & 0o600 if name in SECRET_FILES else mode
 
 
 def recover(home: HomeDir) -> str | None:

@@ -13,6 +13,8 @@ checked against the schema and turned into `Declared` platforms, every problem c
 
 A secret (a key whose name says TOKEN, SECRET, PASSWORD, …) is never taken from the file itself: it
 is `{from_env: VAR}`, read from this process's environment now, so the file can live in a repository.
+VAR names the credential it is read for: the key itself or a name ending in `_KEY`
+(`PROD_TELEGRAM_BOT_TOKEN`), so a file can never read an unrelated variable of whoever applies it.
 `allowed_users` without `dm_policy` means allowlist where the gateway's allowlist is the only gate,
 and pairing with those IDs pre-approved on the platforms whose adapter has its own DM policy.
 
@@ -196,6 +198,12 @@ def _env(decl: PlatformDecl, item: Item, environ, problems: list[str]) -> None:
                     or not _ENV_NAME.fullmatch(source.value):
                 problems.append(f"{value.where}: {at}.{key}: expected {{from_env: VARIABLE_NAME}}")
                 continue
+            if not names_credential(source.value, key):
+                problems.append(f"{source.where}: {at}.{key}: from_env {source.value} is not a variable for {key}; "
+                                f"name {key} itself or a variable ending in _{key} (e.g. PROD_{key}): an answers "
+                                "file reads only variables it declares for a platform's credentials, never another "
+                                "of the caller's (such as AWS_SECRET_ACCESS_KEY)")
+                continue
             resolved = environ.get(source.value, "")
             if not resolved:
                 problems.append(f"{source.where}: {at}.{key}: from_env {source.value} is not set in this "
@@ -216,6 +224,13 @@ def _env(decl: PlatformDecl, item: Item, environ, problems: list[str]) -> None:
             problems.append(f"{value.where}: {at}.{key}: the value does not look right: {wrong}")
             continue
         decl.values[key] = resolved
+
+
+def names_credential(variable: str, key: str) -> bool:
+    """Whether `variable` may be read for the credential `key`: the key itself, or a name ending in
+    `_KEY` (PROD_TELEGRAM_BOT_TOKEN).  The name says what the value is for, so a file (or a flag) can
+    never have root's AWS_SECRET_ACCESS_KEY written into a home as someone's bot token."""
+    return variable == key or variable.endswith(f"_{key}")
 
 
 def _access_env(spec, key: str) -> bool:

@@ -1,0 +1,125 @@
+"""An answers file read only when nobody but the caller (or root) could have written it, like sudoers.
+
+An answers file decides what is written into a home — as root, into someone else's — so it is trusted
+the way sudo trusts sudoers and sshd trusts authorized_keys:
+
+* the file belongs to the caller (the effective uid) or to root, and neither its group nor others may
+  write it;
+* every folder above it, from `/` down, belongs to the caller or to root, and neither its group nor
+  others may write in it — unless it has the sticky bit (`/tmp`): there only an entry's owner may
+  rename or remove it, and the file itself is checked to be the caller's or root's.
+* "its group may write" does not count when that group is the caller's private group (no other user
+  is in it, nor has it as their primary group), as Debian's sshd allows: a user whose umask is 002
+  (Ubuntu's default) writes 0664 files, and nobody else can write them.
+
+Links are resolved first, and then the resolved path is walked one folder at a time from `/`, each
+opened without following a link (`O_NOFOLLOW`, through its parent's descriptor), so what is checked is
+what is read: a name swapped for a link after the look makes the read fail, never read elsewhere.
+A FIFO or device is never opened for a blocking read.  ACLs are not read (say `getfacl` if unsure).
+
+Contract: `read_trusted(path, limit)` returns the file's bytes (at most `limit` + 1), or one sentence
+saying why not; it never raises for anything found on disk.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+from wizard.core.safetext import visible
+
+_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+_OTHERS_WRITE = stat.S_IWGRP | stat.S_IWOTH
+FIX = ("an answers file decides what is written into a home, so it and every folder above it must be writable "
+       "only by you or root (e.g. `chmod go-w`, or copy it into a folder of yours); nothing was written")
+
+
+def read_trusted(path: str, limit: int) -> bytes | str:
+    """The bytes of the answers file `path` (at most `limit` + 1), or why it is not read."""
+    shown = visible(path)
+    try:
+        real = Path(os.path.realpath(path))
+    except (OSError, ValueError) as exc:
+        return f"{shown}: cannot read the answers file ({getattr(exc, 'strerror', None) or exc})"
+    caller = os.geteuid()
+    fds: list[int] = []
+    try:
+        fds.append(os.open("/", _DIR))
+        for part in real.parts[1:-1]:
+            why = _unsafe_folder(os.fstat(fds[-1]), caller)
+            if why:
+                return f"{shown}: refused: {visible(_where(real, len(fds)))} {why}; {FIX}"
+            fds.append(os.open(part, _DIR, dir_fd=fds[-1]))
+        why = _unsafe_folder(os.fstat(fds[-1]), caller)
+        if why:
+            return f"{shown}: refused: {visible(str(real.parent))} {why}; {FIX}"
+        fd = os.open(real.name, _FILE, dir_fd=fds[-1])
+        fds.append(fd)
+        seen = os.fstat(fd)
+        if not stat.S_ISREG(seen.st_mode):
+            return f"{shown}: not a regular file; an answers file is a YAML file (or `-` for stdin)"
+        why = _unsafe_file(seen, caller)
+        if why:
+            return f"{shown}: refused: the answers file {why}; {FIX}"
+        chunks, size = [], 0
+        while size <= limit and (chunk := os.read(fd, 65536)):
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return f"{shown}: cannot read the answers file (it changed while being read: a link appeared)"
+        return f"{shown}: cannot read the answers file ({exc.strerror or exc})"
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def _where(real: Path, depth: int) -> str:
+    """The folder at `depth` components below `/` on the way to `real`."""
+    return str(Path("/", *real.parts[1:depth]))
+
+
+def _others_write(st: os.stat_result, caller: int) -> int:
+    """The write bits of `st` that let someone other than the caller write (group: unless private)."""
+    bits = st.st_mode & _OTHERS_WRITE
+    if bits & stat.S_IWGRP and _private_group(st.st_gid, caller):
+        bits &= ~stat.S_IWGRP
+    return bits
+
+
+def _private_group(gid: int, caller: int) -> bool:
+    """Whether nobody but `caller` belongs to group `gid` (as a member or by their primary group)."""
+    import grp
+    import pwd
+
+    try:
+        members, name = grp.getgrgid(gid).gr_mem, pwd.getpwuid(caller).pw_name
+    except KeyError:
+        return False  # a group or caller without an entry: who is in it cannot be told
+    return all(member == name for member in members) and \
+        all(user.pw_uid == caller for user in pwd.getpwall() if user.pw_gid == gid)
+
+
+def _unsafe_folder(st: os.stat_result, caller: int) -> str | None:
+    """Why someone other than the caller or root could change what this folder holds (None: nobody)."""
+    if st.st_uid not in (0, caller):
+        return f"belongs to uid {st.st_uid}, who could replace the file in it"
+    if _others_write(st, caller) and not st.st_mode & stat.S_ISVTX:
+        who = "every user" if st.st_mode & stat.S_IWOTH else f"group {st.st_gid}"
+        return f"is writable by {who} (mode {stat.S_IMODE(st.st_mode):04o}, no sticky bit), who could replace " \
+               "the file in it"
+    return None
+
+
+def _unsafe_file(st: os.stat_result, caller: int) -> str | None:
+    """Why someone other than the caller or root could have written this file (None: nobody)."""
+    if st.st_uid not in (0, caller):
+        return f"belongs to uid {st.st_uid}, not to you (uid {caller}) or root"
+    if _others_write(st, caller):
+        who = "every user" if st.st_mode & stat.S_IWOTH else f"group {st.st_gid}"
+        return f"is writable by {who} (mode {stat.S_IMODE(st.st_mode):04o})"
+    return None
