@@ -18,6 +18,13 @@ _ORACLE_MODULES = {"test_conformance.py", "test_e2e_gateway.py", "test_repair_co
                    "test_probe.py", "test_verify.py"}
 
 
+def pytest_configure(config):
+    # pyproject.toml registers oracle, tmux, systemd and slow; these are the rest of the real components.
+    config.addinivalue_line("markers", "keyring: talks to a real Secret Service (gnome-keyring under D-Bus)")
+    config.addinivalue_line("markers", "ssh: runs a real sshd and ssh client")
+    config.addinivalue_line("markers", "wheel: builds the wheel and installs it in fresh venvs")
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         name = item.path.name
