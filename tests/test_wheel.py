@@ -54,7 +54,8 @@ def installed(tmp_path_factory) -> tuple[Path, Path, dict]:
     assert pip.returncode == 0, pip.stderr[-3000:]
     outside = work / "elsewhere"
     outside.mkdir()
-    return wheel, venv, dict(env, PATH=f"{venv / 'bin'}:{env.get('PATH', '')}", TERM="dumb")
+    (work / "tmp").mkdir()  # `demo` leaves its copy for the user to look at: here, not in the machine's /tmp
+    return wheel, venv, dict(env, PATH=f"{venv / 'bin'}:{env.get('PATH', '')}", TERM="dumb", TMPDIR=str(work / "tmp"))
 
 
 def test_the_wheel_carries_the_stylesheet_and_the_demo_home(installed):
