@@ -26,7 +26,8 @@ from pathlib import Path
 import pytest
 
 import oracle
-from real_systemd import TEST_TARGET, PrivateSystemd, Unavailable, why_unavailable, work_root
+from real_systemd import (TEST_TARGET, PrivateSystemd, Unavailable, boot_script, hidden_by, why_unavailable,
+                          work_root)
 from test_versions import fake_hermes
 
 pytestmark = [pytest.mark.systemd, pytest.mark.oracle, pytest.mark.slow]
@@ -156,6 +157,16 @@ def watch(sd: PrivateSystemd, unit: str, seconds: float) -> list[dict]:
 
 
 # ---------------------------------------------------------------------------------------------------------------
+
+
+def test_the_work_folder_is_never_one_the_private_mounts_hide():
+    for checkout in (Path("/tmp/hw-clone"), Path("/var/tmp/hw-clone"), Path("/run/user/0/hw-clone")):
+        root = work_root(checkout)
+        assert hidden_by(root) is None and not root.is_relative_to(checkout), root
+    if hidden_by(REPO) is None:
+        assert work_root(REPO) == (REPO / ".cache" / "real-systemd").resolve()
+    with pytest.raises(ValueError, match="cannot be kept"):  # replaced wholesale, never bound back
+        boot_script(REPO / ".cache" / "x", [Path("/etc/systemd/system/hermes.service.d")])
 
 
 def test_a_kept_folder_under_tmp_is_the_machines_folder_inside(world):
