@@ -32,8 +32,9 @@ def path_without(folder: Path, left_out: set[str]) -> str:
 
 
 def run(path: str, *, as_nobody: bool, **env: str) -> subprocess.CompletedProcess:
+    script = Path(path).parent / SCRIPT.name
     prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if as_nobody else []
-    return subprocess.run([*prefix, shutil.which("bash") or "/bin/bash", str(SCRIPT)], capture_output=True,
+    return subprocess.run([*prefix, shutil.which("bash") or "/bin/bash", str(script)], capture_output=True,
                           text=True, timeout=60, env={"PATH": path, "HOME": "/", **env}, stdin=subprocess.DEVNULL)
 
 
@@ -45,6 +46,7 @@ def links():
         pytest.skip(f"this machine lacks some of them itself: {missing}")
     folder = Path(tempfile.mkdtemp(prefix="hw-system-deps-"))
     folder.chmod(0o755)
+    shutil.copy(SCRIPT, folder / SCRIPT.name)  # the checkout itself may be its owner's only (a mktemp -d clone)
     yield folder
     shutil.rmtree(folder)
 
