@@ -30,7 +30,9 @@ from real_systemd import (TEST_TARGET, PrivateSystemd, Unavailable, boot_script,
                           work_root)
 from test_versions import fake_hermes
 
-pytestmark = [pytest.mark.systemd, pytest.mark.oracle, pytest.mark.slow]
+# one booted systemd; the tests build on each other in order, so under pytest-xdist (--dist loadgroup) they
+# stay in one worker
+pytestmark = [pytest.mark.systemd, pytest.mark.oracle, pytest.mark.slow, pytest.mark.xdist_group("real-systemd")]
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO = REPO / "assets" / "homes" / "death-loop"
