@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # Sourced by test.sh and demo.sh: make <repo>/.venv (python3) with this package installed editable.
-# A stamp keyed on pyproject.toml skips the pip run when nothing changed (set HW_REINSTALL=1 to force).
+# A stamp keyed on pyproject.toml and setup.py skips the pip run when nothing changed (set HW_REINSTALL=1 to force).
 
 hw_repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 hw_venv="$hw_repo/.venv"
@@ -13,7 +13,7 @@ ensure_venv() {
         echo "venv: creating $hw_venv" >&2
         python3 -m venv "$hw_venv"
     fi
-    sum="$(sha256sum "$hw_repo/pyproject.toml" | cut -c1-16)"
+    sum="$(cat "$hw_repo/pyproject.toml" "$hw_repo/setup.py" | sha256sum | cut -c1-16)"
     stamp="$hw_venv/.hw-installed-${extras:-base}-$sum"
     # A test install is a superset of the base install.
     if [ -z "${HW_REINSTALL:-}" ] && { [ -e "$stamp" ] || [ -e "$hw_venv/.hw-installed-test-$sum" ]; } \

@@ -6,7 +6,7 @@
 # gateway from it.
 #   scripts/plugin-venv.sh        prints the venv path last.
 # Location: $HERMES_PLUGIN_VENV, else <repo>/.cache/plugin-venv.
-# Our package is reinstalled whenever wizard/, screens/, assets/ or pyproject.toml changed (a hash stamp), so the tests never
+# Our package is reinstalled whenever wizard/, screens/, assets/, pyproject.toml or setup.py changed (a hash stamp), so the tests never
 # run stale code; it is built from a copy of those files, so no build/ or *.egg-info lands in the worktree.
 set -euo pipefail
 
@@ -30,7 +30,7 @@ else
     "$venv/bin/python" -c "$probe"
 fi
 
-sum="$(cd "$repo" && find wizard screens assets pyproject.toml README.md -type f ! -path '*/__pycache__/*' ! -name '*.pyc' \
+sum="$(cd "$repo" && find wizard screens assets pyproject.toml setup.py README.md -type f ! -path '*/__pycache__/*' ! -name '*.pyc' \
     -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16)"
 stamp="$venv/.hermes-wizard-$sum"
 if [ -e "$stamp" ] && "$venv/bin/python" -c "import wizard.faces.hermes_plugin" 2>/dev/null; then
@@ -39,7 +39,7 @@ else
     echo "plugin-venv: installing hermes-wizard from $repo into $venv" >&2
     src="$(mktemp -d)"
     trap 'rm -rf "$src"' EXIT
-    (cd "$repo" && cp -r wizard screens assets pyproject.toml README.md "$src/")
+    (cd "$repo" && cp -r wizard screens assets pyproject.toml setup.py README.md "$src/")
     find "$src" -name __pycache__ -prune -exec rm -rf {} +
     pip_quiet "$src"                                     # its dependencies, as a user's install gets them
     pip_quiet --force-reinstall --no-deps "$src"        # same version number: make pip take this build

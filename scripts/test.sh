@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The one test command: scripts/test.sh [pytest args...]   (works from any directory)
-# Makes .venv with hermes-wizard[test], makes the Hermes oracle venvs (0.19.0 and 0.18.2) and the plugin venv
-# (scripts/plugin-venv.sh), then runs pytest.
+# Installs the machine's packages the tests use when it can (scripts/system-deps.sh: as root; else it names them
+# in one line), makes .venv with hermes-wizard[test], the Hermes oracle venvs (0.19.0 and 0.18.2) and the plugin
+# venv (scripts/plugin-venv.sh), then runs pytest.
 # Exits with pytest's code, except "no tests collected" (5), which is a failure (1).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
 
+bash "$hw_repo/scripts/system-deps.sh"
 ensure_venv test
 HERMES_ORACLE_VENV="$(bash "$hw_repo/scripts/oracle-venv.sh" | tail -n 1)"
 export HERMES_ORACLE_VENV

@@ -16,6 +16,13 @@ image's services (PostgreSQL) on the shared machine.  So, before systemd is exec
 It is driven from outside with the ordinary `systemctl`/`journalctl` through `nsenter`, and stopped
 by killing its own pid (killing a PID namespace's init ends every process in it), never by name.
 Anything a unit or an `nsenter`-ed command must reach has to live outside /tmp — or be in `keep`.
+
+The harness works from any checkout location: its own work folder (units, masks, the boot script)
+must not be hidden by the private mounts, so `work_root()` puts it in the checkout's .cache only
+when that is visible inside, else in the user's cache folder.  Kept paths under /tmp, /var/tmp or
+/run are bound back without letting mount(8) canonicalize the source: canonicalizing resolves
+/proc/self/fd/N to "/tmp", the new empty tmpfs, and binds an empty folder onto itself; the boot
+script checks each kept path is the machine's own folder (same device and inode) or stops.
 """
 
 from __future__ import annotations
@@ -58,6 +65,23 @@ def why_unavailable() -> str | None:
     return None
 
 
+def hidden_by(path: Path) -> str | None:
+    """The private mount that hides `path` inside the namespaces (None when the machine's folder shows)."""
+    real = str(Path(path).resolve())
+    return next((mount for mount in PRIVATE_MOUNTS if real == mount or real.startswith(mount + "/")), None)
+
+
+def work_root(checkout: Path) -> Path:
+    """Where a test's work folders go: the checkout's .cache when the namespaces see it, else the first of
+    the user's cache folder or /var/cache that they see (a clone under /tmp is hidden by the private /tmp)."""
+    candidates = [checkout / ".cache" / "real-systemd"]
+    if os.environ.get("XDG_CACHE_HOME"):
+        candidates.append(Path(os.environ["XDG_CACHE_HOME"]) / "hermes-wizard-tests" / "real-systemd")
+    candidates += [Path.home() / ".cache" / "hermes-wizard-tests" / "real-systemd",
+                   Path("/var/cache/hermes-wizard-tests/real-systemd")]
+    return next(c.resolve() for c in candidates if c.is_absolute() and hidden_by(c) is None)
+
+
 def masks() -> list[str]:
     """Every unit name the image could start, except journald's: they all become links to /dev/null."""
     names: set[str] = set()
@@ -82,12 +106,19 @@ def boot_script(work: Path, keep: list[Path]) -> str:
         mode = "1777" if mount in ("/tmp", "/var/tmp") else "0755"
         # journald falls back to /run/log/journal (private) where /var/log/journal does not exist
         lines.append(f"if [ -d {mount} ]; then mount -t tmpfs -o mode={mode} tmpfs {mount}; fi")
-    for path in keep:
-        for private, fd in fds.items():
-            if str(path).startswith(private + "/"):
-                inside = str(path)[len(private) + 1:]
-                lines += [f"mkdir -p {shlex.quote(str(path))}",
-                          f"mount --bind /proc/self/fd/{fd}/{shlex.quote(inside)} {shlex.quote(str(path))}"]
+    for path in _outermost(keep):
+        private = hidden_by(path)
+        if private is None:
+            continue
+        if private not in fds:
+            raise ValueError(f"{path} is under {private}, which the private systemd replaces: it cannot be kept")
+        inside = f"/proc/self/fd/{fds[private]}/{shlex.quote(str(path)[len(private) + 1:])}"
+        where = shlex.quote(str(path))
+        # --no-canonicalize: else mount resolves /proc/self/fd/N to the path now hidden (see the docstring)
+        lines += [f"mkdir -p {where}",
+                  f"mount --no-canonicalize --bind {inside} {where}",
+                  f'[ "$(stat -L -c %d:%i {inside})" = "$(stat -c %d:%i {where})" ] '
+                  f'|| {{ echo "could not keep "{where}" inside the private mounts" >&2; exit 1; }}']
     lines += ["exec 3<&- 4<&- 5<&-",
               "umount -l /sys/fs/cgroup 2>/dev/null || true",
               "mount -t cgroup2 cgroup2 /sys/fs/cgroup",
@@ -99,12 +130,21 @@ def boot_script(work: Path, keep: list[Path]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _outermost(paths: list[Path]) -> list[Path]:
+    """The paths with those inside another one dropped (binding the outer folder keeps them already)."""
+    chosen: list[Path] = []
+    for path in sorted({Path(p) for p in paths}, key=lambda p: len(p.parts)):
+        if not any(path == c or c in path.parents for c in chosen):
+            chosen.append(path)
+    return chosen
+
+
 class PrivateSystemd:
     """One booted private systemd.  `run(argv)` runs a command inside its namespaces; `stop()` kills it."""
 
     def __init__(self, work: Path, keep: list[Path] = ()) -> None:
         self.work = work
-        self.keep = [Path(p).absolute() for p in keep]
+        self.keep = [Path(p).resolve() for p in keep]  # the namespaces see real paths, not links
         self.pid: int | None = None
         self._unshare: subprocess.Popen | None = None
         self._cgroups_before: set[str] | None = None
@@ -115,6 +155,8 @@ class PrivateSystemd:
         reason = why_unavailable()
         if reason:
             raise Unavailable(reason)
+        if hidden_by(self.work):  # the boot script reads its units and masks from here after the mounts
+            raise ValueError(f"the work folder {self.work} is under {hidden_by(self.work)}: use work_root()")
         units = self.work / "units"
         units.mkdir(parents=True, exist_ok=True)
         (units / TEST_TARGET).write_text("[Unit]\nDescription=hermes-wizard tests: nothing starts by itself\n")

@@ -168,6 +168,7 @@ def test_a_keyring_that_does_not_read_back_writes_nothing(home, mem_keyring, mon
     assert mem_keyring.store == {}  # what was stored is taken back
 
 
+@pytest.mark.oracle
 def test_hermes_without_the_plugin_refuses_the_move(home, mem_keyring, capsys):
     oracle = os.environ.get("HERMES_ORACLE_VENV")
     if not oracle:
@@ -214,6 +215,7 @@ _SECRET_SERVICE = _SECRET_SERVICE_SESSION + """
 
 
 @pytest.mark.slow
+@pytest.mark.keyring
 def test_a_real_secret_service_keyring_round_trip(home, tmp_path):
     if not (shutil.which("gnome-keyring-daemon") and shutil.which("dbus-run-session")):
         pytest.skip("gnome-keyring / dbus-run-session not installed (.ci/run installs them)")
@@ -357,6 +359,7 @@ set +e
 
 
 @pytest.mark.slow
+@pytest.mark.keyring
 def test_a_real_locked_keyring_is_said_and_never_blocks_the_gate(home, tmp_path):
     if not (shutil.which("gnome-keyring-daemon") and shutil.which("dbus-run-session")):
         pytest.skip("gnome-keyring / dbus-run-session not installed (.ci/run installs them)")

@@ -69,6 +69,7 @@ def _sshd_or_skip():
 
 
 @pytest.mark.slow
+@pytest.mark.ssh
 def test_plain_setup_over_a_real_ssh_session(tmp_path, hermes_oracle):
     _sshd_or_skip()
     keys = tmp_path / "keys"

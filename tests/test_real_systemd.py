@@ -7,8 +7,10 @@ system unit (`Restart=always`, `StartLimitIntervalSec=0`, `RestartPreventExitSta
 the oracle venv on copies of the demo home.  `hermes-wizard` runs inside the namespaces with the real
 `systemctl` and `journalctl`.  Windows are measured with systemd's own counters, never assumed.
 
-Everything a unit or an nsenter-ed command reaches lives outside /tmp (the checkout's .cache), since
-the namespace's /tmp is private.  The last test stops systemd by its pid and checks the machine's /tmp.
+The work folder is outside the private mounts (real_systemd.work_root: the checkout's .cache, or the
+user's cache folder for a checkout under /tmp); the checkout and the venvs are kept (bound back) when
+they live under /tmp, as a folder under /tmp made by the fixture is, and a test reads it from inside.
+The last test stops systemd by its pid and checks the machine's /tmp.
 """
 
 from __future__ import annotations
@@ -17,16 +19,20 @@ import json
 import os
 import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
 import oracle
-from real_systemd import TEST_TARGET, PrivateSystemd, Unavailable, why_unavailable
+from real_systemd import (TEST_TARGET, PrivateSystemd, Unavailable, boot_script, hidden_by, why_unavailable,
+                          work_root)
 from test_versions import fake_hermes
 
-pytestmark = [pytest.mark.systemd, pytest.mark.oracle, pytest.mark.slow]
+# one booted systemd; the tests build on each other in order, so under pytest-xdist (--dist loadgroup) they
+# stay in one worker
+pytestmark = [pytest.mark.systemd, pytest.mark.oracle, pytest.mark.slow, pytest.mark.xdist_group("real-systemd")]
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO = REPO / "assets" / "homes" / "death-loop"
@@ -87,24 +93,28 @@ def world():
     oracle.require_oracle()
     if not WIZARD.is_file():
         pytest.skip(f"{WIZARD} is not installed (the test command installs it)")
-    work = REPO / ".cache" / "real-systemd" / f"run-{os.getpid()}"
+    work = work_root(REPO) / f"run-{os.getpid()}"
     shutil.rmtree(work, ignore_errors=True)
     (work / "userhome").mkdir(parents=True)
+    kept_in_tmp = Path(tempfile.mkdtemp(prefix="hermes-wizard-kept-", dir="/tmp"))  # must show inside as it is
+    (kept_in_tmp / "probe").write_text(f"the machine's /tmp, seen from inside ({os.getpid()})\n")
     sentinel = Path("/tmp") / f"hermes-wizard-real-systemd-sentinel-{os.getpid()}"
     sentinel.write_text("a file systemd-tmpfiles --boot --remove would delete\n")
     os.utime(sentinel, (time.time() - 400 * 86400,) * 2)  # older than any tmpfiles age rule
     before = {entry.name for entry in os.scandir("/tmp") if _older_than(entry, 3600)}
-    keep = [REPO, oracle.venv_dir(), Path(sys.prefix), work]
+    keep = [REPO, oracle.venv_dir(), Path(sys.prefix), work, kept_in_tmp]
     sd = PrivateSystemd(work / "systemd", keep=keep)
     try:
         sd.start()
     except Unavailable as exc:
         sentinel.unlink()
+        shutil.rmtree(kept_in_tmp, ignore_errors=True)
         pytest.skip(str(exc))
-    state = {"sd": sd, "work": work, "sentinel": sentinel, "before": before}
+    state = {"sd": sd, "work": work, "sentinel": sentinel, "before": before, "kept_in_tmp": kept_in_tmp}
     yield state
     sd.stop()
     sentinel.unlink(missing_ok=True)
+    shutil.rmtree(kept_in_tmp, ignore_errors=True)
     shutil.rmtree(work, ignore_errors=True)
 
 
@@ -149,6 +159,23 @@ def watch(sd: PrivateSystemd, unit: str, seconds: float) -> list[dict]:
 
 
 # ---------------------------------------------------------------------------------------------------------------
+
+
+def test_the_work_folder_is_never_one_the_private_mounts_hide():
+    for checkout in (Path("/tmp/hw-clone"), Path("/var/tmp/hw-clone"), Path("/run/user/0/hw-clone")):
+        root = work_root(checkout)
+        assert hidden_by(root) is None and not root.is_relative_to(checkout), root
+    if hidden_by(REPO) is None:
+        assert work_root(REPO) == (REPO / ".cache" / "real-systemd").resolve()
+    with pytest.raises(ValueError, match="cannot be kept"):  # replaced wholesale, never bound back
+        boot_script(REPO / ".cache" / "x", [Path("/etc/systemd/system/hermes.service.d")])
+
+
+def test_a_kept_folder_under_tmp_is_the_machines_folder_inside(world):
+    sd, kept = world["sd"], world["kept_in_tmp"]
+    seen = sd.run(["cat", str(kept / "probe")], check=False)
+    assert seen.returncode == 0 and seen.stdout == (kept / "probe").read_text(), seen.stderr
+    assert sd.run(["test", "-x", str(WIZARD)], check=False).returncode == 0  # the tool under test, wherever it is
 
 
 def test_the_real_hermes_loops_under_a_real_systemd(world):

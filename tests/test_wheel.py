@@ -2,13 +2,18 @@
 
 Builds the wheel once (pip wheel, isolated build), installs it into a new venv and runs the
 console script from a working directory that has no access to this checkout: `--version`,
-`check`, `explain`, `setup` without a terminal, the demo, and the TUI to its first screen.
+`check`, `explain`, `setup` without a terminal, `setup --answers` and `--save-answers`,
+`secrets migrate --dry-run`, the demo, and the TUI to its first screen.  The installed files
+must be exactly the source tree's (wizard/, screens/, and assets/ as wizard/_assets/), so a
+module the packaging forgot fails here, not on a user's machine.  Last, the same wheel goes into
+a venv with the real Hermes Agent 0.19.0, and `hermes wizard` (the plugin) runs from it.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -17,7 +22,16 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.wheel, pytest.mark.xdist_group("wheel")]  # one build, one worker
+HERMES = "hermes-agent==0.19.0"
+TOKEN = "123456789:AAEhBP0av28c6kEX7b3ZpQ9rT1yU2iO3pLm"
+ANSWERS = """\
+platforms:
+  telegram:
+    enabled: true
+    env: {TELEGRAM_BOT_TOKEN: {from_env: TG_TOKEN}}
+    allowed_users: ["123456789"]
+"""
 
 
 def _run(cmd, cwd: Path, env: dict, timeout: float = 120, **kw) -> subprocess.CompletedProcess:
@@ -34,12 +48,14 @@ def installed(tmp_path_factory) -> tuple[Path, Path, dict]:
     wheel = next((work / "dist").glob("hermes_wizard-*.whl"))
     venv = work / "venv"
     assert _run([sys.executable, "-m", "venv", str(venv)], work, env).returncode == 0
+    # keyrings.alt: a file keyring chosen explicitly, so `secrets migrate` has a keyring to plan for
     pip = _run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                str(wheel)], work, env, timeout=600)
+                str(wheel), "keyrings.alt"], work, env, timeout=600)
     assert pip.returncode == 0, pip.stderr[-3000:]
     outside = work / "elsewhere"
     outside.mkdir()
-    return wheel, venv, dict(env, PATH=f"{venv / 'bin'}:{env.get('PATH', '')}", TERM="dumb")
+    (work / "tmp").mkdir()  # `demo` leaves its copy for the user to look at: here, not in the machine's /tmp
+    return wheel, venv, dict(env, PATH=f"{venv / 'bin'}:{env.get('PATH', '')}", TERM="dumb", TMPDIR=str(work / "tmp"))
 
 
 def test_the_wheel_carries_the_stylesheet_and_the_demo_home(installed):
@@ -93,3 +109,89 @@ def test_the_installed_tui_reaches_its_first_screen(installed):
     shown = _run([str(venv / "bin" / "python"), "-c", script], venv.parent / "elsewhere", env)
     assert shown.returncode == 0, shown.stderr[-3000:]
     assert "SCREEN " in shown.stdout and "Traceback" not in shown.stderr
+
+
+def _files(root: Path, prefix: str = "") -> set[str]:
+    return {prefix + str(p.relative_to(root)) for p in root.rglob("*")
+            if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"}
+
+
+def test_the_installed_files_are_the_source_trees(installed):
+    _, venv, env = installed
+    found = _run([str(venv / "bin" / "python"), "-c", "import os, wizard; print(os.path.dirname(wizard.__file__))"],
+                 venv.parent / "elsewhere", env)
+    site = Path(found.stdout.strip()).parent
+    installed_files = _files(site / "wizard", "wizard/") | _files(site / "screens", "screens/")
+    source = (_files(REPO / "wizard", "wizard/") | _files(REPO / "screens", "screens/")
+              | _files(REPO / "assets", "wizard/_assets/"))
+    assert sorted(source - installed_files) == [], "the wheel misses these"
+    assert sorted(installed_files - source) == [], "the wheel carries files the source tree does not have"
+
+
+def test_setup_with_an_answers_file_and_saved_answers_from_the_wheel(installed, tmp_path):
+    _, venv, env = installed
+    cwd, tool = venv.parent / "elsewhere", str(venv / "bin" / "hermes-wizard")
+    answers, saved, home = tmp_path / "answers.yaml", tmp_path / "saved.yaml", tmp_path / "home"
+    answers.write_text(ANSWERS)
+    env = dict(env, TG_TOKEN=TOKEN)
+    done = _run([tool, "setup", "--answers", str(answers), "--home", str(home), "--save-answers", str(saved)],
+                cwd, env, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Verified: the gateway will start (telegram)." in done.stdout
+    assert f"TELEGRAM_BOT_TOKEN={TOKEN}" in (home / ".env").read_text()
+    assert TOKEN not in saved.read_text() and "from_env: TG_TOKEN" in saved.read_text()
+    again = _run([tool, "setup", "--answers", str(saved), "--home", str(home), "--detailed-exitcode"],
+                 cwd, env, stdin=subprocess.DEVNULL)
+    assert again.returncode == 0 and "Nothing to change" in again.stdout, again.stdout + again.stderr
+
+
+def test_secrets_migrate_dry_run_from_the_wheel(installed, tmp_path):
+    _, venv, env = installed
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".env").write_text(f"TELEGRAM_BOT_TOKEN={TOKEN}\nTELEGRAM_ALLOWED_USERS=12345\n")
+    (home / ".env").chmod(0o600)
+    before = _files(home)
+    env = dict(env, PYTHON_KEYRING_BACKEND="keyrings.alt.file.PlaintextKeyring",
+               XDG_DATA_HOME=str(tmp_path / "keyring-data"))
+    done = _run([str(venv / "bin" / "hermes-wizard"), "secrets", "migrate", "--to", "keyring", "--dry-run",
+                 "--home", str(home)], venv.parent / "elsewhere", env, stdin=subprocess.DEVNULL)
+    out = done.stdout + done.stderr
+    assert done.returncode == 0 and "TELEGRAM_BOT_TOKEN" in out and "Traceback" not in out, out
+    assert TOKEN not in out
+    assert _files(home) == before and f"TELEGRAM_BOT_TOKEN={TOKEN}" in (home / ".env").read_text()
+    assert not (tmp_path / "keyring-data").exists()  # a dry run stores nothing
+
+
+@pytest.fixture(scope="module")
+def hermes_with_the_wheel(installed, tmp_path_factory) -> Path:
+    """A venv with the real Hermes Agent 0.19.0 and this wheel installed into it, as a user adds the plugin."""
+    wheel, _, env = installed
+    work = tmp_path_factory.mktemp("hermes-wheel")
+    venv = work / "venv"
+    assert _run([sys.executable, "-m", "venv", str(venv)], work, env).returncode == 0
+    pip = _run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                HERMES, str(wheel)], work, env, timeout=900)
+    assert pip.returncode == 0, pip.stderr[-3000:]
+    return venv
+
+
+@pytest.mark.oracle
+def test_hermes_wizard_runs_from_the_wheel_inside_hermes(hermes_with_the_wheel, tmp_path):
+    import oracle
+
+    venv = hermes_with_the_wheel
+    home = tmp_path / "hermes-home"
+    shutil.copytree(REPO / "assets" / "homes" / "death-loop", home)
+    (home / ".env").chmod(0o600)
+    env = oracle.clean_env(tmp_path / "scratch", hermes_home=home)
+    hermes = str(venv / "bin" / "hermes")
+    enabled = _run([hermes, "plugins", "enable", "wizard"], tmp_path, env, stdin=subprocess.DEVNULL)
+    assert enabled.returncode == 0, enabled.stdout + enabled.stderr
+    shown = _run([hermes, "wizard", "--help"], tmp_path, env, stdin=subprocess.DEVNULL)
+    assert shown.returncode == 0 and "  setup " in shown.stdout, shown.stdout + shown.stderr
+    checked = _run([hermes, "wizard", "check", "--format", "json"], tmp_path, env, stdin=subprocess.DEVNULL)
+    assert checked.returncode == 78, checked.stdout + checked.stderr
+    report = json.loads(checked.stdout)
+    assert report["home"] == str(home) and report["refusal"]["platform"] == "whatsapp"
+    assert report["hermes"]["version"] == "0.19.0"
