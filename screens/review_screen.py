@@ -72,9 +72,9 @@ class ReviewScreen(WizardScreen):
         session = self.wizard.session
         if not session.typed_secrets():
             return None
-        from wizard.core.keyring_store import usable
+        from wizard.core.keyring_store import usable_for
 
-        why = usable()
+        why = usable_for(session.report.home)
         if why:
             session.secrets_in_keyring = False  # `--secrets keyring` cannot be honoured: said, never a failed store
         return why

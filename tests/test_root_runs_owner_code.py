@@ -255,3 +255,19 @@ def test_on_its_own_home_root_still_runs_hermes_without_its_terminal(place):
     [seen] = fake_hermes.records(record)
     assert seen["uid"] == 0 and seen["session_leader"] and seen["tty"] != "opened"
     assert ROOT_SECRET not in str(seen["env"])  # without --inherit-env, nothing of the caller's
+
+
+def test_root_never_keeps_a_users_secrets_in_roots_keyring(place, owner):
+    """The keyring is per user: root's setup of someone else's home cannot keep its secrets in root's keyring
+    (the owner's gateway would never read them); it says so, and writes nothing."""
+    base, _ = place
+    home = user_home(base, owner)
+    before = snapshot(home)
+    answers = base / "answers.yaml"
+    answers.write_text("secrets: keyring\nplatforms:\n  telegram:\n    env: {TELEGRAM_BOT_TOKEN: {from_env: "
+                       "TELEGRAM_BOT_TOKEN}}\n")
+    done = subprocess.run([str(VENV_WIZARD), "setup", "--answers", str(answers), "--home", str(home)],
+                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+                          env=dict(os.environ, TELEGRAM_BOT_TOKEN="123456789:AAEhBP0av28c6kEX7b3ZpQ9rT1yU2iO3pLm"))
+    assert done.returncode != 0 and f"this home belongs to {owner[0]}" in done.stdout + done.stderr
+    assert snapshot(home) == before

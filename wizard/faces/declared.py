@@ -111,9 +111,9 @@ def _apply(args, session) -> int:
     from wizard.write.apply import ApplyError, apply_plan
 
     if session.secrets_in_keyring:
-        from wizard.core.keyring_store import usable
+        from wizard.core.keyring_store import usable_for
 
-        if why := usable():
+        if why := usable_for(session.report.home):
             _complain([f"secrets: keyring was asked, but there is no usable OS keyring here ({why}); nothing "
                        "was written (use `secrets: env` to keep them in .env, mode 0600)"])
             return 1

@@ -64,9 +64,9 @@ def where_secrets_go(asker, session) -> bool:
     default no) or in .env at mode 0600 (said in one line where there is none).  True once asked or said."""
     if not session.typed_secrets():
         return False
-    from wizard.core.keyring_store import backend_name, usable
+    from wizard.core.keyring_store import backend_name, usable_for
 
-    why = usable()
+    why = usable_for(session.report.home)
     if why:
         asker.say(f"No OS keyring here ({why}): the secrets go to .env, mode 0600.")
         session.secrets_in_keyring = False  # --secrets keyring cannot be honoured here: said, not failed later
