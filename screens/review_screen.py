@@ -85,7 +85,7 @@ class ReviewScreen(WizardScreen):
         if not session.typed_secrets():
             return
         if self.no_keyring:
-            yield Static(visible_lines(f"No OS keyring here ({self.no_keyring}): the secrets go to .env, mode 0600."),
+            yield Static(visible_lines(f"The secrets go to .env, mode 0600: {self.no_keyring}."),
                          id="keyring-none", markup=False)
             return
         from wizard.core.keyring_store import backend_name

@@ -156,7 +156,7 @@ def test_no_usable_keyring_is_one_line_and_nothing_changes(home, monkeypatch, ca
     finally:
         keyring.set_keyring(previous)
     out = capsys.readouterr().out.strip().splitlines()
-    assert len(out) == 1 and out[0].startswith("No usable OS keyring here") and "0600" in out[0]
+    assert len(out) == 1 and out[0].startswith("The secrets stay in .env (keep it mode 0600): no OS keyring is available") and "0600" in out[0]
     assert {name: (home / name).read_bytes() for name in (".env", "config.yaml")} == before
 
 
@@ -286,7 +286,7 @@ def test_an_answers_file_asking_for_a_keyring_where_there_is_none_writes_nothing
         assert main(["setup", "--answers", str(answers), "--home", str(home)]) == 1
     finally:
         keyring.set_keyring(previous)
-    assert "no usable OS keyring" in capsys.readouterr().err and not home.exists()
+    assert "keyring was asked, but no OS keyring is available here" in capsys.readouterr().err and not home.exists()
 
 
 class _ScriptedAsker:
@@ -336,7 +336,7 @@ def test_the_plain_face_says_in_one_line_when_there_is_no_keyring(tmp_path, monk
     finally:
         keyring.set_keyring(previous)
     assert not asker.asked and not session.secrets_in_keyring
-    assert len(asker.said) == 1 and "No OS keyring here" in asker.said[0] and "0600" in asker.said[0]
+    assert len(asker.said) == 1 and asker.said[0].startswith("The secrets go to .env, mode 0600: no OS keyring is available here (") and "0600" in asker.said[0]
 
 
 def test_undo_leaves_an_entry_that_was_there_before_the_move(home, mem_keyring):

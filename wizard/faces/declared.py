@@ -114,7 +114,7 @@ def _apply(args, session) -> int:
         from wizard.core.keyring_store import usable_for
 
         if why := usable_for(session.report.home):
-            _complain([f"secrets: keyring was asked, but there is no usable OS keyring here ({why}); nothing "
+            _complain([f"secrets: keyring was asked, but {why}; nothing "
                        "was written (use `secrets: env` to keep them in .env, mode 0600)"])
             return 1
     plan, outlook = session.plan(), session.outlook()

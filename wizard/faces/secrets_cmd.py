@@ -52,7 +52,7 @@ def run_secrets(args) -> int:
     report = evaluate(home, name, facts=facts)
     hide(secret_values(report.snapshot))
     if args.to == "keyring" and (why := keyring_store.usable()):
-        _say(visible(f"No usable OS keyring here: {why}. The secrets stay in .env (keep it mode 0600)."))
+        _say(visible(f"The secrets stay in .env (keep it mode 0600): {why}."))
         return ExitCode.PROBLEMS
     foreign = [f for f in report.findings if f.code == "HW505"] if args.to == "env" else []
     if foreign:

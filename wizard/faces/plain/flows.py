@@ -68,7 +68,7 @@ def where_secrets_go(asker, session) -> bool:
 
     why = usable_for(session.report.home)
     if why:
-        asker.say(f"No OS keyring here ({why}): the secrets go to .env, mode 0600.")
+        asker.say(f"The secrets go to .env, mode 0600: {why}.")
         session.secrets_in_keyring = False  # --secrets keyring cannot be honoured here: said, not failed later
         return True
     session.secrets_in_keyring = asker.confirm(
