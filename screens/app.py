@@ -175,7 +175,14 @@ class WizardApp(App[AppOutcome]):
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen(getattr(self.screen, "HELP", "") or "No help for this screen."))
+            text = getattr(self.screen, "HELP", "") or "No help for this screen."
+            self.push_screen(HelpScreen(text.replace("{hermes}", self.judged_hermes())))
+
+    def judged_hermes(self) -> str:
+        """The Hermes this home is judged as, in words for the help texts ("Hermes 0.18.2")."""
+        facts = self.report.facts
+        judged = facts.hermes if facts is not None else None
+        return f"Hermes {judged.judged_as}" if judged is not None else "Hermes"
 
     def action_quit_wizard(self) -> None:
         """Quit — after asking, when answers would be lost (Ctrl+Q, Ctrl+C and Esc on the first screen)."""

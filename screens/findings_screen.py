@@ -16,7 +16,7 @@ from wizard.plan.repairs import RepairOptions, plan_repairs
 
 HELP = """# Doctor
 
-What Hermes 0.19 would trip over, most serious first, and how each will be fixed. The defaults are the safe
+What {hermes} would trip over, most serious first, and how each will be fixed. The defaults are the safe
 ones `hermes-wizard doctor --fix` uses:
 
 * an open policy without opt-in becomes **pairing** (or allowlist, or an explicit per-platform opt-in: you type

@@ -17,7 +17,7 @@ from wizard.read.homes import HomeError, list_profiles, profile_home
 HELP = """# Home
 
 This is the Hermes home the wizard reads and will write: its `.env`, `config.yaml` and the files the
-gateway keeps there. The verdict is what Hermes 0.19 itself would decide at start-up.
+gateway keeps there. The verdict is what {hermes} itself would decide at start-up.
 
 * **Profile** switches to another profile of the same home (`profiles/<name>`).
 * **Continue** (Enter) lists every platform Hermes supports.

@@ -27,7 +27,7 @@ from wizard.hermes.v0_19.catalog import ALIASES, PLATFORMS
 
 HELP = """# Platforms
 
-Every messaging platform Hermes 0.19 supports. Rows show what the gateway would see **after** the changes you
+Every messaging platform {hermes} supports. Rows show what the gateway would see **after** the changes you
 have chosen so far (nothing is written yet):
 
 * **Verdict**: `refuses-start` means this platform alone stops the whole gateway; `open` means anyone who
