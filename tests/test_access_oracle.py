@@ -1,0 +1,97 @@
+"""Conformance: `access` decides exactly as the real Hermes's `_is_user_authorized`, per version.
+
+For each version in `oracle.VERSIONS`, HOMES seeded homes (tests/access_homes.py) with 8 senders
+each — more than 1,000 (home, sender, chat type) triples — are asked of the real Hermes in ONE
+oracle process (tests/oracle/authz_probe.py: the runner's config, this home's pairing store and a
+live adapter for each enabled own-policy platform) and of our model (wizard/judge/access.py with
+the version's authorizer).  Every answer must agree; a disagreement prints the home's files, the
+sender and both answers.  Every 10th home also goes through the command line
+(`access PLATFORM SENDER --format json`) and must say the same, with exit 0/1.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+from pathlib import Path
+
+import access_homes
+import pytest
+from oracle import VERSIONS, require_oracle, venv_python
+from oracle.authz import ask
+from oracle.compare import _environ
+from oracle.fixtures import SUMMARY
+
+HOMES = int(os.environ.get("ACCESS_HOMES", "0") or 0) or 140
+
+
+def _facts(version: str, host_env: dict, home: Path):
+    from wizard.hermes.v0_19.plugins import HostFacts
+    from wizard.hermes.versions import judgement
+
+    facts = HostFacts.detect(home, str(venv_python(version)), {**os.environ, **host_env})
+    facts.hermes = judgement(version, None, "given")
+    return facts
+
+
+def _ours(view, sender: dict):
+    from wizard.hermes.v0_19.authz import Sender
+    from wizard.judge.access import decide
+
+    return decide(view, Sender(sender["platform"], sender["user_id"], sender["chat_type"], sender["chat_id"],
+                               sender["is_bot"], sender["user_name"]))
+
+
+def _cli(home: Path, sender: dict, version: str, host_env: dict) -> tuple[int, dict]:
+    from wizard.faces.cli import main
+
+    argv = ["access", "--home", str(home), sender["platform"], sender["user_id"], "--chat", sender["chat_type"],
+            "--format", "json", "--hermes-version", version]
+    argv += ["--chat-id", sender["chat_id"]] if sender["chat_id"] else []
+    argv += ["--bot"] if sender["is_bot"] else []
+    argv += ["--name", sender["user_name"]] if sender["user_name"] else []
+    out = io.StringIO()
+    with _environ(host_env), contextlib.redirect_stdout(out):
+        rc = main(argv)
+    return rc, json.loads(out.getvalue())
+
+
+def _show(files: dict[str, bytes]) -> str:
+    return "\n".join(f"--- {name}\n{data.decode(errors='replace')}" for name, data in sorted(files.items()))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("version", VERSIONS)
+def test_access_agrees_with_hermes_authorization(version, tmp_path, hermes_oracle_at):
+    require_oracle(version)
+    from wizard.judge.access import load_view
+
+    host_env = hermes_oracle_at(version).host_env()
+    generated = [access_homes.generate(seed) for seed in range(HOMES)]
+    homes = [access_homes.write_home(tmp_path / f"home{seed:04d}", files) for seed, (files, _) in enumerate(generated)]
+    answers = ask(version, [(home, senders) for home, (_, senders) in zip(homes, generated)], tmp_path / "oracle")
+    facts = _facts(version, host_env, homes[0])
+    problems, triples, accepted, rules = [], 0, 0, set()
+    for seed, (home, (files, senders), answer) in enumerate(zip(homes, generated, answers)):
+        assert answer["error"] is None, f"Hermes could not build home {seed}: {answer['error']}\n{_show(files)}"
+        with _environ(host_env):
+            view = load_view(home, facts=facts)
+        for index, (sender, theirs) in enumerate(zip(senders, answer["results"])):
+            triples += 1
+            mine = _ours(view, sender)
+            rules.add(mine.rule)
+            accepted += mine.authorized
+            expected = False if isinstance(theirs, str) else theirs
+            if mine.authorized != expected or (isinstance(theirs, str) != (mine.rule == "error")):
+                problems.append(f"home {seed} sender {index} {sender}: Hermes {theirs!r}, ours {mine}\n"
+                                f"live adapters: {answer['live']}\n{_show(files)}")
+            if seed % 10 == 0 and index == 0 and sender["user_id"] and view.report.effective.crash is None:
+                rc, data = _cli(home, sender, version, host_env)
+                if data["authorized"] != mine.authorized or rc != (0 if mine.authorized else 1):
+                    problems.append(f"CLI home {seed}: rc {rc} {data} vs {mine}")
+    SUMMARY.append(f"access conformance: {triples} (home, sender) pairs compared with Hermes {version} "
+                   f"({accepted} accepted; rules seen: {', '.join(sorted(rules))})")
+    assert triples >= 1000
+    assert not problems, f"{len(problems)} disagreement(s) with Hermes {version}:\n\n" + "\n\n".join(problems[:5])
