@@ -19,7 +19,8 @@ from homegen import _CREDS
 
 PLATFORMS = ("telegram", "whatsapp", "whatsapp_cloud", "weixin", "wecom", "qqbot", "yuanbao", "discord",
              "slack", "signal", "matrix", "email", "feishu")
-EXTRA_SENDER_PLATFORMS = ("webhook", "homeassistant", "simplex", "irc", "dingtalk", "sms")
+EXTRA_SENDER_PLATFORMS = ("webhook", "homeassistant", "simplex", "irc", "dingtalk", "sms", "line", "teams",
+                          "bluebubbles", "mattermost", "api_server")
 _PREFIX = {"qqbot": "QQ", "whatsapp_cloud": "WHATSAPP_CLOUD"}
 PHONES = ("15551234567", "447700900123", "8613800138000")
 LIDS = ("99887766554433", "12121212121212")
@@ -32,7 +33,8 @@ POLICIES = ("allowlist", "Allowlist", " allowlist ", "open", "pairing", "disable
 def _whatsapp_forms(rng: random.Random) -> str:
     phone = rng.choice(PHONES)
     return rng.choice((phone, "+" + phone, f"{phone}@s.whatsapp.net", f"{phone}:7@s.whatsapp.net",
-                       f"{rng.choice(LIDS)}@lid", rng.choice(LIDS), f" +{phone} "))
+                       f"{rng.choice(LIDS)}@lid", rng.choice(LIDS), f" +{phone} ", f"{rng.choice(LIDS)}:3@lid",
+                       f"+{phone[:2]} {phone[2:]}", "\uff11\uff15\uff15\uff15", f"++{phone}"))
 
 
 def _identity(rng: random.Random, platform: str) -> str:
@@ -91,6 +93,11 @@ def generate(seed: int) -> tuple[dict[str, bytes], list[dict]]:
             env["QQ_GROUP_ALLOWED_USERS"] = ",".join(rng.sample(CHATS, 2))
         if platform in ("discord", "slack", "telegram", "feishu") and rng.random() < 0.3:
             env[f"{prefix}_ALLOW_BOTS"] = rng.choice(("mentions", "all", "none", " ALL", ""))
+    for platform in rng.sample(EXTRA_SENDER_PLATFORMS, 2):  # allowlists of platforms that are not enabled
+        if rng.random() < 0.4:
+            env[f"{platform.upper()}_ALLOWED_USERS"] = _items(rng, platform)
+        if rng.random() < 0.1:
+            env[f"{platform.upper()}_ALLOW_ALL_USERS"] = rng.choice(SPELLINGS)
     if rng.random() < 0.2:
         env["GATEWAY_ALLOWED_USERS"] = _items(rng, rng.choice(enabled))
     if rng.random() < 0.15:
@@ -111,13 +118,20 @@ def generate(seed: int) -> tuple[dict[str, bytes], list[dict]]:
 
 
 def _pairing(rng: random.Random, enabled: list[str], files: dict[str, bytes]) -> None:
-    for folder in rng.choice(((), ("pairing",), ("platforms/pairing",), ("pairing", "platforms/pairing"))):
+    folders = rng.choice(((), ("pairing",), ("platforms/pairing",), ("pairing", "platforms/pairing")))
+    if not folders and rng.random() < 0.3:
+        files["pairing/.keep"] = b""  # a legacy folder with content, but no store in it
+    for folder in folders:
         for platform in rng.sample(enabled, min(len(enabled), 2)):
             approved = {_identity(rng, platform).strip(): {"user_name": rng.choice(("Zed", "", "Ann")),
                                                            "approved_at": 1.0} for _ in range(rng.randint(1, 2))}
             shape = rng.random()
             data: object = list(approved) if shape < 0.1 else approved
+            if 0.1 <= shape < 0.14:
+                data = rng.choice((5, None, "111", True, [111, None]))
             raw = b"{broken" if shape > 0.95 else json.dumps(data).encode()
+            if 0.92 < shape <= 0.95 and folder == "pairing" and len(folders) == 1:
+                raw = b'{"\xff": {}}'  # not UTF-8: Hermes raises
             files[f"{folder}/{platform}-approved.json"] = raw
             if rng.random() < 0.4:
                 files[f"{folder}/{platform}-pending.json"] = json.dumps({"e1": {
