@@ -61,8 +61,13 @@ def source_of(view: AccessView, decision: Decision, platform: str) -> str | None
             return where.split(" in ", 1)[1]
         return _yaml_bridge(view, platform, decision.variable) or "the gateway's environment"
     if decision.yaml_key:
-        path = find_yaml(snapshot, platform, decision.yaml_key.split(".", 1)[0])
-        return yaml_source(snapshot, path).split(" (", 1)[0] if path else "config.yaml"
+        key = decision.yaml_key.split(".", 1)[0]
+        path = find_yaml(snapshot, platform, key)
+        if path:
+            return yaml_source(snapshot, path).split(" (", 1)[0]
+        variable = f"{platform.upper()}_{key.upper()}"  # the loader's env override wrote it into extra
+        where = env_source(snapshot, variable)
+        return where.split(" in ", 1)[1] if where != variable else "config.yaml"
     return None
 
 
