@@ -89,6 +89,8 @@ def generate(seed: int) -> tuple[dict[str, bytes], list[dict]]:
                 env["TELEGRAM_GROUP_ALLOWED_USERS"] = _items(rng, platform) + rng.choice(("", ",-1002"))
             if rng.random() < 0.2:
                 yaml.setdefault("telegram", {})["allowed_chats"] = [rng.choice(CHATS)]
+            if rng.random() < 0.2:
+                yaml.setdefault("telegram", {})["group_allowed_chats"] = rng.choice(([rng.choice(CHATS)], "-1001,g1"))
         if platform == "qqbot" and rng.random() < 0.3:
             env["QQ_GROUP_ALLOWED_USERS"] = ",".join(rng.sample(CHATS, 2))
         if platform in ("discord", "slack", "telegram", "feishu") and rng.random() < 0.3:

@@ -41,6 +41,9 @@ CASES = {
     # YAML allow_from is copied into TELEGRAM_ALLOWED_USERS
     "yaml-allow-from-is-an-allowlist": ({".env": TOKEN, "config.yaml": "telegram:\n  allow_from: [5]\n"},
                                         _sender("telegram", "5"), (True, "allowlist")),
+    # YAML group_allowed_chats is copied into TELEGRAM_GROUP_ALLOWED_CHATS (the plugin's YAML hook)
+    "yaml-group-allowed-chats": ({".env": TOKEN, "config.yaml": "telegram:\n  group_allowed_chats: [-1001]\n"},
+                                 _sender("telegram", "5", "group", "-1001"), (True, "chat-allowlist")),
     # IDs are compared as written: case matters, spaces around items do not
     "case-matters": ({".env": TOKEN + "TELEGRAM_ALLOWED_USERS= Alice , 7\n"}, _sender("telegram", "alice"),
                      (False, "not-allowlisted")),

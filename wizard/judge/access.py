@@ -75,6 +75,7 @@ def source_of(view: AccessView, decision: Decision, platform: str) -> str | None
 _FROM_YAML = {"WHATSAPP_ALLOWED_USERS": "allow_from", "WHATSAPP_GROUP_ALLOWED_USERS": "group_allow_from",
               "WHATSAPP_DM_POLICY": "dm_policy", "WHATSAPP_GROUP_POLICY": "group_policy",
               "TELEGRAM_ALLOWED_USERS": "allow_from", "TELEGRAM_GROUP_ALLOWED_USERS": "group_allow_from",
+              "TELEGRAM_GROUP_ALLOWED_CHATS": "group_allowed_chats",
               "DISCORD_ALLOWED_USERS": "allow_from", "MATRIX_ALLOWED_USERS": "allowed_users",
               "DINGTALK_ALLOWED_USERS": "allowed_users"}
 

@@ -172,7 +172,8 @@ def _hook(name: str, block: dict, yaml_cfg: dict, gateway_platforms: Any, set_if
         return None
     if name == "telegram":
         for key, env_name in (("allow_from", "TELEGRAM_ALLOWED_USERS"),
-                              ("group_allow_from", "TELEGRAM_GROUP_ALLOWED_USERS")):
+                              ("group_allow_from", "TELEGRAM_GROUP_ALLOWED_USERS"),
+                              ("group_allowed_chats", "TELEGRAM_GROUP_ALLOWED_CHATS")):  # adapter.py:9370
             if block.get(key) is not None:
                 set_if_unset(env_name, _join(block[key]))
         keys: tuple[str, ...] = ("disable_topic_auto_rename", "guest_mode", "disable_link_previews",
