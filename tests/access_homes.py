@@ -95,6 +95,8 @@ def generate(seed: int) -> tuple[dict[str, bytes], list[dict]]:
             env["QQ_GROUP_ALLOWED_USERS"] = ",".join(rng.sample(CHATS, 2))
         if platform in ("discord", "slack", "telegram", "feishu") and rng.random() < 0.3:
             env[f"{prefix}_ALLOW_BOTS"] = rng.choice(("mentions", "all", "none", " ALL", ""))
+        if platform in ("discord", "slack", "telegram", "feishu") and rng.random() < 0.25:
+            yaml.setdefault(platform, {})["allow_bots"] = rng.choice(("all", "Mentions", True, "none"))
     for platform in rng.sample(EXTRA_SENDER_PLATFORMS, 2):  # allowlists of platforms that are not enabled
         if rng.random() < 0.4:
             env[f"{platform.upper()}_ALLOWED_USERS"] = _items(rng, platform)
