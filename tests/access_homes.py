@@ -53,6 +53,17 @@ def _items(rng: random.Random, platform: str) -> str:
     return sep.join(items) + rng.choice(("", "", ","))
 
 
+def _place(rng: random.Random, yaml: dict, platform: str) -> dict:
+    """A YAML block where a platform setting can live: top level, platforms.X(.extra), gateway.platforms.X."""
+    where = rng.choice(("top", "platforms", "extra", "gateway"))
+    if where == "top":
+        return yaml.setdefault(platform, {})
+    if where == "gateway":
+        return yaml.setdefault("gateway", {}).setdefault("platforms", {}).setdefault(platform, {})
+    block = yaml.setdefault("platforms", {}).setdefault(platform, {})
+    return block.setdefault("extra", {}) if where == "extra" else block
+
+
 def _env_line(key: str, value: str) -> str:
     return f'{key}="{value}"' if value != value.strip() or " " in value or not value else f"{key}={value}"
 
@@ -80,8 +91,13 @@ def generate(seed: int) -> tuple[dict[str, bytes], list[dict]]:
                 block["allow_from"] = [_identity(rng, platform)]
             if platform == "wecom" and rng.random() < 0.5:
                 block["groups"] = {rng.choice(CHATS + ("*",)): {"allow_from": rng.choice((["111"], [], "", "x"))}}
-        if platform in ("telegram", "whatsapp", "discord") and rng.random() < 0.25:
-            yaml.setdefault(platform, {})["allow_from"] = [_identity(rng, platform)]
+        if platform in ("telegram", "whatsapp", "discord", "matrix", "dingtalk") and rng.random() < 0.35:
+            key = ("allowed_users" if platform in ("matrix", "dingtalk")
+                   else rng.choice(("allow_from", "group_allow_from")))
+            value = rng.choice(([_identity(rng, platform)], _identity(rng, platform), 111, [111, "x y"]))
+            _place(rng, yaml, platform)[key] = value
+        if platform in ("whatsapp", "weixin", "wecom", "yuanbao", "whatsapp_cloud") and rng.random() < 0.25:
+            _place(rng, yaml, platform)[rng.choice(("dm_policy", "group_policy"))] = rng.choice(POLICIES + (True,))
         if platform == "telegram":
             if rng.random() < 0.3:
                 env["TELEGRAM_GROUP_ALLOWED_CHATS"] = ",".join(rng.sample(CHATS, 2)) + rng.choice(("", ",*"))

@@ -73,9 +73,12 @@ def test_access_agrees_with_hermes_authorization(version, tmp_path, hermes_oracl
     homes = [access_homes.write_home(tmp_path / f"home{seed:04d}", files) for seed, (files, _) in enumerate(generated)]
     answers = ask(version, [(home, senders) for home, (_, senders) in zip(homes, generated)], tmp_path / "oracle")
     facts = _facts(version, host_env, homes[0])
-    problems, triples, accepted, rules = [], 0, 0, set()
+    problems, triples, accepted, rules, crashed = [], 0, 0, set(), 0
     for seed, (home, (files, senders), answer) in enumerate(zip(homes, generated, answers)):
         assert answer["error"] is None, f"Hermes could not build home {seed}: {answer['error']}\n{_show(files)}"
+        if answer["adapter_errors"]:  # the gateway would crash at start: nobody is authorized, nothing to compare
+            crashed += 1
+            continue
         with _environ(host_env):
             view = load_view(home, facts=facts)
         for index, (sender, theirs) in enumerate(zip(senders, answer["results"])):
@@ -92,6 +95,7 @@ def test_access_agrees_with_hermes_authorization(version, tmp_path, hermes_oracl
                 if data["authorized"] != mine.authorized or rc != (0 if mine.authorized else 1):
                     problems.append(f"CLI home {seed}: rc {rc} {data} vs {mine}")
     SUMMARY.append(f"access conformance: {triples} (home, sender) pairs compared with Hermes {version} "
-                   f"({accepted} accepted; rules seen: {', '.join(sorted(rules))})")
+                   f"({accepted} accepted; {crashed} homes skipped, an adapter cannot be built; "
+                   f"rules seen: {', '.join(sorted(rules))})")
     assert triples >= 1000
     assert not problems, f"{len(problems)} disagreement(s) with Hermes {version}:\n\n" + "\n\n".join(problems[:5])

@@ -21,9 +21,9 @@ import subprocess
 import time
 from pathlib import Path
 
+import oracle
 import pytest
 
-import oracle
 from wizard.core import keyring_store
 from wizard.faces import hermes_secrets
 from wizard.faces.hermes_plugin import doctor_command, wizard_argv

@@ -20,9 +20,8 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 import oracle
+import pytest
 from real_systemd import TEST_TARGET, PrivateSystemd, Unavailable, why_unavailable
 from test_versions import fake_hermes
 

@@ -4,7 +4,8 @@ Runs INSIDE an oracle venv (0.18.x or 0.19.0), imports Hermes and never our code
 JSON object per stdin line, ``{"home": PATH, "senders": [{platform, user_id, chat_type, chat_id,
 is_bot, user_name}, ...]}``, and answers one JSON line ``{"home", "results", "live", "error"}``:
 ``results[i]`` is ``true``/``false`` from ``GatewayRunner._is_user_authorized`` or
-``"error: Type: message"`` when it raises.
+``"error: Type: message"`` when it raises; ``adapter_errors`` names the own-policy adapters whose
+constructor raises (the gateway's ``start()`` would crash on them: nothing is authorized at all).
 
 Each home is loaded as ``probe.Batch`` loads it (environment reset, both ``.env`` loads, the
 runner's config).  The runner is built without starting it (``object.__new__``) and given what
@@ -50,12 +51,17 @@ def _runner(cfg):
     runner.adapters = {}
     runner.pairing_store = pairing.PairingStore()
     runner.pairing_stores = {}
+    runner.adapter_errors = {}
     for platform, pcfg in cfg.platforms.items():
         if pcfg.enabled and platform.value in OWN_POLICY:
-            adapter = runner._create_adapter(platform, pcfg)
-            if adapter is None:
-                module, name = ADAPTER_CLASSES[platform.value]
-                adapter = getattr(importlib.import_module(module), name)(pcfg)
+            try:
+                adapter = runner._create_adapter(platform, pcfg)
+                if adapter is None:
+                    module, name = ADAPTER_CLASSES[platform.value]
+                    adapter = getattr(importlib.import_module(module), name)(pcfg)
+            except Exception as exc:  # `start()` does not catch this: the gateway would not run at all
+                runner.adapter_errors[platform.value] = f"{type(exc).__name__}: {exc}"
+                continue
             if adapter is not None and getattr(adapter, "enforces_own_access_policy", False):
                 runner.adapters[platform] = adapter
     return runner
@@ -82,6 +88,7 @@ def answer(batch: probe.Batch, request: dict) -> dict:
         cfg = probe._runner_config(gr)
         runner = _runner(cfg)
         out["live"] = sorted(p.value for p in runner.adapters)
+        out["adapter_errors"] = runner.adapter_errors
         for sender in request["senders"]:
             try:
                 out["results"].append(bool(runner._is_user_authorized(_source(sender))))
