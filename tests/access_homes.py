@@ -118,6 +118,9 @@ def generate(seed: int) -> tuple[dict[str, bytes], list[dict]]:
             env[f"{platform.upper()}_ALLOWED_USERS"] = _items(rng, platform)
         if rng.random() < 0.1:
             env[f"{platform.upper()}_ALLOW_ALL_USERS"] = rng.choice(SPELLINGS)
+    if rng.random() < 0.25:
+        _place(rng, yaml, rng.choice(enabled))["unauthorized_dm_behavior"] = rng.choice(
+            ("pair", "ignore", " IGNORE", "silent", 1))
     if rng.random() < 0.2:
         env["GATEWAY_ALLOWED_USERS"] = _items(rng, rng.choice(enabled))
     if rng.random() < 0.15:

@@ -81,6 +81,12 @@ def test_access_agrees_with_hermes_authorization(version, tmp_path, hermes_oracl
             continue
         with _environ(host_env):
             view = load_view(home, facts=facts)
+        for platform, behavior in answer["behavior"].items():
+            mine_behavior = view.authorizer.unauthorized_dm_behavior(
+                view.report.effective.environ, view.report.effective.platforms, platform)
+            if mine_behavior != behavior:
+                problems.append(f"home {seed}: unauthorized DMs on {platform}: Hermes {behavior}, ours "
+                                f"{mine_behavior}\n{_show(files)}")
         for index, (sender, theirs) in enumerate(zip(senders, answer["results"])):
             triples += 1
             mine = _ours(view, sender)

@@ -5,7 +5,8 @@ JSON object per stdin line, ``{"home": PATH, "senders": [{platform, user_id, cha
 is_bot, user_name}, ...]}``, and answers one JSON line ``{"home", "results", "live", "error"}``:
 ``results[i]`` is ``true``/``false`` from ``GatewayRunner._is_user_authorized`` or
 ``"error: Type: message"`` when it raises; ``adapter_errors`` names the own-policy adapters whose
-constructor raises (the gateway's ``start()`` would crash on them: nothing is authorized at all).
+constructor raises (the gateway's ``start()`` would crash on them: nothing is authorized at all);
+``behavior`` maps each sender's platform to ``_get_unauthorized_dm_behavior`` (pair | ignore).
 
 Each home is loaded as ``probe.Batch`` loads it (environment reset, both ``.env`` loads, the
 runner's config).  The runner is built without starting it (``object.__new__``) and given what
@@ -89,6 +90,10 @@ def answer(batch: probe.Batch, request: dict) -> dict:
         runner = _runner(cfg)
         out["live"] = sorted(p.value for p in runner.adapters)
         out["adapter_errors"] = runner.adapter_errors
+        from gateway.config import Platform
+
+        out["behavior"] = {s["platform"]: runner._get_unauthorized_dm_behavior(Platform(s["platform"]))
+                           for s in request["senders"]}
         for sender in request["senders"]:
             try:
                 out["results"].append(bool(runner._is_user_authorized(_source(sender))))

@@ -55,6 +55,8 @@ ALLOWED_USERS = {
 REGISTRY_PLATFORMS = ("irc", "teams", "ntfy", "google_chat", "photon", "line", "simplex")
 GROUP_USERS = {"telegram": "TELEGRAM_GROUP_ALLOWED_USERS"}
 GROUP_CHATS = {"telegram": "TELEGRAM_GROUP_ALLOWED_CHATS", "qqbot": "QQ_GROUP_ALLOWED_USERS"}
+GROUP_USERS_AND_CHATS = {"telegram": ("TELEGRAM_GROUP_ALLOWED_USERS", "TELEGRAM_GROUP_ALLOWED_CHATS"),
+                         "qqbot": ("QQ_GROUP_ALLOWED_USERS",)}  # _get_unauthorized_dm_behavior's map (no Yuanbao)
 ALLOW_BOTS = {"discord": "DISCORD_ALLOW_BOTS", "feishu": "FEISHU_ALLOW_BOTS", "telegram": "TELEGRAM_ALLOW_BOTS",
               "slack": "SLACK_ALLOW_BOTS"}
 ALWAYS = ("homeassistant", "webhook")
@@ -197,6 +199,37 @@ class Authorizer:
             return Decision(True, "allowlist", var, matched=item)
         named = [v for v, raw in lists if raw] + ([GROUP_CHATS[p]] if group_chats else [])
         return Decision(False, "not-allowlisted", named[0], detail="not in " + ", ".join(named))
+
+    # --- what a stranger's DM gets ------------------------------------------------------------------
+    def unauthorized_dm_behavior(self, env: dict[str, str], platforms: dict[str, Any], p: str,
+                                 global_behavior: str = "pair") -> str:
+        """`_get_unauthorized_dm_behavior`: "pair" (a pairing code is sent) or "ignore".
+        `global_behavior` is the config's top-level `unauthorized_dm_behavior` (default pair)."""
+        state = platforms.get(p)
+        extra = state.extra if state is not None and isinstance(state.extra, dict) else {}
+        if "unauthorized_dm_behavior" in extra:
+            value = extra["unauthorized_dm_behavior"]
+            normalized = value.strip().lower() if isinstance(value, str) else ""
+            return normalized if normalized in {"pair", "ignore"} else global_behavior
+        if p == "email":
+            return "ignore"
+        if global_behavior != "pair":
+            return global_behavior
+        policy = ""
+        if p in OWN_POLICY and _live(platforms, p):
+            policy, _ = self.adapter_policy(env, p, extra, "dm")
+        elif state is not None:
+            policy = str(extra.get("dm_policy") or "").strip().lower()
+        if policy == "pairing":
+            return "pair"
+        if policy in {"allowlist", "disabled"}:
+            return "ignore"
+        # os.getenv(...).strip() in both versions, whatever _auth_env does
+        names = [ALLOWED_USERS.get(p, "") if p != "yuanbao" else "", *GROUP_USERS_AND_CHATS.get(p, ()),
+                 "GATEWAY_ALLOWED_USERS"]
+        if any(env.get(name, "").strip() for name in names if name):
+            return "ignore"
+        return "pair"
 
     # --- own-policy adapters (live when enabled) -----------------------------------------------
     def _adapter_trust(self, env: dict[str, str], platforms: dict[str, Any], s: Sender) -> Decision | None:
