@@ -123,13 +123,13 @@ def nobody_waiting(ctx: Context) -> list[str]:
     """Enabled platforms where only pairing admits, codes are sent, and the store is empty."""
     from wizard.hermes.v0_19.identity import stored_ids
 
-    env, out = ctx.effective.environ, []
-    auth = files = None
-    for name, state in ctx.effective.platforms.items():
-        if not state.enabled or name in ("homeassistant", "webhook", "relay", "api_server", "msgraph_webhook"):
-            continue
-        if auth is None:
-            auth, files = _access(ctx)
+    env, out = ctx.effective.environ, list[str]()
+    enabled = [name for name, state in ctx.effective.platforms.items() if state.enabled
+               and name not in ("homeassistant", "webhook", "relay", "api_server", "msgraph_webhook")]
+    if not enabled:
+        return out
+    auth, files = _access(ctx)
+    for name in enabled:
         if _decide(ctx, auth, files, name, _NOBODY).rule != "no-allowlist":
             continue
         if auth.unauthorized_dm_behavior(env, ctx.effective.platforms, name) != "pair":
