@@ -100,3 +100,9 @@ def test_a_fifo_in_the_pairing_store_does_not_hang(tmp_path):
     os.mkfifo(home / "platforms" / "pairing" / "telegram-approved.json")
     result = _run("telegram", "5", home=home)
     assert result.returncode == 1 and "no-allowlist" in result.stdout, result
+
+
+def test_overview_says_when_the_adapter_drops_a_side(tmp_path):
+    home = _home(tmp_path / "h", "WHATSAPP_ENABLED=true\nWHATSAPP_DM_POLICY=pairing\nWHATSAPP_GROUP_POLICY=disabled\n")
+    text = _run(home=home).stdout
+    assert "groups:  nobody — the adapter drops these messages (policy: disabled) [.env:3]" in text, text

@@ -42,6 +42,8 @@ def _side_text(side, pending_or_paired: bool) -> str:
         opener = _RULES.get(side.everyone, f"{side.everyone} is on")
         return "everyone" + (f" — {opener if side.everyone in _RULES else side.everyone + ' opts in'}"
                              f"{f' [{side.everyone_source}]' if side.everyone_source else ''}")
+    if side.disabled:
+        return f"nobody — the adapter drops these messages (policy: disabled) [{side.disabled}]"
     if side.adapter_allowlist:
         return f"whoever the adapter's allow_from admits (its policy is allowlist) [{side.adapter_allowlist}]"
     if side.allowlisted:
@@ -79,7 +81,7 @@ def _side_json(side) -> dict:
     return {"everyone": bool(side.everyone), "opened_by": side.everyone, "source": side.everyone_source,
             "allowlisted": [{"id": item, "variable": variable, "name": name}
                             for item, variable, name in side.allowlisted],
-            "adapter_allowlist": side.adapter_allowlist}
+            "adapter_allowlist": side.adapter_allowlist, "disabled": side.disabled}
 
 
 def overview_json(view, rows) -> dict:

@@ -95,6 +95,7 @@ class Side:
     everyone_source: str | None = None
     allowlisted: list[tuple[str, str, str | None]] = factory(list)  # (id, variable, name the store knows)
     adapter_allowlist: str | None = None  # an own-policy adapter's allowlist (where it is set)
+    disabled: str | None = None  # the adapter drops this side at intake (where its policy is set)
 
 
 @record
@@ -144,6 +145,13 @@ def _side(view: AccessView, name: str, side: str, known: dict[str, str]) -> Side
     if name in ALWAYS or name == "relay":
         result.everyone = "platform-always" if name in ALWAYS else "upstream-relay"
         return result
+    state = view.report.effective.platforms.get(name)
+    if name in OWN_POLICY and state is not None and state.enabled:
+        extra = state.extra if isinstance(state.extra, dict) else {}
+        policy, where = auth.adapter_policy(env, name, extra, side)
+        if policy == "disabled":  # the adapter drops these at intake: they never reach the authorizer
+            result.disabled = _policy_source(view, name, where)
+            return result
     probe = Sender(name, "\x00nobody\x00", "dm" if side == "dm" else "group", "\x00nochat\x00")
     decision = decide(view, probe)
     if decision.authorized:
@@ -160,3 +168,14 @@ def _side(view: AccessView, name: str, side: str, known: dict[str, str]) -> Side
     if name in OWN_POLICY and not result.allowlisted:
         result.adapter_allowlist = None
     return result
+
+
+def _policy_source(view: AccessView, name: str, where: str) -> str:
+    """Where an own-policy adapter's policy comes from: an env line, config.yaml, or its default."""
+    if where == "default":
+        return "the adapter's default"
+    if where.isupper():
+        found = env_source(view.report.snapshot, where)
+        return found.split(" in ", 1)[1] if found != where else where
+    path = find_yaml(view.report.snapshot, name, where)
+    return yaml_source(view.report.snapshot, path).split(" (", 1)[0] if path else "config.yaml"
