@@ -106,3 +106,11 @@ def test_overview_says_when_the_adapter_drops_a_side(tmp_path):
     home = _home(tmp_path / "h", "WHATSAPP_ENABLED=true\nWHATSAPP_DM_POLICY=pairing\nWHATSAPP_GROUP_POLICY=disabled\n")
     text = _run(home=home).stdout
     assert "groups:  nobody — the adapter drops these messages (policy: disabled) [.env:3]" in text, text
+
+
+def test_a_fifo_alias_file_does_not_hang(tmp_path):
+    home = _home(tmp_path / "h", "WHATSAPP_ENABLED=true\nWHATSAPP_ALLOWED_USERS=15551234567\n")
+    (home / "platforms" / "whatsapp" / "session").mkdir(parents=True)
+    os.mkfifo(home / "platforms" / "whatsapp" / "session" / "lid-mapping-99887766554433.json")
+    result = _run("whatsapp", "99887766554433@lid", home=home)
+    assert result.returncode == 1 and "not-allowlisted" in result.stdout, result

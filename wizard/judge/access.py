@@ -38,7 +38,7 @@ def load_view(home: Path, profile: str = "default", *, base_env: dict[str, str] 
               facts: Any = None) -> AccessView:
     report = evaluate(home, profile, base_env=base_env, facts=facts)
     with reading_for(home_owner(home)):
-        files = read_access_files(home)
+        files = read_access_files(home, home_owner(home))
     return AccessView(report, files, model_for(report.facts.hermes if report.facts else None).authorizer())
 
 

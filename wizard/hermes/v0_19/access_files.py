@@ -26,10 +26,11 @@ from pathlib import Path
 from typing import Any
 
 from wizard.core.records import factory, record
-from wizard.core.smallfile import read_regular
+from wizard.core.smallfile import read_regular, reading_for
 
 MAX_STORE_BYTES = 4 * 1024 * 1024
-MAX_ALIAS_FILES = 20_000
+MAX_JSON_FILES = 20_000  # pairing files looked at per folder
+MAX_ALIAS_BYTES = 64 * 1024  # an alias file holds one JSON string
 
 
 @record
@@ -47,11 +48,25 @@ class AccessFiles:
     approved: dict[str, Parsed] = factory(dict)  # platform -> what is_approved iterates
     pending: dict[str, Parsed] = factory(dict)  # platform -> the pending requests file
     rate_limits: Parsed | None = None
-    aliases: dict[str, Parsed] = factory(dict)  # "lid-mapping-<id><suffix>" -> its JSON
+    session_dir: Path | None = None  # WhatsApp's bridge session folder (its alias files)
+    owner: int | None = None  # read alias files as this user could (root judging another user's home)
+    aliases: dict[str, Parsed | None] = factory(dict)  # "lid-mapping-<id><suffix>" -> its JSON, once read
     merged_from: Path | None = None  # the other folder whose files the store merges in
 
     def approved_for(self, platform: str) -> Parsed:
         return self.approved.get(platform) or Parsed(self.pairing_dir / f"{platform}-approved.json", {})
+
+    def alias(self, stem: str) -> Parsed | None:
+        """`<session>/<stem>.json` as Hermes reads it when asked (None when absent), read once, on demand:
+        a bridge session folder holds thousands of other files, and Hermes opens only the ones it needs."""
+        if stem not in self.aliases:
+            path = self.session_dir / f"{stem}.json" if self.session_dir is not None else None
+            if path is None or not path.exists():
+                self.aliases[stem] = None
+            else:
+                with reading_for(self.owner):
+                    self.aliases[stem] = _load(path, MAX_ALIAS_BYTES)
+        return self.aliases[stem]
 
 
 def hermes_dir(home: Path, new: str, old: str) -> Path:
@@ -84,10 +99,10 @@ def _legacy_has_content(path: Path) -> bool:
         return True
 
 
-def _load(path: Path) -> Parsed:
+def _load(path: Path, limit: int = MAX_STORE_BYTES) -> Parsed:
     """Hermes's `PairingStore._load_json`: {} when absent or invalid; UTF-8 errors escape it."""
     try:
-        raw = read_regular(path, MAX_STORE_BYTES)
+        raw = read_regular(path, limit)
     except OSError:  # Hermes: PermissionError and every OSError read as {} (a FIFO: we never open it)
         return Parsed(path, {})
     if raw is None:
@@ -116,17 +131,18 @@ def _json_files(folder: Path, limit: int) -> list[Path]:
     return [folder / name for name in sorted(names)]
 
 
-def read_access_files(home: Path) -> AccessFiles:
+def read_access_files(home: Path, owner: int | None = None) -> AccessFiles:
+    """The pairing store now; WhatsApp's alias files later, on demand, read as `owner` could."""
     home = Path(home)
     active = hermes_dir(home, "platforms/pairing", "pairing")
     old, new = home / "pairing", home / "platforms" / "pairing"
     alternate = new if active == old else old
-    files = AccessFiles(pairing_dir=active)
-    for path in _json_files(active, MAX_ALIAS_FILES):
+    files = AccessFiles(pairing_dir=active, owner=owner)
+    for path in _json_files(active, MAX_JSON_FILES):
         _file_into(files, path.name, _load(path))
     if alternate.is_dir() and _real(alternate) != _real(active):
         files.merged_from = alternate
-        for path in _json_files(alternate, MAX_ALIAS_FILES):
+        for path in _json_files(alternate, MAX_JSON_FILES):
             if not path.is_file():
                 continue
             other = _load(path)
@@ -135,10 +151,7 @@ def read_access_files(home: Path) -> AccessFiles:
             mine = _load(active / path.name)
             current = mine.data if isinstance(mine.data, dict) else {}
             _file_into(files, path.name, Parsed(active / path.name, {**other.data, **current}, mine.crash))
-    session = hermes_dir(home, "platforms/whatsapp/session", "whatsapp/session")
-    for path in _json_files(session, MAX_ALIAS_FILES):
-        if path.name.startswith("lid-mapping-"):
-            files.aliases[path.name[:-5]] = _load(path)
+    files.session_dir = hermes_dir(home, "platforms/whatsapp/session", "whatsapp/session")
     return files
 
 

@@ -36,7 +36,7 @@ def expand_whatsapp(identifier: Any, files: AccessFiles) -> set[str]:
             continue
         resolved.add(current)
         for suffix in ("", "_reverse"):
-            parsed = files.aliases.get(f"lid-mapping-{current}{suffix}")
+            parsed = files.alias(f"lid-mapping-{current}{suffix}")
             if parsed is None:
                 continue
             if parsed.crash:  # not caught by Hermes (it catches OSError and JSONDecodeError only)

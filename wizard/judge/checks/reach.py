@@ -25,7 +25,7 @@ def _access(ctx: Context) -> tuple[Any, Any]:
     from wizard.hermes.v0_19.access_files import read_access_files
 
     with reading_for(home_owner(ctx.home)):
-        files = read_access_files(ctx.home)
+        files = read_access_files(ctx.home, home_owner(ctx.home))
     return model_for(ctx.facts.hermes).authorizer(), files
 
 
