@@ -25,7 +25,7 @@ def add_parser(sub, common) -> None:
     common(parser)
     parser.add_argument("platform", nargs="?", help="a platform, as Hermes names it (telegram, whatsapp, ...)")
     parser.add_argument("sender", nargs="?", help="the sender's user ID as the platform reports it")
-    parser.add_argument("--chat", default="dm", choices=("dm", "group", "channel", "forum"),
+    parser.add_argument("--chat", default="dm", choices=("dm", "group", "channel", "forum", "thread"),
                         help="where the message is sent (default: dm)")
     parser.add_argument("--chat-id", help="the group's or channel's chat ID (chat allowlists match it)")
     parser.add_argument("--bot", action="store_true", help="the sender is a bot (the *_ALLOW_BOTS admission)")
