@@ -58,6 +58,8 @@ def _side_text(side, pending_or_paired: bool) -> str:
 def overview_text(view, rows, platform: str | None) -> str:
     report = view.report
     lines = [f"Who can reach the agent — {visible(str(report.home))} (Hermes {report.hermes.judged_as})"]
+    if view.files.crash:
+        lines.append(f"[✗] nobody: {visible(view.files.crash)}")
     if not rows:
         what = f"{platform} is not enabled" if platform else "no platform is enabled"
         lines.append(f"  {what}: nobody can reach the agent through the gateway")
@@ -85,7 +87,7 @@ def _side_json(side) -> dict:
 
 
 def overview_json(view, rows) -> dict:
-    return {"home": str(view.report.home), "hermes": view.report.hermes.judged_as,
+    return {"home": str(view.report.home), "hermes": view.report.hermes.judged_as, "error": view.files.crash,
             "platforms": [{"name": row.name, "dm": _side_json(row.dm), "group": _side_json(row.group),
                            "approved": [{"id": uid, "name": who} for uid, who in row.approved],
                            "pending": [{"id": uid, "name": who, "age_minutes": age} for uid, who, age in row.pending],

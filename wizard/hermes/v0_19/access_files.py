@@ -52,6 +52,7 @@ class AccessFiles:
     owner: int | None = None  # read alias files as this user could (root judging another user's home)
     aliases: dict[str, Parsed | None] = factory(dict)  # "lid-mapping-<id><suffix>" -> its JSON, once read
     merged_from: Path | None = None  # the other folder whose files the store merges in
+    crash: str | None = None  # Hermes cannot even open the store (its folder cannot be made): the gateway crashes
 
     def approved_for(self, platform: str) -> Parsed:
         return self.approved.get(platform) or Parsed(self.pairing_dir / f"{platform}-approved.json", {})
@@ -138,6 +139,7 @@ def read_access_files(home: Path, owner: int | None = None) -> AccessFiles:
     old, new = home / "pairing", home / "platforms" / "pairing"
     alternate = new if active == old else old
     files = AccessFiles(pairing_dir=active, owner=owner)
+    files.crash = _cannot_make(active)
     for path in _json_files(active, MAX_JSON_FILES):
         _file_into(files, path.name, _load(path))
     if alternate.is_dir() and _real(alternate) != _real(active):
@@ -153,6 +155,24 @@ def read_access_files(home: Path, owner: int | None = None) -> AccessFiles:
             _file_into(files, path.name, Parsed(active / path.name, {**other.data, **current}, mine.crash))
     files.session_dir = hermes_dir(home, "platforms/whatsapp/session", "whatsapp/session")
     return files
+
+
+def _cannot_make(folder: Path) -> str | None:
+    """Why `folder.mkdir(parents=True, exist_ok=True)` (PairingStore.__init__) would raise, or None."""
+    probe = folder
+    while True:
+        try:
+            if not os.path.isdir(probe):
+                if os.path.lexists(probe):
+                    return (f"{probe} is not a folder: Hermes cannot create its pairing store there "
+                            "(FileExistsError), so the gateway crashes at start")
+            else:
+                return None
+        except OSError:
+            return None
+        if probe.parent == probe:
+            return None
+        probe = probe.parent
 
 
 def _real(path: Path) -> str:

@@ -119,6 +119,8 @@ class Authorizer:
 
     def _decide(self, env: dict[str, str], platforms: dict[str, Any], files: AccessFiles, s: Sender) -> Decision:
         p = s.platform
+        if files.crash:  # GatewayRunner.__init__ raises before any message is read
+            return Decision(False, "error", path=str(files.pairing_dir), detail=files.crash)
         if p in ALWAYS:
             return Decision(True, "platform-always", detail="authenticated by its transport; no per-user check")
         if p == "relay" and _live(platforms, p):
