@@ -105,3 +105,53 @@ def test_access_agrees_with_hermes_authorization(version, tmp_path, hermes_oracl
                    f"rules seen: {', '.join(sorted(rules))})")
     assert triples >= 1000
     assert not problems, f"{len(problems)} disagreement(s) with Hermes {version}:\n\n" + "\n\n".join(problems[:5])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("version", VERSIONS)
+def test_access_agrees_on_the_loader_conformance_homes(version, tmp_path, hermes_oracle_at):
+    """The .env and YAML quirks of tests/homegen.py (export, quotes, CRLF, BOM, ${VAR}, glued lines, UTF-16,
+    settings in five YAML places) under the same pairing stores and senders: the loader's answer must
+    reach the authorizer exactly as Hermes's does."""
+    require_oracle(version)
+    import homegen
+    from hypothesis import HealthCheck, given, settings
+
+    from wizard.judge.access import load_view
+
+    specs: list = []
+
+    @settings(max_examples=160, derandomize=True, database=None, deadline=None,
+              suppress_health_check=list(HealthCheck))
+    @given(spec=homegen.homes())
+    def collect(spec) -> None:
+        specs.append(spec)
+
+    collect()
+    host_env = hermes_oracle_at(version).host_env()
+    homes, requests = [], []
+    for index, spec in enumerate(specs):
+        extra, senders = access_homes.generate(10_000 + index)
+        files = {**{k: v for k, v in extra.items() if k not in (".env", "config.yaml")}, **spec.files}
+        home = access_homes.write_home(tmp_path / f"home{index:04d}", files)
+        homes.append((home, files, senders))
+        requests.append((home, senders))
+    answers = ask(version, requests, tmp_path / "oracle")
+    facts = _facts(version, host_env, homes[0][0])
+    problems, triples, skipped = [], 0, 0
+    for index, ((home, files, senders), answer) in enumerate(zip(homes, answers)):
+        if answer["error"] or answer["adapter_errors"]:  # Hermes never gets to authorize anyone
+            skipped += 1
+            continue
+        with _environ(host_env):
+            view = load_view(home, facts=facts)
+        for sender, theirs in zip(senders, answer["results"]):
+            triples += 1
+            mine = _ours(view, sender)
+            expected = False if isinstance(theirs, str) else theirs
+            if mine.authorized != expected:
+                problems.append(f"home {index} {sender}: Hermes {theirs!r}, ours {mine}\n{_show(files)}")
+    SUMMARY.append(f"access conformance on loader homes: {triples} pairs compared with Hermes {version} "
+                   f"({skipped} homes where Hermes crashes before authorizing)")
+    assert triples >= 800
+    assert not problems, f"{len(problems)} disagreement(s) with Hermes {version}:\n\n" + "\n\n".join(problems[:4])
