@@ -104,7 +104,7 @@ def allowlist_admits_nobody(ctx: Context):
               f"{named[0]}=<numeric user IDs>, or remove it and use pairing")
 
 
-@check("HW172", "pairing-nobody-waiting", "warning",
+@check("HW172", "pairing-nobody-waiting", "info",
        "Pairing, with nobody approved and no request waiting: the agent answers no one yet.",
        what="""Without an allowlist or an allow-all opt-in, Hermes admits only paired users. A stranger's first
 DM gets a one-time code (valid one hour) which the owner approves with `hermes pairing approve`. Nobody is in the
@@ -121,6 +121,7 @@ def pairing_nobody_waiting(ctx: Context):
 
 def nobody_waiting(ctx: Context) -> list[str]:
     """Enabled platforms where only pairing admits, codes are sent, and the store is empty."""
+    from wizard.hermes.v0_19.authz import OWN_POLICY
     from wizard.hermes.v0_19.identity import stored_ids
 
     env, out = ctx.effective.environ, list[str]()
@@ -134,6 +135,13 @@ def nobody_waiting(ctx: Context) -> list[str]:
             continue
         if auth.unauthorized_dm_behavior(env, ctx.effective.platforms, name) != "pair":
             continue
+        state = ctx.effective.platforms[name]
+        if name in OWN_POLICY:  # an 'open' or 'allowlist' adapter is not "pairing", whatever strangers get
+            extra = state.extra if isinstance(state.extra, dict) else {}
+            if auth.adapter_policy(env, name, extra, "dm")[0] != "pairing":
+                continue
+        if any(violation.platform == name for violation in ctx.violations):
+            continue  # it refuses to start: HW101 says what matters
         try:
             approved = stored_ids(files.approved_for(name).data)
         except TypeError:
