@@ -39,6 +39,7 @@ from __future__ import annotations
 from typing import Any
 
 from wizard.core.records import record
+from wizard.hermes.v0_19 import adapters
 from wizard.hermes.v0_19.access_files import AccessFiles
 from wizard.hermes.v0_19.identity import approved_match, expand_whatsapp, normalize_whatsapp
 
@@ -240,7 +241,7 @@ class Authorizer:
             return None
         extra = platforms[p].extra if isinstance(platforms[p].extra, dict) else {}
         if s.chat_type in GROUPISH:
-            key = _group_sender_allowlist(extra, s.chat_id)
+            key = adapters.group_sender_allowlist(extra, s.chat_id)
             if key is not None:
                 return Decision(True, "adapter-allowlist", yaml_key=key,
                                 detail="a per-group sender allowlist the adapter enforced at intake")
@@ -254,30 +255,8 @@ class Authorizer:
                         detail="the adapter admits only its allow_from list at intake; Hermes trusts it")
 
     def adapter_policy(self, env: dict[str, str], p: str, extra: dict, side: str) -> tuple[str, str]:
-        """The live adapter's effective policy for `side` (dm|group) and where it came from
-        (an extra key `dm_policy`, an env name, or `default`)."""
-        key = f"{side}_policy"
-        if p == "yuanbao":  # no `_dm_policy` on the adapter: Hermes reads config.extra only
-            return str(extra.get(key) or "").strip().lower(), key
-        if p == "qqbot":  # `extra.get(key, "pairing")`: only a missing key falls back
-            return str(extra.get(key, "pairing")).strip().lower(), key if key in extra else "default"
-        if extra.get(key):
-            return str(extra.get(key)).strip().lower(), key
-        prefix = p.upper()
-        if p == "whatsapp_cloud":
-            for var in (f"WHATSAPP_CLOUD_{side.upper()}_POLICY", f"WHATSAPP_{side.upper()}_POLICY"):
-                if env.get(var):
-                    return env[var].strip().lower(), var
-            if side == "group":
-                return "open", "default"
-            opted = env.get("WHATSAPP_CLOUD_ALLOW_ALL_USERS", "").strip().lower() in TRUE
-            raw = (extra.get("allow_from") or extra.get("allowFrom") or env.get("WHATSAPP_CLOUD_ALLOW_FROM")
-                   or env.get("WHATSAPP_CLOUD_ALLOWED_USERS"))
-            return ("open" if opted or not _coerce_allow_list(raw) else "allowlist"), "default"
-        default = "disabled" if (p, side) == ("weixin", "group") else "pairing"
-        var = f"{prefix}_{side.upper()}_POLICY"
-        return env.get(var, default).strip().lower(), var if var in env else "default"
-
+        """The live adapter's effective policy for `side` (dm|group) and where it came from."""
+        return adapters.effective_policy(env, p, extra, side)
 
 def _live(platforms: dict[str, Any], name: str) -> bool:
     state = platforms.get(name)
@@ -286,34 +265,4 @@ def _live(platforms: dict[str, Any], name: str) -> bool:
 
 def _items(raw: str) -> set[str]:
     return {item.strip() for item in raw.split(",") if item.strip()}
-
-
-def _coerce_allow_list(raw: Any) -> set[str]:
-    if raw is None:
-        return set()
-    if isinstance(raw, list):
-        return {str(part).strip() for part in raw if str(part).strip()}
-    return {part.strip() for part in str(raw).split(",") if part.strip()}
-
-
-def _group_sender_allowlist(extra: dict, chat_id: str | None) -> str | None:
-    """`_adapter_group_has_sender_allowlist`: the `groups.<id>.allow_from` key that gated it, or None."""
-    groups = extra.get("groups")
-    if not chat_id or not isinstance(groups, dict):
-        return None
-    key: Any = chat_id
-    group = groups.get(chat_id)
-    if not isinstance(group, dict):
-        for name, value in groups.items():
-            if isinstance(name, str) and name.lower() == chat_id.lower() and isinstance(value, dict):
-                key, group = name, value
-                break
-    if not isinstance(group, dict):
-        key, group = "*", groups.get("*")
-    if not isinstance(group, dict):
-        return None
-    allow = group.get("allow_from") or group.get("allowFrom")
-    ok = bool(allow.strip()) if isinstance(allow, str) else (
-        isinstance(allow, (list, tuple, set)) and any(str(item).strip() for item in allow))
-    return f"groups.{key}.allow_from" if ok else None
 
