@@ -36,12 +36,17 @@ def _facts(version: str, host_env: dict, home: Path):
     return facts
 
 
-def _ours(view, sender: dict):
+def _sender(sender: dict):
     from wizard.hermes.v0_19.authz import Sender
+
+    return Sender(sender["platform"], sender["user_id"], sender["chat_type"], sender["chat_id"], sender["is_bot"],
+                  sender["user_name"])
+
+
+def _ours(view, sender: dict):
     from wizard.judge.access import decide
 
-    return decide(view, Sender(sender["platform"], sender["user_id"], sender["chat_type"], sender["chat_id"],
-                               sender["is_bot"], sender["user_name"]))
+    return decide(view, _sender(sender))
 
 
 def _cli(home: Path, sender: dict, version: str, host_env: dict) -> tuple[int, dict]:
@@ -96,6 +101,12 @@ def test_access_agrees_with_hermes_authorization(version, tmp_path, hermes_oracl
             if mine.authorized != expected or (isinstance(theirs, str) != (mine.rule == "error")):
                 problems.append(f"home {seed} sender {index} {sender}: Hermes {theirs!r}, ours {mine}\n"
                                 f"live adapters: {answer['live']}\n{_show(files)}")
+            intake, _why = view.authorizer.intake(view.report.effective.environ, view.report.effective.platforms,
+                                                  view.files, _sender(sender))
+            theirs_intake = answer["intake"][index]
+            if intake != (False if isinstance(theirs_intake, str) else theirs_intake):
+                problems.append(f"home {seed} sender {index} {sender}: WhatsApp intake: Hermes {theirs_intake!r}, "
+                                f"ours {intake} ({_why})\n{_show(files)}")
             if seed % 10 == 0 and index == 0 and sender["user_id"] and view.report.effective.crash is None:
                 rc, data = _cli(home, sender, version, host_env)
                 if data["authorized"] != mine.authorized or rc != (0 if mine.authorized else 1):

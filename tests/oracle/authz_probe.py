@@ -6,7 +6,9 @@ is_bot, user_name}, ...]}``, and answers one JSON line ``{"home", "results", "li
 ``results[i]`` is ``true``/``false`` from ``GatewayRunner._is_user_authorized`` or
 ``"error: Type: message"`` when it raises; ``adapter_errors`` names the own-policy adapters whose
 constructor raises (the gateway's ``start()`` would crash on them: nothing is authorized at all);
-``behavior`` maps each sender's platform to ``_get_unauthorized_dm_behavior`` (pair | ignore).
+``intake[i]`` is the live WhatsApp adapter's own gate for that sender (``_is_dm_intake_allowed`` /
+``_is_group_allowed``; null for other platforms); ``behavior`` maps each sender's platform to
+``_get_unauthorized_dm_behavior`` (pair | ignore).
 
 Each home is loaded as ``probe.Batch`` loads it (environment reset, both ``.env`` loads, the
 runner's config).  The runner is built without starting it (``object.__new__``) and given what
@@ -77,6 +79,21 @@ def _source(sender: dict):
                          user_name=sender.get("user_name"), is_bot=bool(sender.get("is_bot")))
 
 
+def _intake(runner, sender: dict):
+    """The live WhatsApp adapter's own gate (what `_should_process_message` asks), or None."""
+    from gateway.config import Platform
+
+    adapter = runner.adapters.get(Platform("whatsapp")) if sender["platform"] == "whatsapp" else None
+    if adapter is None:
+        return None
+    try:
+        if sender.get("chat_type", "dm") in ("dm", "thread"):
+            return bool(adapter._is_dm_intake_allowed(sender.get("user_id") or ""))
+        return bool(adapter._is_group_allowed(sender.get("chat_id") or ""))
+    except Exception as exc:
+        return f"error: {type(exc).__name__}: {exc}"
+
+
 def answer(batch: probe.Batch, request: dict) -> dict:
     home = request["home"]
     out: dict = {"home": home, "results": [], "live": [], "error": None}
@@ -99,6 +116,7 @@ def answer(batch: probe.Batch, request: dict) -> dict:
                 out["results"].append(bool(runner._is_user_authorized(_source(sender))))
             except Exception as exc:
                 out["results"].append(f"error: {type(exc).__name__}: {exc}")
+        out["intake"] = [_intake(runner, sender) for sender in request["senders"]]
     except Exception as exc:
         out["error"] = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=6)}"
     finally:

@@ -78,3 +78,45 @@ def group_sender_allowlist(extra: dict, chat_id: str | None) -> str | None:
         isinstance(allow, (list, tuple, set)) and any(str(item).strip() for item in allow))
     return f"groups.{key}.allow_from" if ok else None
 
+
+
+# --- WhatsApp's intake (whatsapp_common.py:167-246): what reaches the gateway at all -------------------------
+def whatsapp_intake(env: dict[str, str], extra: dict, files: Any, chat_type: str, user_id: str | None,
+                    chat_id: str | None) -> tuple[bool, str]:
+    """Whether the live WhatsApp adapter forwards the message (`_is_dm_intake_allowed` for a DM,
+    `_is_group_allowed` for a group: WhatsApp knows no other chat type), and the policy that decided."""
+    if chat_type == "dm":
+        policy, _ = effective_policy(env, "whatsapp", extra, "dm")
+        sender = str(user_id or "").strip()
+        if not sender:
+            return False, "no sender"
+        if policy == "allowlist":
+            allow = _coerce_allow_list(extra.get("allow_from") or extra.get("allowFrom"))
+            return _matches(sender, allow, files), "dm_policy allowlist (allow_from)"
+        if policy == "open":  # _open_dm_opted_in: unstripped, in both versions
+            opted = any(env.get(name, "").lower() in TRUE for name in ("GATEWAY_ALLOW_ALL_USERS",
+                                                                        "WHATSAPP_ALLOW_ALL_USERS"))
+            return opted, "dm_policy open" + ("" if opted else " without an allow-all opt-in")
+        return policy == "pairing", f"dm_policy {policy or 'empty'}"
+    policy, _ = effective_policy(env, "whatsapp", extra, "group")
+    if policy == "allowlist":
+        allow = _coerce_allow_list(extra.get("group_allow_from") or extra.get("groupAllowFrom"))
+        return _matches(str(chat_id or ""), allow, files), "group_policy allowlist (group_allow_from)"
+    return policy == "open", f"group_policy {policy or 'empty'}"
+
+
+def _matches(candidate: str, allow: set[str], files: Any) -> bool:
+    """`_matches_whatsapp_allowlist`: raw, then through the alias files on both sides."""
+    from wizard.hermes.v0_19.identity import expand_whatsapp, normalize_whatsapp
+
+    if not allow:
+        return False
+    if candidate in allow:
+        return True
+    aliases = expand_whatsapp(candidate, files)
+    if not aliases:
+        return False
+    for entry in sorted(allow):  # Hermes iterates a set: any order gives the same answer
+        if entry == "*" or normalize_whatsapp(entry) in aliases or expand_whatsapp(entry, files) & aliases:
+            return True
+    return False

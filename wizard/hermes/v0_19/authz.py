@@ -254,6 +254,19 @@ class Authorizer:
         return Decision(True, "adapter-allowlist", source if is_var else None, yaml_key=None if is_var else source,
                         detail="the adapter admits only its allow_from list at intake; Hermes trusts it")
 
+    def intake(self, env: dict[str, str], platforms: dict[str, Any], files: AccessFiles,
+               s: Sender) -> tuple[bool | None, str]:
+        """Whether the live adapter forwards the message to the authorizer at all (None: not modelled;
+        modelled for WhatsApp), and the policy that decided."""
+        if s.platform != "whatsapp" or not _live(platforms, "whatsapp"):
+            return None, ""
+        extra = platforms["whatsapp"].extra if isinstance(platforms["whatsapp"].extra, dict) else {}
+        try:
+            return adapters.whatsapp_intake(env, extra, files, "dm" if s.chat_type in ("dm", "thread") else "group",
+                                            s.user_id, s.chat_id)
+        except Exception as exc:  # an alias file Hermes would crash on
+            return False, f"Hermes raises {type(exc).__name__}"
+
     def adapter_policy(self, env: dict[str, str], p: str, extra: dict, side: str) -> tuple[str, str]:
         """The live adapter's effective policy for `side` (dm|group) and where it came from."""
         return adapters.effective_policy(env, p, extra, side)
