@@ -114,3 +114,20 @@ def test_a_fifo_alias_file_does_not_hang(tmp_path):
     os.mkfifo(home / "platforms" / "whatsapp" / "session" / "lid-mapping-99887766554433.json")
     result = _run("whatsapp", "99887766554433@lid", home=home)
     assert result.returncode == 1 and "not-allowlisted" in result.stdout, result
+
+
+def test_whatsapp_groups_under_pairing_never_reach_the_gateway(tmp_path):
+    """A paired WhatsApp user is authorized everywhere, but the adapter forwards no group message under
+    group_policy pairing (its default): access says both (agreement with Hermes: test_access_oracle.py)."""
+    home = _home(tmp_path / "h", "WHATSAPP_ENABLED=true\nWHATSAPP_DM_POLICY=pairing\n",
+                 {"platforms/pairing/whatsapp-approved.json": json.dumps({"15551234567": {"user_name": "Ann"}})})
+    overview = _run(home=home).stdout
+    assert "groups:  nobody — the adapter drops these messages (policy: pairing) [the adapter's default]" in overview
+    result = _run("whatsapp", "15551234567@s.whatsapp.net", "--chat", "group", "--chat-id", "g@g.us",
+                  "--format", "json", home=home)
+    data = json.loads(result.stdout)
+    assert result.returncode == 0 and data["authorized"] is True and data["rule"] == "pairing-approved"
+    assert data["reaches_gateway"] is False and data["gets_through"] is False
+    assert data["intake_rule"] == "group_policy pairing"
+    dm = json.loads(_run("whatsapp", "15551234567@s.whatsapp.net", "--format", "json", home=home).stdout)
+    assert dm["reaches_gateway"] is True and dm["gets_through"] is True

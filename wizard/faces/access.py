@@ -5,7 +5,8 @@ everyone (and the opt-in that makes it so), the allowlisted IDs (with the names 
 knows), the approved pairings and the requests waiting, or nobody yet.  With a sender: whether
 that sender's message is accepted, the rule that decided (in Hermes's order) and where its value
 lives.  Exit 0 accepted, 1 denied, 2 usage.  `--format json` with a sender prints one object:
-`platform`, `sender`, `chat_type`, `chat_id`, `authorized`, `rule`, `source`, `variable`, `hermes`.
+`platform`, `sender`, `chat_type`, `chat_id`, `authorized`, `rule`, `source`, `variable`, `hermes`, and for
+WhatsApp (whose adapter gates messages itself) `reaches_gateway` and `gets_through`.
 
 Everything from the home is escaped (the guarded output) and every secret it holds is masked.
 """
@@ -77,10 +78,14 @@ def _one_sender(args, view, platform: str) -> int:
     decision = decide(view, sender)
     source = source_of(view, decision, platform)
     enabled = platform in view.report.effective.enabled()
+    effective = view.report.effective
+    intake, intake_rule = view.authorizer.intake(effective.environ, effective.platforms, view.files, sender)
     if args.format == "json":
         payload = {"platform": platform, "sender": args.sender, "chat_type": args.chat, "chat_id": args.chat_id,
                    "authorized": decision.authorized, "rule": decision.rule, "source": source,
                    "variable": decision.variable, "matched": decision.matched, "platform_enabled": enabled,
+                   "reaches_gateway": intake, "intake_rule": intake_rule or None,
+                   "gets_through": None if intake is None else (intake and decision.authorized),
                    "hermes": view.report.hermes.judged_as}
         sys.stdout.write(json_text(payload) + "\n")
     else:
@@ -92,6 +97,8 @@ def _one_sender(args, view, platform: str) -> int:
         print(f"{mark} {verdict}: {visible(args.sender)!r} in {where} on {platform} "
               f"(Hermes {view.report.hermes.judged_as})")
         print(f"    rule: {decision.rule} — {rule_words(decision)}" + (f" [{source}]" if source else ""))
+        if intake is False:
+            print(f"    but: the {platform} adapter drops this message before the gateway sees it ({intake_rule})")
         if not enabled:
             print(f"    note: {platform} is not enabled in this home: the gateway would not receive the message")
     return ExitCode.OK if decision.authorized else 1

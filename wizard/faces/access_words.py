@@ -43,7 +43,7 @@ def _side_text(side, pending_or_paired: bool) -> str:
         return "everyone" + (f" — {opener if side.everyone in _RULES else side.everyone + ' opts in'}"
                              f"{f' [{side.everyone_source}]' if side.everyone_source else ''}")
     if side.disabled:
-        return f"nobody — the adapter drops these messages (policy: disabled) [{side.disabled}]"
+        return f"nobody — the adapter drops these messages (policy: {side.dropped_by}) [{side.disabled}]"
     if side.adapter_allowlist:
         return f"whoever the adapter's allow_from admits (its policy is allowlist) [{side.adapter_allowlist}]"
     if side.allowlisted:

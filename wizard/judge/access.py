@@ -96,6 +96,7 @@ class Side:
     allowlisted: list[tuple[str, str, str | None]] = factory(list)  # (id, variable, name the store knows)
     adapter_allowlist: str | None = None  # an own-policy adapter's allowlist (where it is set)
     disabled: str | None = None  # the adapter drops this side at intake (where its policy is set)
+    dropped_by: str = ""  # the policy value that makes it drop them ("disabled", WhatsApp groups: "pairing"...)
 
 
 @record
@@ -149,8 +150,10 @@ def _side(view: AccessView, name: str, side: str, known: dict[str, str]) -> Side
     if name in OWN_POLICY and state is not None and state.enabled:
         extra = state.extra if isinstance(state.extra, dict) else {}
         policy, where = auth.adapter_policy(env, name, extra, side)
-        if policy == "disabled":  # the adapter drops these at intake: they never reach the authorizer
-            result.disabled = _policy_source(view, name, where)
+        # the adapter drops these at intake: they never reach the authorizer (WhatsApp forwards group
+        # messages only under open or allowlist, whatsapp_common.py:237-246)
+        if policy == "disabled" or (name == "whatsapp" and side == "group" and policy not in ("open", "allowlist")):
+            result.disabled, result.dropped_by = _policy_source(view, name, where), policy or "empty"
             return result
     probe = Sender(name, "\x00nobody\x00", "dm" if side == "dm" else "group", "\x00nochat\x00")
     decision = decide(view, probe)
