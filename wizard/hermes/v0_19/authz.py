@@ -22,13 +22,18 @@ number and through the bridge's alias files; SimpleX also matches the display na
 
 The own-policy adapters (WhatsApp, WhatsApp Cloud, Weixin, WeCom, QQBot, Yuanbao) are modelled
 as they are in a running gateway: the platform is enabled, so its adapter is live and Hermes
-asks the adapter for its effective policy (`_dm_policy` / `_group_policy`, computed in the
-adapter's constructor from `config.extra` first, then its env variable, then its default).
-Yuanbao's adapter keeps its policy elsewhere, so Hermes falls back to `config.extra` alone.
-A platform that is not enabled has no adapter, and rule 8 never trusts it.
+asks the adapter for its effective policy (wizard/hermes/v0_19/adapters.py).  A platform that is
+not enabled has no adapter, and rule 8 never trusts it.  Besides the decision: `intake` says
+whether the live adapter forwards the message at all (modelled for WhatsApp), and
+`unauthorized_dm_behavior` whether a stranger's DM gets a pairing code ("pair") or silence.
+A pairing folder Hermes cannot create (a file in its place) crashes the gateway's start: every
+decision is then `error`.
 
-Not modelled: multiplexed profiles (per-profile stores and secret scopes) and Discord's role
-grant (`role_authorized`, decided by the adapter from the guild).
+Not modelled: multiplexed profiles (per-profile stores and secret scopes), Discord's role grant
+(`role_authorized`, decided by the adapter from the guild), the relay connector (rule 2 assumes a
+connected relay adapter when the relay is enabled; the oracle cannot build one), the config's
+top-level `unauthorized_dm_behavior`, and adapters whose constructor raises (the gateway's start
+crashes: nobody is served at all).
 
 Contract: `Authorizer.decide` is a pure function of (environ, platforms, files, sender); it never
 raises: where Hermes itself raises, the decision is `error` (not authorized).
