@@ -131,3 +131,16 @@ def test_whatsapp_groups_under_pairing_never_reach_the_gateway(tmp_path):
     assert data["intake_rule"] == "group_policy pairing"
     dm = json.loads(_run("whatsapp", "15551234567@s.whatsapp.net", "--format", "json", home=home).stdout)
     assert dm["reaches_gateway"] is True and dm["gets_through"] is True
+
+
+def test_wecom_dm_outside_its_allow_list_never_reaches_the_gateway(tmp_path):
+    """WeCom's allowlist policy with only a YAML allow_from: Hermes's authorizer trusts the adapter (no env
+    allowlist), so `authorized` is true for anyone — but the adapter forwards only the listed sender."""
+    home = _home(tmp_path / "h", "WECOM_BOT_ID=aibot-1\nWECOM_SECRET=s3cr3t-wecom\n",
+                 {"config.yaml": "platforms:\n  wecom:\n    extra:\n      dm_policy: allowlist\n"
+                                 "      allow_from: ['wecom:user:Alice']\n"})
+    listed = json.loads(_run("wecom", "alice", "--format", "json", home=home).stdout)
+    assert (listed["authorized"], listed["rule"], listed["reaches_gateway"]) == (True, "adapter-allowlist", True)
+    other = json.loads(_run("wecom", "bob", "--format", "json", home=home).stdout)
+    assert (other["authorized"], other["reaches_gateway"], other["gets_through"]) == (True, False, False)
+    assert "groups:  nobody — the adapter drops these messages (policy: pairing)" in _run(home=home).stdout

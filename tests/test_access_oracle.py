@@ -108,7 +108,7 @@ def test_access_agrees_with_hermes_authorization(version, tmp_path, hermes_oracl
                                                   view.files, _sender(sender))
             theirs_intake = answer["intake"][index]
             if intake != (False if isinstance(theirs_intake, str) else theirs_intake):
-                problems.append(f"home {seed} sender {index} {sender}: WhatsApp intake: Hermes {theirs_intake!r}, "
+                problems.append(f"home {seed} sender {index} {sender}: adapter intake: Hermes {theirs_intake!r}, "
                                 f"ours {intake} ({_why})\n{_show(files)}")
             if seed % 10 == 0 and index == 0 and sender["user_id"] and view.report.effective.crash is None:
                 rc, data = _cli(home, sender, version, host_env)

@@ -6,8 +6,8 @@ is_bot, user_name}, ...]}``, and answers one JSON line ``{"home", "results", "li
 ``results[i]`` is ``true``/``false`` from ``GatewayRunner._is_user_authorized`` or
 ``"error: Type: message"`` when it raises; ``adapter_errors`` names the own-policy adapters whose
 constructor raises (the gateway's ``start()`` would crash on them: nothing is authorized at all);
-``intake[i]`` is the live WhatsApp adapter's own gate for that sender (``_is_dm_intake_allowed`` /
-``_is_group_allowed``; null for other platforms); ``behavior`` maps each sender's platform to
+``intake[i]`` is the live own-policy adapter's own gate for that sender (``_is_dm_intake_allowed``
+/ ``_is_group_allowed``; null without one, for WhatsApp Cloud and for Weixin groups); ``behavior`` maps each sender's platform to
 ``_get_unauthorized_dm_behavior`` (pair | ignore).
 
 Each home is loaded as ``probe.Batch`` loads it (environment reset, both ``.env`` loads, the
@@ -80,16 +80,27 @@ def _source(sender: dict):
 
 
 def _intake(runner, sender: dict):
-    """The live WhatsApp adapter's own gate (what `_should_process_message` asks), or None."""
+    """The live own-policy adapter's own gate for this sender (what its message handler asks before
+    dispatching), or None where there is no live adapter or its gate is not a method we can call."""
     from gateway.config import Platform
 
-    adapter = runner.adapters.get(Platform("whatsapp")) if sender["platform"] == "whatsapp" else None
-    if adapter is None:
+    name = sender["platform"]
+    adapter = runner.adapters.get(Platform(name)) if name in OWN_POLICY else None
+    if adapter is None or name == "whatsapp_cloud":
         return None
+    user, chat = sender.get("user_id"), sender.get("chat_id")
+    dm = sender.get("chat_type", "dm") in ("dm", "thread")
     try:
-        if sender.get("chat_type", "dm") in ("dm", "thread"):
-            return bool(adapter._is_dm_intake_allowed(sender.get("user_id") or ""))
-        return bool(adapter._is_group_allowed(sender.get("chat_id") or ""))
+        if name == "yuanbao":
+            policy = adapter._access_policy
+            return bool(policy.is_dm_intake_allowed(user) if dm else policy.is_group_allowed(chat))
+        if dm:
+            return bool(adapter._is_dm_intake_allowed(user))
+        if name == "weixin":
+            return None  # its group gate is inline in the message handler
+        if name in ("wecom", "qqbot"):
+            return bool(adapter._is_group_allowed(chat, user))
+        return bool(adapter._is_group_allowed(chat))
     except Exception as exc:
         return f"error: {type(exc).__name__}: {exc}"
 

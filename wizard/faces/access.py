@@ -6,7 +6,8 @@ knows), the approved pairings and the requests waiting, or nobody yet.  With a s
 that sender's message is accepted, the rule that decided (in Hermes's order) and where its value
 lives.  Exit 0 accepted, 1 denied, 2 usage.  `--format json` with a sender prints one object:
 `platform`, `sender`, `chat_type`, `chat_id`, `authorized`, `rule`, `source`, `variable`, `hermes`, and for
-WhatsApp (whose adapter gates messages itself) `reaches_gateway` and `gets_through`.
+the adapters that gate messages themselves (WhatsApp, Weixin DMs, WeCom, QQBot, Yuanbao) `reaches_gateway`
+and `gets_through`.
 
 Everything from the home is escaped (the guarded output) and every secret it holds is masked.
 """

@@ -150,9 +150,9 @@ def _side(view: AccessView, name: str, side: str, known: dict[str, str]) -> Side
     if name in OWN_POLICY and state is not None and state.enabled:
         extra = state.extra if isinstance(state.extra, dict) else {}
         policy, where = auth.adapter_policy(env, name, extra, side)
-        # the adapter drops these at intake: they never reach the authorizer (WhatsApp forwards group
-        # messages only under open or allowlist, whatsapp_common.py:237-246)
-        if policy == "disabled" or (name == "whatsapp" and side == "group" and policy not in ("open", "allowlist")):
+        # the adapter drops these at intake: they never reach the authorizer (under pairing, every
+        # own-policy adapter but WhatsApp Cloud drops group messages: wizard/hermes/v0_19/intake.py)
+        if policy == "disabled" or (side == "group" and policy == "pairing" and name != "whatsapp_cloud"):
             result.disabled, result.dropped_by = _policy_source(view, name, where), policy or "empty"
             return result
     probe = Sender(name, "\x00nobody\x00", "dm" if side == "dm" else "group", "\x00nochat\x00")

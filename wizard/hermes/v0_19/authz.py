@@ -261,16 +261,18 @@ class Authorizer:
 
     def intake(self, env: dict[str, str], platforms: dict[str, Any], files: AccessFiles,
                s: Sender) -> tuple[bool | None, str]:
-        """Whether the live adapter forwards the message to the authorizer at all (None: not modelled;
-        modelled for WhatsApp), and the policy that decided."""
-        if s.platform != "whatsapp" or not _live(platforms, "whatsapp"):
+        """Whether the live adapter forwards the message to the authorizer at all (None: no live
+        own-policy adapter, or its gate is not modelled), and the policy that decided."""
+        from wizard.hermes.v0_19.intake import intake
+
+        if s.platform not in OWN_POLICY or not _live(platforms, s.platform):
             return None, ""
-        extra = platforms["whatsapp"].extra if isinstance(platforms["whatsapp"].extra, dict) else {}
+        extra = platforms[s.platform].extra if isinstance(platforms[s.platform].extra, dict) else {}
         try:
-            return adapters.whatsapp_intake(env, extra, files, "dm" if s.chat_type in ("dm", "thread") else "group",
-                                            s.user_id, s.chat_id)
-        except Exception as exc:  # an alias file Hermes would crash on
+            found = intake(env, s.platform, extra, files, s.chat_type not in ("dm", "thread"), s.user_id, s.chat_id)
+        except Exception as exc:  # the adapter (or an alias file) makes Hermes raise
             return False, f"Hermes raises {type(exc).__name__}"
+        return (None, "") if found is None else found
 
     def adapter_policy(self, env: dict[str, str], p: str, extra: dict, side: str) -> tuple[str, str]:
         """The live adapter's effective policy for `side` (dm|group) and where it came from."""
