@@ -103,6 +103,9 @@ CASES = {
     # bots: only mentions/all admit them, and only on the four platforms that have the switch
     "bots-admitted": ({".env": TOKEN + "TELEGRAM_ALLOW_BOTS= ALL\n"}, _sender("telegram", None, is_bot=True),
                       (True, "bot-admission")),
+    # YAML allow_bots is copied (lower-cased) into TELEGRAM_ALLOW_BOTS by the plugin's YAML hook
+    "yaml-allow-bots": ({".env": TOKEN, "config.yaml": "telegram:\n  allow_bots: Mentions\n"},
+                        _sender("telegram", None, "group", "-5", is_bot=True), (True, "bot-admission")),
     # SimpleX also matches the sender's display name
     "simplex-display-name": ({".env": "SIMPLEX_ALLOWED_USERS=alice\n"}, _sender("simplex", "42", user_name="alice"),
                              (True, "allowlist")),
