@@ -1,4 +1,4 @@
-"""Surprises in Hermes's authorization, each pinned: what Hermes decides, asked of the real one.
+"""Surprises in Hermes's authorization (and its adapters' intake), each pinned, asked of the real Hermes.
 
 Every case is a tiny home and one sender, with the answer we expect from each Hermes version
 written down.  The real `_is_user_authorized` of each oracle version (one process per version,
@@ -167,3 +167,37 @@ def test_hermes_decides_as_pinned(case, version, hermes_answers, hermes_oracle_a
     assert (data["authorized"], data["rule"]) == (authorized, rule)
     assert rc == (0 if authorized else 1)
 
+
+
+INTAKE_CASES = {
+    # WhatsApp's default group_policy is pairing, under which its adapter forwards no group message at all:
+    # a paired user is authorized, and still never heard in a group
+    "whatsapp-groups-dropped-under-pairing": (
+        {".env": WA, "platforms/pairing/whatsapp-approved.json": '{"15551234567": {}}'},
+        _sender("whatsapp", "15551234567@s.whatsapp.net", "group", "g@g.us"), True, False),
+    # WeCom: a dm allowlist in YAML is trusted by the authorizer for anyone; the adapter forwards its list only
+    "wecom-adapter-list-at-intake": (
+        {".env": "WECOM_BOT_ID=aibot-1\nWECOM_SECRET=s3cr3t-wecom\n",
+         "config.yaml": "platforms:\n  wecom:\n    extra:\n      dm_policy: allowlist\n      allow_from: [alice]\n"},
+        _sender("wecom", "bob"), True, False),
+}
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("case", list(INTAKE_CASES))
+def test_adapter_intake_as_pinned(case, version, tmp_path, hermes_oracle_at):
+    require_oracle(version)
+    files, sender, authorized, forwarded = INTAKE_CASES[case]
+    home = _write(tmp_path / "home", files)
+    (answer,) = ask(version, [(home, [sender])], tmp_path / "oracle")
+    assert (answer["results"][0], answer["intake"][0]) == (authorized, forwarded), answer
+    from wizard.faces.cli import main
+
+    out = io.StringIO()
+    argv = ["access", "--home", str(home), sender["platform"], sender["user_id"], "--chat", sender["chat_type"],
+            "--format", "json", "--hermes-version", version] + (["--chat-id", sender["chat_id"]] if sender["chat_id"]
+                                                                 else [])
+    with _environ(hermes_oracle_at(version).host_env()), contextlib.redirect_stdout(out):
+        main(argv)
+    data = json.loads(out.getvalue())
+    assert (data["authorized"], data["reaches_gateway"], data["gets_through"]) == (authorized, forwarded, False)
