@@ -8,11 +8,10 @@ from pathlib import Path
 if str(Path(__file__).parent) not in sys.path:  # `import oracle`, `import homegen` from any rootdir
     sys.path.insert(0, str(Path(__file__).parent))
 
-from oracle.fixtures import hermes_oracle, hermes_oracle_at, pytest_terminal_summary  # noqa: E402,F401
 # ---- end hermes oracle / conformance -----------------------------------------------------
-
 # ---- markers: `-m "not oracle and not tmux and not slow"` is the fast loop --------------------
-import pytest  # noqa: E402
+import pytest
+from oracle.fixtures import hermes_oracle, hermes_oracle_at, pytest_terminal_summary  # noqa: F401
 
 _ORACLE_MODULES = {"test_conformance.py", "test_e2e_gateway.py", "test_repair_conformance.py", "test_hermes_data.py",
                    "test_probe.py", "test_verify.py"}

@@ -132,7 +132,7 @@ class FakeSystemd:
                    FAKE_SYSTEMD_LOG=str(self.log_path))
         return env
 
-    def install(self, monkeypatch) -> "FakeSystemd":
+    def install(self, monkeypatch) -> FakeSystemd:
         for key, value in self.env().items():
             if os.environ.get(key) != value:
                 monkeypatch.setenv(key, value)

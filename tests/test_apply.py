@@ -36,13 +36,13 @@ from pathlib import Path
 
 import pytest
 
-from wizard.write import backups as backups_mod
 from wizard.core.atomic import LOCK_FILE, TMP_MARK, FileOps
-from wizard.write.apply import ApplyError, apply_plan
-from wizard.write.backups import BACKUP_DIR, backup_sets
 from wizard.judge.engine import evaluate
 from wizard.plan.changes import ENV, YAML, Change, Plan, fingerprint, planned_contents
 from wizard.plan.repairs import plan_repairs
+from wizard.write import backups as backups_mod
+from wizard.write.apply import ApplyError, apply_plan
+from wizard.write.backups import BACKUP_DIR, backup_sets
 from wizard.write.undo import undo_latest
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -20,10 +20,9 @@ import os
 import tempfile
 from pathlib import Path
 
+import homegen
 import pytest
 from hypothesis import HealthCheck, given, settings
-
-import homegen
 from oracle import VERSIONS
 from oracle.cases import CASES
 from oracle.compare import assert_conforms, env_flag

@@ -13,9 +13,8 @@ from __future__ import annotations
 import json
 import re
 
-import pytest
-
 import oracle
+import pytest
 from oracle.cases import BY_NAME, DEMO_HOME
 from oracle.compare import run_ours
 

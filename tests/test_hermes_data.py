@@ -7,7 +7,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from oracle import missing_reason, venv_python
 
 REPO = Path(__file__).resolve().parents[1]

@@ -21,9 +21,9 @@ import subprocess
 import time
 from pathlib import Path
 
+import oracle
 import pytest
 
-import oracle
 from wizard.core import keyring_store
 from wizard.faces import hermes_secrets
 from wizard.faces.hermes_plugin import doctor_command, wizard_argv
@@ -45,6 +45,21 @@ def test_active_home_and_hermes_python_go_before_the_users_arguments():
     assert wizard_argv(["undo", "--list"], home, python) == ["undo", "--home", "/h/.hermes", "--list"]
     assert wizard_argv(["explain", "HW101"], home, python) == ["explain", "HW101"]
     assert wizard_argv(["--version"], home, python) == ["--version"]
+
+
+def test_access_and_pairing_judge_the_active_home_with_hermes_python():
+    home, python = Path("/h/.hermes"), "/venv/bin/python"
+    assert wizard_argv(["access", "telegram", "5"], home, python) == [
+        "access", "--home", "/h/.hermes", "--hermes-python", python, "telegram", "5"]
+    assert wizard_argv(["pairing", "list"], home, python) == [
+        "pairing", "--home", "/h/.hermes", "--hermes-python", python, "list"]
+    from wizard.core import safetext
+
+    safetext.speak_as("hermes wizard")
+    try:
+        assert safetext.as_spoken("run hermes-wizard pairing list") == "run hermes wizard pairing list"
+    finally:
+        safetext._SPOKEN_AS.clear()
 
 
 def test_a_home_the_user_typed_wins_over_the_active_one():

@@ -162,8 +162,9 @@ def test_an_aliased_open_policy_is_repaired_and_hermes_agrees(tmp_path, capsys, 
 
 
 def test_editing_an_anchored_value_keeps_its_aliases_meaning():
-    from wizard.plan.yamledit import set_value
     import yaml
+
+    from wizard.plan.yamledit import set_value
 
     text = "platforms:\n  weixin:\n    dm_policy: &p open  # note\n    group_policy: *p\n"
     edited = set_value(text, ("platforms", "weixin", "dm_policy"), "pairing")
@@ -198,8 +199,8 @@ def test_the_env_writer_never_writes_an_empty_value_dotenv_reads_as_its_comment(
 
 
 def test_an_allowlist_of_nobody_is_refused_by_the_answers_layer(tmp_path):
-    from wizard.plan.answers import EMPTY_ALLOWLIST, access_changes
     from wizard.judge.engine import evaluate
+    from wizard.plan.answers import EMPTY_ALLOWLIST, access_changes
 
     report = evaluate(home_with(tmp_path, W + "WEIXIN_DM_POLICY=open\n"))
     for ids in ([], [" "]):

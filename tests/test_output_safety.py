@@ -14,11 +14,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from fake_systemd import FakeSystemd, user_unit
-from wizard.service import scope as service
-from wizard.faces.cli import main
+
 from wizard.core.safetext import json_text, visible
+from wizard.faces.cli import main
+from wizard.service import scope as service
 
 DEMO = Path(__file__).resolve().parents[1] / "assets" / "homes" / "death-loop"
 INJ = "\x1b]52;c;cHduZWQ=\x07\x1b[2J\u009b31m\u202e\u2066\x7f"

@@ -23,9 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
-import pytest
-
 import oracle
+import pytest
 from real_systemd import (TEST_TARGET, PrivateSystemd, Unavailable, boot_script, hidden_by, why_unavailable,
                           work_root)
 from test_versions import fake_hermes

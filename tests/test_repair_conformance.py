@@ -61,12 +61,11 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import homegen
+import oracle
 import pytest
 import yaml
 from hypothesis import HealthCheck, Phase, given, seed, settings
-
-import homegen
-import oracle
 from oracle.cases import BY_NAME, CASES, Case
 from oracle.compare import _environ, dump_home, env_flag, mismatches, run_ours, version_args
 from oracle.fixtures import SUMMARY

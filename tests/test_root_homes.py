@@ -15,17 +15,16 @@ import stat
 import subprocess
 import sys
 import tempfile
-import threading
 import uuid
 from pathlib import Path
 
 import pytest
+from test_apply import SCENARIOS, _set_plan, build, doctor_plan, mode_of, tree, wizard_cli
 
-from test_apply import ROOT, SCENARIOS, _set_plan, build, doctor_plan, mode_of, tree, wizard_cli
-from wizard.write.apply import FileOps, apply_plan
-from wizard.write.backups import BACKUP_DIR
 from wizard.core.homefs import ApplyError
 from wizard.plan.changes import ENV, YAML, Change
+from wizard.write.apply import FileOps, apply_plan
+from wizard.write.backups import BACKUP_DIR
 
 VENV_WIZARD = Path(sys.executable).with_name("hermes-wizard")
 MODE_ONLY = Change(ENV, "<mode>", "0644", "0600", "mode")
@@ -116,7 +115,7 @@ def _plant_set(home: Path, owner, files: dict, copies: dict) -> Path:
 
 
 ATTACKS = {
-    "dotdot-setuid": lambda decoy: ({f"../../../etc/pwn": {"existed": True, "mode": 0o4755}},
+    "dotdot-setuid": lambda decoy: ({"../../../etc/pwn": {"existed": True, "mode": 0o4755}},
                                     {"pwn": lambda p: p.write_text("#!/bin/sh\nid\n")}),
     "delete-outside": lambda decoy: ({"../../../etc/passwd": {"existed": False}}, {}),
     "setuid-env": lambda decoy: ({ENV: {"existed": True, "mode": 0o4755}},

@@ -16,8 +16,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from fake_systemd import system_unit, user_unit
+
 from wizard.service import dropin
 from wizard.service.units import FALLBACK_DROPIN, GATE_DROPIN, Unit, read_systemd
 

@@ -13,11 +13,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from fake_systemd import FakeSystemd, loop_journal, user_unit
-from wizard.service import scope as service
+
 from wizard.faces.cli import main
 from wizard.service import loop
+from wizard.service import scope as service
 from wizard.service.systemd import Runner, parse_show, parse_version
 from wizard.service.units import FALLBACK_DROPIN, GATE_DROPIN
 

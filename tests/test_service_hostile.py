@@ -18,9 +18,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from fake_systemd import user_unit
 from test_service_flow import UNIT, box, doctor  # noqa: F401  (box: the fixture)
+
 from wizard.faces.cli import main
 from wizard.service import dropin
 from wizard.service import scope as service

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 from test_service_flow import UNIT, box, doctor, verbs  # noqa: F401  (box: the fixture)
+
 from wizard.faces.cli import main
 from wizard.service import scope as service
 from wizard.service.units import FALLBACK_DROPIN, GATE_DROPIN

@@ -13,11 +13,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from fake_systemd import FakeSystemd, system_unit, user_unit
-from wizard.service import scope as service
+
 from wizard.faces.cli import main
 from wizard.service import homes, units
+from wizard.service import scope as service
 
 DEMO = Path(__file__).resolve().parents[1] / "assets" / "homes" / "death-loop"
 PY = "/opt/hermes/venv/bin/python"

@@ -13,10 +13,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from oracle import require_oracle, venv_python
-from wizard.hermes.v0_19 import gate
+
 from wizard.faces.cli import main
+from wizard.hermes.v0_19 import gate
 
 DEMO = Path(__file__).resolve().parents[1] / "assets" / "homes" / "death-loop"
 

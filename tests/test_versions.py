@@ -11,8 +11,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from oracle import require_oracle, venv_python
+
 from wizard.faces.cli import main
 from wizard.hermes.install import detect
 from wizard.hermes.versions import MODELLED, is_modelled, nearest_model, refuses_open_policies

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
+import homegen
 import pytest
 
-import homegen
 import oracle
 from oracle.cases import BY_NAME, CASES
 

@@ -4,11 +4,11 @@ where there is none; the choice changes the plan, the diff and the verdict shown
 from __future__ import annotations
 
 import keyring
+from test_keyring_secrets import TOKEN, InMemoryKeyring
 from textual.widgets import Checkbox, Static
 
 from screens.app import WizardApp
 from screens.review_screen import ReviewScreen
-from test_keyring_secrets import TOKEN, InMemoryKeyring
 from wizard.core import keyring_store
 
 
@@ -31,7 +31,7 @@ async def test_review_keeps_typed_secrets_in_the_keyring_when_asked(tmp_path, mo
         async with app.run_test(size=(120, 36)) as pilot:
             screen = await _review(app, pilot)
             box = screen.query_one("#keep-in-keyring", Checkbox)
-            in_env = lambda: any(c.file == ".env" and c.key == "TELEGRAM_BOT_TOKEN" for c in app.plan().changes)  # noqa: E731
+            in_env = lambda: any(c.file == ".env" and c.key == "TELEGRAM_BOT_TOKEN" for c in app.plan().changes)
             assert not box.value and in_env()
             box.value = True
             await pilot.pause()

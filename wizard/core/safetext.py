@@ -125,7 +125,7 @@ def policy_word(value: str | None) -> str | None:
 
 
 _SPOKEN_AS: list[str] = []  # how this tool is run here, when not `hermes-wizard` (the Hermes plugin: `hermes wizard`)
-_OWN_COMMAND = r"(?<![\w/.-])hermes-wizard(?= (?:setup|doctor|check|explain|undo|secrets|demo)\b)"
+_OWN_COMMAND = r"(?<![\w/.-])hermes-wizard(?= (?:setup|doctor|check|explain|undo|secrets|demo|access|pairing)\b)"
 
 
 def speak_as(command: str) -> None:

@@ -124,6 +124,12 @@ def build_parser():
     migrate.add_argument("--dry-run", action="store_true", help="show the move and the verdict after it; change "
                          "nothing")
     migrate.add_argument("--yes", action="store_true", help="do not ask (without a terminal, required)")
+    from wizard.faces.access import add_parser as add_access
+
+    add_access(sub, _common)
+    from wizard.faces.pairing_cmd import add_parser as add_pairing
+
+    add_pairing(sub, _common)
     explain = sub.add_parser("explain", help="document a check code (hermes-wizard explain HW101)")
     explain.add_argument("code", nargs="?", help="a code such as HW101, or a check name; omit to list all")
     explain.add_argument("--format", choices=("text", "json"), default="text")
@@ -205,6 +211,14 @@ def _headless(args) -> int:
         from wizard.faces.secrets_cmd import run_secrets
 
         return run_secrets(args)
+    if args.command == "access":
+        from wizard.faces.access import run_access
+
+        return run_access(args)
+    if args.command == "pairing":
+        from wizard.faces.pairing_cmd import run_pairing_cmd
+
+        return run_pairing_cmd(args)
     raise AssertionError(f"no command {args.command!r}")  # the parser admits no other
 
 

@@ -27,9 +27,9 @@ from pathlib import Path
 from wizard.core.keyring_store import PLUGIN_NAME
 
 COMMAND = PLUGIN_NAME  # `hermes wizard`
-TAKES_HOME = frozenset({"setup", "doctor", "check", "undo"})
-TAKES_HERMES_PYTHON = frozenset({"doctor", "check"})
-SHOWN_COMMANDS = ("setup", "doctor", "check", "explain", "undo")
+TAKES_HOME = frozenset({"setup", "doctor", "check", "undo", "access", "pairing"})
+TAKES_HERMES_PYTHON = frozenset({"doctor", "check", "access", "pairing"})
+SHOWN_COMMANDS = ("setup", "doctor", "check", "access", "pairing", "explain", "undo")
 log = logging.getLogger("hermes_wizard.plugin")
 
 

@@ -56,6 +56,11 @@ class Model:
         """Environment variables a plugin's `check_fn` also requires (truthy in os.environ)."""
         return ()
 
+    # --- authorization ---------------------------------------------------------------------------
+    def authorizer(self) -> Any:
+        """This version's `_is_user_authorized` (a `wizard.hermes.v0_19.authz.Authorizer`)."""
+        raise NotImplementedError
+
     # --- the service ----------------------------------------------------------------------------
     unit_prevents_exit_78: bool  # Hermes's own unit has RestartPreventExitStatus=78
 

@@ -49,6 +49,11 @@ class Hermes0182(Hermes019):
     def check_fn_env(self, name: str) -> tuple[str, ...]:
         return _CHECK_FN_ENV.get(name, ())
 
+    def authorizer(self):
+        from wizard.hermes.v0_18.authz import Authorizer018  # allow-all flags read unstripped
+
+        return Authorizer018()
+
 
 class Hermes0181(Hermes0182):
     version = "0.18.1"

@@ -29,3 +29,8 @@ class Hermes019(Model):
 
     def enabled_flag(self, value: str) -> bool:
         return envrules.is_truthy(value)  # strips, accepts on (utils.is_truthy_value)
+
+    def authorizer(self):
+        from wizard.hermes.v0_19.authz import Authorizer  # only `access` and its checks pay for it
+
+        return Authorizer()

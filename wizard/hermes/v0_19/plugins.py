@@ -161,6 +161,8 @@ _TELEGRAM_EXTRA_SKIP = {"reply_prefix", "reply_in_thread", "reply_to_mode", "una
 
 
 def _hook(name: str, block: dict, yaml_cfg: dict, gateway_platforms: Any, set_if_unset, model: Model) -> dict | None:
+    if name in ("telegram", "feishu", "slack") and "allow_bots" in block:  # e.g. telegram/adapter.py:9317
+        set_if_unset(f"{name.upper()}_ALLOW_BOTS", str(block["allow_bots"]).lower())
     if name == "whatsapp":
         for key, env_name in (("dm_policy", "WHATSAPP_DM_POLICY"), ("group_policy", "WHATSAPP_GROUP_POLICY")):
             if key in block:
@@ -172,7 +174,8 @@ def _hook(name: str, block: dict, yaml_cfg: dict, gateway_platforms: Any, set_if
         return None
     if name == "telegram":
         for key, env_name in (("allow_from", "TELEGRAM_ALLOWED_USERS"),
-                              ("group_allow_from", "TELEGRAM_GROUP_ALLOWED_USERS")):
+                              ("group_allow_from", "TELEGRAM_GROUP_ALLOWED_USERS"),
+                              ("group_allowed_chats", "TELEGRAM_GROUP_ALLOWED_CHATS")):  # adapter.py:9370
             if block.get(key) is not None:
                 set_if_unset(env_name, _join(block[key]))
         keys: tuple[str, ...] = ("disable_topic_auto_rename", "guest_mode", "disable_link_previews",

@@ -94,7 +94,16 @@ def check(code: str, name: str, severity: str, summary: str, *, what: str, why: 
 
 
 def _load_all() -> None:
-    from wizard.judge.checks import access, files, runtime, secrets, service, transport, versions  # noqa: F401  (registration)
+    from wizard.judge.checks import (  # noqa: F401  (registration)
+        access,
+        files,
+        reach,
+        runtime,
+        secrets,
+        service,
+        transport,
+        versions,
+    )
 
 
 def run_checks(ctx: Context) -> list[Finding]:

@@ -145,6 +145,7 @@ approves it on this machine. Codes expire after one hour.""",
        fix="""Message the bot, then run `hermes pairing approve <platform> <CODE>` with the code it replies.""")
 def pairing_only(ctx: Context):
     from wizard.hermes.v0_19.credentials import approved_users
+    from wizard.judge.checks.reach import nobody_waiting
 
     env = ctx.effective.environ
     for name, state in ctx.effective.platforms.items():
@@ -159,6 +160,8 @@ def pairing_only(ctx: Context):
         if seen is not None and seen.dm != "pairing":
             continue
         approved = approved_users(ctx.home, name)
+        if not approved and name in nobody_waiting(ctx):
+            continue  # HW172 says it, with what to do
         users = "user" if approved == 1 else "users"
         status = f"{approved} approved {users} so far" if approved else "nobody is approved yet"
         yield Hit(name, f"no allowlist: strangers get a pairing code; {status}.",

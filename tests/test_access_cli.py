@@ -1,0 +1,146 @@
+"""`hermes-wizard access` from the user's side: its overview, its exit codes, and bad or hostile input.
+
+Run as the user runs it (`python -m wizard access ...` in a subprocess): usage errors exit 2 with one
+line and no traceback; the home's contents are escaped before display; secrets never appear; a
+FIFO where the pairing store should be never hangs it; nothing in the home is written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+TOKEN = "7123456789:AAHdemoTokenNotReal_0123"
+
+
+def _run(*args: str, home: Path | None = None) -> subprocess.CompletedProcess:
+    argv = [sys.executable, "-m", "wizard", "access", *(["--home", str(home)] if home else []), *args]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HERMES_")}
+    return subprocess.run(argv, capture_output=True, text=True, timeout=30, env=env)
+
+
+def _home(root: Path, env: str, files: dict[str, str] | None = None) -> Path:
+    root.mkdir()
+    (root / ".env").write_text(env)
+    for name, text in (files or {}).items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+def _tree(root: Path) -> dict:
+    return {str(p): (p.read_bytes() if p.is_file() else None, p.stat().st_mtime_ns)
+            for p in sorted(root.rglob("*")) if not p.is_fifo()}
+
+
+@pytest.mark.parametrize("args", [("nosuchplatform", "1"), ("telegram", "--chat-id", "-1"),
+                                  ("telegram", "1", "--chat", "room"), ("--all-profiles",),
+                                  ("--bot",)])
+def test_usage_errors_exit_2_in_one_line(args, tmp_path):
+    home = _home(tmp_path / "h", f"TELEGRAM_BOT_TOKEN={TOKEN}\n")
+    result = _run(*args, home=home)
+    assert result.returncode == 2, result
+    assert "Traceback" not in result.stderr and result.stdout == ""
+    assert "access" in result.stderr or "error" in result.stderr
+
+
+def test_overview_names_paired_waiting_and_allowlisted_people(tmp_path):
+    now = time.time()
+    home = _home(tmp_path / "h", f"TELEGRAM_BOT_TOKEN={TOKEN}\nTELEGRAM_ALLOWED_USERS=111, 222\nWHATSAPP_ENABLED=true\n"
+                 "WHATSAPP_DM_POLICY=pairing\n", {
+                     "platforms/pairing/telegram-approved.json": json.dumps({"111": {"user_name": "Ann"}}),
+                     "platforms/pairing/telegram-pending.json": json.dumps(
+                         {"e1": {"user_id": "333", "user_name": "Pat", "created_at": now - 600}})})
+    before = _tree(home)
+    result = _run(home=home)
+    assert result.returncode == 0, result.stderr
+    text = result.stdout
+    assert "only 111 (Ann), 222 [TELEGRAM_ALLOWED_USERS]" in text
+    assert "paired:  111 (Ann)" in text
+    assert "waiting: Pat (10 min ago) → hermes pairing approve telegram <CODE>" in text
+    assert "whatsapp\n  DMs:     nobody yet (pairing: no one approved)" in text
+    assert _tree(home) == before  # read-only
+    data = json.loads(_run("telegram", "--format", "json", home=home).stdout)
+    assert [p["name"] for p in data["platforms"]] == ["telegram"]
+    assert data["platforms"][0]["pending"] == [{"id": "333", "name": "Pat", "age_minutes": 10}]
+
+
+def test_one_sender_exit_codes_and_json(tmp_path):
+    home = _home(tmp_path / "h", f"TELEGRAM_BOT_TOKEN={TOKEN}\nTELEGRAM_ALLOWED_USERS=111\n")
+    accepted = _run("telegram", "111", "--format", "json", home=home)
+    assert accepted.returncode == 0
+    data = json.loads(accepted.stdout)
+    assert {k: data[k] for k in ("platform", "sender", "chat_type", "authorized", "rule", "source")} == {
+        "platform": "telegram", "sender": "111", "chat_type": "dm", "authorized": True, "rule": "allowlist",
+        "source": ".env:2"}
+    denied = _run("telegram", "999", home=home)
+    assert denied.returncode == 1 and "[✗] denied" in denied.stdout and "TELEGRAM_ALLOWED_USERS" in denied.stdout
+
+
+def test_home_contents_are_escaped_and_secrets_masked(tmp_path):
+    hostile = "\x1b]0;owned\x07\x1b[2J"
+    home = _home(tmp_path / "h", f"TELEGRAM_BOT_TOKEN={TOKEN}\nTELEGRAM_ALLOWED_USERS=\"{hostile},{TOKEN}\"\n",
+                 {"platforms/pairing/telegram-approved.json": json.dumps({"5": {"user_name": hostile}})})
+    for args in ((), ("telegram", TOKEN), ("--format", "json")):
+        result = _run(*args, home=home)
+        out = result.stdout + result.stderr
+        assert "\x1b" not in out and "\x07" not in out, out
+        assert TOKEN not in out, out
+
+
+def test_a_fifo_in_the_pairing_store_does_not_hang(tmp_path):
+    home = _home(tmp_path / "h", f"TELEGRAM_BOT_TOKEN={TOKEN}\n")
+    (home / "platforms" / "pairing").mkdir(parents=True)
+    os.mkfifo(home / "platforms" / "pairing" / "telegram-approved.json")
+    result = _run("telegram", "5", home=home)
+    assert result.returncode == 1 and "no-allowlist" in result.stdout, result
+
+
+def test_overview_says_when_the_adapter_drops_a_side(tmp_path):
+    home = _home(tmp_path / "h", "WHATSAPP_ENABLED=true\nWHATSAPP_DM_POLICY=pairing\nWHATSAPP_GROUP_POLICY=disabled\n")
+    text = _run(home=home).stdout
+    assert "groups:  nobody — the adapter drops these messages (policy: disabled) [.env:3]" in text, text
+
+
+def test_a_fifo_alias_file_does_not_hang(tmp_path):
+    home = _home(tmp_path / "h", "WHATSAPP_ENABLED=true\nWHATSAPP_ALLOWED_USERS=15551234567\n")
+    (home / "platforms" / "whatsapp" / "session").mkdir(parents=True)
+    os.mkfifo(home / "platforms" / "whatsapp" / "session" / "lid-mapping-99887766554433.json")
+    result = _run("whatsapp", "99887766554433@lid", home=home)
+    assert result.returncode == 1 and "not-allowlisted" in result.stdout, result
+
+
+def test_whatsapp_groups_under_pairing_never_reach_the_gateway(tmp_path):
+    """A paired WhatsApp user is authorized everywhere, but the adapter forwards no group message under
+    group_policy pairing (its default): access says both (agreement with Hermes: test_access_oracle.py)."""
+    home = _home(tmp_path / "h", "WHATSAPP_ENABLED=true\nWHATSAPP_DM_POLICY=pairing\n",
+                 {"platforms/pairing/whatsapp-approved.json": json.dumps({"15551234567": {"user_name": "Ann"}})})
+    overview = _run(home=home).stdout
+    assert "groups:  nobody — the adapter drops these messages (policy: pairing) [the adapter's default]" in overview
+    result = _run("whatsapp", "15551234567@s.whatsapp.net", "--chat", "group", "--chat-id", "g@g.us",
+                  "--format", "json", home=home)
+    data = json.loads(result.stdout)
+    assert result.returncode == 0 and data["authorized"] is True and data["rule"] == "pairing-approved"
+    assert data["reaches_gateway"] is False and data["gets_through"] is False
+    assert data["intake_rule"] == "group_policy pairing"
+    dm = json.loads(_run("whatsapp", "15551234567@s.whatsapp.net", "--format", "json", home=home).stdout)
+    assert dm["reaches_gateway"] is True and dm["gets_through"] is True
+
+
+def test_wecom_dm_outside_its_allow_list_never_reaches_the_gateway(tmp_path):
+    """WeCom's allowlist policy with only a YAML allow_from: Hermes's authorizer trusts the adapter (no env
+    allowlist), so `authorized` is true for anyone — but the adapter forwards only the listed sender."""
+    home = _home(tmp_path / "h", "WECOM_BOT_ID=aibot-1\nWECOM_SECRET=s3cr3t-wecom\n",
+                 {"config.yaml": "platforms:\n  wecom:\n    extra:\n      dm_policy: allowlist\n"
+                                 "      allow_from: ['wecom:user:Alice']\n"})
+    listed = json.loads(_run("wecom", "alice", "--format", "json", home=home).stdout)
+    assert (listed["authorized"], listed["rule"], listed["reaches_gateway"]) == (True, "adapter-allowlist", True)
+    other = json.loads(_run("wecom", "bob", "--format", "json", home=home).stdout)
+    assert (other["authorized"], other["reaches_gateway"], other["gets_through"]) == (True, False, False)
+    assert "groups:  nobody — the adapter drops these messages (policy: pairing)" in _run(home=home).stdout

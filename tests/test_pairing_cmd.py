@@ -1,0 +1,113 @@
+"""`hermes-wizard pairing` from the operator's side, with the real Hermes 0.19.0 doing the pairing.
+
+A stranger's DM is played by Hermes itself (`PairingStore.generate_code` in the oracle venv, as the gateway
+calls it); then the operator lists, approves (previewed, confirmed) and revokes with hermes-wizard, and
+`access` and Hermes's own store agree on the outcome.  Wrong codes are not tried (no lockout strike), a
+preview without a terminal changes nothing, and an approval is mirrored into a configured allowlist by Hermes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from oracle import require_oracle, venv_python
+
+TOKEN = "TELEGRAM_BOT_TOKEN=7123456789:AAHdemoTokenNotReal_0123\n"
+
+
+@pytest.fixture
+def hermes_python():
+    require_oracle("0.19.0")
+    return str(venv_python("0.19.0"))
+
+
+def _stranger_asks(home: Path, python: str, platform: str, user_id: str, name: str) -> str:
+    """What the gateway does on an unpaired DM: Hermes generates (and stores) a pairing code."""
+    script = ("import logging, sys; logging.disable(50)\nfrom gateway.pairing import PairingStore\n"
+              "print(PairingStore().generate_code(sys.argv[1], sys.argv[2], sys.argv[3]))")
+    done = subprocess.run([python, "-I", "-c", script, platform, user_id, name], capture_output=True, text=True,
+                          env={"PATH": "/usr/bin:/bin", "HOME": str(home.parent), "HERMES_HOME": str(home)},
+                          timeout=120)
+    return done.stdout.strip().splitlines()[-1]
+
+
+def _wizard(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HERMES_")}
+    return subprocess.run([sys.executable, "-m", "wizard", *args], capture_output=True, text=True, timeout=120,
+                          env=env, input=stdin)
+
+
+def _home(root: Path, env: str) -> Path:
+    root.mkdir()
+    (root / ".env").write_text(env)
+    return root
+
+
+def _store(home: Path) -> dict[str, bytes]:
+    folder = home / "platforms" / "pairing"
+    return {p.name: p.read_bytes() for p in sorted(folder.glob("*.json"))} if folder.exists() else {}
+
+
+def test_list_approve_revoke_through_hermes(tmp_path, hermes_python):
+    home = _home(tmp_path / "h", TOKEN)
+    code = _stranger_asks(home, hermes_python, "telegram", "5501234567", "Lee")
+    common = ["--home", str(home), "--hermes-python", hermes_python]
+    listed = _wizard("pairing", "list", *common)
+    assert listed.returncode == 0, listed.stderr
+    assert "telegram: Lee 5501234567, asked 0 min ago" in listed.stdout
+    assert _wizard("access", "telegram", "5501234567", "--home", str(home)).returncode == 1
+
+    approved = _wizard("pairing", "approve", "telegram", code.lower(), "--yes", *common)
+    assert approved.returncode == 0, approved.stdout + approved.stderr
+    assert "Approve Lee 5501234567 on telegram" in approved.stdout  # the preview
+    assert "Approved! User Lee (5501234567) on telegram can now use the bot" in approved.stdout  # Hermes's words
+    granted = _wizard("access", "telegram", "5501234567", "--home", str(home), "--format", "json")
+    assert granted.returncode == 0 and json.loads(granted.stdout)["rule"] == "pairing-approved"
+
+    revoked = _wizard("pairing", "revoke", "telegram", "5501234567", "--yes", *common)
+    assert revoked.returncode == 0 and "Revoked access for user 5501234567 on telegram." in revoked.stdout
+    assert _wizard("access", "telegram", "5501234567", "--home", str(home)).returncode == 1
+
+
+def test_preview_without_a_terminal_changes_nothing(tmp_path, hermes_python):
+    home = _home(tmp_path / "h", TOKEN)
+    code = _stranger_asks(home, hermes_python, "telegram", "77", "Pat")
+    before = _store(home)
+    result = _wizard("pairing", "approve", "telegram", code, "--home", str(home), "--hermes-python", hermes_python,
+                     stdin="")
+    assert result.returncode == 2 and "Approve Pat 77 on telegram" in result.stdout
+    assert "--yes" in result.stderr
+    assert _store(home) == before
+
+
+def test_a_wrong_code_is_not_tried_and_strikes_nothing(tmp_path, hermes_python):
+    home = _home(tmp_path / "h", TOKEN)
+    _stranger_asks(home, hermes_python, "telegram", "77", "Pat")
+    for _ in range(6):  # Hermes locks a platform out after 5 failed approvals; we never fail one
+        result = _wizard("pairing", "approve", "telegram", "AAAAAAAA", "--yes", "--home", str(home),
+                         "--hermes-python", hermes_python)
+        assert result.returncode == 1 and "No pending request on telegram matches" in result.stdout
+    limits = json.loads((home / "platforms" / "pairing" / "_rate_limits.json").read_text())
+    assert not any(key.startswith(("_failures:", "_lockout:")) for key in limits), limits
+
+
+def test_approval_is_mirrored_into_a_configured_allowlist_by_hermes(tmp_path, hermes_python):
+    home = _home(tmp_path / "h", TOKEN + "TELEGRAM_ALLOWED_USERS=111\n")
+    code = _stranger_asks(home, hermes_python, "telegram", "222", "Bo")
+    result = _wizard("pairing", "approve", "telegram", code, "--yes", "--home", str(home),
+                     "--hermes-python", hermes_python)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Hermes also adds 222 to TELEGRAM_ALLOWED_USERS in .env" in result.stdout
+    assert "TELEGRAM_ALLOWED_USERS=111,222" in (home / ".env").read_text()
+
+
+def test_usage_errors(tmp_path, hermes_python):
+    home = _home(tmp_path / "h", TOKEN)
+    for args in (("approve", "telegram"), ("revoke",), ("approve", "nosuch", "X"), ("frobnicate",)):
+        result = _wizard("pairing", *args, "--home", str(home), "--hermes-python", hermes_python)
+        assert result.returncode == 2 and "Traceback" not in result.stderr, result

@@ -1,0 +1,94 @@
+"""The words of `access`: a decision's rule in plain language, and the per-platform overview.
+
+Shared by every face that shows access (the CLI now; the TUI's and plain face's Access views use the
+same sentences).  Values from the home pass through `visible` (escaped); secrets are masked by the
+guarded output before anything is written.
+"""
+
+from __future__ import annotations
+
+from wizard.core.safetext import visible
+
+_RULES = {
+    "platform-always": "events of this platform are authenticated by their transport; no per-user check",
+    "upstream-relay": "the relay connector authorized the sender upstream",
+    "chat-allowlist": "the chat is on the chat allowlist {variable}",
+    "bot-admission": "bots are admitted by {variable}",
+    "no-user-id": "the message carries no sender ID, and no chat or bot rule admits it",
+    "platform-allow-all": "{variable} lets everyone in",
+    "pairing-approved": "paired: {matched} is in the pairing store",
+    "adapter-allowlist": "no env allowlist, but the adapter enforces its own allowlist policy at intake, "
+                         "and Hermes trusts what it forwards",
+    "global-allow-all": "GATEWAY_ALLOW_ALL_USERS lets everyone in",
+    "no-allowlist": "no allowlist is configured and nothing opts in to open access (Hermes: \"No user "
+                    "allowlists configured\"); only paired users get through",
+    "legacy-group-chat-ids": "a chat ID listed in {variable} (Hermes honours it as a chat allowlist)",
+    "allowlist-wildcard": "'*' in {variable} lets everyone in",
+    "allowlist": "{matched} is on {variable}",
+    "not-allowlisted": "not on any allowlist (Hermes logs \"Unauthorized user\")",
+    "error": "Hermes raises an error deciding this",
+}
+
+
+def rule_words(decision) -> str:
+    text = _RULES.get(decision.rule, decision.rule).format(
+        variable=decision.variable or decision.yaml_key or "", matched=visible(decision.matched or ""))
+    return text + (f" ({visible(decision.detail)})" if decision.detail and decision.rule in
+                   ("error", "not-allowlisted", "legacy-group-chat-ids") else "")
+
+
+def _side_text(side, pending_or_paired: bool) -> str:
+    if side.everyone:
+        opener = _RULES.get(side.everyone, f"{side.everyone} is on")
+        return "everyone" + (f" — {opener if side.everyone in _RULES else side.everyone + ' opts in'}"
+                             f"{f' [{side.everyone_source}]' if side.everyone_source else ''}")
+    if side.disabled:
+        return f"nobody — the adapter drops these messages (policy: {side.dropped_by}) [{side.disabled}]"
+    if side.adapter_allowlist:
+        return f"whoever the adapter's allow_from admits (its policy is allowlist) [{side.adapter_allowlist}]"
+    if side.allowlisted:
+        people = [visible(item) + (f" ({visible(name)})" if name else "") + ("" if variable.endswith(
+            "_ALLOWED_USERS") or variable == "GATEWAY_ALLOWED_USERS" else " (chat)")
+                  for item, variable, name in side.allowlisted]
+        variables = sorted({variable for _, variable, _ in side.allowlisted})
+        return f"only {', '.join(people)} [{', '.join(variables)}]"
+    return "paired users only" if pending_or_paired else "nobody yet (pairing: no one approved)"
+
+
+def overview_text(view, rows, platform: str | None) -> str:
+    report = view.report
+    lines = [f"Who can reach the agent — {visible(str(report.home))} (Hermes {report.hermes.judged_as})"]
+    if view.files.crash:
+        lines.append(f"[✗] nobody: {visible(view.files.crash)}")
+    if not rows:
+        what = f"{platform} is not enabled" if platform else "no platform is enabled"
+        lines.append(f"  {what}: nobody can reach the agent through the gateway")
+    for row in rows:
+        lines.append(f"{row.name}")
+        paired = bool(row.approved)
+        lines.append(f"  DMs:     {_side_text(row.dm, paired)}")
+        lines.append(f"  groups:  {_side_text(row.group, paired)}")
+        if row.approved:
+            lines.append("  paired:  " + ", ".join(visible(uid) + (f" ({visible(who)})" if who else "")
+                                                  for uid, who in row.approved))
+        if row.pending:
+            waiting = ", ".join(f"{visible(who or uid)} ({age} min ago)" for uid, who, age in row.pending)
+            lines.append(f"  waiting: {waiting} → hermes pairing approve {row.name} <CODE>")
+        if row.error:
+            lines.append(f"  [!] {visible(row.error)}")
+    return "\n".join(lines)
+
+
+def _side_json(side) -> dict:
+    return {"everyone": bool(side.everyone), "opened_by": side.everyone, "source": side.everyone_source,
+            "allowlisted": [{"id": item, "variable": variable, "name": name}
+                            for item, variable, name in side.allowlisted],
+            "adapter_allowlist": side.adapter_allowlist, "disabled": side.disabled}
+
+
+def overview_json(view, rows) -> dict:
+    return {"home": str(view.report.home), "hermes": view.report.hermes.judged_as, "error": view.files.crash,
+            "platforms": [{"name": row.name, "dm": _side_json(row.dm), "group": _side_json(row.group),
+                           "approved": [{"id": uid, "name": who} for uid, who in row.approved],
+                           "pending": [{"id": uid, "name": who, "age_minutes": age} for uid, who, age in row.pending],
+                           "error": row.error} for row in rows]}

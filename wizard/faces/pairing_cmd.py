@@ -1,0 +1,175 @@
+"""`hermes-wizard pairing list|approve|revoke`: the pairing store, through Hermes's own pairing code.
+
+Every action runs Hermes's `PairingStore` / `hermes pairing` code in Hermes's Python as the home's owner
+(wizard/hermes/pairing_run.py); this tool never writes the store's files.  `approve` and `revoke` are
+previewed first — who it is, since when, and whether Hermes will also mirror the change into a configured
+allowlist in `.env` — and done only after a yes (a terminal prompt, or `--yes`).  A code that matches no
+request is not tried: a wrong approval counts toward Hermes's lockout (5 failures lock a platform for an hour).
+
+Exit codes: 0 done (or listed), 1 not done (no such request or user, locked out, declined, Hermes could not be
+asked), 2 usage (and a preview without a terminal or `--yes`).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from wizard.core.kinds import ExitCode
+from wizard.core.safetext import visible, visible_lines
+
+
+def add_parser(sub, common) -> None:
+    parser = sub.add_parser("pairing", help="list pairing requests and paired users; approve or revoke through "
+                            "Hermes's own pairing code, previewed")
+    common(parser)
+    parser.add_argument("action", choices=("list", "approve", "revoke"))
+    parser.add_argument("platform", nargs="?", help="the platform (approve, revoke; optional for list)")
+    parser.add_argument("value", nargs="?", metavar="CODE|USER_ID", help="the code to approve, the user to revoke")
+    parser.add_argument("--yes", action="store_true", help="do it without asking (required without a terminal)")
+
+
+def run_pairing_cmd(args) -> int:
+    from wizard.faces.selection import select_homes
+    from wizard.hermes.v0_19.catalog import PLATFORMS, platform_value
+
+    def usage(message: str) -> int:
+        print(f"hermes-wizard pairing: {message}", file=sys.stderr)
+        return ExitCode.USAGE
+
+    if getattr(args, "all_profiles", False):
+        return usage("--all-profiles is not for pairing: name one home (--home, --profile)")
+    platform = None
+    if args.platform is not None:
+        platform = platform_value(args.platform)
+        if platform is None or platform not in PLATFORMS:
+            return usage(f"unknown platform {visible(args.platform)!r}")
+    if args.action != "list" and (platform is None or not args.value):
+        what = "CODE" if args.action == "approve" else "USER_ID"
+        return usage(f"{args.action} needs a platform and a {what}: hermes-wizard pairing {args.action} "
+                     f"PLATFORM {what}")
+    homes = select_homes(args)
+    if homes is None:
+        return ExitCode.USAGE
+    (profile, home), = homes
+    from wizard.faces.judging import host_facts
+    from wizard.hermes.verify import hermes_python
+
+    facts = host_facts(args, home)
+    python = hermes_python(facts.site_packages)
+    if python is None:
+        print("hermes-wizard pairing: Hermes's Python was not found (name it with --hermes-python PATH); "
+              "pairing is done by Hermes's own code", file=sys.stderr)
+        return 1
+    if args.action == "list":
+        return _list(args, home, python, platform)
+    return _change(args, home, profile, python, platform or "", args.value, facts)
+
+
+def _ask(home: Path, python: Path, *argv: str) -> dict[str, Any] | None:
+    from wizard.hermes.pairing_run import run_pairing
+
+    answer = run_pairing(home, python, *argv)
+    if answer.get("failure"):
+        print(f"hermes-wizard pairing: Hermes could not be asked: {visible(answer['failure'])}", file=sys.stderr)
+        return None
+    return answer
+
+
+def _list(args, home: Path, python: Path, platform: str | None) -> int:
+    answer = _ask(home, python, "list")
+    if answer is None:
+        return 1
+    pending = [p for p in answer.get("pending", []) if platform is None or p.get("platform") == platform]
+    approved = [a for a in answer.get("approved", []) if platform is None or a.get("platform") == platform]
+    if args.format == "json":
+        from wizard.core.safetext import json_text
+
+        sys.stdout.write(json_text({"pending": pending, "approved": approved,
+                                    "lockouts": answer.get("lockouts", {})}) + "\n")
+        return ExitCode.OK
+    print(f"Pairing — {visible(str(home))}")
+    if pending:
+        print(f"Waiting for approval ({len(pending)}; a code is valid for one hour):")
+        for p in pending:
+            who = visible(p.get("user_name") or "") or "(no name)"
+            print(f"  {p.get('platform')}: {who} {visible(str(p.get('user_id', '')))}, asked "
+                  f"{p.get('age_minutes')} min ago → hermes-wizard pairing approve {p.get('platform')} <CODE>")
+    else:
+        print("No one is waiting for approval.")
+    if approved:
+        print(f"Paired ({len(approved)}):")
+        for a in approved:
+            name = visible(a.get("user_name") or "")
+            print(f"  {a.get('platform')}: {visible(str(a.get('user_id', '')))}" + (f" ({name})" if name else ""))
+    else:
+        print("No one is paired.")
+    for locked, seconds in (answer.get("lockouts") or {}).items():
+        print(f"[!] {visible(str(locked))} is locked out after too many failed approval attempts; it clears in "
+              f"~{max(0, int(seconds)) // 60} minute(s).")
+    return ExitCode.OK
+
+
+def _change(args, home: Path, profile: str, python: Path, platform: str, value: str, facts) -> int:
+    preview = _preview(home, profile, python, platform, value, args.action, facts)
+    if preview is None:
+        return 1
+    print(preview)
+    if not args.yes:
+        if not sys.stdin.isatty():
+            print("Nothing changed: confirm with --yes (no terminal to ask on).", file=sys.stderr)
+            return ExitCode.USAGE
+        if input(f"{args.action.capitalize()}? [y/N] ").strip().lower() not in ("y", "yes"):
+            print("Nothing changed.")
+            return 1
+    answer = _ask(home, python, args.action, platform, value)
+    if answer is None:
+        return 1
+    print(visible_lines(answer.get("said", "").strip()) or "(Hermes said nothing)")
+    before, after = answer.get("before") or [], answer.get("after") or []
+    done = after != before if args.action == "approve" else len(after) < len(before)
+    return ExitCode.OK if done else 1
+
+
+def _preview(home: Path, profile: str, python: Path, platform: str, value: str, action: str, facts) -> str | None:
+    from wizard.judge.access import load_view
+
+    view = load_view(home, profile, base_env={}, facts=facts)
+    allowlist_var = view.authorizer.allowlist_env(platform)
+    configured = view.report.effective.environ.get(allowlist_var, "").strip() if allowlist_var else ""
+    if action == "approve":
+        answer = _ask(home, python, "preview", platform, value)
+        if answer is None:
+            return None
+        if answer.get("locked"):
+            seconds = (answer.get("lockouts") or {}).get(platform, 0)
+            print(f"Platform '{platform}' is locked out after too many failed approval attempts; it clears in "
+                  f"~{max(0, int(seconds)) // 60} minute(s). Nothing changed.")
+            return None
+        match = answer.get("match")
+        if not match:
+            print(f"No pending request on {platform} matches code {visible(value)!r} (codes expire after an hour). "
+                  "Nothing was tried, so no failed attempt counts toward Hermes's lockout. "
+                  "See: hermes-wizard pairing list")
+            return None
+        who = visible(str(match.get("user_id", "")))
+        name = visible(match.get("user_name") or "")
+        lines = [f"Approve {name + ' ' if name else ''}{who} on {platform} (asked {match.get('age_minutes')} min ago)?",
+                 "  They can then use the agent: its tools run on this machine as the home's owner."]
+        listed = [item.strip() for item in configured.split(",")]
+        if configured and "*" not in listed and str(match.get("user_id", "")) not in listed:
+            lines.append(f"  Hermes also adds {who} to {allowlist_var} in .env (it mirrors approvals into a "
+                         "configured allowlist).")
+        return "\n".join(lines)
+    from wizard.hermes.v0_19.identity import approved_match
+
+    stored = approved_match(platform, value, view.files)
+    if stored is None:
+        print(f"{visible(value)} is not paired on {platform}. Nothing changed. See: hermes-wizard pairing list")
+        return None
+    lines = [f"Revoke {visible(stored)} on {platform}? They lose access unless an allowlist or opt-in admits them."]
+    if configured and value in [item.strip() for item in configured.split(",")]:
+        lines.append(f"  Hermes also removes {visible(value)} from {allowlist_var} in .env.")
+    return "\n".join(lines)
+

@@ -1,0 +1,160 @@
+"""What a live own-policy adapter forwards to the gateway at all: its intake gate, per adapter.
+
+Before the authorizer (wizard/hermes/v0_19/authz.py) sees a message, WhatsApp, Weixin, WeCom, QQBot
+and Yuanbao drop what their own policy refuses (the same code in 0.18.2 and 0.19.0):
+
+* a DM (`_is_dm_intake_allowed`): `disabled` drops; `allowlist` admits only its allow list (each
+  adapter's own list and matching, below); `pairing` forwards everyone (for the pairing handshake);
+  `open` forwards only with GATEWAY_ALLOW_ALL_USERS or the platform's allow-all (read unstripped);
+  anything else drops.  WhatsApp, WeCom, QQBot and Yuanbao drop an empty sender first.
+* a group message (`_is_group_allowed`): `disabled` and `pairing` drop; `allowlist` admits the chats its
+  group list names (WeCom: then `groups.<chat>.allow_from` senders); `open` forwards (Yuanbao: only
+  with an allow-all); anything else drops (WeCom: forwards).  Weixin's group gate is inline in its
+  message handler and not modelled here.
+
+Lists: WhatsApp `allow_from`/`group_allow_from` in config.extra (matched through the alias files);
+Weixin `allow_from` else WEIXIN_ALLOWED_USERS (exact match); WeCom `allow_from`/`allowFrom` else
+WECOM_ALLOWED_USERS (case-insensitive, `wecom:`/`user:`/`group:` prefixes dropped, `*`); QQBot
+`allow_from`/`allowFrom` (case-insensitive, `*`); Yuanbao `dm_allow_from` else YUANBAO_DM_ALLOW_FROM,
+`group_allow_from` else YUANBAO_GROUP_ALLOW_FROM (exact, comma-separated strings only).
+
+Contract: `intake(...)` is a pure function of its arguments (alias files through `files`); it returns
+None where the adapter's gate is not modelled; Python errors where the adapter's constructor would
+raise propagate (the caller reports them).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from wizard.hermes.v0_19.adapters import _coerce_allow_list, effective_policy
+
+TRUE = {"true", "1", "yes"}
+_ALLOW_ALL = {"whatsapp": "WHATSAPP_ALLOW_ALL_USERS", "weixin": "WEIXIN_ALLOW_ALL_USERS",
+              "wecom": "WECOM_ALLOW_ALL_USERS", "qqbot": "QQ_ALLOW_ALL_USERS", "yuanbao": "YUANBAO_ALLOW_ALL_USERS"}
+
+
+def intake(env: dict[str, str], p: str, extra: dict, files: Any, group: bool, user_id: str | None,
+           chat_id: str | None) -> tuple[bool, str] | None:
+    """(forwarded?, the policy that decided), or None when this adapter's gate is not modelled."""
+    if p not in _ALLOW_ALL or (group and p == "weixin"):
+        return None
+    side = "group" if group else "dm"
+    policy = _yuanbao_policy(env, extra, side) if p == "yuanbao" else effective_policy(env, p, extra, side)[0]
+    why = f"{side}_policy {policy or 'empty'}"
+    opted = any(env.get(name, "").lower() in TRUE for name in ("GATEWAY_ALLOW_ALL_USERS", _ALLOW_ALL[p]))
+    if not group:
+        sender = str(user_id or "")
+        if p != "weixin":
+            sender = sender.strip()
+            if not sender:
+                return False, "no sender"
+        if policy == "allowlist":
+            return _dm_listed(env, p, extra, files, sender), why + " (its allow list)"
+        if policy == "open":
+            return opted, why + ("" if opted else " without an allow-all opt-in")
+        return policy == "pairing", why
+    chat = str(chat_id or "")
+    if policy in ("disabled", "pairing"):
+        return False, why
+    if policy == "allowlist":
+        if not _group_listed(env, p, extra, files, chat):
+            return False, why + " (its group list)"
+        if p != "wecom":
+            return True, why
+    elif policy != "open" and p != "wecom":
+        return False, why
+    if p == "yuanbao" and policy == "open":
+        return opted, why + ("" if opted else " without an allow-all opt-in")
+    if p == "wecom":
+        senders = _wecom_list(_wecom_group(extra, chat).get("allow_from") or _wecom_group(extra, chat).get("allowFrom"))
+        if senders:
+            return _wecom_matches(senders, str(user_id)), why + " (groups.<chat>.allow_from)"
+    return True, why
+
+
+def _yuanbao_policy(env: dict[str, str], extra: dict, side: str) -> str:
+    return (extra.get(f"{side}_policy") or env.get(f"YUANBAO_{side.upper()}_POLICY", "pairing")).strip().lower()
+
+
+def _dm_listed(env: dict[str, str], p: str, extra: dict, files: Any, sender: str) -> bool:
+    if p == "whatsapp":
+        return _whatsapp_matches(sender, _coerce_allow_list(extra.get("allow_from") or extra.get("allowFrom")), files)
+    if p == "weixin":
+        raw = extra.get("allow_from")
+        return sender in _wecom_list(env.get("WEIXIN_ALLOWED_USERS", "") if raw is None else raw)
+    if p == "wecom":
+        return _wecom_matches(_wecom_list(extra.get("allow_from") or extra.get("allowFrom")
+                                          or env.get("WECOM_ALLOWED_USERS", "")), sender)
+    if p == "qqbot":
+        return _qq_matches(_wecom_list(extra.get("allow_from") or extra.get("allowFrom")), sender)
+    raw = extra.get("dm_allow_from") or env.get("YUANBAO_DM_ALLOW_FROM", "")
+    return sender in [x.strip() for x in raw.split(",") if x.strip()]
+
+
+def _group_listed(env: dict[str, str], p: str, extra: dict, files: Any, chat: str) -> bool:
+    if p == "whatsapp":
+        allow = _coerce_allow_list(extra.get("group_allow_from") or extra.get("groupAllowFrom"))
+        return _whatsapp_matches(chat, allow, files)
+    if p == "wecom":
+        return _wecom_matches(_wecom_list(extra.get("group_allow_from") or extra.get("groupAllowFrom")), chat)
+    if p == "qqbot":
+        return _qq_matches(_wecom_list(extra.get("group_allow_from") or extra.get("groupAllowFrom")), chat)
+    raw = extra.get("group_allow_from") or env.get("YUANBAO_GROUP_ALLOW_FROM", "")
+    return chat.strip() in [x.strip() for x in raw.split(",") if x.strip()]
+
+
+def _wecom_list(value: Any) -> list[str]:
+    """The adapters' `_coerce_list` (WeCom, Weixin, QQBot share its shape)."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [item.strip() for item in value.split(",") if item.strip()]
+    if isinstance(value, (list, tuple, set)):
+        return [str(item).strip() for item in value if str(item).strip()]
+    return [str(value).strip()] if str(value).strip() else []
+
+
+def _wecom_matches(entries: list[str], target: str) -> bool:
+    wanted = str(target).strip().lower()
+    for entry in entries:
+        value = re.sub(r"^wecom:", "", str(entry).strip(), flags=re.IGNORECASE)
+        value = re.sub(r"^(user|group):", "", value, flags=re.IGNORECASE).strip().lower()
+        if value == "*" or value == wanted:
+            return True
+    return False
+
+
+def _qq_matches(entries: list[str], target: str) -> bool:
+    wanted = str(target).strip().lower()
+    return any(str(entry).strip().lower() in ("*", wanted) for entry in entries)
+
+
+def _wecom_group(extra: dict, chat: str) -> dict:
+    found = extra.get("groups")
+    groups: dict = found if isinstance(found, dict) else {}
+    if chat in groups and isinstance(groups[chat], dict):
+        return groups[chat]
+    for key, value in groups.items():
+        if isinstance(key, str) and key.lower() == chat.lower() and isinstance(value, dict):
+            return value
+    wildcard = groups.get("*")
+    return wildcard if isinstance(wildcard, dict) else {}
+
+
+def _whatsapp_matches(candidate: str, allow: set[str], files: Any) -> bool:
+    """`_matches_whatsapp_allowlist`: raw, then through the alias files on both sides."""
+    from wizard.hermes.v0_19.identity import expand_whatsapp, normalize_whatsapp
+
+    if not allow:
+        return False
+    if candidate in allow:
+        return True
+    aliases = expand_whatsapp(candidate, files)
+    if not aliases:
+        return False
+    for entry in sorted(allow):  # Hermes iterates a set: any order gives the same answer
+        if entry == "*" or normalize_whatsapp(entry) in aliases or expand_whatsapp(entry, files) & aliases:
+            return True
+    return False

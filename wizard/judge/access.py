@@ -1,0 +1,184 @@
+"""Who can reach the agent: a judged home, its pairing store, and its Hermes version's authorizer.
+
+`load_view` judges the home as `check` does (the same resolved environment and platform
+configs) and reads the pairing store and WhatsApp alias files as the home's owner could;
+`decide` asks the version's authorizer (the `Model` contract, `authorizer()`) about one sender;
+`source_of` says where the deciding value lives (`.env:3`, `config.yaml:12`, a pairing file);
+`platform_access` sums up, per enabled platform, who gets through in DMs and in groups.
+
+Contract: read-only; never raises for anything found on disk.  Values returned are the home's
+own text: faces escape them before display (wizard/core/safetext.py).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from wizard.core.homeroot import home_owner
+from wizard.core.records import factory, record
+from wizard.core.smallfile import reading_for
+from wizard.hermes.models import model_for
+from wizard.hermes.v0_19.access_files import AccessFiles, read_access_files
+from wizard.hermes.v0_19.authz import ALWAYS, GROUP_CHATS, GROUP_USERS, OWN_POLICY, Decision, Sender
+from wizard.judge.engine import HomeReport, evaluate
+from wizard.judge.provenance import env_source, find_yaml, yaml_source
+
+CHAT_TYPES = ("dm", "group", "channel", "forum")
+
+
+@record
+class AccessView:
+    report: HomeReport
+    files: AccessFiles
+    authorizer: Any
+
+
+def load_view(home: Path, profile: str = "default", *, base_env: dict[str, str] | None = None,
+              facts: Any = None) -> AccessView:
+    report = evaluate(home, profile, base_env=base_env, facts=facts)
+    with reading_for(home_owner(home)):
+        files = read_access_files(home, home_owner(home))
+    return AccessView(report, files, model_for(report.facts.hermes if report.facts else None).authorizer())
+
+
+def decide(view: AccessView, sender: Sender) -> Decision:
+    effective = view.report.effective
+    return view.authorizer.decide(effective.environ, effective.platforms, view.files, sender)
+
+
+def source_of(view: AccessView, decision: Decision, platform: str) -> str | None:
+    """Where the value that decided lives, in the home's own terms."""
+    snapshot = view.report.snapshot
+    if decision.path:
+        try:
+            return str(Path(decision.path).relative_to(view.report.home))
+        except ValueError:
+            return decision.path
+    if decision.variable:
+        where = env_source(snapshot, decision.variable)
+        if where != decision.variable:
+            return where.split(" in ", 1)[1]
+        return _yaml_bridge(view, platform, decision.variable) or "the gateway's environment"
+    if decision.yaml_key:
+        key = decision.yaml_key.split(".", 1)[0]
+        path = find_yaml(snapshot, platform, key)
+        if path:
+            return yaml_source(snapshot, path).split(" (", 1)[0]
+        variable = f"{platform.upper()}_{key.upper()}"  # the loader's env override wrote it into extra
+        where = env_source(snapshot, variable)
+        return where.split(" in ", 1)[1] if where != variable else "config.yaml"
+    return None
+
+
+# variables a platform's YAML hook sets from config.yaml when still unset (wizard/hermes/v0_19/plugins.py)
+_FROM_YAML = {"WHATSAPP_ALLOWED_USERS": "allow_from", "WHATSAPP_GROUP_ALLOWED_USERS": "group_allow_from",
+              "WHATSAPP_DM_POLICY": "dm_policy", "WHATSAPP_GROUP_POLICY": "group_policy",
+              "TELEGRAM_ALLOWED_USERS": "allow_from", "TELEGRAM_GROUP_ALLOWED_USERS": "group_allow_from",
+              "TELEGRAM_GROUP_ALLOWED_CHATS": "group_allowed_chats",
+              "DISCORD_ALLOWED_USERS": "allow_from", "MATRIX_ALLOWED_USERS": "allowed_users",
+              "DINGTALK_ALLOWED_USERS": "allowed_users"}
+
+
+def _yaml_bridge(view: AccessView, platform: str, variable: str) -> str | None:
+    """Where in config.yaml a variable Hermes copied from YAML was written."""
+    key = _FROM_YAML.get(variable)
+    path = find_yaml(view.report.snapshot, variable.split("_", 1)[0].lower(), key) if key else None
+    return yaml_source(view.report.snapshot, path).split(" (", 1)[0] if path else None
+
+
+@record
+class Side:
+    """Who gets through on one side (dm or group) of a platform."""
+
+    everyone: str | None = None  # the opt-in that opens it (a variable name or rule)
+    everyone_source: str | None = None
+    allowlisted: list[tuple[str, str, str | None]] = factory(list)  # (id, variable, name the store knows)
+    adapter_allowlist: str | None = None  # an own-policy adapter's allowlist (where it is set)
+    disabled: str | None = None  # the adapter drops this side at intake (where its policy is set)
+    dropped_by: str = ""  # the policy value that makes it drop them ("disabled", WhatsApp groups: "pairing"...)
+
+
+@record
+class PlatformAccess:
+    name: str
+    dm: Side
+    group: Side
+    approved: list[tuple[str, str]] = factory(list)  # (id, user_name)
+    pending: list[tuple[str, str, int]] = factory(list)  # (id, user_name, age in minutes)
+    error: str | None = None
+
+
+def platform_access(view: AccessView, now: float) -> list[PlatformAccess]:
+    effective = view.report.effective
+    out = []
+    for name in effective.enabled():
+        approved_file = view.files.approved_for(name)
+        approved = [(str(k), _name(v)) for k, v in _pairs(approved_file.data)]
+        pending = []
+        entries = view.files.pending.get(name)
+        for _key, info in _pairs(entries.data if entries else {}):
+            created = info.get("created_at") if isinstance(info, dict) else None
+            if isinstance(created, (int, float)) and not isinstance(created, bool) and now - created <= 3600:
+                pending.append((str(info.get("user_id", "")), _name(info), int((now - created) / 60)))
+        known = {uid: who for uid, who in approved if who} | {uid: who for uid, who, _ in pending if who}
+        out.append(PlatformAccess(name, _side(view, name, "dm", known), _side(view, name, "group", known),
+                                  approved, pending, approved_file.crash))
+    return out
+
+
+def _pairs(data: Any) -> list[tuple[Any, Any]]:
+    if isinstance(data, dict):
+        return list(data.items())
+    if isinstance(data, list):
+        return [(item, {}) for item in data]
+    return []
+
+
+def _name(info: Any) -> str:
+    return str(info.get("user_name") or "") if isinstance(info, dict) else ""
+
+
+def _side(view: AccessView, name: str, side: str, known: dict[str, str]) -> Side:
+    """Who gets through without being paired, judged by the authorizer's own rules."""
+    env, auth = view.report.effective.environ, view.authorizer
+    result = Side()
+    if name in ALWAYS or name == "relay":
+        result.everyone = "platform-always" if name in ALWAYS else "upstream-relay"
+        return result
+    state = view.report.effective.platforms.get(name)
+    if name in OWN_POLICY and state is not None and state.enabled:
+        extra = state.extra if isinstance(state.extra, dict) else {}
+        policy, where = auth.adapter_policy(env, name, extra, side)
+        # the adapter drops these at intake: they never reach the authorizer (under pairing, every
+        # own-policy adapter but WhatsApp Cloud drops group messages: wizard/hermes/v0_19/intake.py)
+        if policy == "disabled" or (side == "group" and policy == "pairing" and name != "whatsapp_cloud"):
+            result.disabled, result.dropped_by = _policy_source(view, name, where), policy or "empty"
+            return result
+    probe = Sender(name, "\x00nobody\x00", "dm" if side == "dm" else "group", "\x00nochat\x00")
+    decision = decide(view, probe)
+    if decision.authorized:
+        result.everyone = decision.variable or decision.rule
+        result.everyone_source = source_of(view, decision, name)
+        if decision.rule == "adapter-allowlist":
+            result.everyone, result.adapter_allowlist = None, result.everyone_source or "config.yaml"
+        return result
+    variables = [auth.allowlist_env(name), GROUP_USERS.get(name, "") if side == "group" else "",
+                 GROUP_CHATS.get(name, "") if side == "group" else "", "GATEWAY_ALLOWED_USERS"]
+    for variable in filter(None, variables):
+        for item in sorted({i.strip() for i in auth.auth_env(env, variable).split(",") if i.strip()}):
+            result.allowlisted.append((item, variable, known.get(item)))
+    if name in OWN_POLICY and not result.allowlisted:
+        result.adapter_allowlist = None
+    return result
+
+
+def _policy_source(view: AccessView, name: str, where: str) -> str:
+    """Where an own-policy adapter's policy comes from: an env line, config.yaml, or its default."""
+    if where == "default":
+        return "the adapter's default"
+    if where.isupper():
+        found = env_source(view.report.snapshot, where)
+        return found.split(" in ", 1)[1] if found != where else where
+    path = find_yaml(view.report.snapshot, name, where)
+    return yaml_source(view.report.snapshot, path).split(" (", 1)[0] if path else "config.yaml"
