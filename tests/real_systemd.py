@@ -1,6 +1,6 @@
 """A private, real systemd for tests: PID 1 of new PID, mount and network namespaces.
 
-The recipe and its hazard are in ../shared/reference/real-systemd.md.  Booted carelessly, systemd
+The recipe and its hazard, in short: booted carelessly, systemd
 runs `systemd-tmpfiles --boot --remove`, which empties the machine's real /tmp, and starts the
 image's services (PostgreSQL) on the shared machine.  So, before systemd is exec'd, the boot script:
 

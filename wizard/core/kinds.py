@@ -79,3 +79,8 @@ class ExitCode(IntEnum):
     IO_ERROR = 74  # EX_IOERR: the output could not be written (stdout closed, a full disk)
     CONFIG = 78  # EX_CONFIG: Hermes would refuse to start
     INTERRUPTED = 130
+
+# The doctor's repair options (wizard/plan/repairs.py RepairOptions), offered by `doctor --open-policy` and
+# `--dead-transport`: here, so the command line names them without importing the repair machinery.
+OPEN_POLICY_CHOICES = ("pairing", "allowlist", "optin")
+DEAD_TRANSPORT_CHOICES = ("disable", "keep")

@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from wizard.core.kinds import ExitCode
+from wizard.core.kinds import DEAD_TRANSPORT_CHOICES, OPEN_POLICY_CHOICES, ExitCode
 from wizard.faces.contract import guarded
 from wizard.faces.selection import profile_name as _profile_name
 
@@ -77,9 +77,9 @@ def build_parser():
     doctor.add_argument("--yes", action="store_true", help="do not ask: apply the safe repairs")
     doctor.add_argument("--dry-run", action="store_true",
                         help="print the plan and write nothing; exit 1 when changes are pending, 0 when none")
-    doctor.add_argument("--open-policy", choices=("pairing", "allowlist", "optin"), default="pairing",
+    doctor.add_argument("--open-policy", choices=OPEN_POLICY_CHOICES, default="pairing",
                         help="what an open policy without opt-in becomes (default: pairing)")
-    doctor.add_argument("--dead-transport", choices=("disable", "keep"), default="disable",
+    doctor.add_argument("--dead-transport", choices=DEAD_TRANSPORT_CHOICES, default="disable",
                         help="disable a platform that cannot connect (default), or leave it")
     asking = doctor.add_mutually_exclusive_group()
     asking.add_argument("--no-verify", action="store_true",

@@ -31,7 +31,7 @@ EX_USAGE, EX_CONFIG = ExitCode.USAGE, ExitCode.CONFIG
 
 
 def _say(text: str = "") -> None:
-    """One message; the guarded stdout (wizard/safetext.py) escapes and masks what it carries."""
+    """One message; the guarded stdout (wizard/core/safetext.py) escapes and masks what it carries."""
     sys.stdout.write(text + "\n")
 
 

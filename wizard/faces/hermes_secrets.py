@@ -4,9 +4,10 @@
 `secrets.wizard_keyring` section (wizard/core/keyring_store.py fixes its shape) and returns an `Outcome`.
 `make_source()` wraps it in Hermes's own `SecretSource` class, defined only here because
 `agent.secret_sources.base` exists only inside Hermes; None when this Hermes has no such API.
-`apply_now(home)` is the verified workaround (shared/reference/hermes-cli.md §4.4): Hermes applies secret
-sources once per home per process, BEFORE it discovers plugins, so a plugin's source is otherwise never applied
-in the very process (the gateway) that loaded it; we forget that "applied" mark and load the env again.
+`apply_now(home)` is the verified workaround (Hermes 0.19.0 hermes_cli/env_loader.py and
+agent/secret_sources/registry.py): Hermes applies secret sources once per home per process, BEFORE it
+discovers plugins, so a plugin's source is otherwise never applied in the very process (the gateway) that
+loaded it; we forget that "applied" mark and load the env again.
 
 Contract: nothing here raises or prompts (Hermes's rule for `fetch`); a message names variables, never a value,
 and escapes whatever came from the home.  An entry may name only this home's own entry for that variable

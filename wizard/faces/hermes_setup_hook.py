@@ -1,5 +1,5 @@
 """A hook into the messaging step of `hermes setup gateway`: the setup step of an own-policy platform that Hermes
-takes from its platform registry is re-registered with a step of ours (shared/reference/hermes-cli.md §5 option 2).
+takes from its platform registry is re-registered with a step of ours (gateway/platform_registry.py in Hermes).
 
 What Hermes 0.19.0 allows (read in its source and measured, see the README's "Inside Hermes"):
 * WhatsApp and WeCom are bundled platform plugins: their registry entries carry `setup_fn`, and the setup menu

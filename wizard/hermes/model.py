@@ -1,12 +1,11 @@
 """The seam between the shared loader and what one Hermes version decides.
 
-The reader and resolver (`wizard/envfile.py`, `wizard/resolve.py`, `wizard/envrules.py`,
-`wizard/plugins.py`) follow the pipeline every modelled Hermes shares — two `.env` loads,
-the three YAML places, the env override blocks, the plugin enable pass, the startup gate —
-and ask a `Model` at each point where versions differ.  One subclass per version, in
-`wizard/hermes/v<major>_<minor>/`, each overriding its predecessor's answers only where
-that version changed them.  Every difference is pinned by conformance tests against the
-real Hermes of that version (tests/oracle).
+The reader and resolver (`wizard/hermes/v0_19/envfile.py`, `resolve.py`, `envrules.py`, `plugins.py`)
+follow the pipeline every modelled Hermes shares — two `.env` loads, the three YAML places, the env override
+blocks, the plugin enable pass, the startup gate — and ask a `Model` at each point where versions differ.
+One subclass per version, in `wizard/hermes/v<major>_<minor>/`, each overriding its predecessor's answers
+only where that version changed them.  Every difference is pinned by conformance tests against the real
+Hermes of that version (tests/oracle).
 
 Contract: a model is stateless; its methods are pure functions of their arguments.
 """

@@ -304,7 +304,7 @@ def _merged(ranges) -> list[tuple[int, int]]:
 def render_diff(plan: Plan, current: dict[str, bytes | None] | None = None) -> str:
     """Per-file unified diff of the plan: secrets masked on both sides (by what the
     parsers see, and every secret value wherever else it occurs), every line shown
-    with control and bidi characters escaped (wizard/safetext.py)."""
+    with control and bidi characters escaped (wizard/core/safetext.py)."""
 
     current = current if current is not None else {name: read_bytes(plan.home / name) for name in (ENV, YAML)}
     chunks = [contents_diff(current, dict(planned_contents(plan, current)), {c.key for c in plan.changes if c.secret})]

@@ -25,8 +25,6 @@ from wizard.judge.provenance import platform_blocks, yaml_paths
 from wizard.plan.actions import ChangeAction
 from wizard.plan.changes import ENV, YAML, Change, Plan, is_secret_name, planned_contents, read_bytes
 
-OPEN_POLICY_CHOICES = ("pairing", "allowlist", "optin")
-DEAD_TRANSPORT_CHOICES = ("disable", "keep")
 # Env credentials that force-enable a platform even over YAML `enabled: false`.
 FORCING_CREDENTIALS = {"weixin": ("WEIXIN_TOKEN", "WEIXIN_ACCOUNT_ID"), "qqbot": ("QQ_APP_ID", "QQ_CLIENT_SECRET"),
                        "wecom": ("WECOM_BOT_ID", "WECOM_SECRET"), "yuanbao": ("YUANBAO_APP_ID", "YUANBAO_APP_KEY")}

@@ -11,7 +11,7 @@
 
   scope        the per-process scope (below)
 
-`scope` is the per-process scope the CLI sets for the checks (wizard/checks/service.py),
+`scope` is the per-process scope the CLI sets for the checks (wizard/judge/checks/service.py),
 whose Context has no room for it: the unit the user named (`--unit PATH`) and a Runner
 when checks may ask systemd (`check --service`, `doctor`).  Unconfigured — plain `check`,
 the TUI — checks read unit files and nothing else.  Detection is cached per process.

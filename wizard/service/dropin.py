@@ -35,7 +35,6 @@ from pathlib import Path
 
 from wizard.service.units import FALLBACK_DROPIN, GATE_DROPIN, Unit
 
-MIN_EXEC_CONDITION = 243
 MIN_GATE = 251  # a skipped start is not restarted under Restart=always
 GATE_TIMEOUT_S = 30  # generous: a cold Python on a slow SD card; the gate takes ~0.1 s
 # Nothing systemd or sh would reinterpret: letters and digits of any script (so /home/josé has

@@ -11,7 +11,7 @@ that is all this undo does.
 
 Contract: writes only through `wizard.write.apply`'s atomic writer, under its lock, and
 restores only `.env` and `config.yaml` of this home, from a set that passes
-`wizard.write.backups.checked_files` (the trust rule is stated in wizard/backups.py), and
+`wizard.write.backups.checked_files` (the trust rule is stated in wizard/write/backups.py), and
 takes out a gate drop-in the set installed (the rule for those: wizard/write/service_apply.py).
 """
 

@@ -1,6 +1,7 @@
 """Every messaging platform Hermes 0.19.0 knows, declared once.
 
-Facts come from `../shared/reference/hermes-platforms.md` §2-4 (citations there).
+Facts come from Hermes 0.19.0's source: gateway/config.py (the platforms and their env names) and
+gateway/run.py (`_OWN_POLICY_OPEN_ENV`, the startup gate).
 `Spec.gate` is the startup gate's entry (`_OWN_POLICY_OPEN_ENV`): the env names of
 the DM policy, group policy and allow-all flag; only five platforms have one.
 `Spec.id_pattern` is the shape an allowlist entry must have, when the platform's

@@ -23,9 +23,6 @@ from wizard.read.snapshot import Snapshot
 if TYPE_CHECKING:
     from wizard.hermes.verify import HermesAnswer
 
-SEVERITIES = tuple(Severity)  # worst first
-
-
 @record
 class Finding:
     code: str

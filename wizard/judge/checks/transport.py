@@ -6,10 +6,6 @@ from wizard.hermes.v0_19.catalog import PLATFORMS
 from wizard.judge.checks import Context, Hit, check
 from wizard.judge.provenance import env_source
 
-FORCE_ENABLED_BY_ENV = ("whatsapp_cloud", "homeassistant", "email", "sms", "api_server", "webhook", "dingtalk",
-                        "feishu", "wecom", "wecom_callback", "weixin", "bluebubbles", "qqbot", "yuanbao")
-
-
 @check("HW201", "dead-transport", "error",
        "An enabled platform cannot connect under any policy (not paired, no token).",
        what="""WhatsApp needs a paired Baileys session (creds.json in the session directory Hermes reads);
