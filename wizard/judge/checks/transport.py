@@ -6,6 +6,7 @@ from wizard.hermes.v0_19.catalog import PLATFORMS
 from wizard.judge.checks import Context, Hit, check
 from wizard.judge.provenance import env_source
 
+
 @check("HW201", "dead-transport", "error",
        "An enabled platform cannot connect under any policy (not paired, no token).",
        what="""WhatsApp needs a paired Baileys session (creds.json in the session directory Hermes reads);
