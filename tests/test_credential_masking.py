@@ -56,8 +56,8 @@ def test_check_doctor_and_setup_never_show_a_planted_credential(home, capsys, mo
     for argv in (["check"], ["check", "--format", "json"], ["doctor", "--dry-run"], ["doctor", "--fix", "--yes"]):
         main([*argv, "--home", str(home)])
         outputs.append(capsys.readouterr())
-    monkeypatch.setenv("NEW_TG_TOKEN", "123456789:AAHnewNEWnewNEWnewNEWnew_abcdefghij")
-    main(["setup", "--home", str(home), "--platform", "telegram", "--token-from-env", "NEW_TG_TOKEN", "--dry-run"])
+    monkeypatch.setenv("NEW_TELEGRAM_BOT_TOKEN", "123456789:AAHnewNEWnewNEWnewNEWnew_abcdefghij")
+    main(["setup", "--home", str(home), "--platform", "telegram", "--token-from-env", "NEW_TELEGRAM_BOT_TOKEN", "--dry-run"])
     outputs.append(capsys.readouterr())
     for captured in outputs:
         assert not _leaks(captured.out + captured.err, secrets), captured.out + captured.err
@@ -78,8 +78,8 @@ def test_a_plan_setting_each_credential_shows_none_of_them(home):
 
 def test_undo_list_and_its_dry_run_diff_show_no_credential(home, capsys, monkeypatch):
     env_b, config_b, secrets_b = _planted("B")
-    monkeypatch.setenv("NEW_TG_TOKEN", "123456789:AAHnewNEWnewNEWnewNEWnew_abcdefghij")
-    assert main(["setup", "--home", str(home), "--platform", "telegram", "--token-from-env", "NEW_TG_TOKEN",
+    monkeypatch.setenv("NEW_TELEGRAM_BOT_TOKEN", "123456789:AAHnewNEWnewNEWnewNEWnew_abcdefghij")
+    assert main(["setup", "--home", str(home), "--platform", "telegram", "--token-from-env", "NEW_TELEGRAM_BOT_TOKEN",
                  "--allow", "111111"]) in (0, 1)  # a backup set holding the A files
     (home / ".env").write_text(env_b)
     (home / "config.yaml").write_text(config_b)

@@ -20,7 +20,7 @@ ROTATED = "~ TELEGRAM_BOT_TOKEN = (secret changed)"
 @pytest.fixture
 def home(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", "/usr/bin:/bin")
-    monkeypatch.setenv("NEW_TG_TOKEN", NEW)
+    monkeypatch.setenv("NEW_TELEGRAM_BOT_TOKEN", NEW)
     path = tmp_path / "hermes"
     path.mkdir()
     (path / ".env").write_text(f"TELEGRAM_BOT_TOKEN={OLD}\nTELEGRAM_ALLOWED_USERS=111111\n")
@@ -29,7 +29,7 @@ def home(tmp_path, monkeypatch):
     return path
 
 
-ROTATE = ["setup", "--platform", "telegram", "--token-from-env", "NEW_TG_TOKEN"]
+ROTATE = ["setup", "--platform", "telegram", "--token-from-env", "NEW_TELEGRAM_BOT_TOKEN"]
 
 
 @pytest.mark.parametrize("detailed, pending", [([], 1), (["--detailed-exitcode"], 2)])

@@ -29,7 +29,7 @@ ANSWERS = """\
 platforms:
   telegram:
     enabled: true
-    env: {TELEGRAM_BOT_TOKEN: {from_env: TG_TOKEN}}
+    env: {TELEGRAM_BOT_TOKEN: {from_env: TELEGRAM_BOT_TOKEN}}
     allowed_users: ["123456789"]
 """
 
@@ -133,13 +133,13 @@ def test_setup_with_an_answers_file_and_saved_answers_from_the_wheel(installed, 
     cwd, tool = venv.parent / "elsewhere", str(venv / "bin" / "hermes-wizard")
     answers, saved, home = tmp_path / "answers.yaml", tmp_path / "saved.yaml", tmp_path / "home"
     answers.write_text(ANSWERS)
-    env = dict(env, TG_TOKEN=TOKEN)
+    env = dict(env, TELEGRAM_BOT_TOKEN=TOKEN)
     done = _run([tool, "setup", "--answers", str(answers), "--home", str(home), "--save-answers", str(saved)],
                 cwd, env, stdin=subprocess.DEVNULL)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Verified: the gateway will start (telegram)." in done.stdout
     assert f"TELEGRAM_BOT_TOKEN={TOKEN}" in (home / ".env").read_text()
-    assert TOKEN not in saved.read_text() and "from_env: TG_TOKEN" in saved.read_text()
+    assert TOKEN not in saved.read_text() and "from_env: TELEGRAM_BOT_TOKEN" in saved.read_text()
     again = _run([tool, "setup", "--answers", str(saved), "--home", str(home), "--detailed-exitcode"],
                  cwd, env, stdin=subprocess.DEVNULL)
     assert again.returncode == 0 and "Nothing to change" in again.stdout, again.stdout + again.stderr
