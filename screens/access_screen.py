@@ -14,6 +14,7 @@ from textual.widgets import Button, Footer, Input, Label, RadioSet, Static
 from screens.base import WizardScreen
 from screens.messages import AccessKept
 from screens.widgets import Choice, ChoiceSet, wizard_header
+from wizard.faces.sources import own_id_help
 from wizard.faces.wording import current_access
 from wizard.hermes.v0_19.catalog import PLATFORMS
 from wizard.plan.answers import ACCESS_MODES, ACCESS_WORDS, id_problems, split_ids
@@ -64,6 +65,7 @@ class AccessScreen(WizardScreen):
                 self.spec.allowlist_env or "", "")
             yield Label(f"Allowed IDs ({self.spec.id_hint or 'comma separated'})", id="ids-label")
             yield Input(value=drafts.get("ids", listed), placeholder="e.g. 123456789, 987654321", id="ids")
+            yield Static(own_id_help(self.platform), id="ids-help", classes="hint", markup=False)
             yield Static("", id="ids-problems", classes="warning-text", markup=False)
             yield Label(f"Type {self.platform} to confirm open access", id="confirm-label")
             yield Input(value=drafts.get("confirm", ""), placeholder=self.platform, id="confirm")
@@ -82,7 +84,7 @@ class AccessScreen(WizardScreen):
         return (pressed.id or "mode-pairing").removeprefix("mode-") if pressed else "pairing"
 
     def _show_for(self, mode: str) -> None:
-        for widget_id in ("#ids-label", "#ids", "#ids-problems"):
+        for widget_id in ("#ids-label", "#ids", "#ids-help", "#ids-problems"):
             self.query_one(widget_id).display = mode in ("allowlist", "pairing") and bool(self.spec.allowlist_env)
         for widget_id in ("#confirm-label", "#confirm"):
             self.query_one(widget_id).display = mode == "open"

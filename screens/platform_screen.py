@@ -12,6 +12,7 @@ from screens.base import WizardScreen
 from screens.messages import CredentialsKept
 from screens.widgets import wizard_header
 from wizard.core.safetext import visible_lines
+from wizard.faces.sources import credentials_from
 from wizard.faces.wording import disk_words, platform_title
 from wizard.hermes.v0_19.catalog import PLATFORMS
 from wizard.plan.changes import is_secret_name
@@ -43,6 +44,7 @@ class PlatformScreen(WizardScreen):
         with VerticalScroll(id="body"):
             yield Static(platform_title(self.platform), classes="title", markup=False)
             yield Static(visible_lines(disk_words(report, self.platform)), id="state", classes="hint", markup=False)
+            yield Static(credentials_from(self.platform), id="source", classes="hint", markup=False)
             typed = self.wizard.session.answer(self.platform).typed
             for key in self._fields():
                 present = bool(report.effective.environ.get(key, "").strip())

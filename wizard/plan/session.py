@@ -37,6 +37,7 @@ from wizard.plan.answers import (
     opt_in_changes,
     policy_changes,
     preview,
+    unmatchable_ids,
 )
 from wizard.plan.changes import Change, Plan
 
@@ -98,6 +99,8 @@ class Session:
         ids = [i for i in ids if i.strip()]
         if mode == "allowlist" and not ids:
             raise AnswerError(EMPTY_ALLOWLIST)
+        if mode in ("allowlist", "pairing") and (wrong := unmatchable_ids(platform, ids)):
+            raise AnswerError("; ".join(wrong) + ".")
         if mode == "open":
             self.confirm_open(platform, confirm)
         answer = self.answer(platform)

@@ -9,6 +9,7 @@ Every answer goes into the session (wizard/plan/session.py); nothing here writes
 from __future__ import annotations
 
 from wizard.core.safetext import visible
+from wizard.faces.sources import credentials_from, own_id_help
 from wizard.faces.wording import credential_state, current_access, disk_words, plural
 from wizard.hermes.v0_19.catalog import PLATFORMS
 from wizard.plan.answers import ACCESS_MODES, ACCESS_WORDS, credential_error, id_problems, split_ids
@@ -48,6 +49,7 @@ def edit_platform(asker, session, name: str) -> None:
     report = session.report
     asker.say(f"\n{spec.label} ({name})")
     asker.say(disk_words(report, name), indent="  ")
+    asker.say(credentials_from(name), indent="  ")
     typed = session.answer(name).typed
     for key in (key for key in spec.credentials if not key.endswith("_ENABLED")):
         present = bool(report.effective.environ.get(key, "").strip())
@@ -84,6 +86,7 @@ def choose_access(asker, session, name: str) -> None:
         if mode in ("allowlist", "pairing") and spec.allowlist_env:
             listed = ", ".join(answer.ids) if answer.access else report.effective.environ.get(spec.allowlist_env, "")
             optional = " — optional with pairing" if mode == "pairing" else ""
+            asker.say(own_id_help(name), indent="  ")
             ids = split_ids(asker.text(f"Allowed IDs ({spec.id_hint or 'comma separated'}){optional}:",
                                        default=listed))
             owner = report.transports.get(name)

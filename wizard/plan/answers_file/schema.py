@@ -151,10 +151,12 @@ def _platform(name: str, item: Item, environ, problems: list[str], warnings: lis
                             "in Hermes 0.19 (only whatsapp, weixin, wecom, qqbot and yuanbao do); remove it")
     if "allowed_users" in fields:
         decl.allowed_users = _ids(fields["allowed_users"], f"{at}.allowed_users", problems)
-        from wizard.plan.answers import id_problems
+        from wizard.plan.answers import id_problems, unmatchable_ids
 
+        wrong = unmatchable_ids(name, decl.allowed_users)
+        problems += [f"{fields['allowed_users'].where}: {at}.allowed_users: {w}" for w in wrong]
         warnings += [f"{fields['allowed_users'].where}: {at}.allowed_users: {w}"
-                     for w in id_problems(name, decl.allowed_users)]
+                     for w in id_problems(name, decl.allowed_users) if not wrong]
     _access_rules(decl, fields, at, problems)
     return decl
 

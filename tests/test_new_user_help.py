@@ -1,0 +1,65 @@
+"""What a new user needs on each platform's screen (issue 20): where the credentials come from, how to find
+one's own ID, and allowlist entries that can match no sender refused in every face before anything is written."""
+
+from __future__ import annotations
+
+import pytest
+
+from screens.access_screen import AccessScreen
+from screens.app import WizardApp
+from screens.platform_screen import PlatformScreen
+from wizard.faces.cli import main
+from wizard.judge.engine import evaluate
+from wizard.plan.session import AnswerError, Session
+
+
+@pytest.mark.parametrize("platform, ids", [("telegram", ["@myname"]), ("telegram", ["123", "alice"]),
+                                           ("whatsapp", ["weixin"])])
+def test_an_allowlist_entry_that_can_match_no_sender_is_refused(demo, platform, ids):
+    session = Session(evaluate(demo))
+    for mode in ("allowlist", "pairing"):
+        with pytest.raises(AnswerError, match="can never match"):
+            session.set_access(platform, mode, ids)
+    assert session.pending() == 0
+
+
+def test_numeric_telegram_ids_and_whatsapp_numbers_are_kept(demo):
+    session = Session(evaluate(demo))
+    session.set_access("telegram", "allowlist", ["123456789", "-1001234567890"])
+    session.set_access("whatsapp", "pairing", ["+15551234567"])
+    assert session.pending() > 0
+
+
+def test_an_answers_file_with_a_username_for_telegram_writes_nothing(tmp_path, capsys, monkeypatch):
+    home = tmp_path / "home"
+    answers = tmp_path / "answers.yaml"
+    answers.write_text("platforms:\n  telegram:\n    env: {TELEGRAM_BOT_TOKEN: {from_env: TELEGRAM_BOT_TOKEN}}\n"
+                       "    allowed_users: ['@myname']\n")
+    monkeypatch.setenv("TELEGRAM_BOT_TOKEN", "123456789:AAEhBP0av28c6kEX7b3ZpQ9rT1yU2iO3pLm")
+    assert main(["setup", "--answers", str(answers), "--home", str(home)]) == 2
+    err = capsys.readouterr().err
+    assert "answers.yaml:4: platforms.telegram.allowed_users: '@myname' can never match a Telegram sender" in err
+    assert "@userinfobot" in err and not home.exists()
+
+
+@pytest.mark.parametrize("platform, words", [("weixin", "hermes gateway setup"), ("whatsapp", "hermes whatsapp"),
+                                             ("telegram", "@BotFather")])
+async def test_each_platform_screen_says_where_its_credentials_come_from(demo, platform, words):
+    app = WizardApp(demo, mode="setup")
+    async with app.run_test(size=(100, 36)) as pilot:
+        app.push_screen(PlatformScreen(platform))
+        await pilot.pause()
+        assert words in str(app.screen.query_one("#source").visual)
+
+
+async def test_the_access_screen_says_how_to_find_ones_own_id_and_refuses_a_username(demo):
+    app = WizardApp(demo, mode="setup")
+    async with app.run_test(size=(100, 36)) as pilot:
+        app.push_screen(AccessScreen("telegram"))
+        await pilot.pause()
+        assert "@userinfobot" in str(app.screen.query_one("#ids-help").visual)
+        app.screen.query_one("#ids").value = "@myname"
+        app.screen.action_done()
+        await pilot.pause()
+        assert isinstance(app.screen, AccessScreen)  # not kept
+        assert "can never match a Telegram sender" in str(app.screen.query_one("#message").visual)
