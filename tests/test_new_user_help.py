@@ -63,3 +63,16 @@ async def test_the_access_screen_says_how_to_find_ones_own_id_and_refuses_a_user
         await pilot.pause()
         assert isinstance(app.screen, AccessScreen)  # not kept
         assert "can never match a Telegram sender" in str(app.screen.query_one("#message").visual)
+
+
+def test_check_text_json_and_tui_name_the_same_group_policy(demo, capsys):
+    """Weixin's groups are off by default in its adapter: text said "groups pairing" (the gate's reading of an
+    unset policy) while JSON and the TUI said "disabled"."""
+    import json
+
+    main(["check", "--home", str(demo), "--format", "json"])
+    rows = {p["name"]: p for p in json.loads(capsys.readouterr().out)["platforms"]}
+    main(["check", "--home", str(demo)])
+    text = capsys.readouterr().out
+    line = next(line for line in text.splitlines() if line.startswith("[") and " weixin " in line)
+    assert f"groups {rows['weixin']['group_policy']}" in line and rows["weixin"]["group_policy"] == "disabled"

@@ -187,5 +187,7 @@ def _access_words(name: str, state, seen, opted: bool, environ: dict[str, str], 
     if listed:
         return f"allowlist ({len(listed)} user{'s' if len(listed) != 1 else ''})"
     if seen is not None:
-        return f"dm {policy_word(seen.dm)}, groups {policy_word(seen.group)}"
+        # the policies the adapter applies, as the row and JSON show them (not the gate's reading of an unset one)
+        return (f"dm {_shown_policy(name, seen, 'dm', environ)}, "
+                f"groups {_shown_policy(name, seen, 'group', environ)}")
     return "pairing (no allowlist)"
