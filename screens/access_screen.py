@@ -17,7 +17,7 @@ from screens.widgets import Choice, ChoiceSet, wizard_header
 from wizard.faces.sources import own_id_help
 from wizard.faces.wording import current_access
 from wizard.hermes.v0_19.catalog import PLATFORMS
-from wizard.plan.answers import ACCESS_MODES, ACCESS_WORDS, id_problems, split_ids
+from wizard.plan.answers import ACCESS_MODES, ACCESS_WORDS, GROUP_POLICIES, GROUP_WORDS, id_problems, split_ids
 
 HELP = """# Who may use the agent
 
@@ -61,6 +61,14 @@ class AccessScreen(WizardScreen):
                                       value=choice == mode, id=f"mode-{choice}")
             for choice in ACCESS_MODES:
                 yield Static(words[choice], classes="access-words", id=f"words-{choice}")
+            if self.spec.gate is not None:  # the five platforms whose adapter has its own group policy
+                group = drafts.get("group") or answer.group or self._current_group()
+                yield Static(f"And in group chats on {self.spec.label}?", classes="title", id="group-title")
+                with ChoiceSet(id="group-choices"):
+                    for choice in GROUP_POLICIES:
+                        default = " (Hermes's default)" if choice == self.spec.group_default else ""
+                        yield Choice(GROUP_WORDS[choice].format(allow_all=self.spec.allow_all_env) + default,
+                                     value=choice == group, id=f"group-{choice}")
             listed = ", ".join(answer.ids) if answer.access else report.effective.environ.get(
                 self.spec.allowlist_env or "", "")
             yield Label(f"Allowed IDs ({self.spec.id_hint or 'comma separated'})", id="ids-label")
@@ -80,14 +88,26 @@ class AccessScreen(WizardScreen):
         self.query_one(RadioSet).focus()
 
     def selected(self) -> str:
-        pressed = self.query_one(RadioSet).pressed_button
+        pressed = self.query_one("#access-choices", RadioSet).pressed_button
         return (pressed.id or "mode-pairing").removeprefix("mode-") if pressed else "pairing"
+
+    def selected_group(self) -> str | None:
+        """The group policy chosen, or None on a platform without one."""
+        if self.spec.gate is None:
+            return None
+        pressed = self.query_one("#group-choices", RadioSet).pressed_button
+        return (pressed.id or "").removeprefix("group-") if pressed else self._current_group()
+
+    def _current_group(self) -> str:
+        row = next((r for r in self.wizard.previewed().rows if r.name == self.platform), None)
+        return (row.group_policy if row is not None and row.group_policy in GROUP_POLICIES
+                else self.spec.group_default or "pairing")
 
     def _show_for(self, mode: str) -> None:
         for widget_id in ("#ids-label", "#ids", "#ids-help", "#ids-problems"):
             self.query_one(widget_id).display = mode in ("allowlist", "pairing") and bool(self.spec.allowlist_env)
         for widget_id in ("#confirm-label", "#confirm"):
-            self.query_one(widget_id).display = mode == "open"
+            self.query_one(widget_id).display = mode == "open" or self.selected_group() == "open"
 
     def on_radio_set_changed(self, event: RadioSet.Changed) -> None:
         self._show_for(self.selected())
@@ -105,7 +125,8 @@ class AccessScreen(WizardScreen):
     def action_back(self) -> None:
         """Back without keeping the choice, but without losing it either: shown again on return."""
         self.wizard.session.keep_draft(self.platform, access=self.selected(), ids=self.query_one("#ids", Input).value,
-                                       confirm=self.query_one("#confirm", Input).value)
+                                       confirm=self.query_one("#confirm", Input).value,
+                                       **({"group": group} if (group := self.selected_group()) else {}))
         self.app.pop_screen()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -116,10 +137,14 @@ class AccessScreen(WizardScreen):
 
         mode = self.selected()
         ids = split_ids(self.query_one("#ids", Input).value)
+        confirm, group = self.query_one("#confirm", Input).value, self.selected_group()
+        session = self.wizard.session
         try:
-            self.wizard.session.set_access(self.platform, mode, ids, self.query_one("#confirm", Input).value)
+            if group is not None and (group != self._current_group() or session.answer(self.platform).group):
+                session.set_group(self.platform, group, confirm)
+            session.set_access(self.platform, mode, ids, confirm)
         except AnswerError as exc:
             self.query_one("#message", Static).update(str(exc))
-            self.query_one("#confirm" if mode == "open" else "#ids", Input).focus()
+            self.query_one("#confirm" if "open" in (mode, group) else "#ids", Input).focus()
             return
         self.app.post_message(AccessKept(self.platform))

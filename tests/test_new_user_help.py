@@ -76,3 +76,49 @@ def test_check_text_json_and_tui_name_the_same_group_policy(demo, capsys):
     text = capsys.readouterr().out
     line = next(line for line in text.splitlines() if line.startswith("[") and " weixin " in line)
     assert f"groups {rows['weixin']['group_policy']}" in line and rows["weixin"]["group_policy"] == "disabled"
+
+
+async def test_the_access_screen_asks_about_groups_starting_on_what_the_adapter_applies(demo):
+    app = WizardApp(demo, mode="setup")
+    async with app.run_test(size=(100, 50)) as pilot:
+        app.push_screen(AccessScreen("weixin"))
+        await pilot.pause()
+        groups = app.screen.query_one("#group-choices")
+        assert groups.pressed_button.id == "group-disabled" and "Hermes's default" in str(groups.pressed_button.label)
+        app.screen.query_one("#mode-pairing").value = True
+        app.screen.query_one("#group-open").value = True
+        await pilot.pause()
+        app.screen.action_done()  # an open group needs the name typed, like open DMs
+        await pilot.pause()
+        assert isinstance(app.screen, AccessScreen) and "Type weixin" in str(app.screen.query_one("#message").visual)
+        app.screen.query_one("#group-allowlist").value = True
+        await pilot.pause()
+        app.screen.action_done()
+        await pilot.pause()
+        changes = {c.key: c.after for c in app.plan().changes}
+        assert changes.get("WEIXIN_GROUP_POLICY") == "allowlist" or any(
+            k.endswith("group_policy") and v == "allowlist" for k, v in changes.items()), changes
+
+
+async def test_a_platform_without_a_group_policy_gets_no_group_question(demo):
+    app = WizardApp(demo, mode="setup")
+    async with app.run_test(size=(100, 36)) as pilot:
+        app.push_screen(AccessScreen("telegram"))
+        await pilot.pause()
+        assert not app.screen.query("#group-choices")
+
+
+def test_the_plain_face_asks_about_groups_too(demo, capsys):
+    from prompt_toolkit.application import create_app_session
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from wizard.faces.plain.ask import Asker
+    from wizard.faces.plain.platforms import choose_group
+
+    session = Session(evaluate(demo))
+    up = "\x1b[A"
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
+        pipe.send_text(up + "\r")  # the cursor starts on disabled (what the adapter applies); one up: pairing
+        choose_group(Asker(width=80), session, "weixin")
+    assert session.answer("weixin").group == "pairing"

@@ -166,7 +166,8 @@ def test_the_setup_gateway_step_explains_access_and_writes_exactly_the_opt_in(de
     from wizard.faces.plain import run_platform_step
 
     up = "\x1b[A"
-    with keys(up * 2 + "\r", "\r", "y\r"):  # access: from the current (open) up to pairing; IDs: none; apply
+    # access: from the current (open) up to pairing; IDs: none; groups: as they are; apply
+    with keys(up * 2 + "\r", "\r", "\r", "y\r"):
         rc = run_platform_step("whatsapp", demo, width=80)
     out = capsys.readouterr().out
     assert "hermes-wizard: whatsapp as Hermes will see it" in out and "creds.json" in out

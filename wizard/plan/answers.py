@@ -36,6 +36,13 @@ ACCESS_WORDS = {
              "find. It writes {allow_all}=true."),
     "disabled": "Disabled. {label} is turned off: nobody reaches the agent through it. Credentials are kept.",
 }
+GROUP_WORDS = {
+    "open": "Open: anyone in any group the bot is in talks to the agent (writes {allow_all}=true; type the "
+            "name to confirm).",
+    "allowlist": "Allowlist: in groups, only the allowed IDs are answered.",
+    "pairing": "Pairing: in groups, only people approved by pairing are answered.",
+    "disabled": "Disabled: group chats are ignored; direct messages follow the choice above.",
+}
 TOKEN_SHAPES = {
     "TELEGRAM_BOT_TOKEN": (r"\d{6,12}:[A-Za-z0-9_-]{30,}",
                            "a Telegram token looks like 123456789:AA… (from @BotFather)"),

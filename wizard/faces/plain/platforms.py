@@ -12,7 +12,15 @@ from wizard.core.safetext import visible
 from wizard.faces.sources import credentials_from, own_id_help
 from wizard.faces.wording import credential_state, current_access, disk_words, plural
 from wizard.hermes.v0_19.catalog import PLATFORMS
-from wizard.plan.answers import ACCESS_MODES, ACCESS_WORDS, credential_error, id_problems, split_ids
+from wizard.plan.answers import (
+    ACCESS_MODES,
+    ACCESS_WORDS,
+    GROUP_POLICIES,
+    GROUP_WORDS,
+    credential_error,
+    id_problems,
+    split_ids,
+)
 from wizard.plan.changes import is_secret_name
 
 REVIEW, QUIT = "\0review", "\0quit"  # menu values no platform name can take
@@ -97,6 +105,32 @@ def choose_access(asker, session, name: str) -> None:
             typed = asker.text(f"Type {name} to confirm that anyone who can reach it may use the agent:")
         try:
             session.set_access(name, mode, ids, typed)
+            break
+        except AnswerError as exc:
+            asker.say(str(exc), indent="  ")
+    if spec.gate is not None:
+        choose_group(asker, session, name)
+
+
+def choose_group(asker, session, name: str) -> None:
+    """The group-chat question of the five platforms whose adapter has its own group policy, starting on the
+    policy the adapter applies now (Hermes's default when none is set)."""
+    from wizard.plan.session import AnswerError
+
+    spec = PLATFORMS[name]
+    row = next((r for r in session.outlook().rows if r.name == name), None)
+    current = session.answer(name).group or (row.group_policy if row and row.group_policy in GROUP_POLICIES
+                                             else spec.group_default or "pairing")
+    choices = [(GROUP_WORDS[g].format(allow_all=spec.allow_all_env) + (" (Hermes's default)"
+                if g == spec.group_default else ""), g) for g in GROUP_POLICIES]
+    while True:
+        group = asker.choose(f"Group chats on {name}:", choices, default=current)
+        if group == current and not session.answer(name).group:
+            return  # unchanged: nothing to write
+        typed = asker.text(f"Type {name} to confirm that anyone in its groups may use the agent:") \
+            if group == "open" else ""
+        try:
+            session.set_group(name, group, typed)
             return
         except AnswerError as exc:
             asker.say(str(exc), indent="  ")
