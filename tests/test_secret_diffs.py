@@ -38,7 +38,7 @@ def test_a_dry_run_rotating_a_token_shows_it_changed_and_exits_as_pending(home, 
     code = main([*ROTATE, "--home", str(home), "--dry-run", *detailed])
     out = capsys.readouterr().out
     assert ROTATED in out.splitlines(), out
-    assert out.startswith("--- .env\n+++ .env\n") and "Dry run: nothing was written." in out
+    assert "--- .env\n+++ .env\n" in out and "Dry run: nothing was written." in out
     assert OLD not in out and NEW not in out
     assert code == pending and (home / ".env").read_bytes() == before
 
