@@ -223,4 +223,22 @@ VERSION_CASES = [
 ]
 CASES += VERSION_CASES
 
+# --- hostile structure (issue 19): what Hermes does with it, per version --------------------------------------
+DEEP = "[" * 3000 + "]" * 3000  # Hermes's json.load raises RecursionError on it
+HOSTILE_CASES = [
+    _c("hostile-deep-gateway-json", W + "WEIXIN_DM_POLICY=open\n", expect=REFUSE_WX,
+       note="gateway.json nested 3,000 deep: Hermes logs the load failure and goes on without it",
+       **{"gateway.json": DEEP}),
+    _c("hostile-deep-gateway-json-starts", W, expect=(True, None, {"weixin"}), **{"gateway.json": DEEP}),
+    _c("hostile-deep-gateway-state", W + "WEIXIN_DM_POLICY=open\n", expect=REFUSE_WX,
+       note="gateway_state.json is runtime state: no part of the start-up decision",
+       **{"gateway_state.json": DEEP}),
+    _c("hostile-deep-whatsapp-creds", "WHATSAPP_ENABLED=true\n", expect=(True, None, {"whatsapp"}),
+       note="creds.json is read by the bridge after start-up, never by the loader",
+       **{"whatsapp/session/creds.json": DEEP}),
+    _c("hostile-deep-weixin-account", "WEIXIN_ACCOUNT_ID=test-bot@im.bot\nWEIXIN_DM_POLICY=open\n",
+       expect=REFUSE_WX, **{"weixin/accounts/test-bot@im.bot.json": DEEP}),
+]
+CASES += HOSTILE_CASES
+
 BY_NAME = {c.name: c for c in CASES}

@@ -60,6 +60,8 @@ def read_json_file(path: Path) -> JsonFile:
         result.data = json.loads(text) if text.strip() else None
         if result.data is None:
             result.error = "is empty"
+    except RecursionError:  # thousands of nested brackets: Hermes's json.load raises too and skips the file
+        result.error = "is nested too deeply to be read as JSON (RecursionError, as in Hermes)"
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         result.error = f"is not valid JSON ({exc.__class__.__name__}: {exc})"
     return result

@@ -127,7 +127,7 @@ def _sets(home: HomeDir, root: At, state: str = "complete") -> list[BackupSet]:
             continue
         try:
             manifest = json.loads(read_file(At(folder.dir_fd, MANIFEST, folder.path / MANIFEST), 1 << 16) or b"")
-        except (ApplyError, ValueError):
+        except (ApplyError, ValueError, RecursionError):  # a manifest nested thousands deep is not ours
             continue
         if isinstance(manifest, dict) and manifest.get("state", "complete") == state:
             found.append(BackupSet(folder, manifest))

@@ -1,0 +1,76 @@
+"""Hostile structure (issue 19): a self-referencing YAML alias, JSON nested thousands deep.
+
+Each home is judged in a child process, as a user or systemd runs it, with a wall-clock bound: the point
+is that `check`, `check --gate` and `doctor` answer at once (no hang at 2 GB, no exit 70), with the verdict
+the real Hermes reaches.  What Hermes does with each home is pinned against the oracles in
+tests/oracle/cases.py (the `hostile-*` cases; the real `hermes gateway run` in tests/oracle/test_probe.py).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+VERSIONS = ("0.19.0", "0.18.2")
+W = "WEIXIN_ACCOUNT_ID=test-bot@im.bot\nWEIXIN_TOKEN=dummy-ilink-token-123456\n"
+OPEN = W + "WEIXIN_DM_POLICY=open\n"  # a real refusal in .env
+DEEP = "[" * 3000 + "]" * 3000
+BOUND = 5.0  # seconds: loose on purpose, the defect was minutes
+
+
+def wizard(*argv: str, timeout: float = 60) -> tuple[int, str, float]:
+    """`python -m wizard ARGV` in a child: (exit code, stdout + stderr, seconds)."""
+    start = time.monotonic()
+    try:
+        done = subprocess.run([sys.executable, "-m", "wizard", *argv], capture_output=True, text=True,
+                              timeout=timeout, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)})
+    except subprocess.TimeoutExpired:
+        return -1, f"still running after {timeout} s", time.monotonic() - start
+    return done.returncode, done.stdout + done.stderr, time.monotonic() - start
+
+
+def make_home(root: Path, files: dict[str, str]) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    if (root / ".env").exists():
+        (root / ".env").chmod(0o600)
+    return root
+
+
+def judged(home: Path, version: str) -> dict[str, tuple[int, str, float]]:
+    """check, check --gate and doctor on one home, each with its time."""
+    pin = ["--hermes-version", version]
+    return {"check": wizard("check", "--home", str(home), *pin),
+            "gate": wizard("check", "--gate", "--home", str(home), *pin),
+            "doctor": wizard("doctor", "--home", str(home), "--plain", *pin)}
+
+
+# --- deep JSON: Hermes's json.load raises RecursionError and it treats the file as unreadable ---------------
+DEEP_JSON_HOMES = {
+    "gateway_state.json": {".env": OPEN, "gateway_state.json": DEEP},
+    "gateway.json": {".env": OPEN, "gateway.json": DEEP},
+    "creds.json": {".env": OPEN + "WHATSAPP_ENABLED=true\n", "whatsapp/session/creds.json": DEEP},
+    "weixin account file": {".env": "WEIXIN_ACCOUNT_ID=test-bot@im.bot\nWEIXIN_DM_POLICY=open\n",
+                            "weixin/accounts/test-bot@im.bot.json": DEEP},
+}
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("where", list(DEEP_JSON_HOMES))
+def test_deep_json_never_hides_the_env_refusal(tmp_path, where, version):
+    home = make_home(tmp_path / "home", DEEP_JSON_HOMES[where])
+    answers = judged(home, version)
+    for face, (code, out, seconds) in answers.items():
+        assert code != 70 and "internal error" not in out and "Traceback" not in out, f"{face}: {out[-2000:]}"
+        assert seconds < BOUND, f"{face} took {seconds:.1f} s"
+    assert answers["check"][0] == 78, answers["check"][1][-2000:]
+    assert answers["gate"][0] == 78, answers["gate"][1][-2000:]  # before: 'could not judge', exit 0
+    assert "weixin" in answers["gate"][1]
