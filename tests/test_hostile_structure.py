@@ -24,7 +24,7 @@ DEEP = "[" * 3000 + "]" * 3000
 BOUND = 5.0  # seconds: loose on purpose, the defect was minutes
 
 
-def wizard(*argv: str, timeout: float = 60) -> tuple[int, str, float]:
+def wizard(*argv: str, timeout: float = 20) -> tuple[int, str, float]:
     """`python -m wizard ARGV` in a child: (exit code, stdout + stderr, seconds)."""
     start = time.monotonic()
     try:
@@ -74,3 +74,22 @@ def test_deep_json_never_hides_the_env_refusal(tmp_path, where, version):
     assert answers["check"][0] == 78, answers["check"][1][-2000:]
     assert answers["gate"][0] == 78, answers["gate"][1][-2000:]  # before: 'could not judge', exit 0
     assert "weixin" in answers["gate"][1]
+
+
+# --- a YAML collection that holds itself: the real `hermes gateway run` crashes (RecursionError) ------------
+SELF_REFERENCING = {"list": "a: &a [*a]\n", "map": "a: &a {b: *a}\n",
+                    "deeper": "model: x\nagents:\n  - name: &n\n      sub: [1, {again: *n}]\n"}
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("shape", list(SELF_REFERENCING))
+def test_a_self_referencing_alias_is_answered_at_once(tmp_path, shape, version):
+    home = make_home(tmp_path / "home", {".env": OPEN, "config.yaml": SELF_REFERENCING[shape]})
+    answers = judged(home, version)
+    for face, (code, out, seconds) in answers.items():
+        assert seconds < BOUND, f"{face} took {seconds:.1f} s (before: still running after 60 s at 2 GB)"
+        assert code != 70 and "internal error" not in out and "Traceback" not in out, f"{face}: {out[-2000:]}"
+    code, out, _ = answers["check"]
+    assert code == 78 and "HW021" in out and "config.yaml line" in out and "RecursionError" in out, out[-2000:]
+    code, out, seconds = wizard("doctor", "--fix", "--yes", "--home", str(home), "--hermes-version", version)
+    assert seconds < BOUND and code != 70 and "Traceback" not in out, out[-2000:]

@@ -238,6 +238,16 @@ HOSTILE_CASES = [
        **{"whatsapp/session/creds.json": DEEP}),
     _c("hostile-deep-weixin-account", "WEIXIN_ACCOUNT_ID=test-bot@im.bot\nWEIXIN_DM_POLICY=open\n",
        expect=REFUSE_WX, **{"weixin/accounts/test-bot@im.bot.json": DEEP}),
+    # A collection that holds itself: Hermes's loaders read it, its runner's ${VAR} expansion recurses and
+    # crashes before the startup check (so before any refusal); observed with the real `hermes gateway run`.
+    _c("hostile-yaml-self-list", W + "WEIXIN_DM_POLICY=open\n", "a: &a [*a]\n", expect="crash"),
+    _c("hostile-yaml-self-map", W, "a: &a {b: *a}\n", expect="crash"),
+    _c("hostile-yaml-self-nested", W, "platforms:\n  weixin:\n    dm_policy: pairing\n"
+       "x:\n  - y: &loop\n      z: [1, *loop]\n", expect="crash"),
+    _c("hostile-yaml-shared-not-self", W + "WEIXIN_DM_POLICY=open\n", "a: &a [1, 2]\nb: [*a, *a]\nc: {d: *a}\n",
+       expect=REFUSE_WX, note="an alias used twice is no cycle"),
+    _c("hostile-yaml-self-top-list", W + "WEIXIN_DM_POLICY=open\n", "&a [*a]\n", expect=REFUSE_WX,
+       note="a top level that is not a mapping: the runner reads {} and never walks it"),
 ]
 CASES += HOSTILE_CASES
 

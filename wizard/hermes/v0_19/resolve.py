@@ -62,21 +62,42 @@ def resolve(snapshot: Snapshot, facts: plugins.HostFacts) -> Effective:
             state.extra.pop("_enabled_explicit", None)
         _validate(effective, reset)
     except LoaderCrash as exc:
-        effective.crash = str(exc)
+        effective.crash, effective.crash_fix = str(exc), exc.fix
     except Exception as exc:  # same operations raise in Hermes; report, never crash
         effective.crash = f"{type(exc).__name__}: {exc}"
-    effective.crash = _start_blocker(snapshot) or effective.crash
+    # In Hermes's own order: .env is loaded first, the gateway config is built next, and the runner that
+    # then reads config.yaml again (with ${VAR} expanded) starts before the startup check.
+    before = _env_blocker(snapshot)
+    if before is not None:
+        effective.crash, effective.crash_fix = before, None
+    elif effective.crash is None and (runner := _runner_blocker(snapshot)) is not None:
+        effective.crash, effective.crash_fix = runner
     return effective
 
 
-def _start_blocker(snapshot: Snapshot) -> str | None:
-    """Files on which Hermes hangs or dies before its config is even built."""
+def _env_blocker(snapshot: Snapshot) -> str | None:
+    """.env files on which Hermes hangs or dies before its config is even built."""
     for env in (snapshot.env, snapshot.op_env):
         if env.blocks_start:
             return env.blocks_start
-    if snapshot.yaml.expanded_nodes >= MAX_EXPANDED_NODES:
+    return None
+
+
+def _runner_blocker(snapshot: Snapshot) -> tuple[str, str] | None:
+    """config.yaml as `GatewayRunner.__init__` reads it (gateway/run.py `_load_gateway_runtime_config`):
+    a non-empty mapping is walked by `_expand_env_vars` with every alias expanded, outside any guard."""
+    yaml_file = snapshot.yaml
+    if yaml_file.error is not None or not isinstance(yaml_file.data, dict) or not yaml_file.data:
+        return None  # Hermes's runner reads {} then: nothing to walk
+    if yaml_file.cycle_line is not None:
+        return (f"config.yaml line {yaml_file.cycle_line} holds an alias to itself; Hermes expands ${{VAR}} "
+                "over config.yaml at start-up and crashes (RecursionError)",
+                f"in config.yaml near line {yaml_file.cycle_line}, replace the alias (*name) inside its own anchor "
+                "(&name) with a plain value")
+    if yaml_file.expanded_nodes >= MAX_EXPANDED_NODES:
         return (f"config.yaml's aliases expand to more than {MAX_EXPANDED_NODES:,} nodes; Hermes expands "
-                "${VAR} over the whole expanded tree at start-up and never finishes")
+                "${VAR} over the whole expanded tree at start-up and never finishes",
+                "write the repeated values out instead of nesting aliases (*name) in config.yaml")
     return None
 
 

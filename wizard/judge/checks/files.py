@@ -124,7 +124,7 @@ def _quoted_abbreviated(message: str) -> str:
 def loader_crash(ctx: Context):
     if ctx.effective.crash and not ctx.snapshot.env.blocks_start:
         yield Hit(None, f"the gateway cannot load its config: {ctx.effective.crash}.",
-                  "home_channel: {platform: <name>, chat_id: \"<id>\"}; quote tokens")
+                  ctx.effective.crash_fix or "home_channel: {platform: <name>, chat_id: \"<id>\"}; quote tokens")
 
 
 MAX_UNKNOWN_KEYS_NAMED = 50
