@@ -8,6 +8,7 @@ at the same point.  Citations are into the 0.18.2 wheel.
 from __future__ import annotations
 
 import io
+import json
 from typing import Any
 
 
@@ -79,5 +80,10 @@ def check_from_dict(gw_data: Any) -> None:
     if "default_reset_policy" in gw_data and not isinstance(gw_data["default_reset_policy"], dict):
         raise crash("AttributeError", gw_data["default_reset_policy"], "has no attribute 'get' (session_reset)")
     streaming = gw_data.get("streaming", {})
-    if streaming and not isinstance(streaming, dict):
-        raise crash("AttributeError", streaming, "has no attribute 'get' (streaming)")
+    if streaming and not isinstance(streaming, dict):  # config.yaml's streaming mapping would have replaced it
+        from wizard.hermes.v0_19.gwdata import GatewayJsonCrash
+
+        raise GatewayJsonCrash(f"gateway.json's streaming is {json.dumps(streaming)[:40]}, not a mapping: "
+                               f"AttributeError: '{type(streaming).__name__}' object has no attribute 'get'",
+                               "remove streaming from gateway.json (config.yaml's `streaming: {enabled: true}` "
+                               "is where Hermes reads it)", ("streaming",))

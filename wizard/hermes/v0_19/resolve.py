@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from wizard.hermes.v0_19 import envrules, plugins
+from wizard.hermes.v0_19 import envrules, gwdata, plugins
 from wizard.hermes.v0_19.catalog import BUILTIN_ORDER, PLATFORMS, platform_value
 from wizard.hermes.v0_19.state import Effective, LoaderCrash, PlatformState
 from wizard.hermes.v0_19.yamlfile import MAX_EXPANDED_NODES
@@ -39,9 +39,7 @@ def resolve(snapshot: Snapshot, facts: plugins.HostFacts) -> Effective:
 
     model = model_for(facts.hermes)
     environ = process_environment(snapshot, facts)
-    gw_data: Any = {}
-    if snapshot.gateway_json.exists and snapshot.gateway_json.error is None:
-        gw_data = snapshot.gateway_json.data or {}
+    gw_data = gwdata.base_layer(snapshot.gateway_json)
     effective = Effective(platforms={}, environ=environ)
     yaml_file = snapshot.yaml
     if yaml_file.exists:
@@ -54,6 +52,7 @@ def resolve(snapshot: Snapshot, facts: plugins.HostFacts) -> Effective:
     try:
         model.check_from_dict(gw_data)
         effective.platforms = _from_dict(gw_data)
+        gwdata.check_values(gw_data, snapshot.gateway_json.data, model.parses_profile_routes)
         reset = _reset_policy(gw_data)
         envrules.apply_env_overrides(effective.platforms, environ, reset, model.enabled_flag)
         plugins.enable_pass(effective.platforms, environ, facts, snapshot.env.simple_values, model)
@@ -118,6 +117,7 @@ def _yaml_phase(yaml_cfg: Any, gw_data: Any, environ: dict, effective: Effective
     if sr and isinstance(sr, dict):
         gw_data["default_reset_policy"] = sr
     model.check_gateway_section(yaml_cfg)
+    gwdata.lay_over(yaml_cfg, gateway_section, gw_data, model.parses_profile_routes)
     gateway_platforms = gateway_section.get("platforms") if isinstance(gateway_section, dict) else None
     platforms_data = gw_data.setdefault("platforms", {})
     if not isinstance(platforms_data, dict):
@@ -234,9 +234,6 @@ def _reset_policy(gw_data: Any) -> dict:
         for key in policy:
             if raw.get(key) is not None:
                 policy[key] = raw[key]
-        exclude = raw.get("notify_exclude_platforms")
-        if exclude is not None:
-            tuple(exclude)  # TypeError for a non-iterable, as in Hermes
     return policy
 
 

@@ -20,7 +20,7 @@ SECRET_KEYS = re.compile(r"(token|secret|password|api_key|apikey|access_key|priv
 def env_unreadable(ctx: Context):
     for env in (ctx.snapshot.env, ctx.snapshot.op_env):
         if env.blocks_start:
-            yield Hit(None, f"{env.blocks_start}.", f"make {env.path} a regular file (chmod 600)")
+            yield Hit(None, f"{env.blocks_start}.", env.blocks_fix or f"make {env.path} a regular file (chmod 600)")
         elif env.error:
             yield Hit(None, f"{env.error}: no credentials or policies from it take effect.",
                       f"make {env.path} a regular file (chmod 600)", "warning")

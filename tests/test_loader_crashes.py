@@ -1,0 +1,74 @@
+"""Issue 23 (R1-R5): where the real Hermes crashes at start on a value, `check` says so (HW021, or HW010 for
+a `.env` that crashes the first `.env` load), naming the file and the value and how to remove it, exits 78,
+and the gate stops the start.  Which homes crash for which version is pinned against both oracles in
+tests/oracle/cases.py (`loader-*`); this file holds the words."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from wizard.faces.cli import main
+
+W = "WEIXIN_ACCOUNT_ID=test-bot@im.bot\nWEIXIN_TOKEN=dummy-ilink-token-123456\n"
+GJ = "gateway.json"
+# name -> (files, versions that crash, words the finding must hold, words its fix must hold)
+CRASHES = {
+    "sessions_dir null": ({GJ: '{"sessions_dir": null}'}, ("0.19.0", "0.18.2"),
+                          ("gateway.json's sessions_dir is null",), ("remove sessions_dir from gateway.json",)),
+    "sessions_dir number": ({GJ: '{"sessions_dir": 5}'}, ("0.19.0", "0.18.2"),
+                            ("gateway.json's sessions_dir is 5",), ("remove sessions_dir",)),
+    "streaming bool": ({GJ: '{"streaming": true}'}, ("0.18.2",), ("gateway.json's streaming is true",),
+                       ("remove streaming from gateway.json",)),
+    "reset_by_type exclude": ({GJ: '{"reset_by_type": {"dm": {"notify_exclude_platforms": 5}}}'}, ("0.19.0", "0.18.2"),
+                              ("gateway.json's reset_by_type.dm.notify_exclude_platforms is 5",),
+                              ("remove reset_by_type.dm.notify_exclude_platforms from gateway.json",)),
+    "reset_by_platform exclude": ({GJ: '{"reset_by_platform": {"telegram": {"notify_exclude_platforms": true}}}'},
+                                  ("0.19.0", "0.18.2"), ("reset_by_platform.telegram.notify_exclude_platforms is true",),
+                                  ("gateway.json",)),
+    "session_reset exclude": ({"config.yaml": "session_reset:\n  notify_exclude_platforms: 3\n"}, ("0.19.0", "0.18.2"),
+                              ("config.yaml's session_reset.notify_exclude_platforms is 3",), ("config.yaml",)),
+    "profile_routes number": ({GJ: '{"profile_routes": 7}'}, ("0.19.0",), ("gateway.json's profile_routes is 7",),
+                              ("remove profile_routes from gateway.json",)),
+    "UTF-32 .env": ({".env": b"\xff\xfe\x00\x00" + W.encode("utf-32-le")}, ("0.19.0",),
+                    (".env is UTF-32", "embedded null byte"), ("iconv -f UTF-32 -t UTF-8",)),
+}
+
+
+def _run(*argv: str) -> tuple[int, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = main(list(argv))
+    return rc, out.getvalue() + err.getvalue()
+
+
+def _home(root: Path, files: dict) -> Path:
+    root.mkdir()
+    for rel, data in files.items():
+        (root / rel).write_bytes(data if isinstance(data, bytes) else data.encode())
+    return root
+
+
+@pytest.mark.parametrize("version", ["0.19.0", "0.18.2"])
+@pytest.mark.parametrize("name", list(CRASHES))
+def test_check_names_the_value_hermes_crashes_on(tmp_path, name, version):
+    files, crashing, words, fix_words = CRASHES[name]
+    home = _home(tmp_path / "home", files)
+    rc, out = _run("check", "--home", str(home), "--format", "json", "--hermes-version", version)
+    report = json.loads(out[:out.rindex("}") + 1])
+    gate_rc, line = _run("check", "--gate", "--home", str(home), "--hermes-version", version)
+    if version not in crashing:
+        assert rc != 78 and report["would_start"] and gate_rc == 0, (out, line)
+        return
+    assert rc == 78 and report["would_start"] is False and report["refusal"]["platform"] is None, out
+    found = [f for f in report["findings"] if f["code"] in ("HW021", "HW010")]
+    assert found, report["findings"]
+    for word in words:
+        assert word in found[0]["message"], found[0]
+    for word in fix_words:
+        assert word in found[0]["fix"], found[0]
+    assert gate_rc == 78 and "would crash at start" in line, line
