@@ -72,3 +72,53 @@ def test_check_names_the_value_hermes_crashes_on(tmp_path, name, version):
     for word in fix_words:
         assert word in found[0]["fix"], found[0]
     assert gate_rc == 78 and "would crash at start" in line, line
+
+
+# --- doctor removes a gateway.json value Hermes crashes on, through the Plan (backed up, verified, undoable) ---
+OPEN = W + "WEIXIN_DM_POLICY=open\n"
+REPAIRABLE = {
+    "sessions_dir and reset_by_type": ('{"sessions_dir": null, "reset_by_type": {"dm": {"notify_exclude_platforms": 5, '
+                                       '"at_hour": 3}}, "platforms": {"telegram": {"enabled": false}}}',
+                                       ("sessions_dir", "reset_by_type.dm.notify_exclude_platforms")),
+    "reset_by_platform": ('{"reset_by_platform": {"telegram": {"notify_exclude_platforms": true}}}',
+                          ("reset_by_platform.telegram.notify_exclude_platforms",)),
+    "profile_routes": ('{"profile_routes": 5, "stt_enabled": false}', ("profile_routes",)),
+    "streaming": ('{"streaming": true, "stt_enabled": false}', ("streaming",)),
+}
+
+
+@pytest.mark.parametrize("version", ["0.19.0", "0.18.2"])
+@pytest.mark.parametrize("name", list(REPAIRABLE))
+def test_doctor_removes_the_value_hermes_crashes_on(tmp_path, name, version, hermes_oracle_at):
+    from oracle.compare import _environ
+
+    hermes = hermes_oracle_at(version)
+    text, keys = REPAIRABLE[name]
+    home = _home(tmp_path / "home", {".env": OPEN, GJ: text})
+    (home / ".env").chmod(0o600)
+    before = hermes.evaluate(home)
+    original = {rel: (home / rel).read_bytes() for rel in (".env", GJ)}
+    with _environ(hermes.host_env()):
+        rc, out = _run("doctor", "--fix", "--yes", "--home", str(home), "--hermes-version", version)
+        after = hermes.evaluate(home)
+        assert after["would_start"] is True and after["error"] is None, (out, after)
+        assert rc == 0 and "Verified: the gateway will start (weixin)." in out, out
+        data = json.loads((home / GJ).read_text())
+        if before["error"]:  # what Hermes crashed on is gone, and only that
+            for key in keys:
+                assert f"gateway.json: {key} removed" in out, out
+            expected = json.loads(text)
+            for key in keys:
+                *parents, leaf = key.split(".")
+                node = expected
+                for part in parents:
+                    node = node[part]
+                del node[leaf]
+            assert data == expected, data
+        else:  # this Hermes starts with the value: it stays
+            assert "gateway.json" not in out and data == json.loads(text), out
+        again_rc, again = _run("doctor", "--fix", "--yes", "--home", str(home), "--hermes-version", version)
+        assert again_rc == 0 and "Nothing to fix." in again, again
+        undo_rc, undone = _run("undo", "--yes", "--home", str(home))
+    assert undo_rc == 0, undone
+    assert {rel: (home / rel).read_bytes() for rel in (".env", GJ)} == original

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from wizard.plan.keyring_steps import KeyringStep
     from wizard.plan.service_steps import ServiceStep
 
-ENV, YAML = ".env", "config.yaml"
+ENV, YAML, GATEWAY_JSON = ".env", "config.yaml", "gateway.json"
 
 
 @record
@@ -85,10 +85,16 @@ class Plan:
             merged[(change.file, change.key)] = change if first is None else Change(
                 change.file, change.key, first.before, change.after, change.action, change.platform, change.reason,
                 change.secret)
-        return cls(home, {ENV: fingerprint(home / ENV), YAML: fingerprint(home / YAML)}, tuple(merged.values()))
+        names = (ENV, YAML) + ((GATEWAY_JSON,) if any(c.file == GATEWAY_JSON for c in merged.values()) else ())
+        return cls(home, {name: fingerprint(home / name) for name in names}, tuple(merged.values()))
 
     def files(self) -> list[str]:
         return sorted({change.file for change in self.changes})
+
+
+def plan_files(plan: Plan) -> tuple[str, ...]:
+    """The files a plan reads and may write: .env and config.yaml always, gateway.json when it edits it."""
+    return tuple(dict.fromkeys((ENV, YAML, *plan.fingerprints)))
 
 
 def fingerprint(path: Path) -> str | None:
@@ -128,6 +134,18 @@ def planned_contents(plan: Plan, current: dict[str, bytes | None] | None = None,
             else:
                 text = set_value(text, path, _yaml_value(change.after))
         out[YAML] = text.encode("utf-8")
+    json_changes = [c for c in plan.changes if c.file == GATEWAY_JSON]
+    if json_changes:  # legacy gateway.json: only values Hermes crashes on are ever removed (wizard/plan/repairs.py)
+        from wizard.plan.jsonedit import JsonEditError, remove_key
+
+        data = current[GATEWAY_JSON] if GATEWAY_JSON in current else read_bytes(plan.home / GATEWAY_JSON)
+        try:
+            for change in json_changes:
+                data = remove_key(data, tuple(change.key.split(".")))
+        except JsonEditError as exc:
+            raise UnwritableFile(str(exc)) from None
+        if data is not None:
+            out[GATEWAY_JSON] = data
     return out
 
 
@@ -275,7 +293,7 @@ def render_diff(plan: Plan, current: dict[str, bytes | None] | None = None) -> s
     parsers see, and every secret value wherever else it occurs), every line shown
     with control and bidi characters escaped (wizard/safetext.py)."""
 
-    current = current if current is not None else {name: read_bytes(plan.home / name) for name in (ENV, YAML)}
+    current = current if current is not None else {name: read_bytes(plan.home / name) for name in plan_files(plan)}
     chunks = [contents_diff(current, dict(planned_contents(plan, current)), {c.key for c in plan.changes if c.secret})]
     for change in plan.changes:
         if change.action == ChangeAction.REENCODE:

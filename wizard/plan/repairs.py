@@ -23,8 +23,19 @@ from wizard.hermes.v0_19.yamlfile import lookup
 from wizard.judge.engine import HomeReport, evaluate
 from wizard.judge.provenance import platform_blocks, yaml_paths
 from wizard.plan.actions import ChangeAction
-from wizard.plan.changes import ENV, YAML, Change, Plan, is_secret_name, planned_contents, read_bytes
+from wizard.plan.changes import (
+    ENV,
+    GATEWAY_JSON,
+    YAML,
+    Change,
+    Plan,
+    is_secret_name,
+    plan_files,
+    planned_contents,
+    read_bytes,
+)
 
+MAX_CRASH_REMOVALS = 8  # gateway.json values removed one after another, at most
 OPEN_POLICY_CHOICES = ("pairing", "allowlist", "optin")
 DEAD_TRANSPORT_CHOICES = ("disable", "keep")
 # Env credentials that force-enable a platform even over YAML `enabled: false`.
@@ -49,7 +60,8 @@ class Repair:
 
 def plan_repairs(report: HomeReport, options: RepairOptions = RepairOptions()) -> Repair:
     builder = _Builder(report, options)
-    builder.fix_env_encoding()  # first: every later candidate is judged as written in UTF-8
+    builder.remove_crashing_values()  # first: a home that crashes at start shows no refusal to fix
+    builder.fix_env_encoding()  # every later candidate is judged as written in UTF-8
     builder.fix_allow_all_spelling()
     disabled = builder.disable_dead_transports()
     builder.fix_open_policies(skip=disabled)
@@ -83,7 +95,7 @@ class _Builder:
         """Drop changes to files whose bytes would not change (a second run must write nothing)."""
         if not plan:
             return plan
-        current = {name: read_bytes(plan.home / name) for name in (ENV, YAML)}
+        current = {name: read_bytes(plan.home / name) for name in plan_files(plan)}
         contents = planned_contents(plan, current, self.model)
         kept = [c for c in plan.changes if c.action in (ChangeAction.MODE, ChangeAction.REENCODE)
                 or contents.get(c.file) != current.get(c.file)]
@@ -113,6 +125,24 @@ class _Builder:
                       secret=is_secret_name(key))
 
     # -- repairs -------------------------------------------------------------------------------------------
+    def remove_crashing_values(self) -> None:
+        """A gateway.json value Hermes crashes on at start (HW021: a `sessions_dir` that is no path, a
+        `notify_exclude_platforms` or `profile_routes` that is no list, 0.18's `streaming: true`) never worked:
+        it is removed, so Hermes uses its own default — only when the simulated home then no longer
+        crashes on it.  Repeated while a removal reveals the next such value."""
+        for _ in range(MAX_CRASH_REMOVALS):
+            key = self._judge().effective.crash_key
+            if key is None or any("." in part for part in key):
+                return
+            dotted = ".".join(key)
+            change = Change(GATEWAY_JSON, dotted, None, None, ChangeAction.REMOVE,
+                            reason="Hermes crashes at start on this value")
+            after = self._try(self.changes + [change])
+            if after is None or after.effective.crash_key == key:
+                return
+            self.changes.append(change)
+            self._note(f"gateway.json: {dotted} removed (Hermes crashed at start on it; its default applies)")
+
     def fix_allow_all_spelling(self) -> None:
         """Per-platform opt-ins only: respelling GATEWAY_ALLOW_ALL_USERS would open every platform."""
         gateway = self.snapshot.env.values.get("GATEWAY_ALLOW_ALL_USERS")

@@ -34,11 +34,11 @@ from typing import Literal, overload
 
 from wizard.core.atomic import FileOps, clean_stale_tmp, write_atomic
 from wizard.core.homefs import ApplyError, At, HomeDir, digest, look, read_file, read_with_stat
-from wizard.plan.changes import ENV, YAML
+from wizard.plan.changes import ENV, GATEWAY_JSON, YAML
 
 BACKUP_DIR = ".wizard-backups"
 KEEP_BACKUPS = 20
-KNOWN = (ENV, YAML)
+KNOWN = (ENV, YAML, GATEWAY_JSON)
 MANIFEST = "manifest.json"
 
 
@@ -169,7 +169,7 @@ def checked_files(backup: BackupSet) -> dict[str, dict]:
     for name, entry in (files or {}).items() if not bad else ():
         mode = entry.get("mode") if isinstance(entry, dict) else None
         if name not in KNOWN:
-            bad = f"it names {name!r}; hermes-wizard backs up only .env and config.yaml"
+            bad = f"it names {name!r}; hermes-wizard backs up only .env, config.yaml and gateway.json"
         elif not isinstance(entry, dict) or not isinstance(entry.get("existed"), bool):
             bad = f"the entry of {name} is malformed"
         elif entry["existed"] and not (type(mode) is int and 0 <= mode <= 0o777):

@@ -62,13 +62,14 @@ def resolve(snapshot: Snapshot, facts: plugins.HostFacts) -> Effective:
         _validate(effective, reset)
     except LoaderCrash as exc:
         effective.crash, effective.crash_fix = str(exc), exc.fix
+        effective.crash_key = getattr(exc, "key", None)  # a gwdata.GatewayJsonCrash
     except Exception as exc:  # same operations raise in Hermes; report, never crash
         effective.crash = f"{type(exc).__name__}: {exc}"
     # In Hermes's own order: .env is loaded first, the gateway config is built next, and the runner that
     # then reads config.yaml again (with ${VAR} expanded) starts before the startup check.
     before = _env_blocker(snapshot)
     if before is not None:
-        effective.crash, effective.crash_fix = before, None
+        effective.crash, effective.crash_fix, effective.crash_key = before, None, None
     elif effective.crash is None and (runner := _runner_blocker(snapshot)) is not None:
         effective.crash, effective.crash_fix = runner
     return effective

@@ -30,6 +30,7 @@ class Effective:
     yaml_fallback: str | None = None  # Hermes swallowed this error in the YAML phase
     crash: str | None = None  # load_gateway_config() would raise this
     crash_fix: str | None = None  # what removes that crash, when the model knows the value at fault
+    crash_key: tuple[str, ...] | None = None  # gateway.json's key path of that value, when removing it ends it
     placeholder_disabled: dict[str, str] = factory(dict)  # platform -> env name
     yaml_explicit: dict[str, Any] = factory(dict)  # platform -> YAML `enabled` value
 
