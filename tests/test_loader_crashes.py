@@ -122,3 +122,27 @@ def test_doctor_removes_the_value_hermes_crashes_on(tmp_path, name, version, her
         undo_rc, undone = _run("undo", "--yes", "--home", str(home))
     assert undo_rc == 0, undone
     assert {rel: (home / rel).read_bytes() for rel in (".env", GJ)} == original
+
+
+@pytest.mark.parametrize("version", ["0.19.0", "0.18.2"])
+@pytest.mark.parametrize("bom, codec", [(b"\xff\xfe\x00\x00", "utf-32-le"), (b"\x00\x00\xfe\xff", "utf-32-be")])
+def test_doctor_converts_a_utf32_env(tmp_path, version, bom, codec, hermes_oracle_at):
+    """0.19 crashes at start on it (R4); 0.18 loses its first key. Either way doctor writes it as UTF-8 and
+    Hermes then starts (before: 0.19 planned nothing, 0.18 stopped with exit 70 on the UTF-32 it could not decode)."""
+    from oracle.compare import _environ
+
+    hermes = hermes_oracle_at(version)
+    home = _home(tmp_path / "home", {".env": bom + OPEN.encode(codec)})
+    (home / ".env").chmod(0o600)
+    original = (home / ".env").read_bytes()
+    assert hermes.evaluate(home)["would_start"] is False
+    with _environ(hermes.host_env()):
+        rc, out = _run("doctor", "--fix", "--yes", "--home", str(home), "--hermes-version", version)
+        after = hermes.evaluate(home)
+        assert rc == 0 and "Verified: the gateway will start" in out and ".env: UTF-32 → UTF-8" in out, out
+        assert after["would_start"] is True and after["error"] is None, (out, after)
+        assert (home / ".env").read_bytes().startswith(b"#") or (home / ".env").read_bytes().isascii()
+        again_rc, again = _run("doctor", "--fix", "--yes", "--home", str(home), "--hermes-version", version)
+        assert again_rc == 0 and "Nothing to fix." in again, again
+        assert _run("undo", "--yes", "--home", str(home))[0] == 0
+    assert (home / ".env").read_bytes() == original

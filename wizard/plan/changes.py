@@ -117,7 +117,8 @@ def planned_contents(plan: Plan, current: dict[str, bytes | None] | None = None,
     env_edits = planned_env_edits(plan)
     reencode = any(c.file == ENV and c.action == ChangeAction.REENCODE for c in plan.changes)
     if env_edits or reencode:
-        text, encode = decode_env(current.get(ENV) or b"")
+        raw = current.get(ENV) or b""
+        text, encode = _utf32_text(raw) if reencode and _is_utf32(raw) else decode_env(raw)
         if reencode:
             encode = _utf8
         known = model.env_keys() if model is not None else None  # how that Hermes splits a glued line
@@ -153,7 +154,7 @@ def _shown_text(name: str, raw: bytes) -> str:
     """A file's text for the diff: `.env` decoded in its own encoding (a UTF-16 one is not shown as NULs)."""
     if name == ENV:
         try:
-            return decode_env(raw)[0]
+            return (_utf32_text(raw) if _is_utf32(raw) else decode_env(raw))[0]
         except UnwritableFile:
             pass
     return raw.decode("utf-8", "replace")
@@ -166,6 +167,19 @@ def planned_env_edits(plan: Plan) -> list[EnvEdit]:
 
 def _utf8(text: str) -> bytes:
     return text.encode("utf-8", "surrogatepass")
+
+
+def _is_utf32(raw: bytes) -> bool:
+    return raw.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE))
+
+
+def _utf32_text(raw: bytes):
+    """A UTF-32 `.env`'s text, for converting it to UTF-8 only (no Hermes reads UTF-32 as written)."""
+    try:
+        return raw.decode("utf-32"), _utf8
+    except UnicodeDecodeError:
+        raise UnwritableFile(".env starts with a UTF-32 byte-order mark but is not valid UTF-32; convert it to UTF-8 "
+                             "yourself") from None
 
 
 class UnwritableFile(ValueError):

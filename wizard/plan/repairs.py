@@ -60,8 +60,8 @@ class Repair:
 
 def plan_repairs(report: HomeReport, options: RepairOptions = RepairOptions()) -> Repair:
     builder = _Builder(report, options)
-    builder.remove_crashing_values()  # first: a home that crashes at start shows no refusal to fix
-    builder.fix_env_encoding()  # every later candidate is judged as written in UTF-8
+    builder.fix_env_encoding()  # first: every later candidate is judged as written in UTF-8
+    builder.remove_crashing_values()  # a home that crashes at start shows no refusal to fix
     builder.fix_allow_all_spelling()
     disabled = builder.disable_dead_transports()
     builder.fix_open_policies(skip=disabled)
@@ -313,11 +313,14 @@ class _Builder:
 
         env = self.snapshot.env
         model = self.model
-        if env.encoding != "utf-16" or model.reads_utf16_env:
+        if env.encoding == "utf-32" and env.blocks_start:
+            self._reencode_crashing_env()
+            return
+        if env.encoding not in ("utf-16", "utf-32") or model.reads_utf16_env:
             return
         version = self.report.hermes.judged_as
-        reencode = Change(ENV, "<encoding>", "utf-16", "utf-8", ChangeAction.REENCODE,
-                          reason="this Hermes reads a UTF-16 .env as UTF-8")
+        reencode = Change(ENV, "<encoding>", env.encoding, "utf-8", ChangeAction.REENCODE,
+                          reason=f"this Hermes reads a {env.encoding.upper()} .env as UTF-8")
         converted = planned_contents(self.plan([reencode]), {ENV: read_bytes(self.report.home / ENV), YAML: None},
                                      model)
         after = read_env_file(Path(ENV), {}, content=converted[ENV], model=model).values
@@ -335,7 +338,24 @@ class _Builder:
         if unread:
             words += (f"; {', '.join(unread)}, which Hermes never read, stay{'s' if len(unread) == 1 else ''} "
                       "unread: commented out with #hermes-wizard-off: (remove the marker to use it)")
-        self._note(f".env: UTF-16 → UTF-8 ({words})")
+        self._note(f".env: {env.encoding.upper()} → UTF-8 ({words})")
+
+    def _reencode_crashing_env(self) -> None:
+        """A UTF-32 `.env` that crashes Hermes 0.19 at start (its sanitizer leaves UTF-32, python-dotenv reads
+        it as latin-1 and puts NUL bytes into the environment): written as UTF-8, Hermes reads what it says.
+        The gateway never ran with it, so there is no running behaviour to keep: the repairs after this one
+        judge the converted file (an open policy in it is closed like any other)."""
+        version = self.report.hermes.judged_as
+        reencode = Change(ENV, "<encoding>", "utf-32", "utf-8", ChangeAction.REENCODE,
+                          reason=f"Hermes {version} crashes at start on a UTF-32 .env")
+        after = self._try([reencode])
+        if after is None or after.snapshot.env.blocks_start:
+            why = self.refused or "the converted file still crashes Hermes"
+            self.unfixable.append(f".env: kept as UTF-32 ({why}); convert it yourself: "
+                                  "iconv -f UTF-32 -t UTF-8 .env > .env.new && mv .env.new .env")
+            return
+        self.changes[:0] = [reencode]
+        self._note(f".env: UTF-32 → UTF-8 (Hermes {version} crashed at start reading it as latin-1)")
 
     def fix_env_mode(self) -> None:
         env = self.snapshot.env

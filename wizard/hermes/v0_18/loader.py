@@ -24,7 +24,8 @@ def decode_env(raw: bytes, keys: frozenset[str]) -> tuple[str, str, bool]:
     original = io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8-sig", errors="replace", newline=None).readlines()
     cleaned = sanitize_lines(original, keys)
     if cleaned != original:
-        label = "utf-16" if raw[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8"
+        label = ("utf-32" if raw[:4] in (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")
+                 else "utf-16" if raw[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8")
         return "".join(cleaned), label, True
     try:
         return text_as_opened(raw, "utf-8"), "utf-8", False
