@@ -136,13 +136,15 @@ def planned_contents(plan: Plan, current: dict[str, bytes | None] | None = None,
                 text = set_value(text, path, _yaml_value(change.after))
         out[YAML] = text.encode("utf-8")
     json_changes = [c for c in plan.changes if c.file == GATEWAY_JSON]
-    if json_changes:  # legacy gateway.json: only values Hermes crashes on are ever removed (wizard/plan/repairs.py)
-        from wizard.plan.jsonedit import JsonEditError, remove_key
+    if json_changes:  # legacy gateway.json: values Hermes crashes on removed, open policies closed (repairs.py)
+        from wizard.plan.jsonedit import JsonEditError, remove_key, replace_value
 
         data = current[GATEWAY_JSON] if GATEWAY_JSON in current else read_bytes(plan.home / GATEWAY_JSON)
         try:
             for change in json_changes:
-                data = remove_key(data, tuple(change.key.split(".")))
+                path = tuple(change.key.split("."))
+                data = (remove_key(data, path) if change.action == ChangeAction.REMOVE
+                        else replace_value(data, path, change.after or ""))
         except JsonEditError as exc:
             raise UnwritableFile(str(exc)) from None
         if data is not None:

@@ -281,6 +281,10 @@ class _Builder:
                 if value is not None and str(value).strip().lower() == "open":
                     where_it_lives.append(Change(YAML, ".".join(path), str(value), target, platform=name,
                                                  reason="closing an open policy"))
+            legacy = lookup(current.snapshot.gateway_json.data, ("platforms", name, "extra", side))
+            if isinstance(legacy, str) and legacy.strip().lower() == "open":  # gateway.json's extra: read first
+                where_it_lives.append(Change(GATEWAY_JSON, f"platforms.{name}.extra.{side}", legacy, target,
+                                             platform=name, reason="closing an open policy"))
             path = ("platforms", name, "extra", side)
             before = lookup(data, path)
             yaml_overrides.append(Change(YAML, ".".join(path), None if before is None else str(before), target,
