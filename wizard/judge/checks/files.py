@@ -118,9 +118,13 @@ def _quoted_abbreviated(message: str) -> str:
 
 @check("HW021", "config-loader-crash", "error", "Hermes's config loader raises: the gateway crashes at startup.",
        what="""Some mistakes escape the loader's error handling, e.g. a home_channel without `platform`
-(KeyError 'platform', gateway/config.py:446) or a non-string token.""",
-       why="""The gateway dies with a traceback on every start; the service restarts it forever.""",
-       fix="""Add the missing key (home_channel needs platform and chat_id) or quote the value.""")
+(KeyError 'platform', gateway/config.py:446), a non-string token, a gateway.json value from_dict cannot
+take (a sessions_dir that is no path, a notify_exclude_platforms or profile_routes that is no list), or a
+config.yaml alias inside its own anchor (the runner's ${VAR} expansion recurses).""",
+       why="""The gateway dies with a traceback on every start; the service restarts it forever. `check`
+exits 78 and `check --gate` stops the start, as for a refusal.""",
+       fix="""Correct or remove the value named (home_channel needs platform and chat_id; quote tokens);
+`doctor --fix` removes a gateway.json value Hermes crashes on.""")
 def loader_crash(ctx: Context):
     if ctx.effective.crash and not ctx.snapshot.env.blocks_start:
         yield Hit(None, f"the gateway cannot load its config: {ctx.effective.crash}.",
