@@ -95,3 +95,16 @@ def test_a_self_referencing_alias_is_answered_at_once(tmp_path, shape, version):
     assert code == 78 and "would crash at start" in out, out[-2000:]
     code, out, seconds = wizard("doctor", "--fix", "--yes", "--home", str(home), "--hermes-version", version)
     assert seconds < BOUND and code != 70 and "Traceback" not in out, out[-2000:]
+
+
+@pytest.mark.parametrize("shape", list(SELF_REFERENCING))
+def test_the_yaml_writer_refuses_a_self_referencing_file(shape):
+    """Comparing or copying a structure that contains itself recurses without end: the writer refuses such a
+    config.yaml with its own error (a ValueError every planner catches), never a RecursionError (exit 70)."""
+    from wizard.plan.yamledit import YamlEditError, append_value, set_value
+
+    text = SELF_REFERENCING[shape] + "platforms:\n  weixin:\n    dm_policy: open\n"
+    with pytest.raises(YamlEditError, match="alias inside its own anchor"):
+        set_value(text, ("platforms", "weixin", "dm_policy"), "pairing")
+    with pytest.raises(YamlEditError, match="alias inside its own anchor"):
+        append_value(text, ("platforms", "weixin", "allow_from"), "123")
