@@ -127,7 +127,7 @@ exits 78 and `check --gate` stops the start, as for a refusal.""",
 `doctor --fix` removes a gateway.json value Hermes crashes on.""")
 def loader_crash(ctx: Context):
     if ctx.effective.crash and not ctx.snapshot.env.blocks_start:
-        yield Hit(None, f"the gateway cannot load its config: {ctx.effective.crash}.",
+        yield Hit(None, f"the gateway crashes at start: {ctx.effective.crash}.",
                   ctx.effective.crash_fix or "home_channel: {platform: <name>, chat_id: \"<id>\"}; quote tokens")
 
 
