@@ -681,7 +681,7 @@ FIXED = [
         ".env": "QQ_APP_ID=102030405\nQQ_CLIENT_SECRET=qq-secret-9z8y\n", "config.yaml": "  - : :\n",
         "gateway.json": GATEWAY_JSON % ("qqbot", "true", "open")},
          note="'qqbot: dm_policy open → pairing' was printed for a YAML edit then dropped (the home still "
-              "refuses: gateway-json-open-yaml-ignored, pinned above)"),
+              "refused: gateway-json-open-yaml-ignored, fixed since)"),
     Case("dead-transport-yaml-ignored", {  # no creds.json: WhatsApp cannot connect
         "config.yaml": 'whatsapp:\n  group_policy: "Open"\nplatforms:\n  whatsapp:\n    extra:\n'
                        '      group_policy: "open"\n  weixin:\n    extra: "oops"\n'},

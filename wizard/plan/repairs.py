@@ -226,7 +226,8 @@ class _Builder:
             return f": {self.refused}"
         gateway_json = self.snapshot.gateway_json.data
         if isinstance(gateway_json, dict) and name in (gateway_json.get("platforms") or {}):
-            return ": it is configured in the legacy gateway.json, which this tool does not edit"
+            return (": it is configured in the legacy gateway.json, where this tool only closes an open policy and "
+                    "removes values Hermes crashes on")
         return " (managed /etc/hermes or the service environment)" if policy else "; edit its settings by hand"
 
     def fix_open_policies(self, skip: set[str]) -> None:
