@@ -4,17 +4,22 @@ This re-implements (never imports) the loader's decisions, quirks included, in t
 loader's own order, because the order is observable: the startup gate reports the
 *first* violating platform in `config.platforms` insertion order.
 
-  1. legacy `gateway.json` is the base layer;
-  2. the YAML phase (`gateway.platforms`, then `platforms`, deep-merged; then the
-     top-level `<platform>:` blocks' shared keys; then plugin YAML hooks that copy
-     YAML into env vars that are still unset).  Any exception inside this phase is
-     swallowed by Hermes, *keeping whatever was merged before it*;
-  3. `GatewayConfig.from_dict` (outside that guard: a `home_channel` without
-     `platform` crashes the gateway);
+  1. legacy `gateway.json` is the base layer (`wizard.hermes.v0_19.gwdata`);
+  2. the YAML phase (config.yaml's `streaming` / `profile_routes` laid over gateway.json's;
+     `gateway.platforms`, then `platforms`, deep-merged; then the top-level `<platform>:`
+     blocks' shared keys; then plugin YAML hooks that copy YAML into env vars that are
+     still unset).  Any exception inside this phase is swallowed by Hermes, *keeping
+     whatever was merged before it*;
+  3. `GatewayConfig.from_dict` (outside that guard: a `home_channel` without `platform`,
+     or a gateway.json value it cannot take (gwdata.check_values), crashes the gateway);
   4. env overrides, in the loader's block order; several of them force-enable a
      platform even when YAML said `enabled: false`;
   5. the plugin enable pass (`wizard.hermes.v0_19.plugins`), then validation, which disables a
-     token platform whose token is a placeholder.
+     token platform whose token is a placeholder;
+  6. the runner's own read of config.yaml, before the startup check: `${VAR}` expanded over
+     the whole tree, so an alias inside its own anchor crashes it (`_runner_blocker`).
+
+A `.env` Hermes hangs or crashes on (`EnvFile.blocks_start`) comes before all of this.
 
 Contract: pure function of (Snapshot, HostFacts); never raises.
 """
