@@ -8,6 +8,11 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
+import shutil
+import subprocess
+import tempfile
+import uuid
 from pathlib import Path
 
 import pytest
@@ -147,3 +152,43 @@ def test_doctor_converts_a_utf32_env(tmp_path, version, bom, codec, hermes_oracl
         assert again_rc == 0 and "Nothing to fix." in again, again
         assert _run("undo", "--yes", "--home", str(home))[0] == 0
     assert (home / ".env").read_bytes() == original
+
+
+def test_root_never_edits_a_gateway_json_linked_outside_the_home(tmp_path):
+    """The owner links gateway.json to a file of someone else's that makes Hermes crash: root's doctor judges
+    it (Hermes, as the owner, reads it) but never writes through the link — the file outside is unchanged."""
+    from test_apply import tree, wizard_cli
+
+    if os.geteuid() != 0 or not shutil.which("useradd"):
+        pytest.skip("needs root and useradd")
+    name = "hwt" + uuid.uuid4().hex[:8]
+    if subprocess.run(["useradd", "-M", "-s", "/bin/sh", name], capture_output=True).returncode != 0:
+        pytest.skip("cannot create a user")
+    try:
+        import pwd
+
+        uid, gid = pwd.getpwnam(name).pw_uid, pwd.getpwnam(name).pw_gid
+        base = Path(tempfile.mkdtemp(prefix="hw-root-"))
+        os.chmod(base, 0o755)
+        decoy = base / "etc"
+        decoy.mkdir()
+        (decoy / "gateway.json").write_text('{"sessions_dir": null, "keep": "root-owned"}')
+        os.chmod(decoy / "gateway.json", 0o644)
+        home = base / "home"
+        home.mkdir()
+        (home / ".env").write_text(OPEN)
+        (home / ".env").chmod(0o600)
+        (home / GJ).symlink_to(decoy / "gateway.json")
+        for path in (home, home / ".env"):
+            os.chown(path, uid, gid)
+        os.lchown(home / GJ, uid, gid)
+        before = tree(decoy)
+        judged = wizard_cli("check", "--home", str(home))
+        assert judged.returncode == 78 and "sessions_dir is null" in judged.stdout, judged.stdout + judged.stderr
+        fixed = wizard_cli("doctor", "--fix", "--yes", "--home", str(home))
+        assert fixed.returncode not in (0, 70) and "Traceback" not in fixed.stderr, fixed.stdout + fixed.stderr
+        assert tree(decoy) == before
+        assert os.readlink(home / GJ) == str(decoy / "gateway.json")
+    finally:
+        subprocess.run(["userdel", name], capture_output=True)
+        shutil.rmtree(base, ignore_errors=True)

@@ -13,7 +13,7 @@ import difflib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from wizard.core.homefs import fingerprint_in, read_in_home
+from wizard.core.homefs import ApplyError, fingerprint_in, read_in_home
 from wizard.core.records import factory, record
 from wizard.judge.masking import MASK, is_secret_name  # noqa: F401  (re-exported: the faces import them from here)
 from wizard.plan.actions import ChangeAction
@@ -139,7 +139,10 @@ def planned_contents(plan: Plan, current: dict[str, bytes | None] | None = None,
     if json_changes:  # legacy gateway.json: values Hermes crashes on removed, open policies closed (repairs.py)
         from wizard.plan.jsonedit import JsonEditError, remove_key, replace_value
 
-        data = current[GATEWAY_JSON] if GATEWAY_JSON in current else read_bytes(plan.home / GATEWAY_JSON)
+        try:
+            data = current[GATEWAY_JSON] if GATEWAY_JSON in current else read_bytes(plan.home / GATEWAY_JSON)
+        except ApplyError as exc:  # a link to someone else's file, a FIFO: never edited
+            raise UnwritableFile(f"gateway.json cannot be edited ({exc})") from None
         try:
             for change in json_changes:
                 path = tuple(change.key.split("."))

@@ -139,6 +139,8 @@ class _Builder:
                             reason="Hermes crashes at start on this value")
             after = self._try(self.changes + [change])
             if after is None or after.effective.crash_key == key:
+                why = self.refused or "removing it does not end the crash"
+                self.unfixable.append(f"gateway.json: {dotted}, which Hermes crashes on, is left as it is: {why}")
                 return
             self.changes.append(change)
             self._note(f"gateway.json: {dotted} removed (Hermes crashed at start on it; its default applies)")
