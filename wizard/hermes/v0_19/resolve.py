@@ -19,7 +19,8 @@ loader's own order, because the order is observable: the startup gate reports th
   6. the runner's own read of config.yaml, before the startup check: `${VAR}` expanded over
      the whole tree, so an alias inside its own anchor crashes it (`_runner_blocker`).
 
-A `.env` Hermes hangs or crashes on (`EnvFile.blocks_start`) comes before all of this.
+A `.env` Hermes hangs or crashes on (`EnvFile.blocks_start`), then a config.yaml whose aliases expand
+without end (hung in an import-time bridge), come before all of this.
 
 Contract: pure function of (Snapshot, HostFacts); never raises.
 """
@@ -72,19 +73,31 @@ def resolve(snapshot: Snapshot, facts: plugins.HostFacts) -> Effective:
         effective.crash = f"{type(exc).__name__}: {exc}"
     # In Hermes's own order: .env is loaded first, the gateway config is built next, and the runner that
     # then reads config.yaml again (with ${VAR} expanded) starts before the startup check.
-    before = _env_blocker(snapshot)
+    before = _env_blocker(snapshot) or _import_blocker(snapshot)
     if before is not None:
-        effective.crash, effective.crash_fix, effective.crash_key = before, None, None
+        effective.crash, effective.crash_fix, effective.crash_key = before[0], before[1], None
     elif effective.crash is None and (runner := _runner_blocker(snapshot)) is not None:
         effective.crash, effective.crash_fix = runner
     return effective
 
 
-def _env_blocker(snapshot: Snapshot) -> str | None:
+def _env_blocker(snapshot: Snapshot) -> tuple[str, str | None] | None:
     """.env files on which Hermes hangs or dies before its config is even built."""
     for env in (snapshot.env, snapshot.op_env):
         if env.blocks_start:
-            return env.blocks_start
+            return env.blocks_start, None
+    return None
+
+
+def _import_blocker(snapshot: Snapshot) -> tuple[str, str] | None:
+    """Importing `gateway.run` bridges config.yaml into the environment with `${VAR}` expanded over the
+    whole tree, whatever its top level (0.19.0 gateway/run.py:1615-1626, 0.18.2 :1343-1353): errors are
+    caught there, but an expansion that never ends is a hang before the config is built."""
+    yaml_file = snapshot.yaml
+    if yaml_file.error is None and yaml_file.cycle_line is None and yaml_file.expanded_nodes >= MAX_EXPANDED_NODES:
+        return (f"config.yaml's aliases expand to more than {MAX_EXPANDED_NODES:,} nodes; Hermes expands "
+                "${VAR} over the whole expanded tree at start-up and never finishes",
+                "write the repeated values out instead of nesting aliases (*name) in config.yaml")
     return None
 
 
@@ -93,16 +106,12 @@ def _runner_blocker(snapshot: Snapshot) -> tuple[str, str] | None:
     a non-empty mapping is walked by `_expand_env_vars` with every alias expanded, outside any guard."""
     yaml_file = snapshot.yaml
     if yaml_file.error is not None or not isinstance(yaml_file.data, dict) or not yaml_file.data:
-        return None  # Hermes's runner reads {} then: nothing to walk
+        return None  # Hermes's runner reads {} then: nothing to walk (the import-time bridge caught its error)
     if yaml_file.cycle_line is not None:
         return (f"config.yaml line {yaml_file.cycle_line} holds an alias to itself; Hermes expands ${{VAR}} "
                 "over config.yaml at start-up and crashes (RecursionError)",
                 f"in config.yaml near line {yaml_file.cycle_line}, replace the alias (*name) inside its own anchor "
                 "(&name) with a plain value")
-    if yaml_file.expanded_nodes >= MAX_EXPANDED_NODES:
-        return (f"config.yaml's aliases expand to more than {MAX_EXPANDED_NODES:,} nodes; Hermes expands "
-                "${VAR} over the whole expanded tree at start-up and never finishes",
-                "write the repeated values out instead of nesting aliases (*name) in config.yaml")
     return None
 
 
