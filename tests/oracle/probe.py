@@ -17,7 +17,9 @@ The sequence reproduces ``hermes gateway run`` up to the startup check, which
 loads ``.env`` TWICE before building the config (``hermes_cli/main.py:654`` and
 the ``gateway.run`` import, ``gateway/run.py:1425``). The second load matters:
 ``${VAR}`` referring to a key defined later in ``.env`` is empty after one load
-but resolved after two.
+but resolved after two. After the config it replays the one read of config.yaml that
+``GatewayRunner.__init__`` makes before the check (``_runner_reads_config``): a config.yaml
+holding an alias to itself crashes the real gateway there, not in its config loader.
 
 Modes:
   probe.py --fresh HOME      one home per process; HERMES_HOME must already be
