@@ -192,3 +192,14 @@ def test_root_never_edits_a_gateway_json_linked_outside_the_home(tmp_path):
     finally:
         subprocess.run(["userdel", name], capture_output=True)
         shutil.rmtree(base, ignore_errors=True)
+
+
+def test_the_gateway_json_diff_masks_its_credentials(tmp_path):
+    """The rewritten gateway.json is shown as a diff: a token or key kept in it never appears in clear."""
+    text = ('{"sessions_dir": null, "platforms": {"telegram": {"enabled": true, "token": '
+            '"7123456789:AAHsecretTokenValue_0123", "extra": {"api_key": "sk-verysecretvalue123"}}}}')
+    home = _home(tmp_path / "home", {GJ: text})
+    rc, out = _run("doctor", "--dry-run", "--home", str(home), "--plain")
+    assert "gateway.json: sessions_dir removed" in out and '"sessions_dir"' in out, out
+    assert "AAHsecret" not in out and "verysecret" not in out, out
+    assert (home / GJ).read_text() == text  # --dry-run writes nothing
