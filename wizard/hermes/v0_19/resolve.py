@@ -85,7 +85,7 @@ def _env_blocker(snapshot: Snapshot) -> tuple[str, str | None] | None:
     """.env files on which Hermes hangs or dies before its config is even built."""
     for env in (snapshot.env, snapshot.op_env):
         if env.blocks_start:
-            return env.blocks_start, None
+            return env.blocks_start, env.blocks_fix
     return None
 
 

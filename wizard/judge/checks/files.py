@@ -19,8 +19,10 @@ SECRET_KEYS = re.compile(r"(token|secret|password|api_key|apikey|access_key|priv
        fix="""Replace it with a regular file (mode 0600) holding KEY=VALUE lines.""")
 def env_unreadable(ctx: Context):
     for env in (ctx.snapshot.env, ctx.snapshot.op_env):
+        if env.blocks_start and env.blocks_fix:
+            continue  # Hermes reads it and crashes: HW021 says so
         if env.blocks_start:
-            yield Hit(None, f"{env.blocks_start}.", env.blocks_fix or f"make {env.path} a regular file (chmod 600)")
+            yield Hit(None, f"{env.blocks_start}.", f"make {env.path} a regular file (chmod 600)")
         elif env.error:
             yield Hit(None, f"{env.error}: no credentials or policies from it take effect.",
                       f"make {env.path} a regular file (chmod 600)", "warning")
@@ -68,7 +70,7 @@ compare the file see it modified.""",
        fix="""Nothing is wrong; save the file as clean UTF-8 without leading or trailing spaces to avoid it.""")
 def env_rewritten(ctx: Context):
     env = ctx.snapshot.env
-    if env.sanitizer_rewrites or env.encoding not in ("utf-8",):
+    if env.sanitizer_rewrites or env.encoding not in ("utf-8", "utf-32"):  # 0.19 leaves UTF-32 as it is
         detail = f" (read as {env.encoding})" if env.encoding != "utf-8" else ""
         yield Hit(None, f"Hermes will rewrite .env at startup{detail}.", "save it as clean UTF-8")
     if env.stripped_credentials:
@@ -126,7 +128,8 @@ exits 78 and `check --gate` stops the start, as for a refusal.""",
        fix="""Correct or remove the value named (home_channel needs platform and chat_id; quote tokens);
 `doctor --fix` removes a gateway.json value Hermes crashes on.""")
 def loader_crash(ctx: Context):
-    if ctx.effective.crash and not ctx.snapshot.env.blocks_start:
+    unreadable = [env for env in (ctx.snapshot.env, ctx.snapshot.op_env) if env.blocks_start and not env.blocks_fix]
+    if ctx.effective.crash and not unreadable:  # an unreadable .env is HW010's
         yield Hit(None, f"the gateway crashes at start: {ctx.effective.crash}.",
                   ctx.effective.crash_fix or "home_channel: {platform: <name>, chat_id: \"<id>\"}; quote tokens")
 
