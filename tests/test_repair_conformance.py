@@ -293,8 +293,7 @@ def _glued_credential(item: Repaired, platform: str) -> bool:
 
 BUGS = {  # open engine bugs: id -> (does this home, for this platform, show it?, what it is)
     "gateway-json-open-yaml-ignored": (
-        lambda item, platform: _gateway_json_open(item, platform) and _yaml_ignored(item, platform),
-        "an open policy in the legacy gateway.json, with a config.yaml Hermes ignores (it does not parse, or "
+        None, "an open policy in the legacy gateway.json, with a config.yaml Hermes ignores (it does not parse, or "
         "a non-mapping extra:), is left open and Hermes still refuses: .env cannot override it (the gate reads "
         "extra before the env var) and the doctor neither edits gateway.json nor config.yaml's syntax; it "
         "says so ('Hermes ignores config.yaml (see HW020); fix it, then run doctor again')"),
@@ -308,7 +307,7 @@ BUGS = {  # open engine bugs: id -> (does this home, for this platform, show it?
         "(FEISHU_ALLOWED_USERS=1WEIXIN_TOKEN=..., which Hermes splits off) is left enabled: 'not fixed: weixin: "
         "cannot connect, and no change this tool makes disables it; edit its settings by hand'"),
 }
-GATE_BUGS = ("gateway-json-open-yaml-ignored",)  # bugs that leave Hermes refusing, most specific first
+GATE_BUGS: tuple[str, ...] = ()  # open bugs that leave Hermes refusing, most specific first
 BY_DESIGN = re.compile(r"not fixed: GATEWAY_ALLOW_ALL_USERS\b")  # left misspelled rather than open everything
 INTERNAL_ERROR = 70  # the CLI's exit code when it caught an exception of its own (EX_SOFTWARE)
 
@@ -653,14 +652,15 @@ def _pin(name: str, bug: str, files: dict):
                         marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=BUGS[bug][1]))
 
 
-PINNED = [
-    _pin("gateway-json-open-broken-yaml", "gateway-json-open-yaml-ignored", {
-        ".env": "WECOM_SECRET=wecom-secret-0a1b\nWECOM_BOT_ID='aibot-5521'\n", "config.yaml": "  - : :\n",
-        "gateway.json": GATEWAY_JSON % ("wecom", "false", "Open")}),  # used to crash (YamlEditError)
-]
+PINNED: list = []  # none open (pytest runs an empty parametrize as one skip)
 # Found by this test and fixed since (commits 30ad969, 388892d, 03153d2): every check
 # must hold, apart from problems of a still-open pinned bug.
 FIXED = [
+    Case("gateway-json-open-broken-yaml", {
+        ".env": "WECOM_SECRET=wecom-secret-0a1b\nWECOM_BOT_ID='aibot-5521'\n", "config.yaml": "  - : :\n",
+        "gateway.json": GATEWAY_JSON % ("wecom", "false", "Open")},
+         note="an open policy in gateway.json under an ignored config.yaml was left open (the doctor did not edit "
+              "gateway.json); it is now closed where it lives"),
     Case("glued-line-loses-credential", {
         ".env": "WEIXIN_ACCOUNT_ID=b0f5c1d2e3a4@im.bot\nWEIXIN_DM_POLICY=openWEIXIN_TOKEN=ilink-token-7f3a9c01\n"},
          note="editing the glued line dropped the token glued to it (the writer now splits it as Hermes does)"),
@@ -680,7 +680,7 @@ FIXED = [
         ".env": "QQ_APP_ID=102030405\nQQ_CLIENT_SECRET=qq-secret-9z8y\n", "config.yaml": "  - : :\n",
         "gateway.json": GATEWAY_JSON % ("qqbot", "true", "open")},
          note="'qqbot: dm_policy open → pairing' was printed for a YAML edit then dropped (the home still "
-              "refuses: gateway-json-open-yaml-ignored, pinned above)"),
+              "refused: gateway-json-open-yaml-ignored, fixed since)"),
     Case("dead-transport-yaml-ignored", {  # no creds.json: WhatsApp cannot connect
         "config.yaml": 'whatsapp:\n  group_policy: "Open"\nplatforms:\n  whatsapp:\n    extra:\n'
                        '      group_policy: "open"\n  weixin:\n    extra: "oops"\n'},

@@ -223,4 +223,77 @@ VERSION_CASES = [
 ]
 CASES += VERSION_CASES
 
+# --- hostile structure (issue 19): what Hermes does with it, per version --------------------------------------
+DEEP = "[" * 3000 + "]" * 3000  # Hermes's json.load raises RecursionError on it
+HOSTILE_CASES = [
+    _c("hostile-deep-gateway-json", W + "WEIXIN_DM_POLICY=open\n", expect=REFUSE_WX,
+       note="gateway.json nested 3,000 deep: Hermes logs the load failure and goes on without it",
+       **{"gateway.json": DEEP}),
+    _c("hostile-deep-gateway-json-starts", W, expect=(True, None, {"weixin"}), **{"gateway.json": DEEP}),
+    _c("hostile-deep-gateway-state", W + "WEIXIN_DM_POLICY=open\n", expect=REFUSE_WX,
+       note="gateway_state.json is runtime state: no part of the start-up decision",
+       **{"gateway_state.json": DEEP}),
+    _c("hostile-deep-whatsapp-creds", "WHATSAPP_ENABLED=true\n", expect=(True, None, {"whatsapp"}),
+       note="creds.json is read by the bridge after start-up, never by the loader",
+       **{"whatsapp/session/creds.json": DEEP}),
+    _c("hostile-deep-weixin-account", "WEIXIN_ACCOUNT_ID=test-bot@im.bot\nWEIXIN_DM_POLICY=open\n",
+       expect=REFUSE_WX, **{"weixin/accounts/test-bot@im.bot.json": DEEP}),
+    # A collection that holds itself: Hermes's loaders read it, its runner's ${VAR} expansion recurses and
+    # crashes before the startup check (so before any refusal); observed with the real `hermes gateway run`.
+    _c("hostile-yaml-self-list", W + "WEIXIN_DM_POLICY=open\n", "a: &a [*a]\n", expect="crash"),
+    _c("hostile-yaml-self-map", W, "a: &a {b: *a}\n", expect="crash"),
+    _c("hostile-yaml-self-nested", W, "platforms:\n  weixin:\n    dm_policy: pairing\n"
+       "x:\n  - y: &loop\n      z: [1, *loop]\n", expect="crash"),
+    _c("hostile-yaml-shared-not-self", W + "WEIXIN_DM_POLICY=open\n", "a: &a [1, 2]\nb: [*a, *a]\nc: {d: *a}\n",
+       expect=REFUSE_WX, note="an alias used twice is no cycle"),
+    _c("hostile-yaml-self-top-list", W + "WEIXIN_DM_POLICY=open\n", "&a [*a]\n", expect=REFUSE_WX,
+       note="a top level that is not a mapping: the runner reads {} and never walks it"),
+]
+CASES += HOSTILE_CASES
+
+# --- loader decisions found by a differential run (issue 23, R1-R5), each observed with both oracles ------------
+U32 = (W + "WEIXIN_DM_POLICY=open\n").encode("utf-32-le")
+LOADER_CASES = [
+    _c("loader-sessions-dir-null", expect="crash", note="R1: Path(None) in from_dict, every version",
+       **{"gateway.json": '{"sessions_dir": null}'}),
+    _c("loader-sessions-dir-number-before-refusal", W + "WEIXIN_DM_POLICY=open\n", expect="crash",
+       note="R1: the crash comes before the startup check", **{"gateway.json": '{"sessions_dir": 5}'}),
+    _c("loader-sessions-dir-list", expect="crash", **{"gateway.json": '{"sessions_dir": ["a"]}'}),
+    _c("loader-sessions-dir-string", expect=START_NONE, **{"gateway.json": '{"sessions_dir": "/nonexistent/x"}'}),
+    _c("loader-streaming-yaml-wins", yaml="streaming:\n  enabled: true\n", expect=START_NONE,
+       note="R2: config.yaml's streaming mapping replaces gateway.json's bool before from_dict",
+       **{"gateway.json": '{"streaming": true}'}),
+    _c("loader-streaming-nested-yaml-wins", yaml="streaming: true\ngateway:\n  streaming: {enabled: true}\n",
+       expect=START_NONE, **{"gateway.json": '{"streaming": true}'}),
+    _c("loader-streaming-json-alone", expect=START_NONE, expect_by={V18: "crash"},
+       note="0.18's StreamingConfig.from_dict calls .get on the bool", **{"gateway.json": '{"streaming": true}'}),
+    _c("loader-streaming-yaml-phase-dropped", yaml="gateway: 5\nstreaming: true\n", expect=START_NONE,
+       expect_by={V18: "crash"}, note="0.18's YAML phase fails on gateway: 5 before it lays streaming over",
+       **{"gateway.json": '{"streaming": "x"}'}),
+    _c("loader-reset-by-type-exclude-number", expect="crash", note="R3: tuple(5)",
+       **{"gateway.json": '{"reset_by_type": {"dm": {"notify_exclude_platforms": 5}}}'}),
+    _c("loader-reset-by-platform-exclude-bool", expect="crash",
+       **{"gateway.json": '{"reset_by_platform": {"telegram": {"notify_exclude_platforms": true}}}'}),
+    _c("loader-reset-by-platform-not-a-platform", expect=START_NONE, note="Platform('nope') is skipped first",
+       **{"gateway.json": '{"reset_by_platform": {"nope": {"notify_exclude_platforms": 1}}, '
+                          '"reset_by_type": {"dm": {"notify_exclude_platforms": "ab"}}}'}),
+    _c("loader-session-reset-exclude-number", yaml="session_reset:\n  notify_exclude_platforms: 3\n",
+       expect="crash"),
+    _c("loader-utf32-le-env", b"\xff\xfe\x00\x00" + U32, expect="crash", expect_by={V18: REFUSE_WX},
+       note="R4: 0.19's sanitizer leaves UTF-32; dotenv's latin-1 fallback puts NULs into os.environ"),
+    _c("loader-utf32-be-env", b"\x00\x00\xfe\xff" + W.encode("utf-32-be"), expect="crash",
+       expect_by={V18: (True, None, {"weixin"})}),
+    _c("loader-utf32-comment-only", b"\xff\xfe\x00\x00" + "# a comment\n".encode("utf-32-le"), expect=START_NONE),
+    _c("loader-not-utf8-nul", b"\xff\x01X=1\n" + W.encode() + b"B=x\x00y\n", expect="crash",
+       expect_by={V18: (True, None, {"weixin"})}, note="0.19 leaves a file whose first line is U+FFFD as it is"),
+    _c("loader-profile-routes-number", expect="crash", expect_by={V18: START_NONE},
+       note="R5: parse_profile_routes iterates it (0.19 only)", **{"gateway.json": '{"profile_routes": 5}'}),
+    _c("loader-profile-routes-true", expect="crash", expect_by={V18: START_NONE},
+       **{"gateway.json": '{"profile_routes": true}'}),
+    _c("loader-profile-routes-zero", expect=START_NONE, **{"gateway.json": '{"profile_routes": 0}'}),
+    _c("loader-profile-routes-yaml-list-wins", yaml="profile_routes: []\n", expect=START_NONE,
+       **{"gateway.json": '{"profile_routes": 5}'}),
+]
+CASES += LOADER_CASES
+
 BY_NAME = {c.name: c for c in CASES}

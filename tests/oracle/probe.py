@@ -17,7 +17,9 @@ The sequence reproduces ``hermes gateway run`` up to the startup check, which
 loads ``.env`` TWICE before building the config (``hermes_cli/main.py:654`` and
 the ``gateway.run`` import, ``gateway/run.py:1425``). The second load matters:
 ``${VAR}`` referring to a key defined later in ``.env`` is empty after one load
-but resolved after two.
+but resolved after two. After the config it replays the one read of config.yaml that
+``GatewayRunner.__init__`` makes before the check (``_runner_reads_config``): a config.yaml
+holding an alias to itself crashes the real gateway there, not in its config loader.
 
 Modes:
   probe.py --fresh HOME      one home per process; HERMES_HOME must already be
@@ -96,12 +98,30 @@ def _runner_config(gr):
     return getattr(gr, "load_gateway_config_for_runner", gr.load_gateway_config)()
 
 
+def _runner_reads_config(gr) -> None:
+    """What ``GatewayRunner.__init__`` does with config.yaml before the startup check: it reads it again
+    with ``${VAR}`` expanded over the whole tree (``_load_reasoning_config`` and friends call
+    ``_load_gateway_runtime_config``, which lets the expansion's errors escape), so a config.yaml holding
+    an alias to itself crashes the real gateway although its config loader read it fine. The runner
+    reads the module's ``_hermes_home``, fixed at import: point it at this home for the call."""
+    load = getattr(gr, "_load_gateway_runtime_config", None)
+    if load is None:
+        return
+    saved = gr._hermes_home
+    gr._hermes_home = Path(os.environ["HERMES_HOME"])
+    try:
+        load()
+    finally:
+        gr._hermes_home = saved
+
+
 def _decide(home: str) -> dict:
     """Build the config the GatewayRunner would use and run the startup check."""
     import gateway.run as gr
 
     try:
         cfg = _runner_config(gr)
+        _runner_reads_config(gr)
     except Exception as exc:  # Hermes would crash in GatewayRunner.__init__
         return _crashed(home, exc)
     # Before 0.18.0 there is no startup refusal: no rule means no gate.

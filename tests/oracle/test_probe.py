@@ -29,11 +29,15 @@ VARIED = ["A", "B", "E", "H", "I", "J2", "K", "L", "death-loop", "home-channel-w
 AGAINST_GATEWAY = ["A", "B", "I", "J", "K", "death-loop", "home-channel-without-platform", "forward-ref",
                    "forward-ref-chain", "bom-clean", "bom-no-final-newline", "glued-lines",
                    "glued-policy", "glued-creds", "gateway-json-open", "extra-not-a-mapping",
-                   "whatsapp-extras-no-enabled", "order-yaml-first", "order-env-only", "placeholder-token"]
+                   "whatsapp-extras-no-enabled", "order-yaml-first", "order-env-only", "placeholder-token",
+                   "hostile-yaml-self-list", "hostile-yaml-self-map", "hostile-yaml-self-top-list",
+                   "loader-sessions-dir-null", "loader-utf32-le-env", "loader-profile-routes-number"]
 # Against the real gateway of an older Hermes: the homes where it differs from 0.19.0, and some plain ones.
 AGAINST_GATEWAY_OLDER = ["A", "B", "I", "forward-ref", "bom-no-final-newline", "glued-lines", "gateway-json-open",
                          "v-gateway-null", "v-gateway-string-platforms", "v-glued-fireworks", "v-home-channel-string",
-                         "v-utf16-bom-env", "v-gateway-json-platform-string", "v-nested-session-reset"]
+                         "v-utf16-bom-env", "v-gateway-json-platform-string", "v-nested-session-reset",
+                         "hostile-yaml-self-list", "hostile-yaml-self-top-list", "loader-streaming-yaml-wins",
+                         "loader-streaming-json-alone", "loader-reset-by-type-exclude-number"]
 COMPARED = ("would_start", "refusal_platform", "refusal_reason", "enabled", "order", "error")
 
 

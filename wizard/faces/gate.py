@@ -1,8 +1,13 @@
 """`check --gate`, the pre-start gate a service's `ExecCondition=` runs before every start.
 
-Hermes's refusal rule only, one line on stderr, exit 78 when Hermes would refuse to start, else 0 —
-and never an obstacle of our own making: a version this tool does not model, a version without
-the refusal, or any failure of the wizard itself lets the gateway start.
+One line on stderr, exit 78 exactly when `check` says the gateway would not start (its exit 78, for the
+same home and Hermes version): Hermes would refuse to start (its open-policy rule), or it would crash at
+start-up (HW021: its config loader or runner raises, or a file it reads first hangs it).  A crash is gated
+like a refusal because under the shipped unit (`Restart=always`) it loops the same way, every few
+seconds, forever, taking the healthy platforms down with it; `ExecCondition=` exiting 78 stops the loop
+and leaves the reason in the journal.  Otherwise 0 — and never an obstacle of our own making: a version
+this tool does not model, a version without the refusal, or any failure of the wizard itself lets the
+gateway start.
 
 It runs before every start, so it imports as little as it can: its few flags are read without
 argparse (wizard/faces/fastargs.py); anything else goes through the full command line.
@@ -27,8 +32,8 @@ def fast_args(argv: list[str]) -> SimpleNamespace | None:
 
 
 def run_gate(args) -> int:
-    """`check --gate`: Hermes's refusal rule only, one line, and never an obstacle of our own
-    making — any failure of the wizard itself lets the gateway start (exit 0)."""
+    """`check --gate`: 78 when Hermes would refuse or crash at start (one line), else 0; never an
+    obstacle of our own making — any failure of the wizard itself lets the gateway start (exit 0)."""
     try:
         from wizard.faces.judging import host_facts
         from wizard.faces.selection import select_homes
@@ -51,15 +56,20 @@ def run_gate(args) -> int:
         from wizard.hermes.models import model_for
 
         snapshot = take_snapshot(home, profile, dict(os.environ), model=model_for(judged), keyring="assume")
-        found = violations(resolve(snapshot, facts))
+        effective = resolve(snapshot, facts)
+        found = violations(effective)
     except Exception as exc:  # the gate must never be the reason a gateway does not start
         _journal(f"hermes-wizard gate: could not judge ({type(exc).__name__}); letting the gateway start")
         return 0
+    from wizard.core.safetext import visible
+
+    if effective.crash is not None:  # the engine's would_start: a crash first, then the refusal
+        _journal(f"hermes-wizard gate: Hermes would crash at start ({visible(effective.crash)}); not starting it, "
+                 f"as it would crash again on every restart. Fix: hermes-wizard doctor --home {visible(home)}")
+        return EX_CONFIG
     if not found:
         return 0
     first = found[0]
-    from wizard.core.safetext import visible
-
     _journal(f"hermes-wizard gate: Hermes would refuse to start ({first.reason}: {' and '.join(first.open_sides())} "
              f"is open, {first.allow_all_env} not set); not starting it. Fix: hermes-wizard doctor --fix --yes "
              f"--home {visible(home)}")

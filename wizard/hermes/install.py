@@ -125,7 +125,7 @@ def _editable_checkout(site: Path) -> Path | None:
         raw = _head(info / "direct_url.json")
         try:
             data = json.loads(raw.decode("utf-8")) if raw else None
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, UnicodeDecodeError, RecursionError):
             continue
         if not isinstance(data, dict) or not (data.get("dir_info") or {}).get("editable"):
             continue

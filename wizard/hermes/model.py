@@ -38,6 +38,7 @@ class Model:
 
     # --- config.yaml / gateway.json ----------------------------------------------------------
     nested_gateway_fallbacks: bool  # `gateway.session_reset` (and friends) when absent at top level
+    parses_profile_routes: bool  # `profile_routes` (gateway.json, config.yaml) is parsed by from_dict
 
     def check_gateway_section(self, yaml_cfg: dict) -> None:
         """Raise where this version's YAML phase fails on the `gateway:` section (the phase is then dropped)."""

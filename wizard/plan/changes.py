@@ -13,7 +13,7 @@ import difflib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from wizard.core.homefs import fingerprint_in, read_in_home
+from wizard.core.homefs import ApplyError, fingerprint_in, read_in_home
 from wizard.core.records import factory, record
 from wizard.judge.masking import MASK, is_secret_name  # noqa: F401  (re-exported: the faces import them from here)
 from wizard.plan.actions import ChangeAction
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from wizard.plan.keyring_steps import KeyringStep
     from wizard.plan.service_steps import ServiceStep
 
-ENV, YAML = ".env", "config.yaml"
+ENV, YAML, GATEWAY_JSON = ".env", "config.yaml", "gateway.json"
 
 
 @record
@@ -85,10 +85,16 @@ class Plan:
             merged[(change.file, change.key)] = change if first is None else Change(
                 change.file, change.key, first.before, change.after, change.action, change.platform, change.reason,
                 change.secret)
-        return cls(home, {ENV: fingerprint(home / ENV), YAML: fingerprint(home / YAML)}, tuple(merged.values()))
+        names = (ENV, YAML) + ((GATEWAY_JSON,) if any(c.file == GATEWAY_JSON for c in merged.values()) else ())
+        return cls(home, {name: fingerprint(home / name) for name in names}, tuple(merged.values()))
 
     def files(self) -> list[str]:
         return sorted({change.file for change in self.changes})
+
+
+def plan_files(plan: Plan) -> tuple[str, ...]:
+    """The files a plan reads and may write: .env and config.yaml always, gateway.json when it edits it."""
+    return tuple(dict.fromkeys((ENV, YAML, *plan.fingerprints)))
 
 
 def fingerprint(path: Path) -> str | None:
@@ -111,7 +117,8 @@ def planned_contents(plan: Plan, current: dict[str, bytes | None] | None = None,
     env_edits = planned_env_edits(plan)
     reencode = any(c.file == ENV and c.action == ChangeAction.REENCODE for c in plan.changes)
     if env_edits or reencode:
-        text, encode = decode_env(current.get(ENV) or b"")
+        raw = current.get(ENV) or b""
+        text, encode = _utf32_text(raw) if reencode and _is_utf32(raw) else decode_env(raw)
         if reencode:
             encode = _utf8
         known = model.env_keys() if model is not None else None  # how that Hermes splits a glued line
@@ -128,6 +135,23 @@ def planned_contents(plan: Plan, current: dict[str, bytes | None] | None = None,
             else:
                 text = set_value(text, path, _yaml_value(change.after))
         out[YAML] = text.encode("utf-8")
+    json_changes = [c for c in plan.changes if c.file == GATEWAY_JSON]
+    if json_changes:  # legacy gateway.json: values Hermes crashes on removed, open policies closed (repairs.py)
+        from wizard.plan.jsonedit import JsonEditError, remove_key, replace_value
+
+        try:
+            data = current[GATEWAY_JSON] if GATEWAY_JSON in current else read_bytes(plan.home / GATEWAY_JSON)
+        except ApplyError as exc:  # a link to someone else's file, a FIFO: never edited
+            raise UnwritableFile(f"gateway.json cannot be edited ({exc})") from None
+        try:
+            for change in json_changes:
+                path = tuple(change.key.split("."))
+                data = (remove_key(data, path) if change.action == ChangeAction.REMOVE
+                        else replace_value(data, path, change.after or ""))
+        except JsonEditError as exc:
+            raise UnwritableFile(str(exc)) from None
+        if data is not None:
+            out[GATEWAY_JSON] = data
     return out
 
 
@@ -135,7 +159,7 @@ def _shown_text(name: str, raw: bytes) -> str:
     """A file's text for the diff: `.env` decoded in its own encoding (a UTF-16 one is not shown as NULs)."""
     if name == ENV:
         try:
-            return decode_env(raw)[0]
+            return (_utf32_text(raw) if _is_utf32(raw) else decode_env(raw))[0]
         except UnwritableFile:
             pass
     return raw.decode("utf-8", "replace")
@@ -148,6 +172,19 @@ def planned_env_edits(plan: Plan) -> list[EnvEdit]:
 
 def _utf8(text: str) -> bytes:
     return text.encode("utf-8", "surrogatepass")
+
+
+def _is_utf32(raw: bytes) -> bool:
+    return raw.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE))
+
+
+def _utf32_text(raw: bytes):
+    """A UTF-32 `.env`'s text, for converting it to UTF-8 only (no Hermes reads UTF-32 as written)."""
+    try:
+        return raw.decode("utf-32"), _utf8
+    except UnicodeDecodeError:
+        raise UnwritableFile(".env starts with a UTF-32 byte-order mark but is not valid UTF-32; convert it to UTF-8 "
+                             "yourself") from None
 
 
 class UnwritableFile(ValueError):
@@ -306,7 +343,7 @@ def render_diff(plan: Plan, current: dict[str, bytes | None] | None = None) -> s
     parsers see, and every secret value wherever else it occurs), every line shown
     with control and bidi characters escaped (wizard/core/safetext.py)."""
 
-    current = current if current is not None else {name: read_bytes(plan.home / name) for name in (ENV, YAML)}
+    current = current if current is not None else {name: read_bytes(plan.home / name) for name in plan_files(plan)}
     chunks = [contents_diff(current, dict(planned_contents(plan, current)), {c.key for c in plan.changes if c.secret})]
     for change in plan.changes:
         if change.action == ChangeAction.REENCODE:

@@ -23,8 +23,19 @@ from wizard.hermes.v0_19.yamlfile import lookup
 from wizard.judge.engine import HomeReport, evaluate
 from wizard.judge.provenance import platform_blocks, yaml_paths
 from wizard.plan.actions import ChangeAction
-from wizard.plan.changes import ENV, YAML, Change, Plan, is_secret_name, planned_contents, read_bytes
+from wizard.plan.changes import (
+    ENV,
+    GATEWAY_JSON,
+    YAML,
+    Change,
+    Plan,
+    is_secret_name,
+    plan_files,
+    planned_contents,
+    read_bytes,
+)
 
+MAX_CRASH_REMOVALS = 8  # gateway.json values removed one after another, at most
 # Env credentials that force-enable a platform even over YAML `enabled: false`.
 FORCING_CREDENTIALS = {"weixin": ("WEIXIN_TOKEN", "WEIXIN_ACCOUNT_ID"), "qqbot": ("QQ_APP_ID", "QQ_CLIENT_SECRET"),
                        "wecom": ("WECOM_BOT_ID", "WECOM_SECRET"), "yuanbao": ("YUANBAO_APP_ID", "YUANBAO_APP_KEY")}
@@ -48,6 +59,7 @@ class Repair:
 def plan_repairs(report: HomeReport, options: RepairOptions = RepairOptions()) -> Repair:
     builder = _Builder(report, options)
     builder.fix_env_encoding()  # first: every later candidate is judged as written in UTF-8
+    builder.remove_crashing_values()  # a home that crashes at start shows no refusal to fix
     builder.fix_allow_all_spelling()
     disabled = builder.disable_dead_transports()
     builder.fix_open_policies(skip=disabled)
@@ -81,7 +93,7 @@ class _Builder:
         """Drop changes to files whose bytes would not change (a second run must write nothing)."""
         if not plan:
             return plan
-        current = {name: read_bytes(plan.home / name) for name in (ENV, YAML)}
+        current = {name: read_bytes(plan.home / name) for name in plan_files(plan)}
         contents = planned_contents(plan, current, self.model)
         kept = [c for c in plan.changes if c.action in (ChangeAction.MODE, ChangeAction.REENCODE)
                 or contents.get(c.file) != current.get(c.file)]
@@ -111,6 +123,26 @@ class _Builder:
                       secret=is_secret_name(key))
 
     # -- repairs -------------------------------------------------------------------------------------------
+    def remove_crashing_values(self) -> None:
+        """A gateway.json value Hermes crashes on at start (HW021: a `sessions_dir` that is no path, a
+        `notify_exclude_platforms` or `profile_routes` that is no list, 0.18's `streaming: true`) never worked:
+        it is removed, so Hermes uses its own default — only when the simulated home then no longer
+        crashes on it.  Repeated while a removal reveals the next such value."""
+        for _ in range(MAX_CRASH_REMOVALS):
+            key = self._judge().effective.crash_key
+            if key is None or any("." in part for part in key):
+                return
+            dotted = ".".join(key)
+            change = Change(GATEWAY_JSON, dotted, None, None, ChangeAction.REMOVE,
+                            reason="Hermes crashes at start on this value")
+            after = self._try(self.changes + [change])
+            if after is None or after.effective.crash_key == key:
+                why = self.refused or "removing it does not end the crash"
+                self.unfixable.append(f"gateway.json: {dotted}, which Hermes crashes on, is left as it is: {why}")
+                return
+            self.changes.append(change)
+            self._note(f"gateway.json: {dotted} removed (Hermes crashed at start on it; its default applies)")
+
     def fix_allow_all_spelling(self) -> None:
         """Per-platform opt-ins only: respelling GATEWAY_ALLOW_ALL_USERS would open every platform."""
         gateway = self.snapshot.env.values.get("GATEWAY_ALLOW_ALL_USERS")
@@ -194,7 +226,8 @@ class _Builder:
             return f": {self.refused}"
         gateway_json = self.snapshot.gateway_json.data
         if isinstance(gateway_json, dict) and name in (gateway_json.get("platforms") or {}):
-            return ": it is configured in the legacy gateway.json, which this tool does not edit"
+            return (": it is configured in the legacy gateway.json, where this tool only closes an open policy and "
+                    "removes values Hermes crashes on")
         return " (managed /etc/hermes or the service environment)" if policy else "; edit its settings by hand"
 
     def fix_open_policies(self, skip: set[str]) -> None:
@@ -249,6 +282,10 @@ class _Builder:
                 if value is not None and str(value).strip().lower() == "open":
                     where_it_lives.append(Change(YAML, ".".join(path), str(value), target, platform=name,
                                                  reason="closing an open policy"))
+            legacy = lookup(current.snapshot.gateway_json.data, ("platforms", name, "extra", side))
+            if isinstance(legacy, str) and legacy.strip().lower() == "open":  # gateway.json's extra: read first
+                where_it_lives.append(Change(GATEWAY_JSON, f"platforms.{name}.extra.{side}", legacy, target,
+                                             platform=name, reason="closing an open policy"))
             path = ("platforms", name, "extra", side)
             before = lookup(data, path)
             yaml_overrides.append(Change(YAML, ".".join(path), None if before is None else str(before), target,
@@ -281,11 +318,14 @@ class _Builder:
 
         env = self.snapshot.env
         model = self.model
-        if env.encoding != "utf-16" or model.reads_utf16_env:
+        if env.encoding == "utf-32" and env.blocks_start:
+            self._reencode_crashing_env()
+            return
+        if env.encoding not in ("utf-16", "utf-32") or model.reads_utf16_env:
             return
         version = self.report.hermes.judged_as
-        reencode = Change(ENV, "<encoding>", "utf-16", "utf-8", ChangeAction.REENCODE,
-                          reason="this Hermes reads a UTF-16 .env as UTF-8")
+        reencode = Change(ENV, "<encoding>", env.encoding, "utf-8", ChangeAction.REENCODE,
+                          reason=f"this Hermes reads a {env.encoding.upper()} .env as UTF-8")
         converted = planned_contents(self.plan([reencode]), {ENV: read_bytes(self.report.home / ENV), YAML: None},
                                      model)
         after = read_env_file(Path(ENV), {}, content=converted[ENV], model=model).values
@@ -303,7 +343,24 @@ class _Builder:
         if unread:
             words += (f"; {', '.join(unread)}, which Hermes never read, stay{'s' if len(unread) == 1 else ''} "
                       "unread: commented out with #hermes-wizard-off: (remove the marker to use it)")
-        self._note(f".env: UTF-16 → UTF-8 ({words})")
+        self._note(f".env: {env.encoding.upper()} → UTF-8 ({words})")
+
+    def _reencode_crashing_env(self) -> None:
+        """A UTF-32 `.env` that crashes Hermes 0.19 at start (its sanitizer leaves UTF-32, python-dotenv reads
+        it as latin-1 and puts NUL bytes into the environment): written as UTF-8, Hermes reads what it says.
+        The gateway never ran with it, so there is no running behaviour to keep: the repairs after this one
+        judge the converted file (an open policy in it is closed like any other)."""
+        version = self.report.hermes.judged_as
+        reencode = Change(ENV, "<encoding>", "utf-32", "utf-8", ChangeAction.REENCODE,
+                          reason=f"Hermes {version} crashes at start on a UTF-32 .env")
+        after = self._try([reencode])
+        if after is None or after.snapshot.env.blocks_start:
+            why = self.refused or "the converted file still crashes Hermes"
+            self.unfixable.append(f".env: kept as UTF-32 ({why}); convert it yourself: "
+                                  "iconv -f UTF-32 -t UTF-8 .env > .env.new && mv .env.new .env")
+            return
+        self.changes[:0] = [reencode]
+        self._note(f".env: UTF-32 → UTF-8 (Hermes {version} crashed at start reading it as latin-1)")
 
     def fix_env_mode(self) -> None:
         env = self.snapshot.env

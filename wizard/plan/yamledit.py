@@ -18,6 +18,7 @@ that does not read back as intended.
 from __future__ import annotations
 
 import copy
+import functools
 from typing import Any
 
 import yaml
@@ -62,6 +63,20 @@ def _reads_back(text: str) -> bool:
         return False
 
 
+def _refuses_cycles(edit):
+    """A config.yaml holding an alias inside its own anchor (`a: &a [*a]`) parses into a structure that
+    contains itself: comparing or copying it recurses without end. Such a file is refused, never a crash."""
+    @functools.wraps(edit)
+    def guarded(text: str, *args: Any) -> str:
+        try:
+            return edit(text, *args)
+        except RecursionError:
+            raise YamlEditError("config.yaml holds an alias inside its own anchor (or nests too deeply) to be "
+                                "edited safely; edit it by hand") from None
+    return guarded
+
+
+@_refuses_cycles
 def set_value(text: str, path: tuple[str, ...], value: Any) -> str:
     """Return `text` with the scalar at `path` set to `value` (keys created as needed)."""
     expected = _expected(text, path, value)
@@ -78,6 +93,7 @@ def set_value(text: str, path: tuple[str, ...], value: Any) -> str:
     return edited
 
 
+@_refuses_cycles
 def append_value(text: str, path: tuple[str, ...], item: Any) -> str:
     """Return `text` with `item` added to the list at `path` (a flow list `[item]` where there is none;
     unchanged when the item is already there).  A value there that is not a list raises YamlEditError."""

@@ -37,29 +37,35 @@ class JsonFile:
     mode: int | None = None
 
 
-def read_json_file(path: Path) -> JsonFile:
+def read_json_file(path: Path, content: bytes | None = None) -> JsonFile:
+    """Read `path` (or `content`, a planned version of it) as Hermes's `json.load` does."""
     result = JsonFile(path=path)
+    if content is None:
+        try:
+            st = path.stat()
+        except FileNotFoundError:
+            return result
+        except OSError as exc:
+            result.exists, result.error = True, f"cannot stat: {exc.strerror or exc}"
+            return result
+        result.exists, result.size, result.mode = True, st.st_size, stat.S_IMODE(st.st_mode)
+        if not stat.S_ISREG(st.st_mode):
+            result.error = "is a directory" if stat.S_ISDIR(st.st_mode) else "is not a regular file"
+            return result
+        if st.st_size > MAX_SMALL_FILE:
+            result.error = f"is {st.st_size} bytes, too large to be what Hermes writes"
+            return result
+    else:
+        result.exists, result.size = True, len(content)
     try:
-        st = path.stat()
-    except FileNotFoundError:
-        return result
-    except OSError as exc:
-        result.exists, result.error = True, f"cannot stat: {exc.strerror or exc}"
-        return result
-    result.exists, result.size, result.mode = True, st.st_size, stat.S_IMODE(st.st_mode)
-    if not stat.S_ISREG(st.st_mode):
-        result.error = "is a directory" if stat.S_ISDIR(st.st_mode) else "is not a regular file"
-        return result
-    if st.st_size > MAX_SMALL_FILE:
-        result.error = f"is {st.st_size} bytes, too large to be what Hermes writes"
-        return result
-    try:
-        text = read_as_stated(path, st, MAX_SMALL_FILE).decode("utf-8")
+        text = (read_as_stated(path, st, MAX_SMALL_FILE) if content is None else content).decode("utf-8")
         import json  # only when the file exists: not on every check's path
 
         result.data = json.loads(text) if text.strip() else None
         if result.data is None:
             result.error = "is empty"
+    except RecursionError:  # thousands of nested brackets: Hermes's json.load raises too and skips the file
+        result.error = "is nested too deeply to be read as JSON (RecursionError, as in Hermes)"
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         result.error = f"is not valid JSON ({exc.__class__.__name__}: {exc})"
     return result
@@ -134,7 +140,7 @@ def take_snapshot(home: Path, profile: str = "default", base_env: dict[str, str]
                   keyring: str = "read", keyring_planned: dict[str, str] | None = None) -> Snapshot:
     """Read one home.  `base_env` is the environment the gateway process would
     inherit (empty by default: a home is judged by its files).  `overrides` maps
-    ".env" / "config.yaml" to contents that stand in for the files on disk.  `model`
+    ".env" / "config.yaml" / "gateway.json" to contents that stand in for the files on disk.  `model`
     is the Hermes version whose `.env` loading decides (default: the newest modelled).  `keyring` and
     `keyring_planned` say how secrets mapped to the OS keyring are found (wizard/read/keyring_read.py)."""
     base_env = dict(base_env or {})
@@ -147,7 +153,7 @@ def take_snapshot(home: Path, profile: str = "default", base_env: dict[str, str]
         profile=profile,
         env=read_env_file(home / ".env", base_env, overrides.get(".env"), model),
         yaml=yaml,
-        gateway_json=read_json_file(home / "gateway.json"),
+        gateway_json=read_json_file(home / "gateway.json", overrides.get("gateway.json")),
         op_env=read_env_file(home / ".op.env", base_env, model=model) if loads_op_env else EnvFile(home / ".op.env"),
         managed_env=read_env_file(managed_dir / ".env", base_env, model=model),
         managed_dir=managed_dir,

@@ -31,7 +31,7 @@ from wizard.core.homefs import ApplyError, HomeDir, digest, look, read_file
 from wizard.core.records import factory, record
 from wizard.hermes.models import model_for
 from wizard.plan.actions import ChangeAction
-from wizard.plan.changes import ENV, YAML, Plan, env_misreads, planned_contents, planned_env_edits
+from wizard.plan.changes import ENV, Plan, env_misreads, plan_files, planned_contents, planned_env_edits
 
 if TYPE_CHECKING:
     from wizard.judge.engine import HomeReport
@@ -72,7 +72,7 @@ def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None 
     with HomeDir(plan.home, create=True) as home, Lock(home):
         backups.recover(home)  # an earlier apply killed half-way is rolled back first (its files then differ)
         names = plan.files()
-        seen = {name: look(home, name) for name in (ENV, YAML)}
+        seen = {name: look(home, name) for name in dict.fromkeys((*plan_files(plan), *names))}
         current = {name: data for name, (_, data) in seen.items()}
         for name, expected in plan.fingerprints.items():  # every file the plan was judged with
             if seen[name][0] != expected:

@@ -35,12 +35,12 @@ from typing import Literal, overload
 
 from wizard.core.atomic import FileOps, clean_stale_tmp, write_atomic
 from wizard.core.homefs import ApplyError, At, HomeDir, digest, look, read_file, read_with_stat
-from wizard.plan.changes import ENV, YAML
+from wizard.plan.changes import ENV, GATEWAY_JSON, YAML
 
 BACKUP_DIR = ".wizard-backups"
 SECRET_FILES = frozenset({ENV})  # restored never looser than 0600 (creds files are never restored)
 KEEP_BACKUPS = 20
-KNOWN = (ENV, YAML)
+KNOWN = (ENV, YAML, GATEWAY_JSON)
 MANIFEST = "manifest.json"
 
 
@@ -129,7 +129,7 @@ def _sets(home: HomeDir, root: At, state: str = "complete") -> list[BackupSet]:
             continue
         try:
             manifest = json.loads(read_file(At(folder.dir_fd, MANIFEST, folder.path / MANIFEST), 1 << 16) or b"")
-        except (ApplyError, ValueError):
+        except (ApplyError, ValueError, RecursionError):  # a manifest nested thousands deep is not ours
             continue
         if isinstance(manifest, dict) and manifest.get("state", "complete") == state:
             found.append(BackupSet(folder, manifest))
@@ -171,7 +171,7 @@ def checked_files(backup: BackupSet) -> dict[str, dict]:
     for name, entry in (files or {}).items() if not bad else ():
         mode = entry.get("mode") if isinstance(entry, dict) else None
         if name not in KNOWN:
-            bad = f"it names {name!r}; hermes-wizard backs up only .env and config.yaml"
+            bad = f"it names {name!r}; hermes-wizard backs up only .env, config.yaml and gateway.json"
         elif not isinstance(entry, dict) or not isinstance(entry.get("existed"), bool):
             bad = f"the entry of {name} is malformed"
         elif entry["existed"] and not (type(mode) is int and 0 <= mode <= 0o777):

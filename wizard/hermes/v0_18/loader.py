@@ -8,6 +8,7 @@ at the same point.  Citations are into the 0.18.2 wheel.
 from __future__ import annotations
 
 import io
+import json
 from typing import Any
 
 
@@ -23,7 +24,8 @@ def decode_env(raw: bytes, keys: frozenset[str]) -> tuple[str, str, bool]:
     original = io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8-sig", errors="replace", newline=None).readlines()
     cleaned = sanitize_lines(original, keys)
     if cleaned != original:
-        label = "utf-16" if raw[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8"
+        label = ("utf-32" if raw[:4] in (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")
+                 else "utf-16" if raw[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8")
         return "".join(cleaned), label, True
     try:
         return text_as_opened(raw, "utf-8"), "utf-8", False
@@ -79,5 +81,10 @@ def check_from_dict(gw_data: Any) -> None:
     if "default_reset_policy" in gw_data and not isinstance(gw_data["default_reset_policy"], dict):
         raise crash("AttributeError", gw_data["default_reset_policy"], "has no attribute 'get' (session_reset)")
     streaming = gw_data.get("streaming", {})
-    if streaming and not isinstance(streaming, dict):
-        raise crash("AttributeError", streaming, "has no attribute 'get' (streaming)")
+    if streaming and not isinstance(streaming, dict):  # config.yaml's streaming mapping would have replaced it
+        from wizard.hermes.v0_19.gwdata import GatewayJsonCrash
+
+        raise GatewayJsonCrash(f"gateway.json's streaming is {json.dumps(streaming)[:40]}, not a mapping: "
+                               f"AttributeError: '{type(streaming).__name__}' object has no attribute 'get'",
+                               "remove streaming from gateway.json (config.yaml's `streaming: {enabled: true}` "
+                               "is where Hermes reads it)", ("streaming",))

@@ -28,6 +28,7 @@ class Hermes0182(Hermes019):
     version = "0.18.2"
     reads_utf16_env = False  # env_loader.py:190-193 reads utf-8-sig, errors=replace: the first key is lost
     nested_gateway_fallbacks = False  # gateway.session_reset & co. are 0.19 (0.19.0 config.py:1245)
+    parses_profile_routes = False  # gateway/profile_routing.py is 0.19's
     discord_seeds_extra = False  # the discord hook returns None (0.18.2 config.py:8202)
     telegram_free_response_topics = False
     dingtalk_nested_allowed_users = False

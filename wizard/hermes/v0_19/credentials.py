@@ -81,7 +81,7 @@ def whatsapp_transport(home: Path, state: PlatformState | None) -> Transport:
         import json  # only when the file exists: not on every check's path
 
         data = json.loads(read_as_stated(creds, seen, MAX_CREDS_BYTES).decode("utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:  # RecursionError: nested past any session
         return Transport(TransportState.INVALID_CREDS, f"{creds} is not valid JSON ({type(exc).__name__})", True, creds)
     me = data.get("me") if isinstance(data, dict) else None
     owner = me.get("id") if isinstance(me, dict) else None
@@ -118,7 +118,7 @@ def _read_json(path: Path):
             import json  # only when the file exists: not on every check's path
 
             return json.loads(raw.decode("utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):  # Hermes skips such a file too
         return None
     return None
 

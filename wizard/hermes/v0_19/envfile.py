@@ -56,6 +56,7 @@ class EnvFile:
     error: str | None = None  # why the file could not be read at all
     ignored: bool = False  # Hermes does not load it (directory, dangling symlink)
     blocks_start: str | None = None  # Hermes hangs or crashes on this file
+    blocks_fix: str | None = None  # what ends that, when it is not "make it a regular file"
     values: dict[str, str] = factory(dict)  # what reaches os.environ
     entries: dict[str, EnvEntry] = factory(dict)  # last binding per key
     duplicates: dict[str, list[int]] = factory(dict)  # key -> all lines
@@ -232,9 +233,26 @@ def _parse_into(result: EnvFile, raw: bytes, base_env: dict[str, str] | None, mo
     # `hermes gateway run` loads .env twice (hermes_cli/main.py:654, then the
     # gateway.run import); the second pass resolves ${LATER} from the first one.
     pairs = [(b.key, b.value) for b in bindings]
-    first = _exported(_interpolate(pairs, base_env or {}), [])
+    loaded = _interpolate(pairs, base_env or {})
+    if nul := next((k for k, v in loaded.items() if v is not None and "\x00" in k + v), None):
+        _blocks_on_nul(result, bindings, nul)
+    first = _exported(loaded, [])
     result.values = _exported(_interpolate(pairs, {**(base_env or {}), **first}), result.stripped_credentials)
     return result
+
+
+def _blocks_on_nul(result: EnvFile, bindings: list, key: str) -> None:
+    """A NUL byte reached python-dotenv: 0.19's sanitizer (which strips NULs) left a UTF-32 file (or an
+    undecodable one) alone, so it was read as latin-1, and `os.environ[key] = value` raises ValueError
+    (embedded null byte) in the first `.env` load of `hermes gateway run`: a crash at start."""
+    line = next((_first_line(b) for b in bindings if b.key == key), None)
+    name = result.path.name
+    kind = {"utf-32": "UTF-32", "utf-16 (undecodable)": "broken UTF-16"}.get(result.encoding, "not UTF-8")
+    result.blocks_start = (f"{name} is {kind}, so Hermes loads it as latin-1 without its clean-up: the entry at "
+                           f"line {line} reaches its environment with NUL bytes and Hermes crashes at start "
+                           "(ValueError: embedded null byte)")
+    result.blocks_fix = (f"convert it to UTF-8: iconv -f UTF-32 -t UTF-8 {name} > {name}.new && mv {name}.new {name}"
+                         if kind == "UTF-32" else f"remove the NUL bytes from {name} and save it as UTF-8")
 
 
 def _exported(resolved: dict[str, str | None], stripped: list[str]) -> dict[str, str]:

@@ -15,6 +15,7 @@ class Hermes019(Model):
     loads_op_env = True
     reads_utf16_env = True
     nested_gateway_fallbacks = True
+    parses_profile_routes = True
     discord_seeds_extra = True
     telegram_free_response_topics = True
     dingtalk_nested_allowed_users = True

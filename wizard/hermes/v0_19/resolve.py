@@ -4,17 +4,23 @@ This re-implements (never imports) the loader's decisions, quirks included, in t
 loader's own order, because the order is observable: the startup gate reports the
 *first* violating platform in `config.platforms` insertion order.
 
-  1. legacy `gateway.json` is the base layer;
-  2. the YAML phase (`gateway.platforms`, then `platforms`, deep-merged; then the
-     top-level `<platform>:` blocks' shared keys; then plugin YAML hooks that copy
-     YAML into env vars that are still unset).  Any exception inside this phase is
-     swallowed by Hermes, *keeping whatever was merged before it*;
-  3. `GatewayConfig.from_dict` (outside that guard: a `home_channel` without
-     `platform` crashes the gateway);
+  1. legacy `gateway.json` is the base layer (`wizard.hermes.v0_19.gwdata`);
+  2. the YAML phase (config.yaml's `streaming` / `profile_routes` laid over gateway.json's;
+     `gateway.platforms`, then `platforms`, deep-merged; then the top-level `<platform>:`
+     blocks' shared keys; then plugin YAML hooks that copy YAML into env vars that are
+     still unset).  Any exception inside this phase is swallowed by Hermes, *keeping
+     whatever was merged before it*;
+  3. `GatewayConfig.from_dict` (outside that guard: a `home_channel` without `platform`,
+     or a gateway.json value it cannot take (gwdata.check_values), crashes the gateway);
   4. env overrides, in the loader's block order; several of them force-enable a
      platform even when YAML said `enabled: false`;
   5. the plugin enable pass (`wizard.hermes.v0_19.plugins`), then validation, which disables a
-     token platform whose token is a placeholder.
+     token platform whose token is a placeholder;
+  6. the runner's own read of config.yaml, before the startup check: `${VAR}` expanded over
+     the whole tree, so an alias inside its own anchor crashes it (`_runner_blocker`).
+
+A `.env` Hermes hangs or crashes on (`EnvFile.blocks_start`), then a config.yaml whose aliases expand
+without end (hung in an import-time bridge), come before all of this.
 
 Contract: pure function of (Snapshot, HostFacts); never raises.
 """
@@ -23,7 +29,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from wizard.hermes.v0_19 import envrules, plugins
+from wizard.hermes.v0_19 import envrules, gwdata, plugins
 from wizard.hermes.v0_19.catalog import BUILTIN_ORDER, PLATFORMS, platform_value
 from wizard.hermes.v0_19.state import Effective, LoaderCrash, PlatformState
 from wizard.hermes.v0_19.yamlfile import MAX_EXPANDED_NODES
@@ -39,9 +45,7 @@ def resolve(snapshot: Snapshot, facts: plugins.HostFacts) -> Effective:
 
     model = model_for(facts.hermes)
     environ = process_environment(snapshot, facts)
-    gw_data: Any = {}
-    if snapshot.gateway_json.exists and snapshot.gateway_json.error is None:
-        gw_data = snapshot.gateway_json.data or {}
+    gw_data = gwdata.base_layer(snapshot.gateway_json)
     effective = Effective(platforms={}, environ=environ)
     yaml_file = snapshot.yaml
     if yaml_file.exists:
@@ -54,6 +58,7 @@ def resolve(snapshot: Snapshot, facts: plugins.HostFacts) -> Effective:
     try:
         model.check_from_dict(gw_data)
         effective.platforms = _from_dict(gw_data)
+        gwdata.check_values(gw_data, snapshot.gateway_json.data, model.parses_profile_routes)
         reset = _reset_policy(gw_data)
         envrules.apply_env_overrides(effective.platforms, environ, reset, model.enabled_flag)
         plugins.enable_pass(effective.platforms, environ, facts, snapshot.env.simple_values, model)
@@ -62,21 +67,51 @@ def resolve(snapshot: Snapshot, facts: plugins.HostFacts) -> Effective:
             state.extra.pop("_enabled_explicit", None)
         _validate(effective, reset)
     except LoaderCrash as exc:
-        effective.crash = str(exc)
+        effective.crash, effective.crash_fix = str(exc), exc.fix
+        effective.crash_key = getattr(exc, "key", None)  # a gwdata.GatewayJsonCrash
     except Exception as exc:  # same operations raise in Hermes; report, never crash
         effective.crash = f"{type(exc).__name__}: {exc}"
-    effective.crash = _start_blocker(snapshot) or effective.crash
+    # In Hermes's own order: .env is loaded first, the gateway config is built next, and the runner that
+    # then reads config.yaml again (with ${VAR} expanded) starts before the startup check.
+    before = _env_blocker(snapshot) or _import_blocker(snapshot)
+    if before is not None:
+        effective.crash, effective.crash_fix, effective.crash_key = before[0], before[1], None
+    elif effective.crash is None and (runner := _runner_blocker(snapshot)) is not None:
+        effective.crash, effective.crash_fix = runner
     return effective
 
 
-def _start_blocker(snapshot: Snapshot) -> str | None:
-    """Files on which Hermes hangs or dies before its config is even built."""
+def _env_blocker(snapshot: Snapshot) -> tuple[str, str | None] | None:
+    """.env files on which Hermes hangs or dies before its config is even built."""
     for env in (snapshot.env, snapshot.op_env):
         if env.blocks_start:
-            return env.blocks_start
-    if snapshot.yaml.expanded_nodes >= MAX_EXPANDED_NODES:
+            return env.blocks_start, env.blocks_fix
+    return None
+
+
+def _import_blocker(snapshot: Snapshot) -> tuple[str, str] | None:
+    """Importing `gateway.run` bridges config.yaml into the environment with `${VAR}` expanded over the
+    whole tree, whatever its top level (0.19.0 gateway/run.py:1615-1626, 0.18.2 :1343-1353): errors are
+    caught there, but an expansion that never ends is a hang before the config is built."""
+    yaml_file = snapshot.yaml
+    if yaml_file.error is None and yaml_file.cycle_line is None and yaml_file.expanded_nodes >= MAX_EXPANDED_NODES:
         return (f"config.yaml's aliases expand to more than {MAX_EXPANDED_NODES:,} nodes; Hermes expands "
-                "${VAR} over the whole expanded tree at start-up and never finishes")
+                "${VAR} over the whole expanded tree at start-up and never finishes",
+                "write the repeated values out instead of nesting aliases (*name) in config.yaml")
+    return None
+
+
+def _runner_blocker(snapshot: Snapshot) -> tuple[str, str] | None:
+    """config.yaml as `GatewayRunner.__init__` reads it (gateway/run.py `_load_gateway_runtime_config`):
+    a non-empty mapping is walked by `_expand_env_vars` with every alias expanded, outside any guard."""
+    yaml_file = snapshot.yaml
+    if yaml_file.error is not None or not isinstance(yaml_file.data, dict) or not yaml_file.data:
+        return None  # Hermes's runner reads {} then: nothing to walk (the import-time bridge caught its error)
+    if yaml_file.cycle_line is not None:
+        return (f"config.yaml line {yaml_file.cycle_line} holds an alias to itself; Hermes expands ${{VAR}} "
+                "over config.yaml at start-up and crashes (RecursionError)",
+                f"in config.yaml near line {yaml_file.cycle_line}, replace the alias (*name) inside its own anchor "
+                "(&name) with a plain value")
     return None
 
 
@@ -97,6 +132,7 @@ def _yaml_phase(yaml_cfg: Any, gw_data: Any, environ: dict, effective: Effective
     if sr and isinstance(sr, dict):
         gw_data["default_reset_policy"] = sr
     model.check_gateway_section(yaml_cfg)
+    gwdata.lay_over(yaml_cfg, gateway_section, gw_data, model.parses_profile_routes)
     gateway_platforms = gateway_section.get("platforms") if isinstance(gateway_section, dict) else None
     platforms_data = gw_data.setdefault("platforms", {})
     if not isinstance(platforms_data, dict):
@@ -213,9 +249,6 @@ def _reset_policy(gw_data: Any) -> dict:
         for key in policy:
             if raw.get(key) is not None:
                 policy[key] = raw[key]
-        exclude = raw.get("notify_exclude_platforms")
-        if exclude is not None:
-            tuple(exclude)  # TypeError for a non-iterable, as in Hermes
     return policy
 
 

@@ -29,6 +29,8 @@ class Effective:
     environ: dict[str, str]  # os.environ after .env loading and YAML hooks
     yaml_fallback: str | None = None  # Hermes swallowed this error in the YAML phase
     crash: str | None = None  # load_gateway_config() would raise this
+    crash_fix: str | None = None  # what removes that crash, when the model knows the value at fault
+    crash_key: tuple[str, ...] | None = None  # gateway.json's key path of that value, when removing it ends it
     placeholder_disabled: dict[str, str] = factory(dict)  # platform -> env name
     yaml_explicit: dict[str, Any] = factory(dict)  # platform -> YAML `enabled` value
 
@@ -37,4 +39,8 @@ class Effective:
 
 
 class LoaderCrash(Exception):
-    """An exception that escapes Hermes's `load_gateway_config()`."""
+    """An exception that escapes Hermes's `load_gateway_config()`; `fix` says what removes it."""
+
+    def __init__(self, message: str, fix: str | None = None) -> None:
+        super().__init__(message)
+        self.fix = fix

@@ -48,6 +48,7 @@ class YamlFile:
     mode: int | None = None
     parsed_with_libyaml: bool = False
     expanded_nodes: int = 0  # node count with every alias expanded (capped)
+    cycle_line: int | None = None  # 1-based line of a collection that contains itself through an alias
     _root: Any = None
     _keys: Any = None  # id(mapping node) -> {key text: (line, value node)}, built once per mapping
 
@@ -128,7 +129,9 @@ def _parse_into(result: YamlFile, raw: bytes, size: int) -> YamlFile:
         loader = loader_class(text)
         root = loader.get_single_node()
         result._root = root
-        result.expanded_nodes = _expanded_size(root) if root is not None else 0
+        if root is not None:
+            result.expanded_nodes, inside_itself = _expanded_size(root)
+            result.cycle_line = inside_itself.start_mark.line + 1 if inside_itself is not None else None
         result.data = loader.construct_document(root) if root is not None else None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -154,22 +157,31 @@ def _reader_error(text: str, exc) -> YamlError:
     return YamlError(f"control character U+{character:04X} is not allowed in YAML", line, column)
 
 
-def _expanded_size(root) -> int:
-    """Nodes in the document once aliases are expanded (aliases share node objects,
-    so sizes are memoised by identity; iterative, so depth cannot overflow)."""
+def _expanded_size(root) -> tuple[int, Any]:
+    """(nodes in the document once aliases are expanded, capped; the first collection found inside
+    itself, or None).  Aliases share node objects, so sizes are memoised by identity; a collection
+    reached again while its own children are being counted (`a: &a [*a]`) is a cycle, and the walk
+    stops there: expanded, it never ends.  Iterative, so depth cannot overflow the stack."""
+    cap = MAX_EXPANDED_NODES * 10
     sizes: dict[int, int] = {}
+    counting: set[int] = set()  # collections whose children are being counted: the path from the root
     stack = [(root, False)]
     while stack:
         node, children_done = stack.pop()
+        if children_done:
+            counting.discard(id(node))
+            sizes[id(node)] = min(cap, 1 + sum(sizes.get(id(c), 0) for c in _children(node)))
+            continue
         if id(node) in sizes:
             continue
+        if id(node) in counting:
+            return cap, node
         children = _children(node)
-        if children_done:
-            sizes[id(node)] = min(MAX_EXPANDED_NODES * 10, 1 + sum(sizes.get(id(c), 0) for c in children))
-            continue
+        if children:
+            counting.add(id(node))
         stack.append((node, True))
         stack.extend((c, False) for c in children if id(c) not in sizes)
-    return sizes.get(id(root), 0)
+    return sizes.get(id(root), 0), None
 
 
 def _children(node) -> list:

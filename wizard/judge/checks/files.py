@@ -19,6 +19,8 @@ SECRET_KEYS = re.compile(r"(token|secret|password|api_key|apikey|access_key|priv
        fix="""Replace it with a regular file (mode 0600) holding KEY=VALUE lines.""")
 def env_unreadable(ctx: Context):
     for env in (ctx.snapshot.env, ctx.snapshot.op_env):
+        if env.blocks_start and env.blocks_fix:
+            continue  # Hermes reads it and crashes: HW021 says so
         if env.blocks_start:
             yield Hit(None, f"{env.blocks_start}.", f"make {env.path} a regular file (chmod 600)")
         elif env.error:
@@ -68,7 +70,7 @@ compare the file see it modified.""",
        fix="""Nothing is wrong; save the file as clean UTF-8 without leading or trailing spaces to avoid it.""")
 def env_rewritten(ctx: Context):
     env = ctx.snapshot.env
-    if env.sanitizer_rewrites or env.encoding not in ("utf-8",):
+    if env.sanitizer_rewrites or env.encoding not in ("utf-8", "utf-32"):  # 0.19 leaves UTF-32 as it is
         detail = f" (read as {env.encoding})" if env.encoding != "utf-8" else ""
         yield Hit(None, f"Hermes will rewrite .env at startup{detail}.", "save it as clean UTF-8")
     if env.stripped_credentials:
@@ -118,13 +120,18 @@ def _quoted_abbreviated(message: str) -> str:
 
 @check("HW021", "config-loader-crash", "error", "Hermes's config loader raises: the gateway crashes at startup.",
        what="""Some mistakes escape the loader's error handling, e.g. a home_channel without `platform`
-(KeyError 'platform', gateway/config.py:446) or a non-string token.""",
-       why="""The gateway dies with a traceback on every start; the service restarts it forever.""",
-       fix="""Add the missing key (home_channel needs platform and chat_id) or quote the value.""")
+(KeyError 'platform', gateway/config.py:446), a non-string token, a gateway.json value from_dict cannot
+take (a sessions_dir that is no path, a notify_exclude_platforms or profile_routes that is no list), or a
+config.yaml alias inside its own anchor (the runner's ${VAR} expansion recurses).""",
+       why="""The gateway dies with a traceback on every start; the service restarts it forever. `check`
+exits 78 and `check --gate` stops the start, as for a refusal.""",
+       fix="""Correct or remove the value named (home_channel needs platform and chat_id; quote tokens);
+`doctor --fix` removes a gateway.json value Hermes crashes on.""")
 def loader_crash(ctx: Context):
-    if ctx.effective.crash and not ctx.snapshot.env.blocks_start:
-        yield Hit(None, f"the gateway cannot load its config: {ctx.effective.crash}.",
-                  "home_channel: {platform: <name>, chat_id: \"<id>\"}; quote tokens")
+    unreadable = [env for env in (ctx.snapshot.env, ctx.snapshot.op_env) if env.blocks_start and not env.blocks_fix]
+    if ctx.effective.crash and not unreadable:  # an unreadable .env is HW010's
+        yield Hit(None, f"the gateway crashes at start: {ctx.effective.crash}.",
+                  ctx.effective.crash_fix or "home_channel: {platform: <name>, chat_id: \"<id>\"}; quote tokens")
 
 
 MAX_UNKNOWN_KEYS_NAMED = 50
