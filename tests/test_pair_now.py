@@ -109,3 +109,29 @@ def test_the_plain_face_offers_the_login_and_reads_the_home_again(tmp_path):
         os.environ["PATH"] = saved
     assert not session.report.transports["whatsapp"].dead
     assert session.report.transports["whatsapp"].detail == "paired as +15557654321"
+
+
+async def test_the_access_screen_shows_who_reaches_the_agent_today(tmp_path):
+    """The TUI's access view: allowlisted and paired people and the requests waiting, as `access` decides."""
+    import json
+    import time
+
+    from screens.access_screen import AccessScreen
+    from screens.app import WizardApp
+
+    home = tmp_path / "home"
+    (home / "platforms" / "pairing").mkdir(parents=True)
+    (home / ".env").write_text("TELEGRAM_BOT_TOKEN=123456789:AAEhBP0av28c6kEX7b3ZpQ9rT1yU2iO3pLm\n"
+                               "TELEGRAM_ALLOWED_USERS=111, 222\n")
+    (home / ".env").chmod(0o600)
+    (home / "platforms" / "pairing" / "telegram-approved.json").write_text(json.dumps({"111": {"user_name": "Ann"}}))
+    (home / "platforms" / "pairing" / "telegram-pending.json").write_text(json.dumps(
+        {"e1": {"user_id": "333", "user_name": "Pat", "created_at": time.time() - 600}}))
+    app = WizardApp(home, mode="setup")
+    async with app.run_test(size=(100, 60)) as pilot:
+        app.push_screen(AccessScreen("telegram"))
+        await pilot.pause()
+        who = str(app.screen.query_one("#who").visual)
+    assert "Who reaches the agent through Telegram today" in who and "does not start" not in who
+    assert "only 111 (Ann), 222 [TELEGRAM_ALLOWED_USERS]" in who and "paired:  111 (Ann)" in who
+    assert "waiting: Pat (10 min ago)" in who
