@@ -14,6 +14,7 @@ from textual.widgets import Button, Footer, Input, Label, RadioSet, Static
 from screens.base import WizardScreen
 from screens.messages import AccessKept
 from screens.widgets import Choice, ChoiceSet, wizard_header
+from wizard.core.safetext import visible_lines
 from wizard.faces.sources import own_id_help
 from wizard.faces.wording import current_access
 from wizard.hermes.v0_19.catalog import PLATFORMS
@@ -78,6 +79,7 @@ class AccessScreen(WizardScreen):
             yield Label(f"Type {self.platform} to confirm open access", id="confirm-label")
             yield Input(value=drafts.get("confirm", ""), placeholder=self.platform, id="confirm")
             yield Static("", id="message", classes="error-text")
+            yield Static(visible_lines(self._who_now()), id="who", classes="hint", markup=False)
             with Horizontal(classes="buttons"):
                 yield Button("Keep this choice", variant="primary", id="done")
                 yield Button("Back", id="back")
@@ -86,6 +88,25 @@ class AccessScreen(WizardScreen):
     def on_mount(self) -> None:
         self._show_for(self.selected())
         self.query_one(RadioSet).focus()
+
+    def _who_now(self) -> str:
+        """Who reaches the agent through this platform today, decided as the gateway decides (the files as
+        they are on disk, not the choice above): allowlisted and paired people, and pairing requests waiting."""
+        import time
+
+        from wizard.faces.access_words import overview_text
+        from wizard.judge.access import load_view, platform_access
+
+        app = self.wizard
+        view = load_view(app.home, app.profile, facts=app.report.facts)
+        rows = [row for row in platform_access(view, time.time()) if row.name == self.platform]
+        lines = overview_text(view, rows, self.platform).split("\n")[1:]
+        if lines and lines[0].strip() == self.platform:
+            lines = lines[1:]
+        head = f"Who reaches the agent through {self.spec.label} today (the files as they are on disk):"
+        if not view.report.would_start:
+            head += "\n  nobody: the gateway does not start today. Once it starts:"
+        return "\n".join([head, *lines])
 
     def selected(self) -> str:
         pressed = self.query_one("#access-choices", RadioSet).pressed_button

@@ -26,6 +26,8 @@ from screens.messages import (
     ChangesApplied,
     CredentialsKept,
     FindingsRequested,
+    HomeReread,
+    PairingRequested,
     PlatformChosen,
     PlatformsRequested,
     ReviewRequested,
@@ -172,6 +174,32 @@ class WizardApp(App[AppOutcome]):
 
     def on_changes_applied(self, message: ChangesApplied) -> None:
         self.push_screen(ResultScreen(message.result))
+
+    def on_pairing_requested(self, message: PairingRequested) -> None:
+        """Hand the terminal to Hermes's own login, then read the home again: the platform's state (and its
+        finding) changes only if the login really wrote its credentials."""
+        import subprocess
+
+        from textual.app import SuspendNotSupported
+
+        login = message.login
+        try:
+            with self.suspend():
+                print(login.says, flush=True)
+                try:
+                    code = subprocess.run(list(login.argv), env=login.env).returncode
+                except OSError as exc:
+                    code = None
+                    print(f"hermes-wizard: could not run {login.shown}: {exc.strerror or exc}", flush=True)
+        except SuspendNotSupported:
+            self.screen.post_message(HomeReread(f"This terminal cannot be handed over; in another terminal run: "
+                                                f"HERMES_HOME={self.home} {login.shown}"))
+            return
+        self.session.reread(evaluate(self.home, self.profile))
+        transport = self.report.transports.get(login.platform)
+        state = transport.detail if transport is not None else "state unknown"
+        ended = "ended" if code == 0 else f"ended with exit status {code}" if code is not None else "did not run"
+        self.screen.post_message(HomeReread(f"{login.shown} {ended}; now: {state}."))
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):

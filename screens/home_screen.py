@@ -55,6 +55,9 @@ class HomeScreen(WizardScreen):
                 yield Button("Quit", id="quit")
         yield Footer()
 
+    def on_mount(self) -> None:
+        self.query_one("#continue", Button).focus()  # the first thing to act on, not the scroll area
+
     def _summary(self) -> str:
         report = self.wizard.report
         lines = []

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 if TYPE_CHECKING:
+    from wizard.faces.pair_now import Login
     from wizard.write.apply import ApplyResult
 
 
@@ -58,3 +59,17 @@ class ChangesApplied(Message):
 @dataclass
 class FindingsRequested(Message):
     """The command palette (doctor): back to the findings and their fixes."""
+
+
+@dataclass
+class PairingRequested(Message):
+    """Platform: run Hermes's own login (`login`) in this terminal, then read the home again."""
+
+    login: Login
+
+
+@dataclass
+class HomeReread(Message):
+    """App → the screen on top: the home was read again (after a pairing); `said` is what came of it."""
+
+    said: str

@@ -9,9 +9,10 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Footer, Input, Label, Static
 
 from screens.base import WizardScreen
-from screens.messages import CredentialsKept
+from screens.messages import CredentialsKept, HomeReread, PairingRequested
 from screens.widgets import wizard_header
 from wizard.core.safetext import visible_lines
+from wizard.faces.pair_now import LOGIN_WORDS, can_pair, login_for
 from wizard.faces.sources import credentials_from
 from wizard.faces.wording import disk_words, platform_title
 from wizard.hermes.v0_19.catalog import PLATFORMS
@@ -52,8 +53,13 @@ class PlatformScreen(WizardScreen):
                 yield Input(value=typed.get(key, ""), placeholder="set — leave empty to keep it" if present
                             else "not set", password=is_secret_name(key), id=f"field-{key}", valid_empty=True)
                 yield Static("", id=f"error-{key}", classes="error-text", markup=False)
+            if can_pair(self.platform):
+                yield Static("", id="pair-message", classes="warning-text", markup=False)
             with Horizontal(classes="buttons"):
                 yield Button("Next: access", variant="primary", id="next")
+                if can_pair(self.platform):
+                    verb = "Pair now" if self.platform == "whatsapp" else "Log in by QR"
+                    yield Button(f"{verb} ({' '.join(('hermes', *LOGIN_WORDS[self.platform]))})", id="pair")
                 yield Button("Back", id="back")
         yield Footer()
 
@@ -82,7 +88,22 @@ class PlatformScreen(WizardScreen):
             self.action_next()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.action_next() if event.button.id == "next" else self.action_back()
+        if event.button.id == "pair":
+            self.action_pair()
+        else:
+            self.action_next() if event.button.id == "next" else self.action_back()
+
+    def action_pair(self) -> None:
+        """Hermes's own login, in this terminal (the App hands it over); or why not, and what to run where."""
+        login = login_for(self.wizard.report, self.platform)
+        if isinstance(login, str):
+            self.query_one("#pair-message", Static).update(login)
+            return
+        self.app.post_message(PairingRequested(login))
+
+    def on_home_reread(self, message: HomeReread) -> None:
+        self.query_one("#state", Static).update(visible_lines(disk_words(self.wizard.report, self.platform)))
+        self.query_one("#pair-message", Static).update(message.said)
 
     def action_back(self) -> None:
         self.app.pop_screen()

@@ -36,6 +36,16 @@ class Tmux:
             time.sleep(0.1)
         raise AssertionError(f"{text!r} never appeared; screen:\n{self.screen()}")
 
+    def wait_for_plain(self, text: str, timeout: float = 20.0) -> str:
+        """Wait until `text` is on screen, whatever drew it (a program the wizard handed the terminal to)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if text in screen:
+                return screen
+            time.sleep(0.1)
+        raise AssertionError(f"{text!r} never appeared; screen:\n{self.screen()}")
+
     def keys(self, *keys: str) -> None:
         for key in keys:  # one send-keys per key: bundled focus-moving keys get lost
             subprocess.run(["tmux", "send-keys", "-t", self.name, key], check=True)

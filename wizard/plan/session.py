@@ -183,6 +183,11 @@ class Session:
         plan = self.plan()
         return preview(self.report, plan) if plan else self.report
 
+    def reread(self, report) -> None:
+        """The home changed under the session (Hermes's own login wrote creds.json and .env): judge from
+        `report` now, keeping every answer (the plan is made anew against the files as they are)."""
+        self.report = report
+
     def applied(self, report) -> None:
         """After apply: the written home is the new starting point; the answers are spent."""
         self.report, self.platforms, self.repair, self.repair_confirmed = report, {}, [], set()

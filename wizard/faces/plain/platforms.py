@@ -9,6 +9,7 @@ Every answer goes into the session (wizard/plan/session.py); nothing here writes
 from __future__ import annotations
 
 from wizard.core.safetext import visible
+from wizard.faces.pair_now import can_pair, login_for
 from wizard.faces.sources import credentials_from, own_id_help
 from wizard.faces.wording import credential_state, current_access, disk_words, plural
 from wizard.hermes.v0_19.catalog import PLATFORMS
@@ -58,6 +59,8 @@ def edit_platform(asker, session, name: str) -> None:
     asker.say(f"\n{spec.label} ({name})")
     asker.say(disk_words(report, name), indent="  ")
     asker.say(credentials_from(name), indent="  ")
+    offer_login(asker, session, name)
+    report = session.report  # read again if Hermes's login ran
     typed = session.answer(name).typed
     for key in (key for key in spec.credentials if not key.endswith("_ENABLED")):
         present = bool(report.effective.environ.get(key, "").strip())
@@ -73,6 +76,32 @@ def edit_platform(asker, session, name: str) -> None:
         if value:
             session.type_value(name, key, value)
     choose_access(asker, session, name)
+
+
+def offer_login(asker, session, name: str) -> None:
+    """Where Hermes has an interactive login (WhatsApp's QR pairing, Weixin's QR login) and the platform cannot
+    connect: offer to run it here, then read the home again; or say what to run where."""
+    transport = session.report.transports.get(name)
+    if not can_pair(name) or transport is None or not transport.dead:
+        return
+    login = login_for(session.report, name)
+    if isinstance(login, str):
+        asker.say(login, indent="  ")
+        return
+    if not asker.confirm(f"Run {login.shown} now, in this terminal?", default=True):
+        return
+    import subprocess
+
+    from wizard.judge.engine import evaluate
+
+    asker.say(login.says)
+    try:
+        subprocess.run(list(login.argv), env=login.env)
+    except OSError as exc:
+        asker.say(f"Could not run {login.shown}: {exc.strerror or exc}", indent="  ")
+        return
+    session.reread(evaluate(session.report.home, session.report.profile))
+    asker.say(disk_words(session.report, name), indent="  ")
 
 
 def choose_access(asker, session, name: str) -> None:
