@@ -13,7 +13,7 @@ from screens.base import WizardScreen
 from screens.messages import ChangesApplied
 from screens.widgets import DiffView, findings_content, wizard_header
 from wizard.core.safetext import visible_lines
-from wizard.faces.wording import findings_lines, open_words, plural
+from wizard.faces.wording import open_words, plural
 from wizard.plan.changes import render_diff
 
 HELP = """# Review
@@ -51,15 +51,15 @@ class ReviewScreen(WizardScreen):
             if service_notes:  # a gate the doctor will not install, and why (the line `doctor` prints)
                 yield Static(visible_lines("\n".join(service_notes)), id="service-notes", classes="warning-text",
                              markup=False)
-            from wizard.judge.report import verdict_clause
+            from wizard.faces.outcome import planned
 
-            ok = outlook.would_start and not outlook.errors()
-            yield Static(visible_lines(f"After these changes, {verdict_clause(outlook)}."), id="after",
-                         classes="verdict-ok" if ok else "verdict-bad", markup=False)
+            said = planned(outlook)
+            yield Static(visible_lines(said.verdict), id="after", classes="verdict-ok" if said.clean
+                         else "verdict-bad", markup=False)
             opened = open_words(outlook)
             if opened:
                 yield Static(opened, id="open-to-everyone", classes="warning-text", markup=False)
-            found = findings_lines(outlook)
+            found = list(said.findings)
             yield Static(findings_content(found) if found else "No findings.", id="findings", markup=False)
         yield Static("", id="message", classes="error-text", markup=False)
         with Horizontal(classes="buttons"):

@@ -46,7 +46,7 @@ def test_setup_from_an_empty_home_enables_telegram_with_pairing(tmp_path, capsys
     out = capsys.readouterr().out
     assert rc == 0
     assert "TELEGRAM_BOT_TOKEN=••••••" in out  # the review's masked diff
-    assert "After these changes, the gateway will start (telegram)." in out
+    assert "After these changes: the gateway will start (telegram)." in out
     assert "Verified: the gateway will start (telegram)." in out
     assert "Pairing (recommended). A stranger who messages the bot gets a one-time code" in out
     assert TOKEN not in out
@@ -91,7 +91,7 @@ def test_doctor_repairs_the_demo_home_and_hermes_agrees(demo, capsys, hermes_ora
     out = capsys.readouterr().out
     assert rc == 0, out
     assert "HW101" in out and "HW201" in out  # the findings first
-    assert "After these changes, the gateway will start (telegram, weixin)." in out
+    assert "After these changes: the gateway will start (telegram, weixin)." in out
     assert "Verified: the gateway will start (telegram, weixin)." in out
     env = (demo / ".env").read_text()
     assert "WEIXIN_DM_POLICY=pairing" in env and "WHATSAPP_ENABLED=false" in env
@@ -106,7 +106,7 @@ def test_doctor_opens_a_platform_only_when_its_name_is_typed(demo, capsys):
     out = capsys.readouterr().out
     assert "Not opened, its name was not typed: weixin" in out
     assert "WEIXIN_ALLOW_ALL_USERS=true" not in (demo / ".env").read_text()
-    assert rc == 78 and "Written, but: the gateway will refuse to start" in out  # the truth, not "Verified"
+    assert rc == 78 and "Verdict: the gateway will refuse to start" in out  # the truth, not "Verified"
 
 
 def test_review_answered_no_goes_back_and_quitting_writes_nothing(demo, capsys):

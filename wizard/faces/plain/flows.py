@@ -21,7 +21,7 @@ from typing import Any
 
 from wizard.core.safetext import visible
 from wizard.faces.plain.platforms import platform_menu
-from wizard.faces.wording import findings_lines, open_words, plural, restart_hint, ssh_note, tilde, verdict_words
+from wizard.faces.wording import open_words, plural, ssh_note, tilde, verdict_words
 from wizard.plan.changes import render_diff
 
 ECHO_WARNING = ("This terminal cannot turn echo off: what you type for a secret would be shown on screen (and "
@@ -133,7 +133,7 @@ def _service_steps(session, home, profile) -> tuple:
 
 def review(asker, session, steps) -> bool:
     """The plan and what `check` will say of its result; True when the user confirms (default No)."""
-    from wizard.judge.report import verdict_clause
+    from wizard.faces.outcome import planned
     from wizard.plan.service_steps import render_service
 
     plan, outlook = session.plan(), session.outlook()
@@ -145,11 +145,12 @@ def review(asker, session, steps) -> bool:
         asker.say("No file changes.")
     if steps:
         asker.show(render_service(steps))
-    asker.say(f"After these changes, {verdict_clause(outlook)}.")
+    said = planned(outlook)
+    asker.say(said.verdict)
     opened = open_words(outlook)
     if opened:
         asker.say(opened)
-    asker.say("\n".join(findings_lines(outlook)) or "No findings.", indent="  ")
+    asker.say("\n".join(said.findings) or "No findings.", indent="  ")
     if not (plan or steps):
         asker.say("Nothing to apply.")
         return False
@@ -172,28 +173,20 @@ def apply(asker, session, steps) -> Outcome:
 
 
 def _result(asker, result, home) -> None:
-    from wizard.judge.report import verdict_clause
+    from wizard.faces.outcome import written
 
     report = result.report
-    starts = report.would_start
-    clean = starts and not report.errors()
+    said = written(report, home, running=result.running)
     asker.say(f"Written: {', '.join(result.written) or 'no file'}")
     if result.backup is not None:
         asker.say(f"Backup: {visible(tilde(str(result.backup)))}/")
-    head = "Verified: " if clean else ("Written; the gateway will start, but: " if starts else "Written, but: ")
-    asker.say(f"{head}{verdict_clause(report)}.")
+    asker.say(said.verdict)
     opened = open_words(report)
     if opened:
         asker.say(opened)
-    left = [line for line in findings_lines(report) if not (clean and line.startswith("·"))]
-    if left:
-        asker.say("\n".join(left), indent="  ")
+    if said.findings:
+        asker.say("\n".join(said.findings), indent="  ")
     for line in result.service_lines + [("Verified: " if o.ok else "Not fixed: ") + o.words + "."
                                         for o in result.restarts]:
         asker.say(visible(line))
-    if not starts:
-        asker.say("Next: run hermes-wizard doctor again to see what is left.")
-    elif result.running:
-        asker.say("Next: nothing — the gateway is running.")
-    else:
-        asker.say(f"Next: restart the gateway once: {visible(tilde(restart_hint(home)))}")
+    asker.say(visible(said.next_step))
