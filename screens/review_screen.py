@@ -1,13 +1,14 @@
 """Review: the plan as a per-file diff with secrets masked, the service steps (doctor), and what `check`
 would say about the home as it will be — its verdict line, every finding, and every platform left open
-to everyone, in words.  Apply (Ctrl+S, focused by default) is the only way to write."""
+to everyone, in words.  Apply (Ctrl+S, focused by default) is the only way to write; for a plan after which
+Hermes would refuse to start it is off, with why, until the user types "write anyway" (outcome.WRITE_ANYWAY)."""
 
 from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Button, Checkbox, Footer, Static
+from textual.widgets import Button, Checkbox, Footer, Input, Static
 
 from screens.base import WizardScreen
 from screens.messages import ChangesApplied
@@ -23,6 +24,7 @@ been written yet.
 **Apply** (Ctrl+S) backs up every file it touches into `<home>/.wizard-backups/`, writes atomically, reads
 the files back and judges them again. In the doctor, the service steps (stop a loop, the gate drop-in,
 restart and watch it) run with it when their box is ticked. Esc goes back to change your answers.
+If Hermes would refuse to start with these changes, Apply is off until you type `write anyway`.
 """
 
 
@@ -61,9 +63,16 @@ class ReviewScreen(WizardScreen):
                 yield Static(opened, id="open-to-everyone", classes="warning-text", markup=False)
             found = list(said.findings)
             yield Static(findings_content(found) if found else "No findings.", id="findings", markup=False)
+        self.refused = not outlook.would_start  # Apply stays off until "write anyway" is typed
+        if self.refused:
+            from wizard.faces.outcome import WRITE_ANYWAY, refusal_words
+
+            yield Static(refusal_words(outlook), id="refusal", classes="error-text", markup=False)
+            yield Input(placeholder=WRITE_ANYWAY, id="write-anyway")
         yield Static("", id="message", classes="error-text", markup=False)
         with Horizontal(classes="buttons"):
-            yield Button("Apply", variant="success", id="apply", disabled=not (plan or self.service_steps))
+            yield Button("Apply", variant="success", id="apply",
+                         disabled=self.refused or not (plan or self.service_steps))
             yield Button("Back", id="back")
         yield Footer()
 
@@ -101,6 +110,17 @@ class ReviewScreen(WizardScreen):
     def on_mount(self) -> None:
         apply = self.query_one("#apply", Button)
         (apply if not apply.disabled else self.query_one("#back", Button)).focus()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        """Only the typed words turn Apply on for a plan Hermes would refuse (never a default, never a key)."""
+        if event.input.id == "write-anyway":
+            from wizard.faces.outcome import WRITE_ANYWAY
+
+            self.query_one("#apply", Button).disabled = event.value.strip().lower() != WRITE_ANYWAY
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "write-anyway":
+            self.action_apply()  # does nothing while Apply is off
 
     def _service_plan(self, plan, outlook) -> tuple[tuple, list[str]]:
         """The doctor's service steps for this home (none in setup, none without a systemd unit), and what

@@ -159,3 +159,17 @@ def flags_for(kind: str, session: dict[str, str]) -> tuple[list[str], dict[str, 
             argv += ["--i-understand-open", name]
     return argv, env
 
+
+
+def as_typed(kind: str, session: dict[str, str], home: Path):
+    """A Session answered as the interactive faces answer it (credentials typed, the mode chosen, the IDs of an
+    allowlist, none with pairing, the name typed for open): its plan is what the plain face and the TUI write."""
+    from wizard.judge.engine import evaluate
+    from wizard.plan.session import Session
+
+    live = Session(evaluate(home, "default"), "setup")
+    for name, mode in session.items():
+        for key, value in typed(kind, name).items():
+            live.type_value(name, key, value)
+        live.set_access(name, mode, [IDS[name]] if mode == "allowlist" else [], name if mode == "open" else "")
+    return live

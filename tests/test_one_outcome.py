@@ -12,6 +12,7 @@ import pytest
 from one_outcome import (
     IDS,
     answers_yaml,
+    as_typed,
     flags_for,
     held_to_check,
     make_home,
@@ -146,7 +147,8 @@ def _keys(typed_keys: str):
 
 def plain_keys(kind: str, session: dict[str, str], *, refused: bool) -> str:
     """The keys a user presses in the plain face for `session`: each platform (typed to filter), its
-    credentials, its access, its IDs or its name; then review, and yes (or, for a refused plan, nothing)."""
+    credentials, its access, its IDs or its name; then review, and yes — or, for a plan Hermes would refuse,
+    Enter at "type write anyway" (back to the list) and quit."""
     keys = []
     for name, mode in session.items():
         keys.append(f"({name})\r")
@@ -158,7 +160,7 @@ def plain_keys(kind: str, session: dict[str, str], *, refused: bool) -> str:
         if mode == "open":
             keys.append(f"{name}\r")
     keys.append("review\r")
-    keys.append("y")
+    keys += ["\r", "quit\r"] if refused else ["y"]
     return "".join(keys)
 
 
@@ -167,10 +169,18 @@ def test_plain_prompts_end_on_checks_line(case, tmp_path, capsys):
     from wizard.faces.plain import run_plain
 
     kind, _, session = case
+    label = f"plain {_id(case)}"
     home = make_home(kind, tmp_path)
+    predicted = as_typed(kind, session, home)
+    refused = not predicted.outlook().would_start
+    before = _tree(home)
     capsys.readouterr()
-    with _keys(plain_keys(kind, session, refused=False)):
+    with _keys(plain_keys(kind, session, refused=refused)):
         code = run_plain("setup", home, ssh=False, echo_hidden=True, width=100)
     out = capsys.readouterr().out
-    assert code in (0, 78), out
-    held_to_check(capsys, out, home, f"plain {_id(case)}")
+    if refused:  # Enter at "write anyway" wrote nothing; the preview was check's line on the planned files
+        assert code == 0 and "No changes were made." in out and _tree(home) == before, f"{label}: {out}"
+        refused_to_write(capsys, out, home, write_planned(home, predicted.plan(), tmp_path / "p"), label)
+        return
+    assert code == 0, out
+    held_to_check(capsys, out, home, label)

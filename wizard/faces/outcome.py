@@ -105,3 +105,14 @@ def _plain(words: str) -> str:
     """A fix quoted in a sentence, without the Markdown backticks around its commands (a screen shows them
     literally; the command reads the same without them)."""
     return words.replace("`", "")
+
+
+# A plan after which Hermes would refuse to start is never applied by accident: every interactive face keeps
+# Apply off and says why, until the user types these words (the answers face refuses such a plan outright).
+WRITE_ANYWAY = "write anyway"
+
+
+def refusal_words(report) -> str:
+    """Why Apply is off for the home as the plan would leave it (`report.would_start` is False)."""
+    return ("Apply is off: with these changes Hermes would refuse to start, and a service manager would restart it "
+            "in a loop. Go back and change the answers, or type " + WRITE_ANYWAY + " to write them regardless.")

@@ -6,8 +6,9 @@
           hand → review (with the service steps the doctor TUI offers) → apply → result
 
 Review says what `check` would print for the home as it will be (Session.outlook): the masked diff, the
-verdict clause, every platform left open to everyone, every finding.  It asks "Apply these changes?"
-with No as the default; No goes back to the choices.  Only `apply` writes, through wizard.write.apply,
+verdict line, every platform left open to everyone, every finding.  It asks "Apply these changes?"
+with No as the default; No goes back to the choices.  A plan after which Hermes would refuse to start is
+applied only when "write anyway" is typed (as in the TUI's Review).  Only `apply` writes, through wizard.write.apply,
 and "Verified" is said only when the files read back judge clean.
 
 Contract: `setup` and `doctor` only ask (a KeyboardInterrupt or EOFError from them means nothing was
@@ -154,6 +155,12 @@ def review(asker, session, steps) -> bool:
     if not (plan or steps):
         asker.say("Nothing to apply.")
         return False
+    if not outlook.would_start:  # never applied by accident: the words typed, as the TUI's Review asks
+        from wizard.faces.outcome import WRITE_ANYWAY, refusal_words
+
+        asker.say(refusal_words(outlook))
+        typed = asker.text(f"Type {WRITE_ANYWAY} to write them regardless (Enter goes back):")
+        return typed.strip().lower() == WRITE_ANYWAY
     return asker.confirm("Apply these changes?", default=False)
 
 
