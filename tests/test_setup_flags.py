@@ -132,3 +132,21 @@ def test_a_mistyped_flag_never_reads_as_changed_under_detailed_exitcode(tmp_path
     assert "usage:" in done.stderr and "--alow" in done.stderr
     assert done.returncode == (1 if detailed else 2)
     assert tree(home) == before
+
+
+@pytest.mark.parametrize("argv", [
+    ["--platform", "telegram", "--platform", "weixin", "--token-from-env", "TG_TOKEN"],  # the issue's command
+    ["--platform", "telegram", "--token-from-env", "TG_TOKEN", "--platform", "weixin"],
+    ["--platform", "telegram", "--allow", "123456789", "--platform", "telegram", "--policy", "pairing"],
+])
+def test_a_second_platform_is_a_usage_error_never_a_silent_last_wins(tmp_path, argv):
+    """Issue 20: the token exported for Telegram was written as WEIXIN_TOKEN (the last --platform won, the options
+    went with it).  Options belong to one --platform: a second one is refused, exit 2, nothing written."""
+    for start in ("empty", "demo"):
+        home = demo_copy(tmp_path, start) if start == "demo" else tmp_path / start
+        before = tree(home)
+        done = wizard("setup", "--home", str(home), *argv)
+        assert done.returncode == 2, (argv, done.stdout, done.stderr)
+        assert "one --platform per run" in done.stderr and "--answers FILE" in done.stderr
+        assert "Traceback" not in done.stderr and TG not in done.stdout + done.stderr
+        assert tree(home) == before

@@ -5,6 +5,9 @@
           --i-understand-open telegram] [--group-policy P] [--env KEY=VALUE] [--env-from-env KEY=VAR]
           [--disable whatsapp]... [--save-answers OUT]
 
+One `--platform` per run: the options configure that platform, so a second `--platform` is a usage
+error (exit 2, nothing written) rather than options silently applied to the wrong one.
+
 The flags build the same tree an answers file is read into (wizard/plan/answers_file/tree.py), each
 value located by the flag it came from, so both meet one validator and make the same Plan.  "Token"
 is the platform's primary secret (the catalog's token variable, or its only secret credential);
@@ -37,7 +40,8 @@ def add_arguments(setup) -> None:
     setup.add_argument("--secrets", choices=("env", "keyring"),
                        help="where the platforms' secrets are kept: .env (mode 0600, the default) or the OS keyring "
                             "(read by the gateway through this tool's Hermes plugin)")
-    setup.add_argument("--platform", metavar="NAME", help="the platform the flags below configure")
+    setup.add_argument("--platform", metavar="NAME", action="append",
+                       help="the one platform the flags below configure (several: use --answers FILE)")
     token = setup.add_mutually_exclusive_group()
     token.add_argument("--token-from-env", metavar="VAR", help="the platform's token is in environment variable VAR")
     token.add_argument("--token-stdin", action="store_true", help="read the platform's token from stdin (one line)")
@@ -83,7 +87,13 @@ def flags_tree(args, stdin=None):
     problems: list[str] = []
     extra_env: dict[str, str] = {}
     platforms: dict[str, Item] = {}
-    name = args.platform
+    named = args.platform or []
+    if len(named) > 1:  # the options would all land on one of them: never guessed, never last-wins
+        raise TreeError([f"--platform {' --platform '.join(named)}: one --platform per run; the options after it "
+                         "(--token-from-env, --allow, --policy, …) configure that one platform, so with several "
+                         "they would be misread. Run setup once per platform, or declare them all with --answers "
+                         "FILE"])
+    name = named[0] if named else None
     given = [f"--{flag.replace('_', '-')}" for flag in PLATFORM_FLAGS if getattr(args, flag, None)]
     if args.answers and getattr(args, "secrets", None):
         raise TreeError(["--secrets cannot be combined with --answers: say `secrets: keyring` in the file"])
