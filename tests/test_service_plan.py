@@ -58,27 +58,34 @@ def test_a_gate_alone_is_a_plan_too_and_undone_alike(box, capsys):
     assert rc == 0 and not (dropins / GATE_DROPIN).exists(), out
 
 
-def test_a_dropin_that_cannot_be_written_leaves_the_files_as_they_were(box, capsys):
+def test_a_dropin_that_cannot_be_written_keeps_the_file_repair_and_says_so(box, capsys):
+    """Issue 20: the file repair is what stops the loop; a gate that cannot be installed is taken back alone,
+    said ("Gate not installed"), and exits 1 — before, the whole repair was rolled back with it."""
     fake, home, dropins = box
     original = (home / ".env").read_bytes()
     dropins.parent.mkdir(parents=True, exist_ok=True)
     dropins.write_text("a file where the drop-in folder should be")  # mkdir fails
     rc, out = doctor(capsys, home, "--fix", "--yes", "--install-gate")
     assert rc == 1
-    assert "put back as before: nothing was changed" in out and "left stopped" in out
-    assert (home / ".env").read_bytes() == original
-    assert "systemctl restart" not in verbs(fake)
+    assert "Gate not installed: " in out and "The file changes were applied and kept" in out, out
+    assert (home / ".env").read_bytes() != original and "WEIXIN_DM_POLICY=pairing" in (home / ".env").read_text()
+    assert dropins.read_text() == "a file where the drop-in folder should be"
+    assert "systemctl restart" in verbs(fake)  # the loop it stopped is started again on the repaired home
 
 
-def test_a_reload_that_fails_takes_the_dropin_back_out(box, capsys):
+def test_a_reload_that_fails_takes_only_the_dropin_back_out(box, capsys):
+    """No user bus (over SSH): systemd cannot be told about the drop-in.  The drop-in goes, the repair stays."""
     fake, home, dropins = box
     original = (home / ".env").read_bytes()
     fake.state["fail"] = {"daemon-reload": [1, "Access denied"]}
     fake.save()
     rc, out = doctor(capsys, home, "--fix", "--yes", "--install-gate")
     assert rc == 1
-    assert "systemd did not read the drop-in" in out and "taken back out" in out
-    assert not (dropins / GATE_DROPIN).exists() and (home / ".env").read_bytes() == original
+    assert "Gate not installed: systemd did not read the drop-in" in out and "taken back out" in out, out
+    assert not (dropins / GATE_DROPIN).exists()
+    assert (home / ".env").read_bytes() != original and "WEIXIN_DM_POLICY=pairing" in (home / ".env").read_text()
+    capsys.readouterr()
+    assert main(["check", "--home", str(home)]) in (0, 1)  # the home starts: the loop is over
 
 
 def test_installing_the_fallback_then_undo_puts_nothing_of_ours_back(box, capsys):
