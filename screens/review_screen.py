@@ -30,6 +30,7 @@ If Hermes would refuse to start with these changes, Apply is off until you type 
 
 class ReviewScreen(WizardScreen):
     HELP = HELP
+    run_service = True  # the doctor's service steps run with Apply unless their box is unticked
     BINDINGS = [Binding("escape", "app.pop_screen", "Back"), Binding("ctrl+s", "apply", "Apply")]
 
     def compose(self) -> ComposeResult:
@@ -37,6 +38,8 @@ class ReviewScreen(WizardScreen):
         plan = self.wizard.plan()
         outlook = self.wizard.previewed()
         self.service_steps, service_notes = self._service_plan(plan, outlook)
+        if self.service_steps and self.run_service:  # the service as the steps leave it (a planned gate)
+            outlook = self.wizard.session.outlook(self.service_steps)
         yield wizard_header()
         files = " and ".join(plan.files())
         yield Static(f"{plural(len(plan.changes), 'change')} in {files}" if plan.changes else "No file changes",
@@ -48,7 +51,7 @@ class ReviewScreen(WizardScreen):
             if self.service_steps:
                 from wizard.plan.service_steps import render_service
 
-                yield Checkbox("Also run the service steps below", value=True, id="run-service")
+                yield Checkbox("Also run the service steps below", value=self.run_service, id="run-service")
                 yield Static(visible_lines(render_service(self.service_steps)), id="service", markup=False)
             if service_notes:  # a gate the doctor will not install, and why (the line `doctor` prints)
                 yield Static(visible_lines("\n".join(service_notes)), id="service-notes", classes="warning-text",
@@ -103,6 +106,10 @@ class ReviewScreen(WizardScreen):
                        value=session.secrets_in_keyring, id="keep-in-keyring")
 
     def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
+        if event.checkbox.id == "run-service" and event.value != self.run_service:
+            self.run_service = event.value
+            self.refresh(recompose=True)  # the verdict and findings with or without the gate
+            return
         if event.checkbox.id == "keep-in-keyring" and event.value != self.wizard.session.secrets_in_keyring:
             self.wizard.session.secrets_in_keyring = event.value
             self.refresh(recompose=True)  # the diff, the verdict and the findings follow the choice

@@ -134,3 +134,18 @@ def test_a_hostile_backup_set_cannot_steer_what_is_removed(box, capsys):
     rc, out = undo(capsys, home)
     assert rc == 0, out
     assert mine.read_text() == "[Service]\nEnvironment=THE_ADMINS=own-file\n" and decoy.read_text() == "keep me\n"
+
+
+def test_the_preview_judges_the_service_with_the_planned_gate_in_place(box, capsys):
+    """Issue 20: with the gate planned, "After these changes" still said "systemd restarts it every 5 s,
+    forever" (HW401, read from the unit as it is now).  The preview reads the unit with the planned drop-in
+    in place, as `check` reads it once the doctor has written it."""
+    fake, home, dropins = box
+    for run in (["--dry-run", "--install-gate"], ["--fix", "--yes", "--install-gate"]):
+        rc, out = doctor(capsys, home, *run)
+        before_apply = out[out.index("After these changes: "):].split("\n$ ")[0].split("\nDone: ")[0]
+        assert "HW401" not in before_apply and "forever" not in before_apply, out
+    assert (dropins / GATE_DROPIN).exists()
+    service.reset()
+    main(["check", "--home", str(home)])
+    assert "HW401" not in capsys.readouterr().out

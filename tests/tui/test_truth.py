@@ -199,3 +199,23 @@ async def test_a_plan_hermes_would_refuse_needs_write_anyway_typed(demo, tmp_pat
     capsys.readouterr()
     assert cli(["check", "--home", str(demo)]) == 78
     assert said == capsys.readouterr().out.splitlines()[-1]
+
+
+async def test_review_stops_saying_forever_once_the_gate_is_planned(box):  # noqa: F811
+    """Issue 20: Review read the unit as it is now, so with the gate drop-in in its service steps it still said
+    "systemd restarts it every 5 s, forever" (HW401).  It judges the unit with the planned drop-in; unticking
+    the service steps brings the warning back, because then it is true."""
+    from textual.widgets import Checkbox
+
+    fake, home, dropins = box
+    app = WizardApp(home, mode="doctor")
+    async with app.run_test(size=(120, 50)) as pilot:
+        await pilot.press("r")
+        await pilot.pause()
+        assert isinstance(app.screen, ReviewScreen)
+        assert any(step.variant == "gate" for step in app.screen.service_steps)
+        assert "HW401" not in text_of(app.screen, "#findings") and "forever" not in text_of(app.screen, "#findings")
+        app.screen.query_one("#run-service", Checkbox).value = False
+        await pilot.pause()
+        await pilot.pause()
+        assert "HW401" in text_of(app.screen, "#findings")

@@ -121,7 +121,7 @@ def _doctor(args, homes, runner) -> int:
             from wizard.faces.outcome import planned
 
             _say(render_diff(repair.plan).rstrip("\n"))
-            for line in planned(repair.after).lines():
+            for line in planned(_with_gate(report, repair, service.steps)).lines():
                 _say(line)
         if service.steps:
             _say(render_service(service.steps).rstrip("\n"))
@@ -272,3 +272,15 @@ def _words(report) -> str:
     from wizard.judge.report import verdict_clause
 
     return "unknown" if report is None else verdict_clause(report)
+
+
+def _with_gate(report, repair, steps):
+    """The home as the repair leaves it, its service read with the planned drop-ins in place (a loop the
+    planned gate ends is not "restarted forever" in the preview)."""
+    if not any(getattr(step, "variant", None) for step in steps):
+        return repair.after
+    from wizard.plan.answers import preview
+    from wizard.service.scope import planned_dropins
+
+    with planned_dropins(steps):
+        return preview(report, repair.plan)

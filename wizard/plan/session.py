@@ -163,9 +163,15 @@ class Session:
     def pending(self) -> int:
         return len(self.plan().changes)
 
-    def outlook(self):
-        """The HomeReport of the home as it will be once `plan()` is applied (the report itself when nothing is)."""
+    def outlook(self, service_steps=()):
+        """The HomeReport of the home as it will be once `plan()` is applied (the report itself when nothing is);
+        with `service_steps`, their drop-ins read as written too (wizard/service/scope.py planned_dropins)."""
         plan = self.plan()
+        if any(getattr(step, "variant", None) for step in service_steps):
+            from wizard.service.scope import planned_dropins
+
+            with planned_dropins(service_steps):
+                return preview(self.report, plan)
         return preview(self.report, plan) if plan else self.report
 
     def applied(self, report) -> None:

@@ -137,7 +137,7 @@ def review(asker, session, steps) -> bool:
     from wizard.faces.outcome import planned
     from wizard.plan.service_steps import render_service
 
-    plan, outlook = session.plan(), session.outlook()
+    plan, outlook = session.plan(), session.outlook(steps)  # a planned gate read as written
     asker.say()
     if plan.changes:
         asker.say(f"{plural(len(plan.changes), 'change')} in {' and '.join(plan.files())} (secrets shown as ••••••):")
