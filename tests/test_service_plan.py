@@ -149,3 +149,23 @@ def test_the_preview_judges_the_service_with_the_planned_gate_in_place(box, caps
     service.reset()
     main(["check", "--home", str(home)])
     assert "HW401" not in capsys.readouterr().out
+
+
+def test_check_service_names_one_command_for_the_loop_and_it_stops_it(box, capsys):
+    """Issue 20: `check --service` on a looping home gave the operator different commands (HW301: doctor --fix
+    --restart; HW401, HW404: doctor --fix --install-gate --restart).  Every loop finding now names the same one,
+    and running exactly that command stops the loop: the gateway runs, the gate is in place."""
+    import shlex
+
+    fake, home, dropins = box
+    service.reset()
+    main(["check", "--service", "--format", "json", "--home", str(home)])
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    loop = {f["code"]: f["fix"] for f in findings if f["code"] in ("HW301", "HW401", "HW404")}
+    assert set(loop) == {"HW301", "HW401", "HW404"}, findings
+    assert len(set(loop.values())) == 1, loop
+    command = shlex.split(next(iter(loop.values())))
+    assert command[:2] == ["hermes-wizard", "doctor"], command
+    rc, out = doctor(capsys, home, *command[2:], "--yes")
+    assert rc == 0 and "Verified: the gateway is running" in out, out
+    assert (dropins / GATE_DROPIN).exists()
