@@ -169,3 +169,17 @@ def test_check_service_names_one_command_for_the_loop_and_it_stops_it(box, capsy
     rc, out = doctor(capsys, home, *command[2:], "--yes")
     assert rc == 0 and "Verified: the gateway is running" in out, out
     assert (dropins / GATE_DROPIN).exists()
+
+
+def test_a_running_gateway_with_a_problem_left_is_not_verified(box, capsys):
+    """Issue 20: "Verified" only where check exits 0.  The unpaired WhatsApp kept (--dead-transport keep): the
+    restart is watched and the gateway runs, but check still exits 1 (HW201), so the doctor says "Running",
+    check's own verdict line, and pairing WhatsApp as the next step — never "Verified"."""
+    fake, home, dropins = box
+    rc, out = doctor(capsys, home, "--fix", "--yes", "--install-gate", "--dead-transport", "keep")
+    assert rc == 1, out
+    assert "Running: the gateway is running" in out and "Verified" not in out, out
+    service.reset()
+    assert main(["check", "--home", str(home)]) == 1
+    verdict = capsys.readouterr().out.splitlines()[-1]
+    assert verdict in out.splitlines(), (verdict, out)

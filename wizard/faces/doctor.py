@@ -183,8 +183,10 @@ def _said_after(result, plan, home, facts, base_env, args) -> list[int]:
                 _say(line)
     for line in result.service_lines:
         _say(visible(line))
-    for outcome in result.restarts:
-        _say(f"Verified: {outcome.words}." if outcome.ok else f"Not fixed: {outcome.words}.")
+    from wizard.faces.outcome import restart_lines
+
+    for line in restart_lines(result, said.clean):
+        _say(line)
     if result.running is False or result.gate_not_done:  # a service step asked for and not done
         codes.append(1)
     restarted = {step.unit for step in plan.service if step.action == "restart"}

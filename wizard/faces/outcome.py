@@ -116,3 +116,10 @@ def refusal_words(report) -> str:
     """Why Apply is off for the home as the plan would leave it (`report.would_start` is False)."""
     return ("Apply is off: with these changes Hermes would refuse to start, and a service manager would restart it "
             "in a loop. Go back and change the answers, or type " + WRITE_ANYWAY + " to write them regardless.")
+
+
+def restart_lines(result, clean: bool) -> list[str]:
+    """What each watched restart came to.  "Verified" is kept for a clean home (what `check` exits 0 for): a
+    gateway that runs with a problem left (an unpaired WhatsApp) is "Running", never "Verified"."""
+    ok = VERIFIED if clean else "Running: "
+    return [f"{ok if o.ok else 'Not fixed: '}{o.words}." for o in result.restarts]

@@ -193,7 +193,8 @@ def _result(asker, result, home) -> None:
         asker.say(opened)
     if said.findings:
         asker.say("\n".join(said.findings), indent="  ")
-    for line in result.service_lines + [("Verified: " if o.ok else "Not fixed: ") + o.words + "."
-                                        for o in result.restarts]:
+    from wizard.faces.outcome import restart_lines
+
+    for line in result.service_lines + restart_lines(result, said.clean):
         asker.say(visible(line))
     asker.say(visible(said.next_step))
