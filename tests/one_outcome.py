@@ -133,13 +133,11 @@ def answers_yaml(kind: str, session: dict[str, str]) -> tuple[str, dict[str, str
     return "\n".join(lines) + "\n", env
 
 
-def flags_for(kind: str, session: dict[str, str]) -> tuple[list[str], dict[str, str]] | None:
-    """The session as `setup` flags (one --platform per run), or None when it needs two."""
+def flags_for(kind: str, session: dict[str, str]) -> tuple[list[str], dict[str, str]]:
+    """The session as `setup` flags: each --platform with its own flags after it, --disable for the others."""
     from wizard.judge.masking import is_secret_name
 
     configured = [name for name, mode in session.items() if mode != "disabled"]
-    if len(configured) > 1:
-        return None
     argv, env = [], {}
     for name in session:
         if session[name] == "disabled":

@@ -117,10 +117,7 @@ def test_answers_file_plugin_and_doctor_end_on_checks_line(case, tmp_path, capsy
         held_to_check(capsys, out, home, f"doctor {_id(case)}")
 
 
-FLAG_CASES = [case for case in CASES if flags_for(case[0], case[2]) is not None]
-
-
-@pytest.mark.parametrize("case", FLAG_CASES, ids=_id)
+@pytest.mark.parametrize("case", CASES, ids=_id)
 def test_flags_end_on_checks_line(case, tmp_path, capsys, monkeypatch):
     kind, _, session = case
     home = make_home(kind, tmp_path)
