@@ -46,10 +46,13 @@ class AccessScreen(WizardScreen):
         self.spec = PLATFORMS[platform]
 
     def compose(self) -> ComposeResult:
-        report = self.wizard.report
+        # What the plan will leave (the doctor's repair, other answers), not what is on disk: the choice
+        # shown first is the one Review would write if the user keeps it.
+        report = self.wizard.previewed()
         answer = self.wizard.session.answer(self.platform)
         drafts = answer.drafts  # what was on this screen when the user last left it with Esc
-        mode = drafts.get("access") or answer.access or current_access(report, self.platform)
+        mode = drafts.get("access") or answer.access or current_access(report, self.platform,
+                                                                        before=self.wizard.report)
         words = {m: ACCESS_WORDS[m].format(platform=self.platform, label=self.spec.label,
                                            allow_all=self.spec.allow_all_env or "its allow-all variable")
                  for m in ACCESS_MODES}

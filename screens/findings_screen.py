@@ -1,4 +1,5 @@
-"""Findings (doctor mode): what is wrong, the safe default fix for each, then Review."""
+"""Findings (doctor mode): what is wrong, the safe default fix for each, then Review.  The notes on what will be
+done are the plan's (wizard/faces/plan_words.py), redrawn whenever the screen comes back into view."""
 
 from __future__ import annotations
 
@@ -70,6 +71,10 @@ class FindingsScreen(WizardScreen):
     def on_mount(self) -> None:
         self._replan()
 
+    def on_screen_resume(self) -> None:
+        """Back from a platform's screens: the notes follow the plan as the answers left it."""
+        self._replan()
+
     def _choice(self, set_id: str, default: str) -> str:
         sets = self.query(f"#{set_id}")
         if not sets:
@@ -88,7 +93,9 @@ class FindingsScreen(WizardScreen):
         waiting = session.needs_confirming()
         for widget_id in ("#confirm-open-label", "#confirm-open"):
             self.query_one(widget_id).display = bool(waiting) or options.open_policy == "optin"
-        notes = list(repair.notes) + [f"not fixed: {line}" for line in repair.unfixable]
+        from wizard.faces.plan_words import plan_notes
+
+        notes = plan_notes(session, repair) + [f"not fixed: {line}" for line in repair.unfixable]
         if waiting:
             notes.insert(0, f"Not opened until you type its name: {', '.join(waiting)} (until then Hermes still "
                             "refuses to start).")

@@ -1,19 +1,20 @@
 """Review: the plan as a per-file diff with secrets masked, the service steps (doctor), and what `check`
 would say about the home as it will be — its verdict line, every finding, and every platform left open
-to everyone, in words.  Apply (Ctrl+S, focused by default) is the only way to write."""
+to everyone, in words.  Apply (Ctrl+S, focused by default) is the only way to write; for a plan after which
+Hermes would refuse to start it is off, with why, until the user types "write anyway" (outcome.WRITE_ANYWAY)."""
 
 from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Button, Checkbox, Footer, Static
+from textual.widgets import Button, Checkbox, Footer, Input, Static
 
 from screens.base import WizardScreen
 from screens.messages import ChangesApplied
 from screens.widgets import DiffView, findings_content, wizard_header
 from wizard.core.safetext import visible_lines
-from wizard.faces.wording import findings_lines, open_words, plural
+from wizard.faces.wording import open_words, plural
 from wizard.plan.changes import render_diff
 
 HELP = """# Review
@@ -23,11 +24,13 @@ been written yet.
 **Apply** (Ctrl+S) backs up every file it touches into `<home>/.wizard-backups/`, writes atomically, reads
 the files back and judges them again. In the doctor, the service steps (stop a loop, the gate drop-in,
 restart and watch it) run with it when their box is ticked. Esc goes back to change your answers.
+If Hermes would refuse to start with these changes, Apply is off until you type `write anyway`.
 """
 
 
 class ReviewScreen(WizardScreen):
     HELP = HELP
+    run_service = True  # the doctor's service steps run with Apply unless their box is unticked
     BINDINGS = [Binding("escape", "app.pop_screen", "Back"), Binding("ctrl+s", "apply", "Apply")]
 
     def compose(self) -> ComposeResult:
@@ -35,6 +38,8 @@ class ReviewScreen(WizardScreen):
         plan = self.wizard.plan()
         outlook = self.wizard.previewed()
         self.service_steps, service_notes = self._service_plan(plan, outlook)
+        if self.service_steps and self.run_service:  # the service as the steps leave it (a planned gate)
+            outlook = self.wizard.session.outlook(self.service_steps)
         yield wizard_header()
         files = " and ".join(plan.files())
         yield Static(f"{plural(len(plan.changes), 'change')} in {files}" if plan.changes else "No file changes",
@@ -46,24 +51,31 @@ class ReviewScreen(WizardScreen):
             if self.service_steps:
                 from wizard.plan.service_steps import render_service
 
-                yield Checkbox("Also run the service steps below", value=True, id="run-service")
+                yield Checkbox("Also run the service steps below", value=self.run_service, id="run-service")
                 yield Static(visible_lines(render_service(self.service_steps)), id="service", markup=False)
             if service_notes:  # a gate the doctor will not install, and why (the line `doctor` prints)
                 yield Static(visible_lines("\n".join(service_notes)), id="service-notes", classes="warning-text",
                              markup=False)
-            from wizard.judge.report import verdict_clause
+            from wizard.faces.outcome import planned
 
-            ok = outlook.would_start and not outlook.errors()
-            yield Static(visible_lines(f"After these changes, {verdict_clause(outlook)}."), id="after",
-                         classes="verdict-ok" if ok else "verdict-bad", markup=False)
+            said = planned(outlook)
+            yield Static(visible_lines(said.verdict), id="after", classes="verdict-ok" if said.clean
+                         else "verdict-bad", markup=False)
             opened = open_words(outlook)
             if opened:
                 yield Static(opened, id="open-to-everyone", classes="warning-text", markup=False)
-            found = findings_lines(outlook)
+            found = list(said.findings)
             yield Static(findings_content(found) if found else "No findings.", id="findings", markup=False)
+        self.refused = not outlook.would_start  # Apply stays off until "write anyway" is typed
+        if self.refused:
+            from wizard.faces.outcome import WRITE_ANYWAY, refusal_words
+
+            yield Static(refusal_words(outlook), id="refusal", classes="error-text", markup=False)
+            yield Input(placeholder=WRITE_ANYWAY, id="write-anyway")
         yield Static("", id="message", classes="error-text", markup=False)
         with Horizontal(classes="buttons"):
-            yield Button("Apply", variant="success", id="apply", disabled=not (plan or self.service_steps))
+            yield Button("Apply", variant="success", id="apply",
+                         disabled=self.refused or not (plan or self.service_steps))
             yield Button("Back", id="back")
         yield Footer()
 
@@ -94,6 +106,10 @@ class ReviewScreen(WizardScreen):
                        value=session.secrets_in_keyring, id="keep-in-keyring")
 
     def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
+        if event.checkbox.id == "run-service" and event.value != self.run_service:
+            self.run_service = event.value
+            self.refresh(recompose=True)  # the verdict and findings with or without the gate
+            return
         if event.checkbox.id == "keep-in-keyring" and event.value != self.wizard.session.secrets_in_keyring:
             self.wizard.session.secrets_in_keyring = event.value
             self.refresh(recompose=True)  # the diff, the verdict and the findings follow the choice
@@ -101,6 +117,17 @@ class ReviewScreen(WizardScreen):
     def on_mount(self) -> None:
         apply = self.query_one("#apply", Button)
         (apply if not apply.disabled else self.query_one("#back", Button)).focus()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        """Only the typed words turn Apply on for a plan Hermes would refuse (never a default, never a key)."""
+        if event.input.id == "write-anyway":
+            from wizard.faces.outcome import WRITE_ANYWAY
+
+            self.query_one("#apply", Button).disabled = event.value.strip().lower() != WRITE_ANYWAY
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "write-anyway":
+            self.action_apply()  # does nothing while Apply is off
 
     def _service_plan(self, plan, outlook) -> tuple[tuple, list[str]]:
         """The doctor's service steps for this home (none in setup, none without a systemd unit), and what

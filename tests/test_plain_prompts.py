@@ -46,7 +46,7 @@ def test_setup_from_an_empty_home_enables_telegram_with_pairing(tmp_path, capsys
     out = capsys.readouterr().out
     assert rc == 0
     assert "TELEGRAM_BOT_TOKEN=••••••" in out  # the review's masked diff
-    assert "After these changes, the gateway will start (telegram)." in out
+    assert "After these changes: the gateway will start (telegram)." in out
     assert "Verified: the gateway will start (telegram)." in out
     assert "Pairing (recommended). A stranger who messages the bot gets a one-time code" in out
     assert TOKEN not in out
@@ -91,7 +91,7 @@ def test_doctor_repairs_the_demo_home_and_hermes_agrees(demo, capsys, hermes_ora
     out = capsys.readouterr().out
     assert rc == 0, out
     assert "HW101" in out and "HW201" in out  # the findings first
-    assert "After these changes, the gateway will start (telegram, weixin)." in out
+    assert "After these changes: the gateway will start (telegram, weixin)." in out
     assert "Verified: the gateway will start (telegram, weixin)." in out
     env = (demo / ".env").read_text()
     assert "WEIXIN_DM_POLICY=pairing" in env and "WHATSAPP_ENABLED=false" in env
@@ -102,11 +102,23 @@ def test_doctor_repairs_the_demo_home_and_hermes_agrees(demo, capsys, hermes_ora
 
 def test_doctor_opens_a_platform_only_when_its_name_is_typed(demo, capsys):
     optin = DOWN * 2 + "\r"
-    rc = plain("doctor", demo, optin, "\r", "\r", "\r", "y\r")  # opt-in chosen, the name not typed
+    # opt-in chosen, the name not typed, review; Hermes would refuse: only "write anyway" writes it
+    rc = plain("doctor", demo, optin, "\r", "\r", "\r", "write anyway\r")
     out = capsys.readouterr().out
     assert "Not opened, its name was not typed: weixin" in out
     assert "WEIXIN_ALLOW_ALL_USERS=true" not in (demo / ".env").read_text()
-    assert rc == 78 and "Written, but: the gateway will refuse to start" in out  # the truth, not "Verified"
+    assert rc == 78 and "Verdict: the gateway will refuse to start" in out  # the truth, not "Verified"
+
+
+def test_a_plan_hermes_would_refuse_is_not_applied_by_a_yes(demo, capsys):
+    """Issue 20: "y" (the answer to every other review) is not enough to write a plan Hermes refuses; the
+    review says why Apply is off, Enter goes back, and quitting leaves every byte as it was."""
+    before = tree(demo)
+    optin = DOWN * 2 + "\r"
+    rc = plain("doctor", demo, optin, "\r", "\r", "\r", "y\r", "quit\r")
+    out = " ".join(capsys.readouterr().out.split())
+    assert "Apply is off: with these changes Hermes would refuse to start" in out
+    assert rc == 0 and "No changes were made." in out and tree(demo) == before
 
 
 def test_review_answered_no_goes_back_and_quitting_writes_nothing(demo, capsys):
@@ -166,15 +178,17 @@ def test_the_setup_gateway_step_explains_access_and_writes_exactly_the_opt_in(de
     from wizard.faces.plain import run_platform_step
 
     up = "\x1b[A"
-    # access: from the current (open) up to pairing; IDs: none; groups: as they are; apply
-    with keys(up * 2 + "\r", "\r", "\r", "y\r"):
+    # access: from the current (open) up to pairing; IDs: none; groups: as they are; the demo's weixin still
+    # refuses (this step answers for whatsapp only), so the review asks for "write anyway" before it writes
+    with keys(up * 2 + "\r", "\r", "\r", "write anyway\r"):
         rc = run_platform_step("whatsapp", demo, width=80)
     out = capsys.readouterr().out
     assert "hermes-wizard: whatsapp as Hermes will see it" in out and "creds.json" in out
     assert "Pairing (recommended)" in out and "After these changes" in out
     env = (demo / ".env").read_text()
+    assert "WHATSAPP_DM_POLICY=pairing" in env
     assert "WHATSAPP_ALLOW_ALL_USERS=true" not in env and "GATEWAY_ALLOW_ALL_USERS" not in env
-    assert rc in (0, 78)  # the demo's weixin may still refuse: this step answers for whatsapp only
+    assert rc == 78 and "Verdict: the gateway will refuse to start — Hermes stops at weixin" in " ".join(out.split())
     hermes = hermes_oracle.evaluate(demo)
     assert "whatsapp" not in (hermes["refusal_reason"] or "")
 

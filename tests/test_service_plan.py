@@ -59,27 +59,34 @@ def test_a_gate_alone_is_a_plan_too_and_undone_alike(box, capsys):
     assert rc == 0 and not (dropins / GATE_DROPIN).exists(), out
 
 
-def test_a_dropin_that_cannot_be_written_leaves_the_files_as_they_were(box, capsys):
+def test_a_dropin_that_cannot_be_written_keeps_the_file_repair_and_says_so(box, capsys):
+    """Issue 20: the file repair is what stops the loop; a gate that cannot be installed is taken back alone,
+    said ("Gate not installed"), and exits 1 — before, the whole repair was rolled back with it."""
     fake, home, dropins = box
     original = (home / ".env").read_bytes()
     dropins.parent.mkdir(parents=True, exist_ok=True)
     dropins.write_text("a file where the drop-in folder should be")  # mkdir fails
     rc, out = doctor(capsys, home, "--fix", "--yes", "--install-gate")
     assert rc == 1
-    assert "put back as before: nothing was changed" in out and "left stopped" in out
-    assert (home / ".env").read_bytes() == original
-    assert "systemctl restart" not in verbs(fake)
+    assert "Gate not installed: " in out and "The file changes were applied and kept" in out, out
+    assert (home / ".env").read_bytes() != original and "WEIXIN_DM_POLICY=pairing" in (home / ".env").read_text()
+    assert dropins.read_text() == "a file where the drop-in folder should be"
+    assert "systemctl restart" in verbs(fake)  # the loop it stopped is started again on the repaired home
 
 
-def test_a_reload_that_fails_takes_the_dropin_back_out(box, capsys):
+def test_a_reload_that_fails_takes_only_the_dropin_back_out(box, capsys):
+    """No user bus (over SSH): systemd cannot be told about the drop-in.  The drop-in goes, the repair stays."""
     fake, home, dropins = box
     original = (home / ".env").read_bytes()
     fake.state["fail"] = {"daemon-reload": [1, "Access denied"]}
     fake.save()
     rc, out = doctor(capsys, home, "--fix", "--yes", "--install-gate")
     assert rc == 1
-    assert "systemd did not read the drop-in" in out and "taken back out" in out
-    assert not (dropins / GATE_DROPIN).exists() and (home / ".env").read_bytes() == original
+    assert "Gate not installed: systemd did not read the drop-in" in out and "taken back out" in out, out
+    assert not (dropins / GATE_DROPIN).exists()
+    assert (home / ".env").read_bytes() != original and "WEIXIN_DM_POLICY=pairing" in (home / ".env").read_text()
+    capsys.readouterr()
+    assert main(["check", "--home", str(home)]) in (0, 1)  # the home starts: the loop is over
 
 
 def test_installing_the_fallback_then_undo_puts_nothing_of_ours_back(box, capsys):
@@ -128,3 +135,52 @@ def test_a_hostile_backup_set_cannot_steer_what_is_removed(box, capsys):
     rc, out = undo(capsys, home)
     assert rc == 0, out
     assert mine.read_text() == "[Service]\nEnvironment=THE_ADMINS=own-file\n" and decoy.read_text() == "keep me\n"
+
+
+def test_the_preview_judges_the_service_with_the_planned_gate_in_place(box, capsys):
+    """Issue 20: with the gate planned, "After these changes" still said "systemd restarts it every 5 s,
+    forever" (HW401, read from the unit as it is now).  The preview reads the unit with the planned drop-in
+    in place, as `check` reads it once the doctor has written it."""
+    fake, home, dropins = box
+    for run in (["--dry-run", "--install-gate"], ["--fix", "--yes", "--install-gate"]):
+        rc, out = doctor(capsys, home, *run)
+        before_apply = out[out.index("After these changes: "):].split("\n$ ")[0].split("\nDone: ")[0]
+        assert "HW401" not in before_apply and "forever" not in before_apply, out
+    assert (dropins / GATE_DROPIN).exists()
+    service.reset()
+    main(["check", "--home", str(home)])
+    assert "HW401" not in capsys.readouterr().out
+
+
+def test_check_service_names_one_command_for_the_loop_and_it_stops_it(box, capsys):
+    """Issue 20: `check --service` on a looping home gave the operator different commands (HW301: doctor --fix
+    --restart; HW401, HW404: doctor --fix --install-gate --restart).  Every loop finding now names the same one,
+    and running exactly that command stops the loop: the gateway runs, the gate is in place."""
+    import shlex
+
+    fake, home, dropins = box
+    service.reset()
+    main(["check", "--service", "--format", "json", "--home", str(home)])
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    loop = {f["code"]: f["fix"] for f in findings if f["code"] in ("HW301", "HW401", "HW404")}
+    assert set(loop) == {"HW301", "HW401", "HW404"}, findings
+    assert len(set(loop.values())) == 1, loop
+    command = shlex.split(next(iter(loop.values())))
+    assert command[:2] == ["hermes-wizard", "doctor"], command
+    rc, out = doctor(capsys, home, *command[2:], "--yes")
+    assert rc == 0 and "Verified: the gateway is running" in out, out
+    assert (dropins / GATE_DROPIN).exists()
+
+
+def test_a_running_gateway_with_a_problem_left_is_not_verified(box, capsys):
+    """Issue 20: "Verified" only where check exits 0.  The unpaired WhatsApp kept (--dead-transport keep): the
+    restart is watched and the gateway runs, but check still exits 1 (HW201), so the doctor says "Running",
+    check's own verdict line, and pairing WhatsApp as the next step — never "Verified"."""
+    fake, home, dropins = box
+    rc, out = doctor(capsys, home, "--fix", "--yes", "--install-gate", "--dead-transport", "keep")
+    assert rc == 1, out
+    assert "Running: the gateway is running" in out and "Verified" not in out, out
+    service.reset()
+    assert main(["check", "--home", str(home)]) == 1
+    verdict = capsys.readouterr().out.splitlines()[-1]
+    assert verdict in out.splitlines(), (verdict, out)

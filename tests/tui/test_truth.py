@@ -94,7 +94,7 @@ async def test_review_shows_checks_findings_for_the_home_as_it_will_be(demo, tmp
     capsys.readouterr()
     cli(["check", "--home", str(written), "--format", "json"])
     checked = json.loads(capsys.readouterr().out)
-    codes = [line.split()[1] for line in shown.splitlines()]
+    codes = [line.split()[1] for line in shown.splitlines() if not line.startswith("    Fix: ")]
     assert codes == [f["code"] for f in checked["findings"]] and "HW201" in codes
 
 
@@ -162,3 +162,60 @@ async def test_the_review_says_why_no_gate_is_offered_for_a_refused_folder(box, 
         said = text_of(app.screen, "#service-notes")
         assert said.startswith(f"Gate not planned: {dropins} is a symbolic link")
         assert all(step.action != "dropin" for step in app.screen.service_steps)
+
+
+async def test_a_plan_hermes_would_refuse_needs_write_anyway_typed(demo, tmp_path, capsys):
+    """Issue 20: the doctor's opt-in chosen but the name not typed leaves a plan Hermes refuses.  Review keeps
+    Apply off (Back has focus, Ctrl+S does nothing) and says why; only typing "write anyway" turns it on, and
+    Result then says check's own line for the written files."""
+    from textual.widgets import Button
+
+    before = (demo / ".env").read_bytes()
+    app = WizardApp(demo, mode="doctor")
+    async with app.run_test(size=(100, 40)) as pilot:
+        app.screen.query_one("#open-optin").value = True
+        await pilot.pause()
+        await pilot.press("r")
+        await pilot.pause()
+        assert isinstance(app.screen, ReviewScreen)
+        apply = app.screen.query_one("#apply", Button)
+        assert apply.disabled and app.screen.focused is app.screen.query_one("#back", Button)
+        assert "Apply is off: with these changes Hermes would refuse to start" in text_of(app.screen, "#refusal")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, ReviewScreen) and (demo / ".env").read_bytes() == before
+        field = app.screen.query_one("#write-anyway", Input)
+        field.focus()
+        await pilot.press(*"write anywa")
+        await pilot.pause()
+        assert apply.disabled
+        await pilot.press("y", "enter")
+        for _ in range(50):
+            await pilot.pause(0.05)
+            if isinstance(app.screen, ResultScreen):
+                break
+        assert isinstance(app.screen, ResultScreen)
+        said = text_of(app.screen, "#verified")
+    capsys.readouterr()
+    assert cli(["check", "--home", str(demo)]) == 78
+    assert said == capsys.readouterr().out.splitlines()[-1]
+
+
+async def test_review_stops_saying_forever_once_the_gate_is_planned(box):  # noqa: F811
+    """Issue 20: Review read the unit as it is now, so with the gate drop-in in its service steps it still said
+    "systemd restarts it every 5 s, forever" (HW401).  It judges the unit with the planned drop-in; unticking
+    the service steps brings the warning back, because then it is true."""
+    from textual.widgets import Checkbox
+
+    fake, home, dropins = box
+    app = WizardApp(home, mode="doctor")
+    async with app.run_test(size=(120, 50)) as pilot:
+        await pilot.press("r")
+        await pilot.pause()
+        assert isinstance(app.screen, ReviewScreen)
+        assert any(step.variant == "gate" for step in app.screen.service_steps)
+        assert "HW401" not in text_of(app.screen, "#findings") and "forever" not in text_of(app.screen, "#findings")
+        app.screen.query_one("#run-service", Checkbox).value = False
+        await pilot.pause()
+        await pilot.pause()
+        assert "HW401" in text_of(app.screen, "#findings")

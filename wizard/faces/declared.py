@@ -105,8 +105,8 @@ def _reads(declared, extra_env: dict) -> list[str]:
 
 
 def _apply(args, session) -> int:
-    from wizard.faces.wording import findings_lines, open_words
-    from wizard.judge.report import verdict_clause
+    from wizard.faces import outcome
+    from wizard.faces.wording import open_words
     from wizard.plan.changes import render_diff
     from wizard.write.apply import ApplyError, apply_plan
 
@@ -118,11 +118,14 @@ def _apply(args, session) -> int:
                        "was written (use `secrets: env` to keep them in .env, mode 0600)"])
             return 1
     plan, outlook = session.plan(), session.outlook()
+    home = session.report.home
     if plan:
         _say(render_diff(plan).rstrip("\n"))
-    _say(f"After these changes: {verdict_clause(outlook)}." if plan else
-         f"Nothing to change: the home is already as declared; {verdict_clause(outlook)}.")
-    for line in findings_lines(outlook) + ([open_words(outlook)] if open_words(outlook) else []):
+        said = outcome.planned(outlook)
+    else:  # the files on disk are the home as declared: `check`'s words for them, verified or not
+        _say("Nothing to change: the home is already as declared.")
+        said = outcome.written(outlook, home)
+    for line in said.lines() + ([open_words(outlook)] if open_words(outlook) else []):
         _say(line)
     if not outlook.would_start:
         _say("Nothing was written: Hermes would refuse to start with these answers (see above).")
@@ -138,18 +141,12 @@ def _apply(args, session) -> int:
         return 1
     if result.backup is not None:
         _say(f"Backup: {visible(result.backup)}/")
-    written = result.report
-    if written.would_start:
-        enabled = [row.name for row in written.rows if row.enabled]
-        _say(f"Verified: the gateway will start ({', '.join(enabled) or 'no platforms'}).")
-        from wizard.faces.wording import restart_hint
-
-        _say(f"Next: restart the gateway once, e.g. {restart_hint(session.report.home)}")
-    else:
-        _say(f"Written, but {verdict_clause(written)}.")
-    for line in findings_lines(written) if findings_lines(written) != findings_lines(outlook) else []:
+    done = outcome.written(result.report, home)
+    _say(done.verdict)
+    for line in done.findings if done.findings != said.findings else ():  # listed above when unchanged
         _say(line)
-    return _code(args, written, changed=True, dry=False)
+    _say(done.next_step)
+    return _code(args, result.report, changed=True, dry=False)
 
 
 def _code(args, report, changed: bool, dry: bool) -> int:

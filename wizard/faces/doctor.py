@@ -106,13 +106,23 @@ def _doctor(args, homes, runner) -> int:
             codes.append(1)
         plan = (repair.plan if editing else repair.plan.without_changes()).with_service(service.steps)
         if not repair.plan and not service.steps:
-            _say("Nothing to fix." if report.would_start and not service.unmet else "")
+            from wizard.faces.outcome import is_clean, written
+
+            if report.would_start and not service.unmet and is_clean(report):
+                _say("Nothing to fix.")
+            elif report.would_start:  # nothing the doctor changes, but `check` is not clean: say what it says
+                _say("Nothing the doctor will change; what is left:")
+                for line in written(report, home, restart=_restart_hint(home)).lines():
+                    _say(line)
             codes.append(_verdict(report))
             continue
         acted = True
         if repair.plan:
+            from wizard.faces.outcome import planned
+
             _say(render_diff(repair.plan).rstrip("\n"))
-            _say(f"After these changes: {_words(repair.after)}")
+            for line in planned(_with_gate(report, repair, service.steps)).lines():
+                _say(line)
         if service.steps:
             _say(render_service(service.steps).rstrip("\n"))
         if args.dry_run or not (args.fix or service.steps):
@@ -157,6 +167,9 @@ def _said_after(result, plan, home, facts, base_env, args) -> list[int]:
     after = result.report
     if result.backup is not None:
         _say(f"Backup: {visible(result.backup)}/")
+    from wizard.faces.outcome import written
+
+    said = written(after, home, running=result.running, restart=_restart_hint(home))
     if plan.changes:
         told = None if args.no_verify else _ask_hermes_itself(home, facts, base_env, args.verify)
         hermes_refuses = told is not None and (told.would_start is False or bool(told.error))
@@ -164,16 +177,17 @@ def _said_after(result, plan, home, facts, base_env, args) -> list[int]:
             _say("Written, but the installed Hermes disagrees with hermes-wizard: trust Hermes, and report it "
                  "(`hermes-wizard check --verify --format json`).")
             codes.append(EX_CONFIG)
-        elif after.would_start:
-            enabled = [row.name for row in after.rows if row.enabled]
-            _say(f"Verified: the gateway will start ({', '.join(enabled) or 'no platforms'}).")
         else:
-            _say(f"Written, but {_words(after)}.")
+            _say(said.verdict)
+            for line in said.findings:
+                _say(line)
     for line in result.service_lines:
         _say(visible(line))
-    for outcome in result.restarts:
-        _say(f"Verified: {outcome.words}." if outcome.ok else f"Not fixed: {outcome.words}.")
-    if result.running is False:
+    from wizard.faces.outcome import restart_lines
+
+    for line in restart_lines(result, said.clean):
+        _say(line)
+    if result.running is False or result.gate_not_done:  # a service step asked for and not done
         codes.append(1)
     restarted = {step.unit for step in plan.service if step.action == "restart"}
     for unit in result.stopped:
@@ -181,8 +195,8 @@ def _said_after(result, plan, home, facts, base_env, args) -> list[int]:
             scope = next(step.scope for step in plan.service if step.unit == unit)
             _say(f"{unit} is stopped. Start it once the home is fixed: "
                  f"{' '.join(_systemctl(scope, 'restart', unit))}")
-    if plan.changes and after.would_start and result.running is None and not result.stopped:
-        _say("Next: restart the gateway once, e.g. " + _restart_hint(home))
+    if plan.changes and (result.running is None and not result.stopped or not said.clean):
+        _say(said.next_step)
     verdict = _verdict(after)
     return [verdict] + codes if verdict != EX_CONFIG else [EX_CONFIG]
 
@@ -272,3 +286,15 @@ def _words(report) -> str:
     from wizard.judge.report import verdict_clause
 
     return "unknown" if report is None else verdict_clause(report)
+
+
+def _with_gate(report, repair, steps):
+    """The home as the repair leaves it, its service read with the planned drop-ins in place (a loop the
+    planned gate ends is not "restarted forever" in the preview)."""
+    if not any(getattr(step, "variant", None) for step in steps):
+        return repair.after
+    from wizard.plan.answers import preview
+    from wizard.service.scope import planned_dropins
+
+    with planned_dropins(steps):
+        return preview(report, repair.plan)

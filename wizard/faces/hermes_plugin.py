@@ -158,10 +158,10 @@ def platform_setup(platform: str) -> None:
 def _verdict_lines(platform: str, home: Path) -> list[str]:
     from wizard.core.kinds import Verdict
     from wizard.core.safetext import visible
+    from wizard.faces.outcome import written
     from wizard.faces.selection import profile_name
     from wizard.hermes.v0_19.plugins import HostFacts
     from wizard.judge.engine import evaluate
-    from wizard.judge.report import verdict_clause
 
     facts = HostFacts.detect(home, sys.executable, dict(os.environ))
     report = evaluate(home, profile_name(home), facts=facts)
@@ -173,7 +173,7 @@ def _verdict_lines(platform: str, home: Path) -> list[str]:
                  Verdict.CANNOT_CONNECT: "it cannot connect", Verdict.OPEN: "open", Verdict.OK: "ok"}
         said = "; ".join(part for part in (words.get(row.verdict, str(row.verdict)), visible(row.access)) if part)
         lines = [f"hermes-wizard: {visible(platform)} — {said}."]
-    lines.append(f"hermes-wizard: {verdict_clause(report)}.")
+    lines.append(f"hermes-wizard: {written(report, home).verdict}")  # `check`'s own line, "Verified" only if clean
     if not report.would_start or (row is not None and row.verdict in (Verdict.REFUSES_START, Verdict.OPEN)):
         lines.append(f"To repair it (a diff first, nothing written without your yes): {doctor_command(home)}")
     return lines

@@ -5,6 +5,11 @@
           --i-understand-open telegram] [--group-policy P] [--env KEY=VALUE] [--env-from-env KEY=VAR]
           [--disable whatsapp]... [--save-answers OUT]
 
+Several platforms in one run: each `--platform` takes the flags after it, up to the next `--platform`
+(`--platform telegram --token-from-env TG --platform weixin --token-from-env WX`); a platform named twice,
+flags before any `--platform`, or one flag given twice with different values is a usage error (exit 2,
+nothing written) — never a silent last-wins.
+
 The flags build the same tree an answers file is read into (wizard/plan/answers_file/tree.py), each
 value located by the flag it came from, so both meet one validator and make the same Plan.  "Token"
 is the platform's primary secret (the catalog's token variable, or its only secret credential);
@@ -17,6 +22,7 @@ Contract: `add_arguments` only declares; `wants_declared` says whether `setup` r
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 from wizard.core.kinds import ExitCode
@@ -37,28 +43,66 @@ def add_arguments(setup) -> None:
     setup.add_argument("--secrets", choices=("env", "keyring"),
                        help="where the platforms' secrets are kept: .env (mode 0600, the default) or the OS keyring "
                             "(read by the gateway through this tool's Hermes plugin)")
-    setup.add_argument("--platform", metavar="NAME", help="the platform the flags below configure")
-    token = setup.add_mutually_exclusive_group()
-    token.add_argument("--token-from-env", metavar="VAR", help="the platform's token is in environment variable VAR")
-    token.add_argument("--token-stdin", action="store_true", help="read the platform's token from stdin (one line)")
-    setup.add_argument("--env", metavar="KEY=VALUE", action="append", default=[],
-                       help="a non-secret credential of the platform (e.g. WEIXIN_ACCOUNT_ID=…); repeatable")
-    setup.add_argument("--env-from-env", metavar="KEY=VAR", action="append", default=[],
-                       help="a credential of the platform read from environment variable VAR; repeatable")
-    setup.add_argument("--allow", metavar="ID", action="append", default=[],
-                       help="a user who may use the platform (repeatable, or comma-separated)")
-    setup.add_argument("--policy", choices=("pairing", "allowlist", "open"), help="who may message the bot directly")
-    setup.add_argument("--group-policy", choices=("open", "allowlist", "pairing", "disabled"),
-                       help="what the platform does with group chats (whatsapp, weixin, wecom, qqbot, yuanbao)")
-    setup.add_argument(OPEN_FLAG, metavar="PLATFORM", dest="i_understand_open",
-                       help="required with an open policy, naming the same platform: anyone who can reach it "
-                            "uses the agent")
+    setup.add_argument("--platform", metavar="NAME", action=_NewPlatform, dest="platform",
+                       help="a platform to configure; the flags after it (up to the next --platform) are its own")
+    for flag, kwargs in _PER_PLATFORM:
+        setup.add_argument(flag, action=_ForPlatform, **kwargs)
     setup.add_argument("--disable", metavar="NAME", action="append", default=[], help="turn a platform off; "
                        "repeatable")
 
 
 PLATFORM_FLAGS = ("token_from_env", "token_stdin", "env", "env_from_env", "allow", "policy", "group_policy",
                   "i_understand_open")
+_REPEATED = ("env", "env_from_env", "allow")  # these add up; the others are one value per platform
+
+_PER_PLATFORM: list[tuple[str, dict]] = [
+    ("--token-from-env", dict(metavar="VAR", help="the platform's token is in environment variable VAR")),
+    ("--token-stdin", dict(nargs=0, help="read the platform's token from stdin (one line)")),
+    ("--env", dict(metavar="KEY=VALUE", help="a non-secret credential of the platform (e.g. WEIXIN_ACCOUNT_ID=…); "
+                   "repeatable")),
+    ("--env-from-env", dict(metavar="KEY=VAR", help="a credential of the platform read from environment variable "
+                            "VAR; repeatable")),
+    ("--allow", dict(metavar="ID", help="a user who may use the platform (repeatable, or comma-separated)")),
+    ("--policy", dict(choices=("pairing", "allowlist", "open"), help="who may message the bot directly")),
+    ("--group-policy", dict(choices=("open", "allowlist", "pairing", "disabled"),
+                            help="what the platform does with group chats (whatsapp, weixin, wecom, qqbot, yuanbao)")),
+    (OPEN_FLAG, dict(metavar="PLATFORM", dest="i_understand_open", help="required with an open policy, naming the "
+                     "same platform: anyone who can reach it uses the agent")),
+]
+
+
+class _NewPlatform(argparse.Action):
+    """`--platform NAME`: starts NAME's own set of flags (namespace.platform_groups, in command-line order)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        groups = _groups(namespace)
+        groups.append({"platform": values})
+        setattr(namespace, self.dest, [group["platform"] for group in groups if group.get("platform")])
+
+
+class _ForPlatform(argparse.Action):
+    """A per-platform flag: it belongs to the --platform before it (a group without a platform when none is)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        groups = _groups(namespace)
+        if not groups:
+            groups.append({})
+        group = groups[-1]
+        value = True if self.nargs == 0 else values
+        if self.dest in _REPEATED:
+            group.setdefault(self.dest, []).append(value)
+        else:
+            if self.dest in group and group[self.dest] != value:
+                group.setdefault("_twice", []).append(option_string)
+            group[self.dest] = value
+        setattr(namespace, self.dest, value if self.dest not in _REPEATED else
+                [*(getattr(namespace, self.dest, None) or []), value])
+
+
+def _groups(namespace) -> list[dict]:
+    if getattr(namespace, "platform_groups", None) is None:
+        namespace.platform_groups = []
+    return namespace.platform_groups
 
 
 def wants_declared(args) -> bool:
@@ -75,81 +119,104 @@ def usage_code(args) -> int:
 
 def flags_tree(args, stdin=None):
     """The answers the flags give, as a located tree, and the environment additions they need
-    (a token read from stdin is handed to the validator as if exported under its key's name)."""
-    from wizard.hermes.v0_19.catalog import PLATFORMS
-    from wizard.judge.masking import is_secret_name
+    (a token read from stdin is handed to the validator as if exported under its key's name).
+    Each --platform's own flags are the ones after it (argparse groups them: _NewPlatform/_ForPlatform)."""
     from wizard.plan.answers_file.tree import Item, TreeError
 
     problems: list[str] = []
     extra_env: dict[str, str] = {}
     platforms: dict[str, Item] = {}
-    name = args.platform
+    groups = list(getattr(args, "platform_groups", None) or [])
+    named = [group["platform"] for group in groups if group.get("platform")]
     given = [f"--{flag.replace('_', '-')}" for flag in PLATFORM_FLAGS if getattr(args, flag, None)]
     if args.answers and getattr(args, "secrets", None):
         raise TreeError(["--secrets cannot be combined with --answers: say `secrets: keyring` in the file"])
-    if args.answers and (name or args.disable or given):
+    if args.answers and (named or args.disable or given):
         raise TreeError(["--answers cannot be combined with --platform, --disable or the other answer flags: "
                          "put everything in the file"])
-    if given and not name:
-        raise TreeError([f"{', '.join(given)} configure one platform: name it with --platform"])
-    for off in args.disable:
-        if off == name:
+    if groups and not groups[0].get("platform"):  # flags before any --platform belong to none
+        early = [f"--{flag.replace('_', '-')}" for flag in PLATFORM_FLAGS if flag in groups[0]]
+        raise TreeError([f"{', '.join(early)} configure one platform: name it with --platform before them"])
+    for here, after in zip(groups, groups[1:]):  # `--platform a --platform b --token…`: whose token? never guessed
+        if len(here) == 1:
+            problems.append(f"--platform {here['platform']} --platform {after['platform']}: the flags after "
+                            f"--platform {after['platform']} are its own, and {here['platform']} has none; give "
+                            f"each platform its flags right after its --platform")
+    for twice in sorted({name for name in named if named.count(name) > 1}):
+        problems.append(f"--platform {twice} is given twice: give each platform once, with all its flags after it")
+    if sum("token_stdin" in group for group in groups) > 1:
+        problems.append("--token-stdin: stdin holds one token; give the other platforms' with --token-from-env")
+    for off in args.disable or []:
+        if off in named:
             problems.append(f"--disable {off}: the same platform is configured with --platform")
         platforms[off] = Item({"enabled": Item(False, f"--disable {off}")}, f"--disable {off}")
-    if name:
-        at = f"--platform {name}"
-        fields: dict[str, Item] = {}
-        env: dict[str, Item] = {}
-        if args.token_from_env or args.token_stdin:
-            spec = PLATFORMS.get(name)
-            token_key = _token_key(spec, problems) if spec else None
-            if token_key and args.token_from_env:
-                env[token_key] = Item({"from_env": Item(args.token_from_env, "--token-from-env")}, "--token-from-env")
-            elif token_key:
-                extra_env[token_key] = _read_token(stdin or sys.stdin, problems)
-                env[token_key] = Item({"from_env": Item(token_key, "--token-stdin")}, "--token-stdin")
-        for raw in args.env:
-            key, _, value = raw.partition("=")
-            if not _ or not key:
-                problems.append(f"--env {raw!r}: expected KEY=VALUE")
-            elif is_secret_name(key):
-                problems.append(f"--env {key}=…: a secret is never given on the command line (other users see it "
-                                f"in ps); use --env-from-env {key}=VARIABLE")
-            else:
-                env[key] = Item(value, f"--env {key}")
-        for raw in args.env_from_env:
-            key, _, var = raw.partition("=")
-            if not _ or not key or not var:
-                problems.append(f"--env-from-env {raw!r}: expected KEY=VARIABLE")
-            else:
-                env[key] = Item({"from_env": Item(var, f"--env-from-env {key}")}, f"--env-from-env {key}")
-        if env:
-            fields["env"] = Item(env, at)
-        if args.allow:
-            fields["allowed_users"] = Item([Item(part.strip(), "--allow") for raw in args.allow
-                                            for part in raw.split(",") if part.strip()], "--allow")
-        if args.policy:
-            fields["dm_policy"] = Item(args.policy, "--policy")
-        if args.group_policy:
-            fields["group_policy"] = Item(args.group_policy, "--group-policy")
-        opening = "open" in (args.policy, args.group_policy)
-        if args.i_understand_open and args.i_understand_open != name:
-            problems.append(f"{OPEN_FLAG} {args.i_understand_open}: it must name the platform being opened "
-                            f"({name})")
-        elif args.i_understand_open and not opening:
-            problems.append(f"{OPEN_FLAG}: only with --policy open or --group-policy open")
-        elif opening and not args.i_understand_open:
-            problems.append(f"--policy open: anyone who can reach {name} would use the agent and its tools on this "
-                            f"machine; add {OPEN_FLAG} {name} to confirm")
-        elif opening:
-            fields["allow_all"] = Item(True, OPEN_FLAG)
-        platforms[name] = Item(fields, at)
+    for group in groups:
+        platforms[group["platform"]] = _platform_item(group, problems, extra_env, stdin)
     if problems:
         raise TreeError(problems)
     top = {"platforms": Item(platforms, "flags")}
     if getattr(args, "secrets", None):
         top["secrets"] = Item(args.secrets, "--secrets")
     return Item(top, "flags"), extra_env
+
+
+def _platform_item(group: dict, problems: list[str], extra_env: dict[str, str], stdin):
+    """One --platform and the flags after it, as the answers file's platform entry."""
+    from wizard.hermes.v0_19.catalog import PLATFORMS
+    from wizard.judge.masking import is_secret_name
+    from wizard.plan.answers_file.tree import Item
+
+    name = group["platform"]
+    at = f"--platform {name}"
+    problems += [f"{at}: {flag} is given twice with different values" for flag in group.get("_twice", [])]
+    if "token_from_env" in group and "token_stdin" in group:
+        problems.append(f"{at}: --token-from-env and --token-stdin both give its token: choose one")
+    fields: dict[str, Item] = {}
+    env: dict[str, Item] = {}
+    if group.get("token_from_env") or group.get("token_stdin"):
+        spec = PLATFORMS.get(name)
+        token_key = _token_key(spec, problems) if spec else None
+        if token_key and group.get("token_from_env"):
+            env[token_key] = Item({"from_env": Item(group["token_from_env"], "--token-from-env")}, "--token-from-env")
+        elif token_key:
+            extra_env[token_key] = _read_token(stdin or sys.stdin, problems)
+            env[token_key] = Item({"from_env": Item(token_key, "--token-stdin")}, "--token-stdin")
+    for raw in group.get("env", []):
+        key, _, value = raw.partition("=")
+        if not _ or not key:
+            problems.append(f"--env {raw!r}: expected KEY=VALUE")
+        elif is_secret_name(key):
+            problems.append(f"--env {key}=…: a secret is never given on the command line (other users see it "
+                            f"in ps); use --env-from-env {key}=VARIABLE")
+        else:
+            env[key] = Item(value, f"--env {key}")
+    for raw in group.get("env_from_env", []):
+        key, _, var = raw.partition("=")
+        if not _ or not key or not var:
+            problems.append(f"--env-from-env {raw!r}: expected KEY=VARIABLE")
+        else:
+            env[key] = Item({"from_env": Item(var, f"--env-from-env {key}")}, f"--env-from-env {key}")
+    if env:
+        fields["env"] = Item(env, at)
+    if group.get("allow"):
+        fields["allowed_users"] = Item([Item(part.strip(), "--allow") for raw in group["allow"]
+                                        for part in raw.split(",") if part.strip()], "--allow")
+    policy, group_policy, confirmed = group.get("policy"), group.get("group_policy"), group.get("i_understand_open")
+    if policy:
+        fields["dm_policy"] = Item(policy, "--policy")
+    if group_policy:
+        fields["group_policy"] = Item(group_policy, "--group-policy")
+    opening = "open" in (policy, group_policy)
+    if confirmed and confirmed != name:
+        problems.append(f"{OPEN_FLAG} {confirmed}: it must name the platform being opened ({name})")
+    elif confirmed and not opening:
+        problems.append(f"{OPEN_FLAG}: only with --policy open or --group-policy open")
+    elif opening and not confirmed:
+        problems.append(f"--policy open: anyone who can reach {name} would use the agent and its tools on this "
+                        f"machine; add {OPEN_FLAG} {name} to confirm")
+    elif opening:
+        fields["allow_all"] = Item(True, OPEN_FLAG)
+    return Item(fields, at)
 
 
 def _token_key(spec, problems: list[str]) -> str | None:

@@ -121,14 +121,16 @@ def disk_words(report, name: str) -> str:
     return f"On disk: {visible(tilde(transport.detail))}.{owner}" + (f"\nFix: {fix}" if fix else "")
 
 
-def current_access(report, platform: str) -> str:
-    """The access mode a platform has now (what an access question offers first): pairing for one
-    that is off, open when opted in or open by policy, allowlist when IDs are listed."""
+def current_access(report, platform: str, before=None) -> str:
+    """The access mode a platform has in `report` (what an access question offers first): pairing for one
+    that is off, open when opted in or open by policy, allowlist when IDs are listed.  With `before` (the
+    home on disk, `report` being the plan's outlook): disabled when the plan turns an enabled platform off."""
     from wizard.hermes.v0_19.catalog import PLATFORMS
 
     row = next((r for r in report.rows if r.name == platform), None)
     if row is None or not row.enabled:
-        return "pairing"
+        was = next((r for r in before.rows if r.name == platform), None) if before is not None else None
+        return "disabled" if was is not None and was.enabled else "pairing"
     spec = PLATFORMS[platform]
     if row.opted_in or "open" in (row.dm_policy, row.group_policy):
         return "open"

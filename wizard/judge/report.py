@@ -66,7 +66,7 @@ def render_text(report: HomeReport) -> str:
     if not report.rows or not any(r.enabled for r in report.rows):
         out.append("[!] no messaging platform is enabled: the gateway runs for cron jobs only")
     out.append("")
-    out.append(_verdict_line(report))
+    out.append(verdict_line(report))
     return "\n".join(out)
 
 
@@ -95,7 +95,9 @@ def verdict_clause(report: HomeReport, will: str = "will") -> str:
     return f"the gateway {will} start ({visible(', '.join(enabled)) or 'no platforms'})"
 
 
-def _verdict_line(report: HomeReport) -> str:
+def verdict_line(report: HomeReport) -> str:
+    """The last line `check` prints ("Verdict: …"): every face's outcome sentence is built from it
+    (wizard/faces/outcome.py), so no face tells a friendlier story than `check`."""
     if not report.would_start:
         return f"Verdict: {verdict_clause(report)}. → hermes-wizard doctor"
     errors = len(report.errors())

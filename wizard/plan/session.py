@@ -5,9 +5,9 @@ Reconciled per platform, whatever order the answers came in:
   * typed credentials are kept as typed (a draft survives a revisit and Esc); one that cannot be right
     (wizard.plan.answers.credential_error) never reaches the plan;
   * a platform's own access answer replaces every other access decision for that platform, the
-    doctor's repair included: pairing or allowlist takes that platform's allow-all away; open needs the
-    platform's name typed, in every face, the repair's opt-in too; the global GATEWAY_ALLOW_ALL_USERS is
-    never written;
+    doctor's repair included (its policy changes and its disabling of a dead transport): pairing or
+    allowlist takes that platform's allow-all away; open needs the platform's name typed, in every
+    face, the repair's opt-in too; the global GATEWAY_ALLOW_ALL_USERS is never written;
   * a group policy (`set_group`, the platforms with their own gate only) is written where Hermes reads
     it; a group open to everyone needs the platform's name typed too, and sets that platform's own
     allow-all, which Hermes's startup rule demands for an open group as for open DMs;
@@ -138,7 +138,7 @@ class Session:
 
     def changes(self) -> list[Change]:
         out = [c for c in self.repair if not (c.platform and self._answered(c.platform) is not None
-                                              and _decides_access(c))
+                                              and (_decides_access(c) or _decides_enabled(c)))
                and not (_opens(c) and c.platform not in self.repair_confirmed)
                and not (c.platform in self.platforms and self.platforms[c.platform].group and _decides_group(c))]
         for platform, answer in self.platforms.items():
@@ -178,9 +178,15 @@ class Session:
     def pending(self) -> int:
         return len(self.plan().changes)
 
-    def outlook(self):
-        """The HomeReport of the home as it will be once `plan()` is applied (the report itself when nothing is)."""
+    def outlook(self, service_steps=()):
+        """The HomeReport of the home as it will be once `plan()` is applied (the report itself when nothing is);
+        with `service_steps`, their drop-ins read as written too (wizard/service/scope.py planned_dropins)."""
         plan = self.plan()
+        if any(getattr(step, "variant", None) for step in service_steps):
+            from wizard.service.scope import planned_dropins
+
+            with planned_dropins(service_steps):
+                return preview(self.report, plan)
         return preview(self.report, plan) if plan else self.report
 
     def reread(self, report) -> None:
@@ -210,6 +216,16 @@ def _decides_access(change: Change) -> bool:
     if spec.gate:
         names |= {spec.gate.dm_env, spec.gate.group_env, spec.gate.allow_all_env}
     return change.key in names or change.key.rsplit(".", 1)[-1] in _ACCESS_YAML_LEAVES
+
+
+def _decides_enabled(change: Change) -> bool:
+    """A change that turns a platform on or off (the doctor disabling a dead transport): "disabled" is one of
+    the access answers, so a platform's own answer replaces it too (pairing chosen for an unpaired WhatsApp
+    keeps it enabled, as the user said)."""
+    from wizard.plan.actions import ChangeAction
+
+    return change.action == ChangeAction.DISABLE or change.key.rsplit(".", 1)[-1] == "enabled" \
+        or change.key.endswith("_ENABLED")
 
 
 def _decides_group(change: Change) -> bool:

@@ -6,6 +6,7 @@ checks read unit files and nothing else.  Detection is cached per process.
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from pathlib import Path
 
 _scope: dict = {"unit": None, "runner": None, "root": None, "user_home": None}
@@ -51,11 +52,47 @@ def expected_name(profile: str) -> str:
     return "hermes-gateway" if profile in ("", "default") else f"hermes-gateway-{profile}"
 
 
+@contextmanager
+def planned_dropins(steps):
+    """Within: every unit a plan's drop-in steps write to is read as it will be (the gate or the fallback in
+    place, our other variant gone), so a review judges the service the plan leaves — never "restarts it
+    forever" for a loop the planned gate ends.  Reads nothing new; only the units' own drop-in folders."""
+    from wizard.service.common import VARIANT_FILES
+
+    planned: dict = {}
+    for step in steps:
+        if getattr(step, "variant", None) and step.unit_path is not None and step.text is not None:
+            files = {name: None for name in VARIANT_FILES.values()}
+            files[VARIANT_FILES[step.variant]] = step.text
+            planned[os.fspath(step.unit_path)] = files
+    saved = _scope.get("planned")
+    _scope["planned"] = planned or None  # applied as units are handed out (relevant): the caches stay true
+    try:
+        yield
+    finally:
+        _scope["planned"] = saved
+
+
+def _as_planned(units: list) -> list:
+    planned = _scope.get("planned")
+    if not planned:
+        return units
+    from wizard.service import units as units_mod
+
+    return [units_mod.read_systemd(u.path, u.scope, _scope["root"], _scope["user_home"], planned[os.fspath(u.path)])
+            if u.manager == "systemd" and os.fspath(u.path) in planned else u for u in units]
+
+
 def relevant(home: Path, profile: str = "default") -> tuple[list, list]:
     """(units that run `home`, units that should but run another home).
 
     With `--unit`, only that unit counts.  Otherwise a unit elsewhere is reported only when
     nothing runs `home` and it carries the name Hermes would give `home`'s service."""
+    serving, elsewhere = _relevant(home, profile)
+    return _as_planned(serving), elsewhere
+
+
+def _relevant(home: Path, profile: str) -> tuple[list, list]:
     named = named_unit()
     if named is not None:
         return ([named], []) if named.serves(home) else ([], [named])

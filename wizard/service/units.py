@@ -110,7 +110,10 @@ def _dropins(unit_path: Path, scope: str, root: Path, user_home: Path) -> list[P
     return [chosen[name] for name in sorted(chosen)]
 
 
-def read_systemd(path: Path, scope: str, root: Path | None = None, user_home: Path | None = None) -> Unit:
+def read_systemd(path: Path, scope: str, root: Path | None = None, user_home: Path | None = None,
+                 planned: dict[str, str | None] | None = None) -> Unit:
+    """The unit as systemd reads it; `planned` ({drop-in file name: text, or None for removed}) reads it as
+    it will be once a plan's drop-ins are written in its own drop-in folder (a review's preview)."""
     root, user_home = system_root(root), user_home or Path.home()
     unit = Unit(path, "systemd", scope, path.name)
     reader = _user_of(scope, user_home)
@@ -118,9 +121,17 @@ def read_systemd(path: Path, scope: str, root: Path | None = None, user_home: Pa
     if text is None:
         return unit
     unit.dropins = _dropins(path, scope, root, user_home)
+    if planned:
+        own = unit.dropin_dir
+        kept = {p.name: p for p in unit.dropins if p.name not in planned}
+        kept |= {name: own / name for name, body in planned.items() if body is not None}
+        unit.dropins = [kept[name] for name in sorted(kept)]
     entries = [e for e in parse_ini(text) if e[0] == "Service"]
     for dropin in unit.dropins:
-        body, _ = read_text(dropin, reader)  # unreadable: skipped, as the user's systemd would
+        if planned and dropin.name in planned and dropin.parent == unit.dropin_dir:
+            body = planned[dropin.name]
+        else:
+            body, _ = read_text(dropin, reader)  # unreadable: skipped, as the user's systemd would
         if body is None:
             continue
         found = [e for e in parse_ini(body) if e[0] == "Service"]

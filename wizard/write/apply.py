@@ -46,6 +46,7 @@ class ApplyResult:
     service_lines: list[str] = factory(list)  # what the service steps did, one line each
     service_failures: list[str] = factory(list)
     restarts: list = factory(list)  # wizard.service.actions.Outcome of each restart, watched
+    gate_not_done: str = ""  # why a planned drop-in is not in place (the file repair was kept), or ""
 
     @property
     def running(self) -> bool | None:
@@ -57,7 +58,8 @@ def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None 
                reason: str = "hermes-wizard", facts=None, runner=None) -> ApplyResult:
     """Apply `plan`: its files as above, its service steps (wizard/write/service_apply.py) around them
     — loops stopped before the first file changes, drop-ins written and reloaded after the last (a
-    drop-in that fails puts the files back too: all or nothing), restarts watched last."""
+    drop-in that fails is taken back alone and said in `gate_not_done`: the file repair, which is what
+    ends a loop, is kept), restarts watched last."""
     from wizard.judge.engine import evaluate
     from wizard.write import backups
     from wizard.write import service_apply as service
@@ -125,14 +127,16 @@ def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None 
             if not isinstance(exc, Exception):
                 raise
             raise ApplyError(_failure_words(exc, backup.path) + left) from exc
+        gate_not_done = ""
         try:
             said = service.install_dropins(plan.service, runner)
         except service.ServiceStepError as exc:
-            take_back(stored)
-            backups.restore_files(home, backup, done, FileOps(), instead=latest)
-            backups.close_journal(home, backup)
-            raise ApplyError(f"{exc}, and {', '.join(done) or 'no file'} put back as before: nothing was changed "
-                             f"(a repair without the gate: drop --install-gate).{left}") from exc
+            # The file repair is what ends a loop; the gate only keeps a later refusal from looping.  So a
+            # drop-in that cannot be written or read (no user bus over SSH, a refused folder) is taken back
+            # alone (install_dropins did) and said, and the files stay repaired.
+            gate_not_done = str(exc)
+            said = [f"Gate not installed: {exc}. The file changes were applied and kept (they are what stops "
+                    "the loop); the gate can be added later with hermes-wizard doctor --install-gate."]
         backups.close_journal(home, backup)
         for name, data in contents.items():
             written = read_file(targets[name])
@@ -145,7 +149,7 @@ def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None 
     failures = failures + delete_all(plan.keyring)
     report = evaluate(plan.home, base_env=base_env, facts=facts)
     restarts = service.restart(plan.service, runner)
-    return ApplyResult(backup.path, done, report, stopped, said, failures, restarts)
+    return ApplyResult(backup.path, done, report, stopped, said, failures, restarts, gate_not_done)
 
 
 def _new_mode(after: str | None) -> int:

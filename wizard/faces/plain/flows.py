@@ -6,8 +6,9 @@
           hand → review (with the service steps the doctor TUI offers) → apply → result
 
 Review says what `check` would print for the home as it will be (Session.outlook): the masked diff, the
-verdict clause, every platform left open to everyone, every finding.  It asks "Apply these changes?"
-with No as the default; No goes back to the choices.  Only `apply` writes, through wizard.write.apply,
+verdict line, every platform left open to everyone, every finding.  It asks "Apply these changes?"
+with No as the default; No goes back to the choices.  A plan after which Hermes would refuse to start is
+applied only when "write anyway" is typed (as in the TUI's Review).  Only `apply` writes, through wizard.write.apply,
 and "Verified" is said only when the files read back judge clean.
 
 Contract: `setup` and `doctor` only ask (a KeyboardInterrupt or EOFError from them means nothing was
@@ -21,7 +22,7 @@ from typing import Any
 
 from wizard.core.safetext import visible
 from wizard.faces.plain.platforms import platform_menu
-from wizard.faces.wording import findings_lines, open_words, plural, restart_hint, ssh_note, tilde, verdict_words
+from wizard.faces.wording import open_words, plural, ssh_note, tilde, verdict_words
 from wizard.plan.changes import render_diff
 
 ECHO_WARNING = ("This terminal cannot turn echo off: what you type for a secret would be shown on screen (and "
@@ -133,10 +134,10 @@ def _service_steps(session, home, profile) -> tuple:
 
 def review(asker, session, steps) -> bool:
     """The plan and what `check` will say of its result; True when the user confirms (default No)."""
-    from wizard.judge.report import verdict_clause
+    from wizard.faces.outcome import planned
     from wizard.plan.service_steps import render_service
 
-    plan, outlook = session.plan(), session.outlook()
+    plan, outlook = session.plan(), session.outlook(steps)  # a planned gate read as written
     asker.say()
     if plan.changes:
         asker.say(f"{plural(len(plan.changes), 'change')} in {' and '.join(plan.files())} (secrets shown as ••••••):")
@@ -145,14 +146,21 @@ def review(asker, session, steps) -> bool:
         asker.say("No file changes.")
     if steps:
         asker.show(render_service(steps))
-    asker.say(f"After these changes, {verdict_clause(outlook)}.")
+    said = planned(outlook)
+    asker.say(said.verdict)
     opened = open_words(outlook)
     if opened:
         asker.say(opened)
-    asker.say("\n".join(findings_lines(outlook)) or "No findings.", indent="  ")
+    asker.say("\n".join(said.findings) or "No findings.", indent="  ")
     if not (plan or steps):
         asker.say("Nothing to apply.")
         return False
+    if not outlook.would_start:  # never applied by accident: the words typed, as the TUI's Review asks
+        from wizard.faces.outcome import WRITE_ANYWAY, refusal_words
+
+        asker.say(refusal_words(outlook))
+        typed = asker.text(f"Type {WRITE_ANYWAY} to write them regardless (Enter goes back):")
+        return typed.strip().lower() == WRITE_ANYWAY
     return asker.confirm("Apply these changes?", default=False)
 
 
@@ -172,28 +180,21 @@ def apply(asker, session, steps) -> Outcome:
 
 
 def _result(asker, result, home) -> None:
-    from wizard.judge.report import verdict_clause
+    from wizard.faces.outcome import written
 
     report = result.report
-    starts = report.would_start
-    clean = starts and not report.errors()
+    said = written(report, home, running=result.running)
     asker.say(f"Written: {', '.join(result.written) or 'no file'}")
     if result.backup is not None:
         asker.say(f"Backup: {visible(tilde(str(result.backup)))}/")
-    head = "Verified: " if clean else ("Written; the gateway will start, but: " if starts else "Written, but: ")
-    asker.say(f"{head}{verdict_clause(report)}.")
+    asker.say(said.verdict)
     opened = open_words(report)
     if opened:
         asker.say(opened)
-    left = [line for line in findings_lines(report) if not (clean and line.startswith("·"))]
-    if left:
-        asker.say("\n".join(left), indent="  ")
-    for line in result.service_lines + [("Verified: " if o.ok else "Not fixed: ") + o.words + "."
-                                        for o in result.restarts]:
+    if said.findings:
+        asker.say("\n".join(said.findings), indent="  ")
+    from wizard.faces.outcome import restart_lines
+
+    for line in result.service_lines + restart_lines(result, said.clean):
         asker.say(visible(line))
-    if not starts:
-        asker.say("Next: run hermes-wizard doctor again to see what is left.")
-    elif result.running:
-        asker.say("Next: nothing — the gateway is running.")
-    else:
-        asker.say(f"Next: restart the gateway once: {visible(tilde(restart_hint(home)))}")
+    asker.say(visible(said.next_step))

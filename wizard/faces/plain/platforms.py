@@ -108,14 +108,14 @@ def choose_access(asker, session, name: str) -> None:
     from wizard.plan.session import AnswerError
 
     spec = PLATFORMS[name]
-    report = session.report
+    report = session.outlook()  # as the plan will leave it (the doctor's repair included), as the TUI's Access
     answer = session.answer(name)
     asker.say(f"\nWho may use the agent through {spec.label}? {AGENT_WARNING}")
     allow_all = spec.allow_all_env or "its allow-all variable"
     for mode in ACCESS_MODES:
         asker.say(ACCESS_WORDS[mode].format(platform=name, label=spec.label, allow_all=allow_all), indent="  * ",
                   hang=0)
-    mode = answer.access or current_access(report, name)
+    mode = answer.access or current_access(report, name, before=session.report)
     while True:
         mode = asker.choose(f"Access for {name}:", [(m.capitalize() + (" (recommended)" if m == "pairing" else ""),
                                                      m) for m in ACCESS_MODES], default=mode)
@@ -137,7 +137,7 @@ def choose_access(asker, session, name: str) -> None:
             break
         except AnswerError as exc:
             asker.say(str(exc), indent="  ")
-    if spec.gate is not None:
+    if spec.gate is not None and mode != "disabled":  # no group question for a platform turned off
         choose_group(asker, session, name)
 
 

@@ -30,9 +30,11 @@ def restart_loop(ctx: Context):
         last = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(starts[-1]))
         parts.append(f"gateway-starts.log has {burst} starts less than a minute apart (last {last})")
     still = "" if ctx.violations or ctx.effective.crash else " — the current config would start, so restart it once"
+    from wizard.judge.checks.service import stop_loop_command  # here: registering service's checks stays in order
+
     yield Hit(reason.split(":", 1)[0] if isinstance(reason, str) and ":" in reason else None,
               "; ".join(parts) + still + ".",
-              "hermes-wizard doctor --fix --restart (it restarts the service that runs this home, and watches it)",
+              stop_loop_command(ctx.home, ctx.snapshot.profile, starts=bool(still)),  # as every loop finding
               None if (ctx.violations or ctx.effective.crash) else "warning")
 
 

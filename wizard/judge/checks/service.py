@@ -30,6 +30,21 @@ def _version(unit) -> str:
     return ""
 
 
+def stop_loop_command(home, profile: str, starts: bool = False) -> str:
+    """The one command that stops a restart loop of `home` (every loop finding's fix names it): repair the
+    files, add the gate where the unit restarts a refusal without one, restart the service and watch it.
+    `starts`: the files already pass, so without a systemd unit only a start is left to do."""
+    serving, _ = service.relevant(home, profile)
+    units = [u for u in serving if u.manager == "systemd" and not u.error]
+    if not units:
+        then = "restart the service once" if serving else "start the gateway once (hermes gateway run)"
+        return then if starts else f"hermes-wizard doctor --fix, then {then}"
+    unit = units[0]
+    gate = " --install-gate" if unit.gate is None and unit.restart in ("always", "on-success") else ""
+    return f"hermes-wizard doctor --fix{gate} --restart" + (f" --unit {unit.path}" if service.named_unit() is unit
+                                                            else "")
+
+
 def _where(unit) -> str:
     return f"{unit.name} ({unit.label}, {unit.path})"
 
@@ -66,9 +81,9 @@ def restarts_refusal(ctx: Context):
             hermes = f"Hermes {version}" if version else "Hermes 0.19"
             yield Hit(None, f"{now}{_where(unit)} has Restart={unit.restart}: {hermes} exits 0 when it refuses "
                       "to start, so systemd restarts it every 5 s, forever.",
-                      ("hermes-wizard doctor --fix --install-gate --restart" if refusing else
-                       "hermes-wizard doctor --install-gate")
-                      + (f" --unit {unit.path}" if service.named_unit() is unit else ""),
+                      stop_loop_command(ctx.home, ctx.snapshot.profile) if refusing else
+                      "hermes-wizard doctor --install-gate" + (f" --unit {unit.path}" if service.named_unit() is unit
+                                                              else ""),
                       "error" if refusing else None)
         elif unit.restart == "always":
             from wizard.service.supervisors import advice
@@ -137,10 +152,9 @@ def restart_loop(ctx: Context):
         for problem in evidence.problems:
             yield Hit(None, f"{unit.name}: {problem}.", "run as the user that owns the service", "info")
         if evidence.looping:
-            yield Hit(None, loop.summary(evidence) + ".",
-                      "hermes-wizard doctor --fix --install-gate --restart")
+            yield Hit(None, loop.summary(evidence) + ".", stop_loop_command(ctx.home, ctx.snapshot.profile))
         elif evidence.gated or evidence.restarts:
-            yield Hit(None, loop.summary(evidence) + ".", "hermes-wizard doctor --fix --restart", "info")
+            yield Hit(None, loop.summary(evidence) + ".", stop_loop_command(ctx.home, ctx.snapshot.profile), "info")
 
 
 @check("HW405", "gate-dropin-stale", "warning",

@@ -1,0 +1,125 @@
+"""The one outcome sentence: what every face says after planning or applying, built here and only here.
+
+Every face (the TUI's Review and Result, the plain prompts, answers files and flags, the doctor, the Hermes
+plugin) takes its last words from `planned(report)` (the home as the plan will leave it, `Session.outlook`)
+or `written(report, home)` (the files read back after apply) and prints them verbatim:
+
+  * `verdict` — `check`'s own verdict line for that report (wizard/judge/report.py `verdict_line`).  Once
+    written, it begins "Verified: " exactly when the report is clean, i.e. when `check` would exit 0 for it;
+    otherwise it IS the line `check` prints ("Verdict: …; 1 problem needs attention.").  Before writing it
+    begins "After these changes: " and says nothing is verified.
+  * `findings` — every finding `check` lists (notes included), each followed by its Fix line.
+  * `next_step` (written only) — chosen from the findings: the fix a platform needs before a restart can
+    help (pair WhatsApp with `hermes whatsapp`), else the restart, else nothing when the gateway runs.
+
+Contract: pure words from a HomeReport (the restart command is looked up from the home's service files);
+no UI imports.  A face may style these lines, never reword them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from wizard.core.safetext import visible
+
+VERIFIED = "Verified: "
+VERDICT = "Verdict: "
+AFTER = "After these changes: "
+
+
+@dataclass(frozen=True)
+class Outcome:
+    verdict: str
+    clean: bool  # what `check` would exit 0 for
+    starts: bool  # Hermes would start the gateway (even with problems left)
+    findings: tuple[str, ...] = ()  # each finding, its Fix line indented under it
+    next_step: str = ""
+
+    def lines(self) -> list[str]:
+        return [self.verdict, *self.findings] + ([self.next_step] if self.next_step else [])
+
+
+def is_clean(report) -> bool:
+    """The report `check` would exit 0 for (no refusal, no error finding, Hermes itself not disagreeing)."""
+    return int(report.exit_code()) == 0
+
+
+def verdict_body(report) -> str:
+    """`check`'s verdict line without its "Verdict: " label."""
+    from wizard.judge.report import verdict_line
+
+    return verdict_line(report).removeprefix(VERDICT)
+
+
+def planned(report) -> Outcome:
+    """What `check` will say of the home once the plan is written (nothing is verified yet)."""
+    return Outcome(AFTER + verdict_body(report), is_clean(report), report.would_start, finding_lines(report))
+
+
+def written(report, home, *, running: bool | None = None, restart: str | None = None) -> Outcome:
+    """What `check` says of the files just written and read back, and the real next step.
+    `running`: the service was restarted and watched (True: it stayed up); `restart`: the command that
+    restarts this home's gateway (default: wording.restart_hint)."""
+    from wizard.judge.report import verdict_line
+
+    clean = is_clean(report)
+    verdict = VERIFIED + verdict_body(report) if clean else verdict_line(report)
+    return Outcome(verdict, clean, report.would_start, finding_lines(report),
+                   next_step(report, home, running=running, restart=restart))
+
+
+def finding_lines(report) -> tuple[str, ...]:
+    """Every finding as `check` lists it (mark, code, platform, message; the home as ~), and its Fix."""
+    from wizard.faces.wording import tilde
+
+    lines: list[str] = []
+    for f in report.findings:
+        lines.append(f"{f.severity.glyph} {f.code} {visible(f.platform or 'home')}: {visible(tilde(f.message))}")
+        if f.fix:
+            lines.append(f"    Fix: {visible(tilde(f.fix))}")
+    return tuple(lines)
+
+
+def next_step(report, home, *, running: bool | None = None, restart: str | None = None) -> str:
+    """The one thing to do now, chosen from the findings: a platform that cannot connect is repaired before
+    a restart (a restart would not bring it up); an error's own fix comes before the restart too."""
+    from wizard.core.kinds import Severity
+    from wizard.faces.wording import STATE_FIXES, restart_hint, tilde
+
+    if not report.would_start:
+        return "Next: run hermes-wizard doctor again to see what is left."
+    restart_words = f"restart the gateway once: {visible(tilde(restart or restart_hint(home)))}"
+    for name, transport in sorted(report.transports.items()):
+        if transport.dead and transport.state in STATE_FIXES:
+            return f"Next: repair {name} first ({_plain(STATE_FIXES[transport.state])}); then {restart_words}"
+    first = next((f for f in report.findings if f.severity == Severity.ERROR and f.fix), None)
+    if first is not None:
+        return f"Next: fix {first.code} {visible(first.platform or 'home')} first ({_plain(visible(first.fix))}); " \
+               f"then {restart_words}"
+    if running:
+        return "Next: nothing — the gateway is running."
+    return f"Next: {restart_words}"
+
+
+def _plain(words: str) -> str:
+    """A fix quoted in a sentence, without the Markdown backticks around its commands (a screen shows them
+    literally; the command reads the same without them)."""
+    return words.replace("`", "")
+
+
+# A plan after which Hermes would refuse to start is never applied by accident: every interactive face keeps
+# Apply off and says why, until the user types these words (the answers face refuses such a plan outright).
+WRITE_ANYWAY = "write anyway"
+
+
+def refusal_words(report) -> str:
+    """Why Apply is off for the home as the plan would leave it (`report.would_start` is False)."""
+    return ("Apply is off: with these changes Hermes would refuse to start, and a service manager would restart it "
+            "in a loop. Go back and change the answers, or type " + WRITE_ANYWAY + " to write them regardless.")
+
+
+def restart_lines(result, clean: bool) -> list[str]:
+    """What each watched restart came to.  "Verified" is kept for a clean home (what `check` exits 0 for): a
+    gateway that runs with a problem left (an unpaired WhatsApp) is "Running", never "Verified"."""
+    ok = VERIFIED if clean else "Running: "
+    return [f"{ok if o.ok else 'Not fixed: '}{o.words}." for o in result.restarts]
