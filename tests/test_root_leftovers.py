@@ -188,5 +188,5 @@ def test_root_is_told_to_run_the_owners_gateway_as_the_owner(place, owner):
     home = user_home(base, owner)
     fixed = wizard_cli("doctor", "--fix", "--yes", "--home", str(home))
     assert fixed.returncode == 0, fixed.stdout + fixed.stderr
-    assert f"Next: restart the gateway once, e.g. sudo -u {owner[0]} env HERMES_HOME={home} hermes gateway run" \
+    assert f"Next: restart the gateway once: sudo -u {owner[0]} env HERMES_HOME={home} hermes gateway run" \
         in fixed.stdout, fixed.stdout

@@ -135,12 +135,12 @@ def test_a_mistyped_flag_never_reads_as_changed_under_detailed_exitcode(tmp_path
 
 
 @pytest.mark.parametrize(("argv", "words"), [
-    (["--platform", "telegram", "--platform", "weixin", "--token-from-env", "TG_TOKEN"], "telegram has none"),
+    (["--platform", "telegram", "--platform", "weixin", "--token-from-env", "MY_TELEGRAM_BOT_TOKEN"], "telegram has none"),
     (["--platform", "telegram", "--allow", "123456789", "--platform", "telegram", "--policy", "pairing"],
      "--platform telegram is given twice"),
-    (["--platform", "telegram", "--token-from-env", "TG_TOKEN", "--token-from-env", "WX_TOKEN"],
+    (["--platform", "telegram", "--token-from-env", "MY_TELEGRAM_BOT_TOKEN", "--token-from-env", "MY_WEIXIN_TOKEN"],
      "--token-from-env is given twice with different values"),
-    (["--token-from-env", "TG_TOKEN", "--platform", "telegram"], "name it with --platform before them"),
+    (["--token-from-env", "MY_TELEGRAM_BOT_TOKEN", "--platform", "telegram"], "name it with --platform before them"),
     (["--platform", "telegram", "--token-stdin", "--platform", "weixin", "--token-stdin"], "stdin holds one token"),
 ])
 def test_flags_that_could_be_misread_are_a_usage_error_never_a_silent_last_wins(tmp_path, argv, words):
@@ -160,14 +160,14 @@ def test_each_platforms_flags_are_the_ones_after_it(tmp_path):
     """Several --platform in one run: each takes the flags after it, and the files are exactly what the same
     declaration as an answers file writes (Telegram's token as TELEGRAM_BOT_TOKEN, Weixin's as WEIXIN_TOKEN)."""
     by_flags, by_file = tmp_path / "flags", tmp_path / "file"
-    done = wizard("setup", "--home", str(by_flags), "--platform", "telegram", "--token-from-env", "TG_TOKEN",
-                  "--allow", "123456789", "--platform", "weixin", "--token-from-env", "WX_TOKEN",
+    done = wizard("setup", "--home", str(by_flags), "--platform", "telegram", "--token-from-env", "MY_TELEGRAM_BOT_TOKEN",
+                  "--allow", "123456789", "--platform", "weixin", "--token-from-env", "MY_WEIXIN_TOKEN",
                   "--env", f"WEIXIN_ACCOUNT_ID={ACCOUNT}", "--policy", "pairing")
     assert done.returncode == 0, done.stdout + done.stderr
     answers = tmp_path / "answers.yaml"
-    answers.write_text("platforms:\n  telegram:\n    env: {TELEGRAM_BOT_TOKEN: {from_env: TG_TOKEN}}\n"
+    answers.write_text("platforms:\n  telegram:\n    env: {TELEGRAM_BOT_TOKEN: {from_env: MY_TELEGRAM_BOT_TOKEN}}\n"
                        "    allowed_users: ['123456789']\n"
-                       f"  weixin:\n    env: {{WEIXIN_TOKEN: {{from_env: WX_TOKEN}}, WEIXIN_ACCOUNT_ID: '{ACCOUNT}'}}\n"
+                       f"  weixin:\n    env: {{WEIXIN_TOKEN: {{from_env: MY_WEIXIN_TOKEN}}, WEIXIN_ACCOUNT_ID: '{ACCOUNT}'}}\n"
                        "    dm_policy: pairing\n")
     done = wizard("setup", "--home", str(by_file), "--answers", str(answers))
     assert done.returncode == 0, done.stdout + done.stderr
