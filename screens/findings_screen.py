@@ -46,7 +46,9 @@ class FindingsScreen(WizardScreen):
             shown = [f for f in report.findings if f.severity != "info"] or report.findings
             lines = [f"{f.severity.glyph} {f.code} {visible(f.platform or 'home')}: {visible(tilde(f.message))}"
                      for f in shown]
-            yield Static(findings_content(lines) if lines else "No problems found.", id="findings", markup=False)
+            with VerticalScroll(id="findings-box"):  # bounded: the choices below stay in view at 80x24
+                yield Static(findings_content(lines) if lines else "No problems found.", id="findings",
+                             markup=False)
             if report.violations:
                 yield Label("Open policies without opt-in become:", classes="field-label")
                 with RadioSet(id="open-policy"):
@@ -70,6 +72,11 @@ class FindingsScreen(WizardScreen):
 
     def on_mount(self) -> None:
         self._replan()
+        choices = self.query(RadioSet)  # the first thing to act on: the first choice, else Review
+        (choices.first() if choices else self.query_one("#review", Button)).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.action_review()  # Enter after typing the names: on to the review, as every input goes on
 
     def on_screen_resume(self) -> None:
         """Back from a platform's screens: the notes follow the plan as the answers left it."""

@@ -44,6 +44,12 @@ class ReviewScreen(WizardScreen):
         files = " and ".join(plan.files())
         yield Static(f"{plural(len(plan.changes), 'change')} in {files}" if plan.changes else "No file changes",
                      classes="title")
+        from wizard.faces.outcome import planned
+
+        said = planned(outlook)
+        # the verdict first, above the diff: on 80x24 it stays in view beside the focused Apply
+        yield Static(visible_lines(said.verdict), id="after", classes="verdict-ok" if said.clean else "verdict-bad",
+                     markup=False)
         diff = render_diff(plan) if plan.changes else "Nothing to change in the files."
         yield DiffView(diff, id="diff")
         with VerticalScroll(id="outlook"):
@@ -56,11 +62,6 @@ class ReviewScreen(WizardScreen):
             if service_notes:  # a gate the doctor will not install, and why (the line `doctor` prints)
                 yield Static(visible_lines("\n".join(service_notes)), id="service-notes", classes="warning-text",
                              markup=False)
-            from wizard.faces.outcome import planned
-
-            said = planned(outlook)
-            yield Static(visible_lines(said.verdict), id="after", classes="verdict-ok" if said.clean
-                         else "verdict-bad", markup=False)
             opened = open_words(outlook)
             if opened:
                 yield Static(opened, id="open-to-everyone", classes="warning-text", markup=False)
