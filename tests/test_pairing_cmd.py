@@ -111,3 +111,33 @@ def test_usage_errors(tmp_path, hermes_python):
     for args in (("approve", "telegram"), ("revoke",), ("approve", "nosuch", "X"), ("frobnicate",)):
         result = _wizard("pairing", *args, "--home", str(home), "--hermes-python", hermes_python)
         assert result.returncode == 2 and "Traceback" not in result.stderr, result
+
+
+def test_an_approval_is_journalled_and_undo_takes_it_back_through_hermes(tmp_path, hermes_python):
+    """Issue 22: each approval is previewed and journalled so `undo` can take it back through Hermes too — the
+    pairing store by Hermes's own revoke, `.env` (where Hermes mirrored the approval) from the backup."""
+    home = _home(tmp_path / "h", TOKEN + "TELEGRAM_ALLOWED_USERS=111\n")
+    env_before = (home / ".env").read_bytes()
+    code = _stranger_asks(home, hermes_python, "telegram", "5501234567", "Lee")
+    common = ["--home", str(home), "--hermes-python", hermes_python]
+    approved = _wizard("pairing", "approve", "telegram", code, "--yes", *common)
+    assert approved.returncode == 0, approved.stdout + approved.stderr
+    assert "Backup: " in approved.stdout and "hermes-wizard undo takes it back" in approved.stdout
+    assert "5501234567" in (home / ".env").read_text()  # Hermes mirrored it into the allowlist
+    preview = _wizard("undo", "--dry-run", "--home", str(home))
+    assert "It revokes 5501234567's pairing on telegram through Hermes" in preview.stdout, preview.stdout
+    undone = _wizard("undo", "--yes", *common)
+    assert undone.returncode == 0, undone.stdout + undone.stderr
+    assert "Revoked 5501234567's pairing on telegram through Hermes." in undone.stdout, undone.stdout[-1500:]
+    assert (home / ".env").read_bytes() == env_before
+    listed = json.loads(_wizard("pairing", "list", "--format", "json", *common).stdout)
+    assert "5501234567" not in json.dumps(listed.get("approved", listed))
+
+
+def test_an_approval_that_changes_nothing_leaves_no_backup(tmp_path, hermes_python):
+    home = _home(tmp_path / "h", TOKEN)
+    _stranger_asks(home, hermes_python, "telegram", "5501234567", "Lee")
+    refused = _wizard("pairing", "approve", "telegram", "NOPE2345", "--yes", "--home", str(home),
+                      "--hermes-python", hermes_python)
+    assert refused.returncode == 1
+    assert not (home / ".wizard-backups").exists() or not any((home / ".wizard-backups").iterdir())

@@ -102,6 +102,8 @@ def build_parser():
     undo.add_argument("--home", help="Hermes home (default: $HERMES_HOME, else ~/.hermes)")
     undo.add_argument("--profile", help="a profile under <home>/profiles")
     undo.add_argument("--plain", action="store_true")
+    undo.add_argument("--hermes-python", help="the Python that runs Hermes (undoing a pairing approval runs Hermes's "
+                                              "own revoke; found automatically like check's)")
     undo_mode = undo.add_mutually_exclusive_group()
     undo_mode.add_argument("--list", action="store_true",
                            help="list the backup sets, newest first (name, reason, files, service drop-in)")

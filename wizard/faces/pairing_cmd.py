@@ -123,13 +123,47 @@ def _change(args, home: Path, profile: str, python: Path, platform: str, value: 
         if input(f"{args.action.capitalize()}? [y/N] ").strip().lower() not in ("y", "yes"):
             print("Nothing changed.")
             return 1
-    answer = _ask(home, python, args.action, platform, value)
+    answer, backup = _journalled(home, python, args.action, platform, value)
     if answer is None:
         return 1
     print(visible_lines(answer.get("said", "").strip()) or "(Hermes said nothing)")
+    if backup is not None:
+        print(f"Backup: {visible(backup)}/ (hermes-wizard undo takes it back, through Hermes)")
     before, after = answer.get("before") or [], answer.get("after") or []
     done = after != before if args.action == "approve" else len(after) < len(before)
     return ExitCode.OK if done else 1
+
+
+def _journalled(home: Path, python: Path, action: str, platform: str, value: str):
+    """Hermes's answer to `action`, journalled like any change this tool makes: `.env` (where Hermes mirrors an
+    approval into a configured allowlist) is backed up first, and the set records who was approved or revoked,
+    so `undo` restores `.env` and revokes an approval through Hermes.  (Hermes's answer, the set's path or None
+    when nothing changed and the set was dropped.)"""
+    from wizard.core.atomic import Lock
+    from wizard.core.homefs import ApplyError, HomeDir
+    from wizard.write.backups import close_journal, discard, make_backup
+
+    try:
+        with HomeDir(home) as opened, Lock(opened):
+            backup = make_backup(opened, {".env": opened.place(".env")}, f"hermes-wizard pairing {action} {platform}")
+            answer = _ask(home, python, action, platform, value)
+            before = {_uid(u) for u in (answer or {}).get("before") or []}
+            after = {_uid(u) for u in (answer or {}).get("after") or []}
+            changed = sorted(after - before) if action == "approve" else sorted(before - after)
+            if answer is None or not changed:
+                discard(opened, backup)
+                return answer, None
+            backup.manifest["pairing"] = [{"action": action, "platform": platform, "user_id": uid}
+                                          for uid in changed]
+            close_journal(opened, backup)
+            return answer, str(backup.path)
+    except ApplyError as exc:
+        print(f"hermes-wizard pairing: {visible(str(exc))}", file=sys.stderr)
+        return None, None
+
+
+def _uid(entry: Any) -> str:
+    return str(entry.get("user_id") if isinstance(entry, dict) else entry)
 
 
 def _preview(home: Path, profile: str, python: Path, platform: str, value: str, action: str, facts) -> str | None:

@@ -61,7 +61,7 @@ def run_undo(args) -> int:
         _say("Nothing was restored.")
         return EX_USAGE
     try:
-        result = undo_latest(home, expect=preview.set_name)
+        result = undo_latest(home, expect=preview.set_name, hermes_python=getattr(args, "hermes_python", None))
     except ApplyError as exc:
         print(f"hermes-wizard: {visible(str(exc))}", file=sys.stderr)
         return 1
@@ -114,6 +114,8 @@ def _show(preview) -> str:
     _say(visible(f"Latest backup: {preview.set_name} ({preview.reason or 'no reason given'})"))
     diff = contents_diff(preview.current, preview.restored).rstrip("\n")
     _say(diff or "The files are already as in this backup.")
+    for line in preview.pairing:
+        _say(line)
     if preview.secrets_changed:
         _say(visible(f"It also changes the value of {', '.join(preview.secrets_changed)} (masked above)."))
     for line in preview.service_left:

@@ -66,7 +66,7 @@ def _root(home: HomeDir, create: bool) -> At | None:
 
 
 def make_backup(home: HomeDir, targets: dict[str, At], reason: str, new: dict | None = None,
-                service: list | None = None, keyring: list | None = None) -> BackupSet:
+                service: list | None = None, keyring: list | None = None, pairing: list | None = None) -> BackupSet:
     """Copy `targets` into a new set; its journal stays "applying" until `close_journal`.
     `service`: the drop-in steps about to run (wizard/write/service_apply.py journal_entries)."""
     root = _root(home, create=True)
@@ -83,6 +83,8 @@ def make_backup(home: HomeDir, targets: dict[str, At], reason: str, new: dict | 
         manifest["service"] = list(service)
     if keyring:  # wizard/write/keyring_apply.py journal_entries: actions and variable names, never a value
         manifest["keyring"] = list(keyring)
+    if pairing:  # wizard/faces/pairing_cmd.py: approvals and revocations Hermes made ({action, platform, user_id})
+        manifest["pairing"] = list(pairing)
     backup = BackupSet(folder, manifest)
     try:
         for name, target in targets.items():
@@ -113,6 +115,12 @@ def close_journal(home: HomeDir, backup: BackupSet) -> None:
     _write_manifest(home, backup)
     assert backup.root is not None  # close_journal only follows this run's make_backup, which sets it
     _prune(home, backup.root)
+
+
+def discard(home: HomeDir, backup: BackupSet) -> None:
+    """Remove a set this run made when what it was made for did not happen (nothing to undo)."""
+    assert backup.root is not None  # only a set this run's make_backup made
+    shutil.rmtree(backup.path.name, dir_fd=backup.root.dir_fd, ignore_errors=True)
 
 
 def _prune(home: HomeDir, root: At) -> None:

@@ -70,6 +70,7 @@ class UndoPreview:
     interrupted: str | None = None
     secrets_changed: list[str] = factory(list)  # .env secrets whose (masked, so unseen) value the restore changes
     service_left: list[str] = factory(list)  # the journalled drop-ins the restore would leave, and why
+    pairing: list[str] = factory(list)  # what the undo does to the pairing store, in words
 
 
 def list_sets(home: Path) -> list[SetSummary]:
@@ -116,7 +117,51 @@ def preview_latest(home: Path, base_env: dict | None = None) -> UndoPreview:
     dropins = latest.manifest.get("service") or []
     return UndoPreview(latest.path.name, str(latest.manifest.get("reason") or ""), current, copies,
                        bool(dropins), report, secrets_changed=secrets,
-                       service_left=will_leave(home, dropins, "before") if dropins else [])
+                       service_left=will_leave(home, dropins, "before") if dropins else [],
+                       pairing=[_pairing_words(entry) for entry in _pairing_entries(latest)])
+
+
+def _pairing_entries(backup: BackupSet) -> list[dict]:
+    """The set's pairing journal, each entry checked (the owner can write the set: a string is all we take)."""
+    entries = backup.manifest.get("pairing") or []
+    return [e for e in entries if isinstance(e, dict) and e.get("action") in ("approve", "revoke")
+            and all(isinstance(e.get(k), str) and e.get(k) for k in ("platform", "user_id"))]
+
+
+def _pairing_words(entry: dict) -> str:
+    from wizard.core.safetext import visible
+
+    who, platform = visible(entry["user_id"]), visible(entry["platform"])
+    if entry["action"] == "approve":
+        return f"It revokes {who}'s pairing on {platform} through Hermes (the approval this set made)."
+    return (f"It cannot give {who} back their pairing on {platform} (Hermes approves only a code): they ask again "
+            "and you approve the new code.")
+
+
+def _undo_pairing(home: Path, entries: list[dict], hermes: str | None) -> list[str]:
+    """Approvals taken back through Hermes's own pairing code, run as the home's owner (never by writing the
+    store's files); what was done, in words."""
+    if not entries:
+        return []
+    from wizard.core.safetext import visible
+    from wizard.hermes.pairing_run import run_pairing
+    from wizard.hermes.v0_19.plugins import HostFacts
+    from wizard.hermes.verify import hermes_python
+
+    python = hermes_python(HostFacts.detect(home, hermes_python=hermes).site_packages)
+    said = []
+    for entry in entries:
+        who, platform = visible(entry["user_id"]), visible(entry["platform"])
+        if entry["action"] != "approve":
+            said.append(_pairing_words(entry))
+        elif python is None:
+            said.append(f"Could not revoke {who} on {platform}: Hermes's Python was not found; run hermes pairing "
+                        f"revoke {platform} {who} (or undo again with --hermes-python)")
+        else:
+            answer = run_pairing(home, python, "revoke", entry["platform"], entry["user_id"])
+            said.append(f"Revoked {who}'s pairing on {platform} through Hermes." if not answer.get("failure")
+                        else f"Could not revoke {who} on {platform}: {visible(str(answer['failure']))}")
+    return said
 
 
 def _inverse_keyring(journal) -> list[dict] | None:
@@ -138,7 +183,7 @@ def _copies(backup: BackupSet) -> dict[str, bytes | None]:
 
 
 def undo_latest(home: Path, base_env: dict | None = None, ops: FileOps | None = None, runner=None,
-                expect: str | None = None) -> UndoResult:
+                expect: str | None = None, hermes_python: str | None = None) -> UndoResult:
     """Restore the latest set's files, and make the drop-ins it journalled what they were before it.
     `expect`: the set name the user was shown; another latest set (a run in between) is refused."""
     from wizard.judge.engine import evaluate
@@ -174,6 +219,7 @@ def undo_latest(home: Path, base_env: dict | None = None, ops: FileOps | None = 
         restored = restore_files(opened, latest, names, ops or FileOps(), instead=copies)
         service_lines, _, left = put_back(home, dropins, "before", runner or Runner()) if dropins else ([], [], False)
         said += service_lines + (undo_journal(home, kept, {}, "after") if kept else [])
+        said += _undo_pairing(home, _pairing_entries(latest), hermes_python)
         close_journal(opened, before)
     return UndoResult(latest.path, restored, before.path, evaluate(home, base_env=base_env), service_lines=said,
                       service_left=left)
