@@ -93,23 +93,10 @@ class AccessScreen(WizardScreen):
         self.query_one(RadioSet).focus()
 
     def _who_now(self) -> str:
-        """Who reaches the agent through this platform today, decided as the gateway decides (the files as
-        they are on disk, not the choice above): allowlisted and paired people, and pairing requests waiting."""
-        import time
-
-        from wizard.faces.access_words import overview_text
-        from wizard.judge.access import load_view, platform_access
+        from wizard.faces.access_words import who_reaches
 
         app = self.wizard
-        view = load_view(app.home, app.profile, facts=app.report.facts)
-        rows = [row for row in platform_access(view, time.time()) if row.name == self.platform]
-        lines = overview_text(view, rows, self.platform).split("\n")[1:]
-        if lines and lines[0].strip() == self.platform:
-            lines = lines[1:]
-        head = f"Who reaches the agent through {self.spec.label} today (the files as they are on disk):"
-        if not view.report.would_start:
-            head += "\n  nobody: the gateway does not start today. Once it starts:"
-        return "\n".join([head, *lines])
+        return who_reaches(app.home, app.profile, self.platform, self.spec.label, facts=app.report.facts)
 
     def selected(self) -> str:
         pressed = self.query_one("#access-choices", RadioSet).pressed_button

@@ -135,3 +135,20 @@ async def test_the_access_screen_shows_who_reaches_the_agent_today(tmp_path):
     assert "Who reaches the agent through Telegram today" in who and "does not start" not in who
     assert "only 111 (Ann), 222 [TELEGRAM_ALLOWED_USERS]" in who and "paired:  111 (Ann)" in who
     assert "waiting: Pat (10 min ago)" in who
+
+
+def test_the_plain_faces_access_step_shows_who_reaches_the_agent_today(demo, capsys):
+    from prompt_toolkit.application import create_app_session
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from wizard.faces.plain.ask import Asker
+    from wizard.faces.plain.platforms import choose_access
+    from wizard.plan.session import Session
+
+    session = Session(evaluate(demo))
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
+        pipe.send_text("\r\r")  # the access it has (allowlist), the IDs it has
+        choose_access(Asker(width=100), session, "telegram")
+    out = capsys.readouterr().out
+    assert "Who reaches the agent through Telegram today" in out and "only 123456789" in out

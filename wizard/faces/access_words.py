@@ -92,3 +92,21 @@ def overview_json(view, rows) -> dict:
                            "approved": [{"id": uid, "name": who} for uid, who in row.approved],
                            "pending": [{"id": uid, "name": who, "age_minutes": age} for uid, who, age in row.pending],
                            "error": row.error} for row in rows]}
+
+
+def who_reaches(home, profile: str, platform: str, label: str, facts=None) -> str:
+    """Who reaches the agent through `platform` today, decided as the gateway decides (the files as they are
+    on disk, not a choice being made): the words the TUI's and the plain face's access step show."""
+    import time
+
+    from wizard.judge.access import load_view, platform_access
+
+    view = load_view(home, profile, facts=facts)
+    rows = [row for row in platform_access(view, time.time()) if row.name == platform]
+    lines = overview_text(view, rows, platform).split("\n")[1:]
+    if lines and lines[0].strip() == platform:
+        lines = lines[1:]
+    head = f"Who reaches the agent through {label} today (the files as they are on disk):"
+    if not view.report.would_start:
+        head += "\n  nobody: the gateway does not start today. Once it starts:"
+    return "\n".join([head, *lines])

@@ -110,6 +110,9 @@ def choose_access(asker, session, name: str) -> None:
     spec = PLATFORMS[name]
     report = session.outlook()  # as the plan will leave it (the doctor's repair included), as the TUI's Access
     answer = session.answer(name)
+    from wizard.faces.access_words import who_reaches
+
+    asker.say(who_reaches(report.home, report.profile, name, spec.label, facts=report.facts), indent="  ")
     asker.say(f"\nWho may use the agent through {spec.label}? {AGENT_WARNING}")
     allow_all = spec.allow_all_env or "its allow-all variable"
     for mode in ACCESS_MODES:
