@@ -83,6 +83,11 @@ class AccessScreen(WizardScreen):
             yield Input(value=drafts.get("confirm", ""), placeholder=self.platform, id="confirm")
             yield Static("", id="message", classes="error-text")
             yield Static(visible_lines(self._who_now()), id="who", classes="hint", markup=False)
+            yield Label("Approve a pairing request: the code the person received", id="pair-code-label")
+            with Horizontal(classes="buttons"):
+                yield Input(placeholder="CODE", id="pair-code")
+                yield Button("Approve", id="approve")
+            yield Static("", id="pair-result", classes="hint", markup=False)
             with Horizontal(classes="buttons"):
                 yield Button("Keep this choice", variant="primary", id="done")
                 yield Button("Back", id="back")
@@ -131,7 +136,39 @@ class AccessScreen(WizardScreen):
             self.query_one("#ids-problems", Static).update("\n".join(problems))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.action_done() if event.button.id == "done" else self.action_back()
+        if event.button.id == "approve":
+            self.approve_code()
+        else:
+            self.action_done() if event.button.id == "done" else self.action_back()
+
+    def approve_code(self) -> None:
+        """Approve the typed code through Hermes's own pairing code, run as the home's owner: first its preview
+        (who, since when, an allowlist Hermes will also change), then, pressed again, the approval —
+        journalled, so `hermes-wizard undo` revokes it through Hermes.  Never a write of the store by us."""
+        from wizard.faces.pairing_cmd import journalled, preview
+        from wizard.hermes.verify import hermes_python
+
+        code = self.query_one("#pair-code", Input).value.strip()
+        result = self.query_one("#pair-result", Static)
+        app = self.wizard
+        python = hermes_python(app.report.facts.site_packages if app.report.facts else None)
+        if not code:
+            result.update("Type the code the person received from the bot.")
+            return
+        if python is None:
+            result.update(f"Hermes's Python was not found: approve it with hermes pairing approve {self.platform} "
+                          f"{code}")
+            return
+        if getattr(self, "_previewed", None) != code:
+            ok, words = preview(app.home, app.profile, python, self.platform, code, "approve", app.report.facts)
+            self._previewed = code if ok else None
+            result.update(words + ("\nPress Approve again to approve." if ok else ""))
+            return
+        self._previewed = None
+        answer, backup, problem = journalled(app.home, python, "approve", self.platform, code)
+        said = (answer or {}).get("said", "").strip() or problem
+        result.update(said + (f"\nBackup: {backup}/ (hermes-wizard undo takes it back)" if backup else ""))
+        self.query_one("#who", Static).update(visible_lines(self._who_now()))
 
     def action_back(self) -> None:
         """Back without keeping the choice, but without losing it either: shown again on return."""
@@ -141,7 +178,10 @@ class AccessScreen(WizardScreen):
         self.app.pop_screen()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        self.action_done()  # Enter in the IDs or the confirmation keeps the choice
+        if event.input.id == "pair-code":
+            self.approve_code()  # Enter in the code previews, then approves
+        else:
+            self.action_done()  # Enter in the IDs or the confirmation keeps the choice
 
     def action_done(self) -> None:
         from wizard.plan.session import AnswerError

@@ -141,3 +141,31 @@ def test_an_approval_that_changes_nothing_leaves_no_backup(tmp_path, hermes_pyth
                       "--hermes-python", hermes_python)
     assert refused.returncode == 1
     assert not (home / ".wizard-backups").exists() or not any((home / ".wizard-backups").iterdir())
+
+
+async def test_the_access_screen_approves_a_code_through_hermes(tmp_path, hermes_python, monkeypatch):
+    """The TUI's access screen approves a pairing request: previewed first, approved on the second press,
+    through Hermes's own code, journalled for undo; its view of who reaches the agent follows."""
+    from screens.access_screen import AccessScreen
+    from screens.app import WizardApp
+
+    home = _home(tmp_path / "h", TOKEN)
+    code = _stranger_asks(home, hermes_python, "telegram", "5501234567", "Lee")
+    monkeypatch.setenv("HERMES_WIZARD_HERMES_PYTHON", hermes_python)
+    app = WizardApp(home, mode="setup")
+    async with app.run_test(size=(110, 70)) as pilot:
+        app.push_screen(AccessScreen("telegram"))
+        await pilot.pause()
+        assert "waiting: Lee" in str(app.screen.query_one("#who").visual)
+        app.screen.query_one("#pair-code").value = code
+        app.screen.approve_code()
+        await pilot.pause()
+        said = str(app.screen.query_one("#pair-result").visual)
+        assert "Approve Lee 5501234567 on telegram" in said and "Press Approve again" in said
+        assert "5501234567" not in json.dumps(_store(home).get("telegram-approved.json", b"{}").decode())
+        app.screen.approve_code()
+        await pilot.pause()
+        said = str(app.screen.query_one("#pair-result").visual)
+        assert "Approved!" in said and "Backup:" in said
+        assert "paired:  5501234567 (Lee)" in str(app.screen.query_one("#who").visual)
+    assert "5501234567" in _store(home)["telegram-approved.json"].decode()

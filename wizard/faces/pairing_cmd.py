@@ -123,8 +123,9 @@ def _change(args, home: Path, profile: str, python: Path, platform: str, value: 
         if input(f"{args.action.capitalize()}? [y/N] ").strip().lower() not in ("y", "yes"):
             print("Nothing changed.")
             return 1
-    answer, backup = _journalled(home, python, args.action, platform, value)
+    answer, backup, problem = journalled(home, python, args.action, platform, value)
     if answer is None:
+        print(f"hermes-wizard pairing: {problem}", file=sys.stderr)
         return 1
     print(visible_lines(answer.get("said", "").strip()) or "(Hermes said nothing)")
     if backup is not None:
@@ -134,32 +135,36 @@ def _change(args, home: Path, profile: str, python: Path, platform: str, value: 
     return ExitCode.OK if done else 1
 
 
-def _journalled(home: Path, python: Path, action: str, platform: str, value: str):
+def journalled(home: Path, python: Path, action: str, platform: str, value: str):
     """Hermes's answer to `action`, journalled like any change this tool makes: `.env` (where Hermes mirrors an
     approval into a configured allowlist) is backed up first, and the set records who was approved or revoked,
-    so `undo` restores `.env` and revokes an approval through Hermes.  (Hermes's answer, the set's path or None
-    when nothing changed and the set was dropped.)"""
+    so `undo` restores `.env` and revokes an approval through Hermes.  Returns (Hermes's answer or None, the
+    set's path or None when nothing changed and the set was dropped, why there is no answer)."""
     from wizard.core.atomic import Lock
     from wizard.core.homefs import ApplyError, HomeDir
+    from wizard.hermes.pairing_run import run_pairing
     from wizard.write.backups import close_journal, discard, make_backup
 
     try:
         with HomeDir(home) as opened, Lock(opened):
             backup = make_backup(opened, {".env": opened.place(".env")}, f"hermes-wizard pairing {action} {platform}")
-            answer = _ask(home, python, action, platform, value)
+            told = run_pairing(home, python, action, platform, value)
+            answer: dict[str, Any] | None = told
+            problem = ""
+            if told.get("failure"):
+                answer, problem = None, f"Hermes could not be asked: {visible(str(told['failure']))}"
             before = {_uid(u) for u in (answer or {}).get("before") or []}
             after = {_uid(u) for u in (answer or {}).get("after") or []}
             changed = sorted(after - before) if action == "approve" else sorted(before - after)
             if answer is None or not changed:
                 discard(opened, backup)
-                return answer, None
+                return answer, None, problem
             backup.manifest["pairing"] = [{"action": action, "platform": platform, "user_id": uid}
                                           for uid in changed]
             close_journal(opened, backup)
-            return answer, str(backup.path)
+            return answer, str(backup.path), ""
     except ApplyError as exc:
-        print(f"hermes-wizard pairing: {visible(str(exc))}", file=sys.stderr)
-        return None, None
+        return None, None, visible(str(exc))
 
 
 def _uid(entry: Any) -> str:
@@ -167,26 +172,37 @@ def _uid(entry: Any) -> str:
 
 
 def _preview(home: Path, profile: str, python: Path, platform: str, value: str, action: str, facts) -> str | None:
+    """The preview of `action` (printed by the caller), or None after printing why it cannot be done."""
+    ok, words = preview(home, profile, python, platform, value, action, facts)
+    if not ok:
+        print(words)
+        return None
+    return words
+
+
+def preview(home: Path, profile: str, python: Path, platform: str, value: str, action: str,
+            facts) -> tuple[bool, str]:
+    """(whether `action` can be done, and its preview — or why not, in Hermes's terms): every face's words."""
     from wizard.judge.access import load_view
 
     view = load_view(home, profile, base_env={}, facts=facts)
     allowlist_var = view.authorizer.allowlist_env(platform)
     configured = view.report.effective.environ.get(allowlist_var, "").strip() if allowlist_var else ""
     if action == "approve":
-        answer = _ask(home, python, "preview", platform, value)
-        if answer is None:
-            return None
+        from wizard.hermes.pairing_run import run_pairing
+
+        answer = run_pairing(home, python, "preview", platform, value)
+        if answer.get("failure"):
+            return False, f"Hermes could not be asked: {visible(str(answer['failure']))}. Nothing changed."
         if answer.get("locked"):
             seconds = (answer.get("lockouts") or {}).get(platform, 0)
-            print(f"Platform '{platform}' is locked out after too many failed approval attempts; it clears in "
-                  f"~{max(0, int(seconds)) // 60} minute(s). Nothing changed.")
-            return None
+            return False, (f"Platform '{platform}' is locked out after too many failed approval attempts; it clears "
+                           f"in ~{max(0, int(seconds)) // 60} minute(s). Nothing changed.")
         match = answer.get("match")
         if not match:
-            print(f"No pending request on {platform} matches code {visible(value)!r} (codes expire after an hour). "
-                  "Nothing was tried, so no failed attempt counts toward Hermes's lockout. "
-                  "See: hermes-wizard pairing list")
-            return None
+            return False, (f"No pending request on {platform} matches code {visible(value)!r} (codes expire after an "
+                           "hour). Nothing was tried, so no failed attempt counts toward Hermes's lockout. "
+                           "See: hermes-wizard pairing list")
         who = visible(str(match.get("user_id", "")))
         name = visible(match.get("user_name") or "")
         lines = [f"Approve {name + ' ' if name else ''}{who} on {platform} (asked {match.get('age_minutes')} min ago)?",
@@ -195,15 +211,14 @@ def _preview(home: Path, profile: str, python: Path, platform: str, value: str, 
         if configured and "*" not in listed and str(match.get("user_id", "")) not in listed:
             lines.append(f"  Hermes also adds {who} to {allowlist_var} in .env (it mirrors approvals into a "
                          "configured allowlist).")
-        return "\n".join(lines)
+        return True, "\n".join(lines)
     from wizard.hermes.v0_19.identity import approved_match
 
     stored = approved_match(platform, value, view.files)
     if stored is None:
-        print(f"{visible(value)} is not paired on {platform}. Nothing changed. See: hermes-wizard pairing list")
-        return None
+        return False, f"{visible(value)} is not paired on {platform}. Nothing changed. See: hermes-wizard pairing list"
     lines = [f"Revoke {visible(stored)} on {platform}? They lose access unless an allowlist or opt-in admits them."]
     if configured and value in [item.strip() for item in configured.split(",")]:
         lines.append(f"  Hermes also removes {visible(value)} from {allowlist_var} in .env.")
-    return "\n".join(lines)
+    return True, "\n".join(lines)
 
