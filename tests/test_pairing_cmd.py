@@ -169,3 +169,23 @@ async def test_the_access_screen_approves_a_code_through_hermes(tmp_path, hermes
         assert "Approved!" in said and "Backup:" in said
         assert "paired:  5501234567 (Lee)" in str(app.screen.query_one("#who").visual)
     assert "5501234567" in _store(home)["telegram-approved.json"].decode()
+
+
+def test_the_plain_face_approves_a_waiting_code_through_hermes(tmp_path, hermes_python, monkeypatch, capsys):
+    from prompt_toolkit.application import create_app_session
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from wizard.faces.plain.ask import Asker
+    from wizard.faces.plain.platforms import pairing_step
+    from wizard.judge.engine import evaluate
+
+    home = _home(tmp_path / "h", TOKEN)
+    code = _stranger_asks(home, hermes_python, "telegram", "5501234567", "Lee")
+    monkeypatch.setenv("HERMES_WIZARD_HERMES_PYTHON", hermes_python)
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
+        pipe.send_text(code + "\ry\r")
+        pairing_step(Asker(width=100), evaluate(home), "telegram")
+    out = capsys.readouterr().out
+    assert "Approve Lee 5501234567 on telegram" in out and "Approved!" in out and "Backup:" in out
+    assert "5501234567" in _store(home)["telegram-approved.json"].decode()

@@ -94,6 +94,16 @@ def overview_json(view, rows) -> dict:
                            "error": row.error} for row in rows]}
 
 
+def waiting_and_paired(home, profile: str, platform: str, facts=None) -> tuple[int, int]:
+    """How many pairing requests wait on `platform`, and how many people are paired there."""
+    import time
+
+    from wizard.judge.access import load_view, platform_access
+
+    rows = [r for r in platform_access(load_view(home, profile, facts=facts), time.time()) if r.name == platform]
+    return (len(rows[0].pending), len(rows[0].approved)) if rows else (0, 0)
+
+
 def who_reaches(home, profile: str, platform: str, label: str, facts=None) -> str:
     """Who reaches the agent through `platform` today, decided as the gateway decides (the files as they are
     on disk, not a choice being made): the words the TUI's and the plain face's access step show."""

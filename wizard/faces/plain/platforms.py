@@ -104,6 +104,34 @@ def offer_login(asker, session, name: str) -> None:
     asker.say(disk_words(session.report, name), indent="  ")
 
 
+def pairing_step(asker, report, name: str) -> None:
+    """Where requests wait or people are paired: approve a code or revoke a user, through Hermes's own code
+    (previewed, confirmed, journalled for undo), as the TUI's access screen does.  Enter skips."""
+    from wizard.faces.access_words import waiting_and_paired
+    from wizard.faces.pairing_cmd import journalled, preview
+    from wizard.hermes.verify import hermes_python
+
+    waiting, paired = waiting_and_paired(report.home, report.profile, name, facts=report.facts)
+    python = hermes_python(report.facts.site_packages if report.facts else None)
+    for action, count, question in (("approve", waiting, "Approve a pairing code (Enter: not now):"),
+                                    ("revoke", paired, "Revoke a paired user's ID (Enter: nobody):")):
+        if not count:
+            continue
+        value = asker.text(question).strip()
+        if not value:
+            continue
+        if python is None:
+            asker.say(f"Hermes's Python was not found: run hermes pairing {action} {name} {value}", indent="  ")
+            continue
+        ok, words = preview(report.home, report.profile, python, name, value, action, report.facts)
+        asker.say(words, indent="  ")
+        if not ok or not asker.confirm(f"{action.capitalize()}?", default=False):
+            continue
+        answer, backup, problem = journalled(report.home, python, action, name, value)
+        asker.say(((answer or {}).get("said", "").strip() or problem)
+                  + (f" Backup: {backup}/ (hermes-wizard undo takes it back)" if backup else ""), indent="  ")
+
+
 def choose_access(asker, session, name: str) -> None:
     from wizard.plan.session import AnswerError
 
@@ -113,6 +141,7 @@ def choose_access(asker, session, name: str) -> None:
     from wizard.faces.access_words import who_reaches
 
     asker.say(who_reaches(report.home, report.profile, name, spec.label, facts=report.facts), indent="  ")
+    pairing_step(asker, session.report, name)
     asker.say(f"\nWho may use the agent through {spec.label}? {AGENT_WARNING}")
     allow_all = spec.allow_all_env or "its allow-all variable"
     for mode in ACCESS_MODES:
