@@ -87,6 +87,8 @@ class AccessScreen(WizardScreen):
             with Horizontal(classes="buttons"):
                 yield Input(placeholder="CODE", id="pair-code")
                 yield Button("Approve", id="approve")
+                yield Input(placeholder="a paired user's ID", id="revoke-id")
+                yield Button("Revoke", id="revoke")
             yield Static("", id="pair-result", classes="hint", markup=False)
             with Horizontal(classes="buttons"):
                 yield Button("Keep this choice", variant="primary", id="done")
@@ -136,36 +138,40 @@ class AccessScreen(WizardScreen):
             self.query_one("#ids-problems", Static).update("\n".join(problems))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "approve":
-            self.approve_code()
+        if event.button.id in ("approve", "revoke"):
+            self.pairing_action(event.button.id)
         else:
             self.action_done() if event.button.id == "done" else self.action_back()
 
     def approve_code(self) -> None:
-        """Approve the typed code through Hermes's own pairing code, run as the home's owner: first its preview
-        (who, since when, an allowlist Hermes will also change), then, pressed again, the approval —
-        journalled, so `hermes-wizard undo` revokes it through Hermes.  Never a write of the store by us."""
+        self.pairing_action("approve")
+
+    def pairing_action(self, action: str) -> None:
+        """Approve the typed code (or revoke the typed ID) through Hermes's own pairing code, run as the home's
+        owner: first its preview (who, since when, an allowlist Hermes will also change), then, pressed again,
+        the change — journalled, so `hermes-wizard undo` takes an approval back through Hermes.  Never a
+        write of the store by us."""
         from wizard.faces.pairing_cmd import journalled, preview
         from wizard.hermes.verify import hermes_python
 
-        code = self.query_one("#pair-code", Input).value.strip()
+        code = self.query_one("#pair-code" if action == "approve" else "#revoke-id", Input).value.strip()
         result = self.query_one("#pair-result", Static)
         app = self.wizard
         python = hermes_python(app.report.facts.site_packages if app.report.facts else None)
         if not code:
-            result.update("Type the code the person received from the bot.")
+            result.update("Type the code the person received from the bot." if action == "approve"
+                          else "Type the ID of the paired user to revoke.")
             return
         if python is None:
-            result.update(f"Hermes's Python was not found: approve it with hermes pairing approve {self.platform} "
-                          f"{code}")
+            result.update(f"Hermes's Python was not found: run hermes pairing {action} {self.platform} {code}")
             return
-        if getattr(self, "_previewed", None) != code:
-            ok, words = preview(app.home, app.profile, python, self.platform, code, "approve", app.report.facts)
-            self._previewed = code if ok else None
-            result.update(words + ("\nPress Approve again to approve." if ok else ""))
+        if getattr(self, "_previewed", None) != (action, code):
+            ok, words = preview(app.home, app.profile, python, self.platform, code, action, app.report.facts)
+            self._previewed = (action, code) if ok else None
+            result.update(words + (f"\nPress {action.capitalize()} again to {action}." if ok else ""))
             return
         self._previewed = None
-        answer, backup, problem = journalled(app.home, python, "approve", self.platform, code)
+        answer, backup, problem = journalled(app.home, python, action, self.platform, code)
         said = (answer or {}).get("said", "").strip() or problem
         result.update(said + (f"\nBackup: {backup}/ (hermes-wizard undo takes it back)" if backup else ""))
         self.query_one("#who", Static).update(visible_lines(self._who_now()))
@@ -178,8 +184,8 @@ class AccessScreen(WizardScreen):
         self.app.pop_screen()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        if event.input.id == "pair-code":
-            self.approve_code()  # Enter in the code previews, then approves
+        if event.input.id in ("pair-code", "revoke-id"):  # Enter previews, then does it
+            self.pairing_action("approve" if event.input.id == "pair-code" else "revoke")
         else:
             self.action_done()  # Enter in the IDs or the confirmation keeps the choice
 

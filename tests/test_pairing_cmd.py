@@ -168,7 +168,15 @@ async def test_the_access_screen_approves_a_code_through_hermes(tmp_path, hermes
         said = str(app.screen.query_one("#pair-result").visual)
         assert "Approved!" in said and "Backup:" in said
         assert "paired:  5501234567 (Lee)" in str(app.screen.query_one("#who").visual)
-    assert "5501234567" in _store(home)["telegram-approved.json"].decode()
+        assert "5501234567" in _store(home)["telegram-approved.json"].decode()
+        app.screen.query_one("#revoke-id").value = "5501234567"
+        app.screen.pairing_action("revoke")
+        await pilot.pause()
+        assert "Revoke" in str(app.screen.query_one("#pair-result").visual)  # the preview first
+        app.screen.pairing_action("revoke")
+        await pilot.pause()
+        assert "Revoked access for user 5501234567" in str(app.screen.query_one("#pair-result").visual)
+    assert "5501234567" not in _store(home)["telegram-approved.json"].decode()
 
 
 def test_the_plain_face_approves_a_waiting_code_through_hermes(tmp_path, hermes_python, monkeypatch, capsys):
