@@ -222,3 +222,19 @@ def test_a_start_stopped_by_the_gate_is_reported_as_such(box, capsys):
     findings = {f["code"]: f for f in json.loads(capsys.readouterr().out)["findings"]}
     assert findings["HW404"]["severity"] == "info"
     assert findings["HW404"]["message"].startswith(f"{UNIT} was not started: the hermes-wizard gate stopped it")
+
+
+def test_the_verdict_claims_a_loop_only_where_this_homes_service_loops(box, tmp_path, capsys):
+    """Issue 20: no text claims a loop that nothing runs or that a gate stops.  With the home's own looping
+    unit the verdict says its service restarts it forever; once the gate drop-in is in place (or with no
+    unit at all) it says only what a service restarting on success would do."""
+    from wizard.judge.engine import evaluate
+    from wizard.judge.report import verdict_clause
+
+    fake, home, dropins = box
+    looping = verdict_clause(evaluate(home))
+    assert "exits 0, and its service restarts it forever" in looping
+    assert doctor(capsys, home, "--install-gate", "--yes")[0] in (0, 1, 78)
+    service.reset()
+    gated = verdict_clause(evaluate(home))
+    assert "its service restarts it forever" not in gated and "(Hermes's own unit) restarts forever" in gated

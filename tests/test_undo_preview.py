@@ -62,7 +62,8 @@ def test_undo_asks_on_a_terminal_with_the_verdict_and_no_keeps_the_files(repaire
     code, out, _ = run(capsys, "undo", "--home", str(repaired))
     assert code == 2 and (repaired / ".env").read_bytes() == before
     assert asked == ["Restore these files? The gateway would then refuse to start — Hermes stops at whatsapp "
-                     "(1 more after it), exits 0, and a service manager restarts it forever. [y/N] "]
+                     "(1 more after it), exits 0, which a service that restarts on success (Hermes's own unit) "
+                     "restarts forever. [y/N] "]
     monkeypatch.setattr(builtins, "input", lambda prompt: "y")
     code, out, _ = run(capsys, "undo", "--home", str(repaired))
     assert code == 0 and "WEIXIN_DM_POLICY=open" in (repaired / ".env").read_text(), out

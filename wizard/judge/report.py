@@ -89,8 +89,10 @@ def verdict_clause(report: HomeReport, will: str = "will") -> str:
     if report.violations:
         first = report.violations[0]
         more = f" ({len(report.violations) - 1} more after it)" if len(report.violations) > 1 else ""
-        return (f"the gateway {will} refuse to start — Hermes stops at {first.platform}{more}, exits 0, "
-                "and a service manager restarts it forever")
+        return f"the gateway {will} refuse to start — Hermes stops at {first.platform}{more}, exits 0, " + (
+            # a loop is claimed only where this home's service loops (HW401, HW404): never one a gate stops
+            "and its service restarts it forever" if any(f.code in ("HW401", "HW404") for f in report.findings)
+            else "which a service that restarts on success (Hermes's own unit) restarts forever")
     enabled = [r.name for r in report.rows if r.enabled]
     return f"the gateway {will} start ({visible(', '.join(enabled)) or 'no platforms'})"
 
