@@ -98,3 +98,17 @@ def home_owner(path: Path) -> int | None:
         return os.fstat(fd).st_uid
     finally:
         os.close(fd)
+
+
+def foreign_owner(path: Path) -> str | None:
+    """The login name of the home's owner (as `home_owner` decides it) when that is not this process's user;
+    None when it is ours or there is no such folder ("#UID" for a uid without a passwd entry)."""
+    owner = home_owner(path)
+    if owner is None or owner == os.geteuid():
+        return None
+    import pwd
+
+    try:
+        return pwd.getpwuid(owner).pw_name
+    except KeyError:
+        return f"#{owner}"

@@ -73,18 +73,10 @@ def usable_for(home) -> str | None:
     """None when the secrets of `home` can be kept in a usable keyring here, else why not in one line: the
     keyring is per user, so one of another user's home (root setting up someone's home) never can be —
     the gateway, running as its owner, would never read it."""
-    import os
+    from wizard.core.homeroot import foreign_owner
 
-    from wizard.core.homeroot import home_owner
-
-    owner = home_owner(home)
-    if owner is not None and owner != os.geteuid():
-        import pwd
-
-        try:
-            login = pwd.getpwuid(owner).pw_name
-        except KeyError:
-            login = f"#{owner}"
+    login = foreign_owner(home)
+    if login is not None:
         return (f"the OS keyring is per user and this home belongs to {login}, whose gateway would never read "
                 f"yours; to use the keyring, run hermes-wizard as {login}")
     return usable()

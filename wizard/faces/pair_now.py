@@ -26,6 +26,9 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from wizard.core.homeroot import foreign_owner
+from wizard.hermes.v0_19.plugins import node_present
+
 LOGIN_WORDS = {"whatsapp": ("whatsapp",), "weixin": ("gateway", "setup")}
 WHAT_TO_CHOOSE = {"whatsapp": "choose the mode, then scan the QR code with the phone that owns the number",
                   "weixin": "choose Weixin in Hermes's list, then scan the QR code with WeChat"}
@@ -56,14 +59,14 @@ def login_for(report, platform: str, environ: dict[str, str] | None = None) -> L
     hermes = _hermes_program(report, environ)
     words = LOGIN_WORDS[platform]
     command = shlex.join([str(hermes or "hermes"), *words])
-    owner = _foreign_owner(home)
+    owner = foreign_owner(home)
     if owner is not None:
         return (f"This home belongs to {owner}: pair it as {owner}, in their own terminal: "
                 f"sudo -u {owner} env HERMES_HOME={shlex.quote(str(home))} {command}")
     if hermes is None:
         return (f"Hermes's own command was not found (no hermes in the home's venv or on PATH); install Hermes, "
                 f"then run: HERMES_HOME={shlex.quote(str(home))} hermes {' '.join(words)}")
-    if platform == "whatsapp" and not _node_here(home, environ):
+    if platform == "whatsapp" and not node_present(home, environ):
         return (f"WhatsApp's bridge needs Node.js, which is not installed here: install Node.js 18 or newer, "
                 f"then run: HERMES_HOME={shlex.quote(str(home))} {command}")
     env = dict(environ, HERMES_HOME=str(home))
@@ -80,25 +83,3 @@ def _hermes_program(report, environ: dict[str, str]) -> Path | None:
             return candidate
     found = shutil.which("hermes", path=environ.get("PATH"))
     return Path(found) if found else None
-
-
-def _node_here(home: Path, environ: dict[str, str]) -> bool:
-    for candidate in (home / "node" / "bin" / "node", home / "node" / "node"):
-        if candidate.is_file() and os.access(candidate, os.X_OK):
-            return True
-    return shutil.which("node", path=environ.get("PATH")) is not None
-
-
-def _foreign_owner(home: Path) -> str | None:
-    """The login name of the home's owner when that is not us (None: ours, or no such folder yet)."""
-    from wizard.core.homeroot import home_owner
-
-    owner = home_owner(home)
-    if owner is None or owner == os.geteuid():
-        return None
-    import pwd
-
-    try:
-        return pwd.getpwuid(owner).pw_name
-    except KeyError:
-        return f"#{owner}"

@@ -65,7 +65,7 @@ class HostFacts:
     @classmethod
     def detect(cls, home: Path, hermes_python: str | None = None, environ: dict | None = None) -> HostFacts:
         environ = environ if environ is not None else dict(os.environ)
-        facts = cls(node=_node_present(home, environ), raft_cli=shutil.which("raft") is not None)
+        facts = cls(node=node_present(home, environ), raft_cli=shutil.which("raft") is not None)
         install = detect_install(home, hermes_python, environ)
         facts.hermes = judgement(install.version, str(install.prefix) if install.prefix else None, "detected")
         site = install.site_packages
@@ -80,7 +80,8 @@ class HostFacts:
         return facts
 
 
-def _node_present(home: Path, environ: dict) -> bool:
+def node_present(home: Path, environ: dict) -> bool:
+    """Node.js for the bridge-based platforms: the home's own (Hermes's installer) or one on PATH."""
     for candidate in (home / "node" / "bin" / "node", home / "node" / "node"):
         if candidate.is_file() and os.access(candidate, os.X_OK):
             return True
