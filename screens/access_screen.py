@@ -163,7 +163,8 @@ class AccessScreen(WizardScreen):
                           else "Type the ID of the paired user to revoke.")
             return
         if python is None:
-            result.update(f"Hermes's Python was not found: run hermes pairing {action} {self.platform} {code}")
+            result.update(visible_lines(f"Hermes's Python was not found: run hermes pairing {action} "
+                                        f"{self.platform} {code}"))
             return
         if getattr(self, "_previewed", None) != (action, code):
             ok, words = preview(app.home, app.profile, python, self.platform, code, action, app.report.facts)
@@ -173,7 +174,9 @@ class AccessScreen(WizardScreen):
         self._previewed = None
         answer, backup, problem = journalled(app.home, python, action, self.platform, code)
         said = (answer or {}).get("said", "").strip() or problem
-        result.update(said + (f"\nBackup: {backup}/ (hermes-wizard undo takes it back)" if backup else ""))
+        # Hermes's words quote the stranger's own display name: escaped like anything from a home
+        result.update(visible_lines(said + (f"\nBackup: {backup}/ (hermes-wizard undo takes it back)" if backup
+                                            else "")))
         self.query_one("#who", Static).update(visible_lines(self._who_now()))
 
     def action_back(self) -> None:

@@ -197,3 +197,24 @@ def test_the_plain_face_approves_a_waiting_code_through_hermes(tmp_path, hermes_
     out = capsys.readouterr().out
     assert "Approve Lee 5501234567 on telegram" in out and "Approved!" in out and "Backup:" in out
     assert "5501234567" in _store(home)["telegram-approved.json"].decode()
+
+
+async def test_a_strangers_hostile_name_is_shown_escaped_on_the_access_screen(tmp_path, hermes_python, monkeypatch):
+    """The display name is the stranger's own choice and Hermes quotes it when approving: escaped on screen."""
+    from screens.access_screen import AccessScreen
+    from screens.app import WizardApp
+
+    home = _home(tmp_path / "h", TOKEN)
+    code = _stranger_asks(home, hermes_python, "telegram", "5501234567", "Lee\x1b]2;owned\x07")
+    monkeypatch.setenv("HERMES_WIZARD_HERMES_PYTHON", hermes_python)
+    app = WizardApp(home, mode="setup")
+    async with app.run_test(size=(110, 70)) as pilot:
+        app.push_screen(AccessScreen("telegram"))
+        await pilot.pause()
+        app.screen.query_one("#pair-code").value = code
+        app.screen.approve_code()
+        await pilot.pause()
+        app.screen.approve_code()
+        await pilot.pause()
+        shown = "".join(str(w.visual) for w in app.screen.query("#pair-result, #who"))
+    assert "Approved!" in shown and "\x1b" not in shown and "\\x1b]2;owned" in shown
