@@ -97,13 +97,13 @@ class PlatformScreen(WizardScreen):
         """Hermes's own login, in this terminal (the App hands it over); or why not, and what to run where."""
         login = login_for(self.wizard.report, self.platform)
         if isinstance(login, str):
-            self.query_one("#pair-message", Static).update(login)
+            self.query_one("#pair-message", Static).update(visible_lines(login))
             return
         self.app.post_message(PairingRequested(login))
 
     def on_home_reread(self, message: HomeReread) -> None:
         self.query_one("#state", Static).update(visible_lines(disk_words(self.wizard.report, self.platform)))
-        self.query_one("#pair-message", Static).update(message.said)
+        self.query_one("#pair-message", Static).update(visible_lines(message.said))  # it quotes the home
 
     def action_back(self) -> None:
         self.app.pop_screen()
