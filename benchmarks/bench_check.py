@@ -6,11 +6,11 @@ alike, and reports wall time (median, min) and peak RSS (from `os.wait4`, per ch
   baseline       python -c "import yaml, dotenv"             (same interpreter as the wizard)
   baseline-quick the same, ending with os._exit as a check does (no interpreter teardown): the
                  floor without the ~7 ms teardown, for the second, stricter ratio printed as INFO
-  check-json     python -m wizard check --home DEMO --format json
-  check-text     python -m wizard check --home DEMO
-  all-profiles   python -m wizard check --all-profiles --home ROOT   (100 profiles)
-  gate-refuse    python -m wizard check --gate --home DEMO   (the ExecCondition= gate: exit 78)
-  gate-pass      python -m wizard check --gate --home HEALTHY   (DEMO repaired; exit 0)
+  check-json     python -m hermes_wizard check --home DEMO --format json
+  check-text     python -m hermes_wizard check --home DEMO
+  all-profiles   python -m hermes_wizard check --all-profiles --home ROOT   (100 profiles)
+  gate-refuse    python -m hermes_wizard check --gate --home DEMO   (the ExecCondition= gate: exit 78)
+  gate-pass      python -m hermes_wizard check --gate --home HEALTHY   (DEMO repaired; exit 0)
   platform-keys-10k / -100k   check on DEMO with 10k / 100k unknown `platforms:` keys (linear, bounded)
   hermes         <oracle venv>/bin/hermes gateway run   (real Hermes 0.19.0 reaching its refusal)
 
@@ -82,7 +82,7 @@ def benches(tmp: Path, args) -> list[Bench]:
     root = copy_demo(tmp / "root")
     for i in range(args.profiles):
         copy_demo(root / "profiles" / f"p{i:03d}")
-    check = [py, "-m", "wizard", "check"]
+    check = [py, "-m", "hermes_wizard", "check"]
     out = [
         Bench("baseline", lambda: [py, "-c", "import yaml, dotenv"], env, args.rounds,
               expect_rc(0)),
@@ -278,7 +278,7 @@ def compile_bytecode() -> None:
     import compileall
 
     repo = Path(__file__).resolve().parents[1]
-    for package in ("wizard", "screens"):
+    for package in ("wizard", "screens"):  # the folders of hermes_wizard
         compileall.compile_dir(repo / package, quiet=1)
 
 

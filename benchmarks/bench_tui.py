@@ -26,7 +26,7 @@ PROBE = """
 import asyncio, sys, time
 start = float(sys.argv[1])
 from pathlib import Path
-from screens.app import WizardApp
+from hermes_wizard.screens.app import WizardApp
 
 async def main():
     app = WizardApp(Path(sys.argv[2]), mode=sys.argv[3])

@@ -15,13 +15,17 @@ from pathlib import Path
 from textual.app import App
 from textual.binding import Binding
 
-from screens.access_screen import AccessScreen
-from screens.commands import WizardCommands
-from screens.confirm_quit import ConfirmQuit
-from screens.findings_screen import FindingsScreen
-from screens.help_screen import HelpScreen
-from screens.home_screen import HomeScreen
-from screens.messages import (
+from hermes_wizard.core.bundled import stylesheet
+from hermes_wizard.judge.engine import HomeReport, evaluate
+from hermes_wizard.plan.changes import Plan
+from hermes_wizard.plan.session import Session
+from hermes_wizard.screens.access_screen import AccessScreen
+from hermes_wizard.screens.commands import WizardCommands
+from hermes_wizard.screens.confirm_quit import ConfirmQuit
+from hermes_wizard.screens.findings_screen import FindingsScreen
+from hermes_wizard.screens.help_screen import HelpScreen
+from hermes_wizard.screens.home_screen import HomeScreen
+from hermes_wizard.screens.messages import (
     AccessKept,
     ChangesApplied,
     CredentialsKept,
@@ -32,16 +36,12 @@ from screens.messages import (
     PlatformsRequested,
     ReviewRequested,
 )
-from screens.platform_screen import PlatformScreen
-from screens.platforms_screen import PlatformsScreen
-from screens.result_screen import ResultScreen
-from screens.review_screen import ReviewScreen
-from screens.widgets import PlainPalette
-from wizard.core.bundled import stylesheet
-from wizard.judge.engine import HomeReport, evaluate
-from wizard.plan.changes import Plan
-from wizard.plan.session import Session
-from wizard.write.apply import ApplyError, ApplyResult, apply_plan
+from hermes_wizard.screens.platform_screen import PlatformScreen
+from hermes_wizard.screens.platforms_screen import PlatformsScreen
+from hermes_wizard.screens.result_screen import ResultScreen
+from hermes_wizard.screens.review_screen import ReviewScreen
+from hermes_wizard.screens.widgets import PlainPalette
+from hermes_wizard.write.apply import ApplyError, ApplyResult, apply_plan
 
 CSS_FILE = stylesheet()
 # Theme colours that become the foreground under NO_COLOR (see WizardApp.get_css_variables).
@@ -126,7 +126,7 @@ class WizardApp(App[AppOutcome]):
             raise ApplyError("there is nothing to apply")
         saved = None
         if self.save_answers:  # what was chosen, before apply spends the answers; nothing applied if it fails
-            from wizard.write.saved_answers import SavedAnswersError, save_answers
+            from hermes_wizard.write.saved_answers import SavedAnswersError, save_answers
 
             try:
                 saved = save_answers(self.session, self.save_answers)

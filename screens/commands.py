@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, cast
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.screen import ModalScreen
 
-from screens.messages import FindingsRequested, PlatformChosen, ReviewRequested
-from wizard.faces.wording import platform_title
-from wizard.hermes.v0_19.catalog import PLATFORMS
+from hermes_wizard.faces.wording import platform_title
+from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
+from hermes_wizard.screens.messages import FindingsRequested, PlatformChosen, ReviewRequested
 
 if TYPE_CHECKING:
-    from screens.app import WizardApp
+    from hermes_wizard.screens.app import WizardApp
 
 
 class WizardCommands(Provider):

@@ -8,12 +8,12 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Footer, Input, Label, RadioSet, Static
 
-from screens.base import WizardScreen
-from screens.messages import PlatformsRequested, ReviewRequested
-from screens.widgets import Choice, findings_content, wizard_header
-from wizard.core.safetext import visible, visible_lines
-from wizard.faces.wording import tilde, verdict_words
-from wizard.plan.repairs import RepairOptions, plan_repairs
+from hermes_wizard.core.safetext import visible, visible_lines
+from hermes_wizard.faces.wording import tilde, verdict_words
+from hermes_wizard.plan.repairs import RepairOptions, plan_repairs
+from hermes_wizard.screens.base import WizardScreen
+from hermes_wizard.screens.messages import PlatformsRequested, ReviewRequested
+from hermes_wizard.screens.widgets import Choice, findings_content, wizard_header
 
 HELP = """# Doctor
 
@@ -94,13 +94,13 @@ class FindingsScreen(WizardScreen):
                                 dead_transport=self._choice("dead-transport", "disable"))
         session = self.wizard.session
         repair = plan_repairs(self.wizard.report, options)
-        from wizard.plan.answers import split_ids
+        from hermes_wizard.plan.answers import split_ids
 
         session.set_repair(repair.plan.changes, split_ids(self.query_one("#confirm-open", Input).value))
         waiting = session.needs_confirming()
         for widget_id in ("#confirm-open-label", "#confirm-open"):
             self.query_one(widget_id).display = bool(waiting) or options.open_policy == "optin"
-        from wizard.faces.plan_words import plan_notes
+        from hermes_wizard.faces.plan_words import plan_notes
 
         notes = plan_notes(session, repair) + [f"not fixed: {line}" for line in repair.unfixable]
         if waiting:

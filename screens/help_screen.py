@@ -8,7 +8,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Markdown
 
-from wizard.core.safetext import as_spoken
+from hermes_wizard.core.safetext import as_spoken
 
 
 class HelpScreen(ModalScreen[None]):

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from wizard.faces.pair_now import Login
-    from wizard.write.apply import ApplyResult
+    from hermes_wizard.faces.pair_now import Login
+    from hermes_wizard.write.apply import ApplyResult
 
 
 @dataclass

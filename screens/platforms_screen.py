@@ -18,12 +18,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Footer, Static
 
-from screens.base import WizardScreen
-from screens.messages import PlatformChosen, ReviewRequested
-from screens.widgets import wizard_header
-from wizard.core.safetext import visible
-from wizard.faces.wording import credential_state, plural
-from wizard.hermes.v0_19.catalog import ALIASES, PLATFORMS
+from hermes_wizard.core.safetext import visible
+from hermes_wizard.faces.wording import credential_state, plural
+from hermes_wizard.hermes.v0_19.catalog import ALIASES, PLATFORMS
+from hermes_wizard.screens.base import WizardScreen
+from hermes_wizard.screens.messages import PlatformChosen, ReviewRequested
+from hermes_wizard.screens.widgets import wizard_header
 
 HELP = """# Platforms
 

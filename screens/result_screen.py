@@ -8,10 +8,10 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Footer, Static
 
-from screens.base import WizardScreen
-from screens.widgets import findings_content, wizard_header
-from wizard.core.safetext import as_spoken, visible_lines
-from wizard.faces.wording import open_words, tilde
+from hermes_wizard.core.safetext import as_spoken, visible_lines
+from hermes_wizard.faces.wording import open_words, tilde
+from hermes_wizard.screens.base import WizardScreen
+from hermes_wizard.screens.widgets import findings_content, wizard_header
 
 HELP = """# Applied
 The files were written, read back and judged again; the verdict below comes from the files on disk, with
@@ -29,7 +29,7 @@ class ResultScreen(WizardScreen):
         self.result = result
 
     def compose(self) -> ComposeResult:
-        from wizard.faces.outcome import written
+        from hermes_wizard.faces.outcome import written
 
         report = self.result.report
         said = written(report, self.wizard.home, running=self.result.running)
@@ -45,7 +45,7 @@ class ResultScreen(WizardScreen):
                 yield Static(opened, classes="warning-text", id="open-to-everyone", markup=False)
             if said.findings:
                 yield Static(findings_content(list(said.findings)), id="findings", markup=False)
-            from wizard.faces.outcome import restart_lines
+            from hermes_wizard.faces.outcome import restart_lines
 
             for line in self.result.service_lines + restart_lines(self.result, said.clean):
                 yield Static(visible_lines(line), classes="hint", markup=False)

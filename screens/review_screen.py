@@ -10,12 +10,12 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Checkbox, Footer, Input, Static
 
-from screens.base import WizardScreen
-from screens.messages import ChangesApplied
-from screens.widgets import DiffView, findings_content, wizard_header
-from wizard.core.safetext import visible_lines
-from wizard.faces.wording import open_words, plural
-from wizard.plan.changes import render_diff
+from hermes_wizard.core.safetext import visible_lines
+from hermes_wizard.faces.wording import open_words, plural
+from hermes_wizard.plan.changes import render_diff
+from hermes_wizard.screens.base import WizardScreen
+from hermes_wizard.screens.messages import ChangesApplied
+from hermes_wizard.screens.widgets import DiffView, findings_content, wizard_header
 
 HELP = """# Review
 The exact lines that will change, file by file (secrets are shown as ••••••), and what Hermes will decide
@@ -44,7 +44,7 @@ class ReviewScreen(WizardScreen):
         files = " and ".join(plan.files())
         yield Static(f"{plural(len(plan.changes), 'change')} in {files}" if plan.changes else "No file changes",
                      classes="title")
-        from wizard.faces.outcome import planned
+        from hermes_wizard.faces.outcome import planned
 
         said = planned(outlook)
         # the verdict first, above the diff: on 80x24 it stays in view beside the focused Apply
@@ -55,7 +55,7 @@ class ReviewScreen(WizardScreen):
         with VerticalScroll(id="outlook"):
             yield from self._where_secrets_go()
             if self.service_steps:
-                from wizard.plan.service_steps import render_service
+                from hermes_wizard.plan.service_steps import render_service
 
                 yield Checkbox("Also run the service steps below", value=self.run_service, id="run-service")
                 yield Static(visible_lines(render_service(self.service_steps)), id="service", markup=False)
@@ -69,7 +69,7 @@ class ReviewScreen(WizardScreen):
             yield Static(findings_content(found) if found else "No findings.", id="findings", markup=False)
         self.refused = not outlook.would_start  # Apply stays off until "write anyway" is typed
         if self.refused:
-            from wizard.faces.outcome import WRITE_ANYWAY, refusal_words
+            from hermes_wizard.faces.outcome import WRITE_ANYWAY, refusal_words
 
             yield Static(refusal_words(outlook), id="refusal", classes="error-text", markup=False)
             yield Input(placeholder=WRITE_ANYWAY, id="write-anyway")
@@ -85,7 +85,7 @@ class ReviewScreen(WizardScreen):
         session = self.wizard.session
         if not session.typed_secrets():
             return None
-        from wizard.core.keyring_store import usable_for
+        from hermes_wizard.core.keyring_store import usable_for
 
         why = usable_for(session.report.home)
         if why:
@@ -101,7 +101,7 @@ class ReviewScreen(WizardScreen):
             yield Static(visible_lines(f"The secrets go to .env, mode 0600: {self.no_keyring}."),
                          id="keyring-none", markup=False)
             return
-        from wizard.core.keyring_store import backend_name
+        from hermes_wizard.core.keyring_store import backend_name
 
         yield Checkbox(f"Keep the secrets in the OS keyring ({backend_name()}) instead of .env",
                        value=session.secrets_in_keyring, id="keep-in-keyring")
@@ -122,7 +122,7 @@ class ReviewScreen(WizardScreen):
     def on_input_changed(self, event: Input.Changed) -> None:
         """Only the typed words turn Apply on for a plan Hermes would refuse (never a default, never a key)."""
         if event.input.id == "write-anyway":
-            from wizard.faces.outcome import WRITE_ANYWAY
+            from hermes_wizard.faces.outcome import WRITE_ANYWAY
 
             self.query_one("#apply", Button).disabled = event.value.strip().lower() != WRITE_ANYWAY
 
@@ -135,8 +135,8 @@ class ReviewScreen(WizardScreen):
         it will not do of what the review offers (a gate whose drop-in folder is refused, and why)."""
         if self.wizard.mode != "doctor":
             return (), []
-        from wizard.plan.service_steps import ServiceRequest, plan_service
-        from wizard.service.systemd import Runner
+        from hermes_wizard.plan.service_steps import ServiceRequest, plan_service
+        from hermes_wizard.service.systemd import Runner
 
         planned = plan_service(self.wizard.home, self.wizard.profile, ServiceRequest(install_gate=True, restart=True),
                                editing=bool(plan.changes), will_start=outlook.would_start, runner=Runner())
@@ -157,7 +157,7 @@ class ReviewScreen(WizardScreen):
 
     def _apply(self, steps) -> None:
         """In a worker thread: a restart is watched for seconds, and the screen must keep drawing."""
-        from wizard.write.apply import ApplyError
+        from hermes_wizard.write.apply import ApplyError
 
         try:
             result = self.wizard.apply_pending(steps)

@@ -11,7 +11,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Header, RadioButton, RadioSet, Static
 
-from wizard.core.safetext import as_spoken
+from hermes_wizard.core.safetext import as_spoken
 
 # Textual's default icon (U+2B58) is missing from many terminal fonts and shows as a box; this one
 # exists everywhere and still reads as a menu (clicking it opens the command palette).

@@ -17,7 +17,7 @@ ensure_venv() {
     stamp="$hw_venv/.hw-installed-${extras:-base}-$sum"
     # A test install is a superset of the base install.
     if [ -z "${HW_REINSTALL:-}" ] && { [ -e "$stamp" ] || [ -e "$hw_venv/.hw-installed-test-$sum" ]; } \
-        && "$hw_venv/bin/python" -c "import wizard" 2>/dev/null; then
+        && "$hw_venv/bin/python" -c "import hermes_wizard" 2>/dev/null; then
         echo "venv: hermes-wizard already installed in $hw_venv" >&2
         return 0
     fi

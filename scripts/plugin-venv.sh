@@ -33,7 +33,7 @@ fi
 sum="$(cd "$repo" && find wizard screens assets pyproject.toml setup.py README.md -type f ! -path '*/__pycache__/*' ! -name '*.pyc' \
     -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16)"
 stamp="$venv/.hermes-wizard-$sum"
-if [ -e "$stamp" ] && "$venv/bin/python" -c "import wizard.faces.hermes_plugin" 2>/dev/null; then
+if [ -e "$stamp" ] && "$venv/bin/python" -c "import hermes_wizard.faces.hermes_plugin" 2>/dev/null; then
     echo "plugin-venv: hermes-wizard is current in $venv" >&2
 else
     echo "plugin-venv: installing hermes-wizard from $repo into $venv" >&2

@@ -18,9 +18,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from wizard.judge.engine import evaluate
-from wizard.plan.repairs import plan_repairs
-from wizard.write.apply import FileOps, apply_plan
+from hermes_wizard.judge.engine import evaluate
+from hermes_wizard.plan.repairs import plan_repairs
+from hermes_wizard.write.apply import FileOps, apply_plan
 
 STEPS = ("open_tmp", "write", "fsync", "close", "set_owner_mode", "replace", "fsync_dir", "chmod", "unlink")
 COUNT = {"n": 0, "due": 0, "after": False}

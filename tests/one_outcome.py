@@ -17,9 +17,9 @@ import random
 import shutil
 from pathlib import Path
 
-from wizard.core.bundled import example_home
-from wizard.faces.cli import main
-from wizard.service import scope as service
+from hermes_wizard.core.bundled import example_home
+from hermes_wizard.faces.cli import main
+from hermes_wizard.service import scope as service
 
 PLATFORMS = ("telegram", "weixin", "whatsapp")
 MODES = (None, "pairing", "allowlist", "open", "disabled")
@@ -97,7 +97,7 @@ def refused_to_write(capsys, out: str, home: Path, planned: Path, label: str) ->
 
 def write_planned(home: Path, plan, where: Path) -> Path:
     """A copy of `home` with the plan's files written (what check would judge after apply)."""
-    from wizard.plan.changes import planned_contents
+    from hermes_wizard.plan.changes import planned_contents
 
     copy = where / "planned"
     shutil.copytree(home, copy)
@@ -108,7 +108,7 @@ def write_planned(home: Path, plan, where: Path) -> Path:
 
 def answers_yaml(kind: str, session: dict[str, str]) -> tuple[str, dict[str, str]]:
     """The session as an answers file, and the environment its secrets are read from."""
-    from wizard.judge.masking import is_secret_name
+    from hermes_wizard.judge.masking import is_secret_name
 
     lines, env = ["platforms:"], {}
     for name, mode in session.items():
@@ -135,7 +135,7 @@ def answers_yaml(kind: str, session: dict[str, str]) -> tuple[str, dict[str, str
 
 def flags_for(kind: str, session: dict[str, str]) -> tuple[list[str], dict[str, str]]:
     """The session as `setup` flags: each --platform with its own flags after it, --disable for the others."""
-    from wizard.judge.masking import is_secret_name
+    from hermes_wizard.judge.masking import is_secret_name
 
     configured = [name for name, mode in session.items() if mode != "disabled"]
     argv, env = [], {}
@@ -162,8 +162,8 @@ def flags_for(kind: str, session: dict[str, str]) -> tuple[list[str], dict[str, 
 def as_typed(kind: str, session: dict[str, str], home: Path):
     """A Session answered as the interactive faces answer it (credentials typed, the mode chosen, the IDs of an
     allowlist, none with pairing, the name typed for open): its plan is what the plain face and the TUI write."""
-    from wizard.judge.engine import evaluate
-    from wizard.plan.session import Session
+    from hermes_wizard.judge.engine import evaluate
+    from hermes_wizard.plan.session import Session
 
     live = Session(evaluate(home, "default"), "setup")
     for name, mode in session.items():

@@ -68,7 +68,7 @@ def test_reach_finding_and_hermes_agree(case, version, tmp_path, hermes_oracle_a
     assert answer["results"] == [authorized], answer
     if behavior is not None:
         assert answer["behavior"][sender["platform"]] == behavior, answer
-    from wizard.faces.cli import main
+    from hermes_wizard.faces.cli import main
 
     out = io.StringIO()
     with _environ(hermes_oracle_at(version).host_env()), contextlib.redirect_stdout(out):

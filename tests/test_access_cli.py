@@ -1,6 +1,6 @@
 """`hermes-wizard access` from the user's side: its overview, its exit codes, and bad or hostile input.
 
-Run as the user runs it (`python -m wizard access ...` in a subprocess): usage errors exit 2 with one
+Run as the user runs it (`python -m hermes_wizard access ...` in a subprocess): usage errors exit 2 with one
 line and no traceback; the home's contents are escaped before display; secrets never appear; a
 FIFO where the pairing store should be never hangs it; nothing in the home is written.
 """
@@ -20,7 +20,7 @@ TOKEN = "7123456789:AAHdemoTokenNotReal_0123"
 
 
 def _run(*args: str, home: Path | None = None) -> subprocess.CompletedProcess:
-    argv = [sys.executable, "-m", "wizard", "access", *(["--home", str(home)] if home else []), *args]
+    argv = [sys.executable, "-m", "hermes_wizard", "access", *(["--home", str(home)] if home else []), *args]
     env = {k: v for k, v in os.environ.items() if not k.startswith("HERMES_")}
     return subprocess.run(argv, capture_output=True, text=True, timeout=30, env=env)
 

@@ -153,7 +153,7 @@ def test_hermes_decides_as_pinned(case, version, hermes_answers, hermes_oracle_a
     assert (theirs.startswith("error") if rule == "error" else theirs is authorized), f"Hermes said {theirs!r}"
     files, sender, _ = CASES[case]
     home = _write(tmp_path / "home", files)
-    from wizard.faces.cli import main
+    from hermes_wizard.faces.cli import main
 
     argv = ["access", "--home", str(home), sender["platform"], sender["user_id"] or "", "--chat",
             sender["chat_type"], "--format", "json", "--hermes-version", version]
@@ -191,7 +191,7 @@ def test_adapter_intake_as_pinned(case, version, tmp_path, hermes_oracle_at):
     home = _write(tmp_path / "home", files)
     (answer,) = ask(version, [(home, [sender])], tmp_path / "oracle")
     assert (answer["results"][0], answer["intake"][0]) == (authorized, forwarded), answer
-    from wizard.faces.cli import main
+    from hermes_wizard.faces.cli import main
 
     out = io.StringIO()
     argv = ["access", "--home", str(home), sender["platform"], sender["user_id"], "--chat", sender["chat_type"],

@@ -31,8 +31,8 @@ FIRST_SEED = int(os.environ.get("ACCESS_FIRST_SEED", "0") or 0)  # explore other
 
 
 def _facts(version: str, host_env: dict, home: Path):
-    from wizard.hermes.v0_19.plugins import HostFacts
-    from wizard.hermes.versions import judgement
+    from hermes_wizard.hermes.v0_19.plugins import HostFacts
+    from hermes_wizard.hermes.versions import judgement
 
     facts = HostFacts.detect(home, str(venv_python(version)), {**os.environ, **host_env})
     facts.hermes = judgement(version, None, "given")
@@ -40,20 +40,20 @@ def _facts(version: str, host_env: dict, home: Path):
 
 
 def _sender(sender: dict):
-    from wizard.hermes.v0_19.authz import Sender
+    from hermes_wizard.hermes.v0_19.authz import Sender
 
     return Sender(sender["platform"], sender["user_id"], sender["chat_type"], sender["chat_id"], sender["is_bot"],
                   sender["user_name"])
 
 
 def _ours(view, sender: dict):
-    from wizard.judge.access import decide
+    from hermes_wizard.judge.access import decide
 
     return decide(view, _sender(sender))
 
 
 def _cli(home: Path, sender: dict, version: str, host_env: dict) -> tuple[int, dict]:
-    from wizard.faces.cli import main
+    from hermes_wizard.faces.cli import main
 
     argv = ["access", "--home", str(home), sender["platform"], sender["user_id"], "--chat", sender["chat_type"],
             "--format", "json", "--hermes-version", version]
@@ -74,7 +74,7 @@ def _show(files: dict[str, bytes]) -> str:
 @pytest.mark.parametrize("version", VERSIONS)
 def test_access_agrees_with_hermes_authorization(version, tmp_path, hermes_oracle_at):
     require_oracle(version)
-    from wizard.judge.access import load_view
+    from hermes_wizard.judge.access import load_view
 
     host_env = hermes_oracle_at(version).host_env()
     generated = [access_homes.generate(seed) for seed in range(FIRST_SEED, FIRST_SEED + HOMES)]
@@ -131,7 +131,7 @@ def test_access_agrees_on_the_loader_conformance_homes(version, tmp_path, hermes
     import homegen
     from hypothesis import HealthCheck, given, settings
 
-    from wizard.judge.access import load_view
+    from hermes_wizard.judge.access import load_view
 
     specs: list = []
 

@@ -35,11 +35,11 @@ def test_root_reads_the_pairing_store_as_the_owner(owner, place):
         os.lchown(path, uid, gid)
     os.chmod(home, 0o755)
     env = {"PATH": "/usr/bin:/bin", "HOME": "/root", "LANG": "C.UTF-8"}
-    one = subprocess.run([sys.executable, "-m", "wizard", "access", "--home", str(home), "telegram", "5",
+    one = subprocess.run([sys.executable, "-m", "hermes_wizard", "access", "--home", str(home), "telegram", "5",
                           "--format", "json"], capture_output=True, text=True, timeout=60, env=env)
     assert one.returncode == 1, one.stdout + one.stderr
     assert json.loads(one.stdout)["rule"] == "no-allowlist"
-    overview = subprocess.run([sys.executable, "-m", "wizard", "access", "--home", str(home)],
+    overview = subprocess.run([sys.executable, "-m", "hermes_wizard", "access", "--home", str(home)],
                               capture_output=True, text=True, timeout=60, env=env)
     assert overview.returncode == 0 and marker not in overview.stdout + overview.stderr
     assert "paired:" not in overview.stdout

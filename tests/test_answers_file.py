@@ -1,5 +1,5 @@
 """`setup --answers FILE` (wizard/faces/declared.py): a declared configuration applied without prompts,
-run as a user runs it (`python -m wizard` in a subprocess), the result judged by the real Hermes 0.19.0.
+run as a user runs it (`python -m hermes_wizard` in a subprocess), the result judged by the real Hermes 0.19.0.
 
 Valid file from an empty home; every invalid path names the file and line and writes nothing (exit 2);
 hostile YAML refused; idempotent re-apply with --detailed-exitcode (2, then 0); secrets read from the
@@ -41,7 +41,7 @@ platforms:
 def wizard(*args: str, env: dict | None = None, stdin: str | None = None) -> subprocess.CompletedProcess:
     base = {k: v for k, v in os.environ.items() if k not in ("HERMES_HOME", "MY_TELEGRAM_BOT_TOKEN", "MY_WEIXIN_TOKEN")}
     base.update({"PYTHONPATH": str(ROOT), "MY_TELEGRAM_BOT_TOKEN": TG, "MY_WEIXIN_TOKEN": WX} | (env or {}))
-    return subprocess.run([sys.executable, "-m", "wizard", *args], cwd=ROOT, env=base, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "hermes_wizard", *args], cwd=ROOT, env=base, capture_output=True,
                           text=True, timeout=60, input=stdin if stdin is not None else "")
 
 
@@ -253,9 +253,9 @@ def test_save_answers_references_secrets_by_name_and_reapplies_to_the_same_home(
 
 
 def test_save_answers_defaults_the_variable_to_the_key_and_writes_through_the_session():
-    from wizard.judge.engine import evaluate
-    from wizard.plan.answers_file.session_io import render_answers
-    from wizard.plan.session import Session
+    from hermes_wizard.judge.engine import evaluate
+    from hermes_wizard.plan.answers_file.session_io import render_answers
+    from hermes_wizard.plan.session import Session
 
     session = Session(evaluate(DEMO))
     session.type_value("telegram", "TELEGRAM_BOT_TOKEN", TG)

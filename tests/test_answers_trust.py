@@ -2,7 +2,7 @@
 file, or a folder above it, that root applies with `setup --answers`; or who hands root a file whose
 `from_env` names one of root's own variables (AWS_SECRET_ACCESS_KEY) to have it written into their `.env`.
 
-Each test runs `python -m wizard` as root (the caller) and checks the refusal: exit 2, one clear line,
+Each test runs `python -m hermes_wizard` as root (the caller) and checks the refusal: exit 2, one clear line,
 no traceback, the home byte for byte as it was.  Other users are bare uids (chown needs no account).
 """
 
@@ -14,7 +14,6 @@ import tempfile
 from pathlib import Path
 
 import pytest
-
 from test_answers_file import DEMO, tree, wizard
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="files of other users need root")

@@ -1,4 +1,4 @@
-"""`wizard.write.apply`, the only writer: every file is at all times wholly old or wholly new.
+"""`hermes_wizard.write.apply`, the only writer: every file is at all times wholly old or wholly new.
 
 What is exercised, and how:
 
@@ -36,14 +36,14 @@ from pathlib import Path
 
 import pytest
 
-from wizard.core.atomic import LOCK_FILE, TMP_MARK, FileOps
-from wizard.judge.engine import evaluate
-from wizard.plan.changes import ENV, YAML, Change, Plan, fingerprint, planned_contents
-from wizard.plan.repairs import plan_repairs
-from wizard.write import backups as backups_mod
-from wizard.write.apply import ApplyError, apply_plan
-from wizard.write.backups import BACKUP_DIR, backup_sets
-from wizard.write.undo import undo_latest
+from hermes_wizard.core.atomic import LOCK_FILE, TMP_MARK, FileOps
+from hermes_wizard.judge.engine import evaluate
+from hermes_wizard.plan.changes import ENV, YAML, Change, Plan, fingerprint, planned_contents
+from hermes_wizard.plan.repairs import plan_repairs
+from hermes_wizard.write import backups as backups_mod
+from hermes_wizard.write.apply import ApplyError, apply_plan
+from hermes_wizard.write.backups import BACKUP_DIR, backup_sets
+from hermes_wizard.write.undo import undo_latest
 
 ROOT = Path(__file__).resolve().parent.parent
 DRIVER = Path(__file__).with_name("apply_kill_driver.py")
@@ -159,7 +159,7 @@ def converge(home: Path, expected: dict) -> None:
 def wizard_cli(*args: str, **kwargs) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k != "HERMES_HOME"}
     env["PYTHONPATH"] = str(ROOT)
-    return subprocess.run([sys.executable, "-m", "wizard", *args], cwd=ROOT, env=env, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "hermes_wizard", *args], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=60, **kwargs)
 
 
@@ -349,7 +349,7 @@ def test_fault_at_every_step_leaves_old_files_and_converges(tmp_path, scenario, 
 def _all_calls(scenario: str) -> list[tuple[str, str]]:
     """Every FileOps call of a whole apply — backup copies, manifest, the writes, the journal's
     closing — as (step, "home/<name>" or "backup/<name>"), the order the kill driver counts them."""
-    from wizard.core.homefs import At
+    from hermes_wizard.core.homefs import At
 
     calls: list[tuple[str, str]] = []
     current = ["?"]
@@ -724,7 +724,7 @@ def test_symlink_to_a_file_of_another_owner_is_refused(tmp_path):
 
 
 class FakeClock:
-    """Stands in for the `time` module inside wizard.write.backups (make_backup names sets by the second)."""
+    """Stands in for the `time` module inside hermes_wizard.write.backups (make_backup names sets by the second)."""
 
     def __init__(self, start: float = 1_790_000_000.0) -> None:
         self.now = start

@@ -10,7 +10,7 @@ For each case the CLI must:
   * write nothing: the whole temporary tree (paths, bytes, modes, mtimes) is compared;
   * not hang (FIFOs, 10 MB files) and not blow up memory (YAML alias bombs).
 
-Most cases run in-process (`wizard.faces.cli.main`), a few again in a subprocess to prove that no
+Most cases run in-process (`hermes_wizard.faces.cli.main`), a few again in a subprocess to prove that no
 traceback reaches stderr and to bound memory. Codes and wording are the engine's to choose.
 """
 from __future__ import annotations
@@ -100,7 +100,7 @@ def alarm(seconds: int):
 
 
 def run_inprocess(argv, capsys) -> Result:
-    from wizard.faces.cli import main
+    from hermes_wizard.faces.cli import main
     capsys.readouterr()
     with alarm(TIMEOUT_S):
         try:
@@ -122,12 +122,12 @@ def clean_env(userhome: Path) -> dict:
 
 
 def run_subprocess(argv, userhome: Path, mem_limit_mib: int = 1024) -> Result:
-    """python -m wizard ARGV, with a hang guard, an address-space cap and precise peak RSS."""
+    """python -m hermes_wizard ARGV, with a hang guard, an address-space cap and precise peak RSS."""
     def limit():
         cap = mem_limit_mib * MiB
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "wizard", *argv], cwd=REPO,
+        proc = subprocess.Popen([sys.executable, "-m", "hermes_wizard", *argv], cwd=REPO,
                                 env=clean_env(userhome), stdin=subprocess.DEVNULL,
                                 stdout=out, stderr=err, preexec_fn=limit)
         deadline = time.monotonic() + TIMEOUT_S
@@ -139,7 +139,7 @@ def run_subprocess(argv, userhome: Path, mem_limit_mib: int = 1024) -> Result:
                 proc.kill()
                 os.wait4(proc.pid, 0)
                 proc.returncode = -9
-                pytest.fail(f"python -m wizard {argv} hung for {TIMEOUT_S} s")
+                pytest.fail(f"python -m hermes_wizard {argv} hung for {TIMEOUT_S} s")
             time.sleep(0.01)
         proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0), err.seek(0)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from wizard.faces.cli import main
-from wizard.judge.checks import all_checks
+from hermes_wizard.faces.cli import main
+from hermes_wizard.judge.checks import all_checks
 
 DEMO = Path(__file__).resolve().parents[1] / "assets" / "homes" / "death-loop"
 

@@ -13,18 +13,18 @@ from pathlib import Path
 
 import pytest
 
-from wizard.faces.cli import main
+from hermes_wizard.faces.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
 
 
 def wizard(*argv: str, extra_env: dict[str, str] | None = None, **kwargs) -> subprocess.CompletedProcess:
-    """`python -m wizard ARGV`: the console entry, in a fresh interpreter, its output buffered as under
+    """`python -m hermes_wizard ARGV`: the console entry, in a fresh interpreter, its output buffered as under
     systemd or in a pipeline (PYTHONUNBUFFERED, which a developer's shell may set, would hide a lost flush)."""
     env = {**os.environ, "NO_COLOR": "1", "PYTHONPATH": str(REPO)}
     env.pop("PYTHONUNBUFFERED", None)
     env.update(extra_env or {})
-    return subprocess.run([sys.executable, "-m", "wizard", *argv], env=env, timeout=60, cwd=REPO, **kwargs)
+    return subprocess.run([sys.executable, "-m", "hermes_wizard", *argv], env=env, timeout=60, cwd=REPO, **kwargs)
 
 
 @pytest.mark.parametrize("profiles", [0, 30])

@@ -13,7 +13,7 @@ import json
 
 import pytest
 
-from wizard.faces.cli import main
+from hermes_wizard.faces.cli import main
 
 
 def _planted(tag: str) -> tuple[str, str, list[str]]:
@@ -64,9 +64,9 @@ def test_check_doctor_and_setup_never_show_a_planted_credential(home, capsys, mo
 
 
 def test_a_plan_setting_each_credential_shows_none_of_them(home):
-    from wizard.judge.engine import evaluate
-    from wizard.judge.masking import is_secret_name
-    from wizard.plan.changes import ENV, Change, Plan, render_diff
+    from hermes_wizard.judge.engine import evaluate
+    from hermes_wizard.judge.masking import is_secret_name
+    from hermes_wizard.plan.changes import ENV, Change, Plan, render_diff
 
     new_env, _, secrets = _planted("B")
     keys = [line.split("=", 1) for line in new_env.splitlines() if "=" in line]
@@ -92,9 +92,9 @@ def test_undo_list_and_its_dry_run_diff_show_no_credential(home, capsys, monkeyp
 
 
 async def test_the_tui_review_shows_no_credential(home):
-    from screens.app import WizardApp
-    from screens.review_screen import ReviewScreen
-    from screens.widgets import DiffView
+    from hermes_wizard.screens.app import WizardApp
+    from hermes_wizard.screens.review_screen import ReviewScreen
+    from hermes_wizard.screens.widgets import DiffView
 
     _, _, secrets = _planted("C")
     app = WizardApp(home, "default", mode="setup")

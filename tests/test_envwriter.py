@@ -10,7 +10,14 @@ from dotenv import dotenv_values
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from wizard.plan.envedit import DISABLED_MARKER, EnvEdit, UnwritableValue, apply_edits, disabled_keys, quote_value
+from hermes_wizard.plan.envedit import (
+    DISABLED_MARKER,
+    EnvEdit,
+    UnwritableValue,
+    apply_edits,
+    disabled_keys,
+    quote_value,
+)
 
 CORPUS = {
     "plain": "A=1\nWEIXIN_DM_POLICY=open\nB=2\n",

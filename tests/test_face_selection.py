@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from wizard.faces.terminal import NONE, PLAIN, TUI, TerminalFacts, choose_face, echo_can_be_hidden, over_ssh
+from hermes_wizard.faces.terminal import NONE, PLAIN, TUI, TerminalFacts, choose_face, echo_can_be_hidden, over_ssh
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO = REPO / "assets" / "homes" / "death-loop"
@@ -64,7 +64,7 @@ def test_echo_cannot_be_hidden_on_what_is_not_a_terminal(tmp_path):
 def run_wizard(args, tmp_path, timeout=1.0, **env) -> subprocess.CompletedProcess:
     environ = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path), "PYTHONPATH": str(REPO),
                **env}
-    return subprocess.run([sys.executable, "-m", "wizard", *args], cwd=REPO, env=environ, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "hermes_wizard", *args], cwd=REPO, env=environ, capture_output=True,
                           text=True, timeout=timeout, stdin=subprocess.DEVNULL)
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from wizard.faces.cli import main
+from hermes_wizard.faces.cli import main
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="judging another user's home needs root")
 

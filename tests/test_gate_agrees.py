@@ -12,12 +12,12 @@ import contextlib
 import io
 import json
 
-import pytest
-
 import homegen
+import pytest
 from oracle import VERSIONS
 from oracle.cases import CASES
-from wizard.faces.cli import main
+
+from hermes_wizard.faces.cli import main
 
 GENERATED = 300
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from wizard.faces.cli import main
-from wizard.faces.entry import main as entry
-from wizard.faces.gate import fast_args
+from hermes_wizard.faces.cli import main
+from hermes_wizard.faces.entry import main as entry
+from hermes_wizard.faces.gate import fast_args
 
 DEMO = Path(__file__).resolve().parents[1] / "assets" / "homes" / "death-loop"
 
@@ -60,7 +60,7 @@ def modules_loaded(tmp_path, *flags: str) -> tuple[str, set[str]]:
     home = tmp_path / "home"
     shutil.copytree(DEMO, home)
     # The script's own entry minus its last step (os._exit, which would leave no moment to look).
-    probe = ("import sys\nfrom wizard.faces.entry import main\n"
+    probe = ("import sys\nfrom hermes_wizard.faces.entry import main\n"
              "main(['check', *sys.argv[2:], '--home', sys.argv[1]])\n"
              "print('MODULES ' + ' '.join(sorted(sys.modules)), file=sys.stderr)\n")
     done = subprocess.run([sys.executable, "-c", probe, str(home), *flags], capture_output=True, text=True,
@@ -71,9 +71,9 @@ def modules_loaded(tmp_path, *flags: str) -> tuple[str, set[str]]:
 
 def test_the_gate_imports_no_argparse_and_no_check_registry(tmp_path):
     _, loaded = modules_loaded(tmp_path, "--gate")
-    assert "wizard.hermes.v0_19.gate" in loaded  # it did judge
-    assert not loaded & {"argparse", "wizard.faces.cli", "wizard.core.kinds", "wizard.judge.checks",
-                         "wizard.judge.engine", "subprocess", "textual"}
+    assert "hermes_wizard.hermes.v0_19.gate" in loaded  # it did judge
+    assert not loaded & {"argparse", "hermes_wizard.faces.cli", "hermes_wizard.core.kinds", "hermes_wizard.judge.checks",
+                         "hermes_wizard.judge.engine", "subprocess", "textual"}
 
 
 def test_the_gates_own_messages_are_escaped(tmp_path, capsys):
@@ -91,7 +91,7 @@ def test_the_gates_own_messages_are_escaped(tmp_path, capsys):
     ["--hermes-version", "0.17.0"], ["--all-profiles"], ["--profile", "nosuch"],
 ])
 def test_check_answers_alike_through_either_reader(tmp_path, capsys, extra):
-    from wizard.faces.fastargs import check_args
+    from hermes_wizard.faces.fastargs import check_args
 
     home = tmp_path / "home"
     shutil.copytree(DEMO, home)
@@ -114,16 +114,16 @@ def test_check_answers_alike_through_either_reader(tmp_path, capsys, extra):
     ["--help"],
 ])
 def test_checks_unusual_spellings_go_to_the_full_parser(argv):
-    from wizard.faces.fastargs import check_args
+    from hermes_wizard.faces.fastargs import check_args
 
     assert check_args(argv) is None
 
 
 def test_check_imports_no_argparse(tmp_path):
     out, loaded = modules_loaded(tmp_path, "--format", "json")
-    assert '"verdict"' in out and "wizard.judge.engine" in loaded  # it did judge
-    assert not loaded & {"argparse", "gettext", "wizard.hermes.v0_18.model", "subprocess", "textual"}
+    assert '"verdict"' in out and "hermes_wizard.judge.engine" in loaded  # it did judge
+    assert not loaded & {"argparse", "gettext", "hermes_wizard.hermes.v0_18.model", "subprocess", "textual"}
     # Nor what only other commands, other formats or the full parser use (each costs the check its import).
-    assert not loaded & {"dataclasses", "inspect", "importlib.metadata", "wizard.plan", "wizard.write",
-                         "wizard.faces.doctor", "wizard.judge.report", "wizard.hermes.verify",
-                         "wizard.service.systemd", "wizard.service.loop", "wizard.core.homefs"}
+    assert not loaded & {"dataclasses", "inspect", "importlib.metadata", "hermes_wizard.plan", "hermes_wizard.write",
+                         "hermes_wizard.faces.doctor", "hermes_wizard.judge.report", "hermes_wizard.hermes.verify",
+                         "hermes_wizard.service.systemd", "hermes_wizard.service.loop", "hermes_wizard.core.homefs"}

@@ -16,7 +16,6 @@ import random
 from pathlib import Path
 
 import pytest
-
 from oracle import VERSIONS
 from oracle.cases import Case
 from oracle.compare import assert_conforms

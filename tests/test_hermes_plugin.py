@@ -24,9 +24,9 @@ from pathlib import Path
 import oracle
 import pytest
 
-from wizard.core import keyring_store
-from wizard.faces import hermes_secrets
-from wizard.faces.hermes_plugin import doctor_command, wizard_argv
+from hermes_wizard.core import keyring_store
+from hermes_wizard.faces import hermes_secrets
+from hermes_wizard.faces.hermes_plugin import doctor_command, wizard_argv
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO = REPO / "assets" / "homes" / "death-loop"
@@ -53,7 +53,7 @@ def test_access_and_pairing_judge_the_active_home_with_hermes_python():
         "access", "--home", "/h/.hermes", "--hermes-python", python, "telegram", "5"]
     assert wizard_argv(["pairing", "list"], home, python) == [
         "pairing", "--home", "/h/.hermes", "--hermes-python", python, "list"]
-    from wizard.core import safetext
+    from hermes_wizard.core import safetext
 
     safetext.speak_as("hermes wizard")
     try:
@@ -63,7 +63,7 @@ def test_access_and_pairing_judge_the_active_home_with_hermes_python():
 
 
 def test_a_home_the_user_typed_wins_over_the_active_one():
-    from wizard.faces.cli import build_parser
+    from hermes_wizard.faces.cli import build_parser
 
     args = build_parser().parse_args(wizard_argv(["doctor", "--home", "/mine", "--dry-run"], Path("/active"), "py"))
     assert (args.home, args.hermes_python, args.dry_run) == ("/mine", "py", True)
@@ -171,7 +171,7 @@ needs_hermes = [pytest.mark.oracle, pytest.mark.slow, pytest.mark.skipif(
 CONFIG_DRIVER = """
 import hashlib, json, os
 if os.environ.get("HW_TEST_SKIP_APPLY"):  # the workaround off: show that it is what makes the difference
-    import wizard.faces.hermes_secrets as secrets
+    import hermes_wizard.faces.hermes_secrets as secrets
     secrets.apply_now = lambda home: False
 import hermes_cli.main
 from hermes_cli.plugins import discover_plugins
@@ -230,7 +230,7 @@ class Box:
         (self.home / "config.yaml").write_text(
             f"plugins:\n  enabled: [{keyring_store.PLUGIN_NAME}]\nsecrets:\n  {keyring_store.SOURCE_NAME}:\n"
             f"    enabled: true\n    env:\n      TELEGRAM_BOT_TOKEN: {{service: {service}, username: '{username}'}}\n")
-        stored = self.python("import sys\nfrom wizard.core import keyring_store as k\n"
+        stored = self.python("import sys\nfrom hermes_wizard.core import keyring_store as k\n"
                              "k.store(sys.argv[1], sys.argv[2], sys.stdin.read())\n", service, username, stdin=TOKEN)
         assert stored.returncode == 0, stored.stderr
 
@@ -378,8 +378,8 @@ def test_inside_hermes_the_advice_names_hermes_wizard_not_a_command_off_path(tmp
     import argparse
     import shutil as sh
 
-    from wizard.core import safetext
-    from wizard.faces import hermes_plugin
+    from hermes_wizard.core import safetext
+    from hermes_wizard.faces import hermes_plugin
 
     demo = tmp_path / "home"
     sh.copytree(Path(__file__).resolve().parents[1] / "assets" / "homes" / "death-loop", demo)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from wizard.faces.cli import main
+from hermes_wizard.faces.cli import main
 
 W = "WEIXIN_ACCOUNT_ID=bot@im.bot\nWEIXIN_TOKEN=ilink-token-123456\n"
 
@@ -64,7 +64,7 @@ def _encoded(text: str, encoding: str) -> bytes:
 
 @pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be", "latin-1"])
 def test_doctor_fix_writes_a_non_utf8_env_in_its_own_encoding(tmp_path, capsys, hermes_oracle, encoding):
-    from wizard.hermes.v0_19.envfile import read_env_file
+    from hermes_wizard.hermes.v0_19.envfile import read_env_file
 
     original = _encoded("NAME=caf\u00e9\r\n" + W.replace("\n", "\r\n") + "WEIXIN_DM_POLICY=open\r\n", encoding)
     home = home_with(tmp_path, original)
@@ -83,7 +83,7 @@ def test_doctor_fix_writes_a_non_utf8_env_in_its_own_encoding(tmp_path, capsys, 
 
 
 def test_a_utf32_env_is_refused_with_the_true_reason(tmp_path):
-    from wizard.plan.changes import ENV, Change, Plan, UnwritableFile, planned_contents
+    from hermes_wizard.plan.changes import ENV, Change, Plan, UnwritableFile, planned_contents
 
     home = home_with(tmp_path, _encoded(W + "WEIXIN_DM_POLICY=open\n", "utf-32"))
     plan = Plan.of(home, [Change(ENV, "WEIXIN_DM_POLICY", "open", "pairing")])
@@ -92,8 +92,8 @@ def test_a_utf32_env_is_refused_with_the_true_reason(tmp_path):
 
 
 def test_an_edit_that_would_read_differently_is_never_written(tmp_path):
-    """The planned bytes are read back through wizard.hermes.v0_19.envfile: a value dotenv would read otherwise is refused."""
-    from wizard.plan.changes import ENV, Change, Plan, UnwritableFile, planned_contents
+    """The planned bytes are read back through hermes_wizard.hermes.v0_19.envfile: a value dotenv would read otherwise is refused."""
+    from hermes_wizard.plan.changes import ENV, Change, Plan, UnwritableFile, planned_contents
 
     home = home_with(tmp_path, W + "WEIXIN_DM_POLICY=open\n")
     # Written bare, Hermes's start-up sanitizer splits this "glued" line into two assignments.
@@ -117,7 +117,7 @@ def test_line_of_walks_each_mapping_once_however_many_keys_are_asked(tmp_path):
     """Counted, not timed: asking the line of each of n keys used to walk the mapping n times (O(n²))."""
     import yaml
 
-    from wizard.hermes.v0_19.yamlfile import read_yaml_file
+    from hermes_wizard.hermes.v0_19.yamlfile import read_yaml_file
 
     keys = 400
     path = tmp_path / "config.yaml"
@@ -165,7 +165,7 @@ def test_an_aliased_open_policy_is_repaired_and_hermes_agrees(tmp_path, capsys, 
 def test_editing_an_anchored_value_keeps_its_aliases_meaning():
     import yaml
 
-    from wizard.plan.yamledit import set_value
+    from hermes_wizard.plan.yamledit import set_value
 
     text = "platforms:\n  weixin:\n    dm_policy: &p open  # note\n    group_policy: *p\n"
     edited = set_value(text, ("platforms", "weixin", "dm_policy"), "pairing")
@@ -191,7 +191,7 @@ def test_the_env_writer_never_writes_an_empty_value_dotenv_reads_as_its_comment(
 
     from dotenv import dotenv_values
 
-    from wizard.plan.envedit import EnvEdit, apply_edits
+    from hermes_wizard.plan.envedit import EnvEdit, apply_edits
 
     edited = apply_edits("WEIXIN_ALLOWED_USERS=u1 # who\nA=1\n", [EnvEdit("WEIXIN_ALLOWED_USERS", "")])
     assert edited == "WEIXIN_ALLOWED_USERS='' # who\nA=1\n"
@@ -200,8 +200,8 @@ def test_the_env_writer_never_writes_an_empty_value_dotenv_reads_as_its_comment(
 
 
 def test_an_allowlist_of_nobody_is_refused_by_the_answers_layer(tmp_path):
-    from wizard.judge.engine import evaluate
-    from wizard.plan.answers import EMPTY_ALLOWLIST, access_changes
+    from hermes_wizard.judge.engine import evaluate
+    from hermes_wizard.plan.answers import EMPTY_ALLOWLIST, access_changes
 
     report = evaluate(home_with(tmp_path, W + "WEIXIN_DM_POLICY=open\n"))
     for ids in ([], [" "]):

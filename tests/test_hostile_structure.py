@@ -25,10 +25,10 @@ BOUND = 5.0  # seconds: loose on purpose, the defect was minutes
 
 
 def wizard(*argv: str, timeout: float = 20) -> tuple[int, str, float]:
-    """`python -m wizard ARGV` in a child: (exit code, stdout + stderr, seconds)."""
+    """`python -m hermes_wizard ARGV` in a child: (exit code, stdout + stderr, seconds)."""
     start = time.monotonic()
     try:
-        done = subprocess.run([sys.executable, "-m", "wizard", *argv], capture_output=True, text=True,
+        done = subprocess.run([sys.executable, "-m", "hermes_wizard", *argv], capture_output=True, text=True,
                               timeout=timeout, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)})
     except subprocess.TimeoutExpired:
         return -1, f"still running after {timeout} s", time.monotonic() - start
@@ -101,7 +101,7 @@ def test_a_self_referencing_alias_is_answered_at_once(tmp_path, shape, version):
 def test_the_yaml_writer_refuses_a_self_referencing_file(shape):
     """Comparing or copying a structure that contains itself recurses without end: the writer refuses such a
     config.yaml with its own error (a ValueError every planner catches), never a RecursionError (exit 70)."""
-    from wizard.plan.yamledit import YamlEditError, append_value, set_value
+    from hermes_wizard.plan.yamledit import YamlEditError, append_value, set_value
 
     text = SELF_REFERENCING[shape] + "platforms:\n  weixin:\n    dm_policy: open\n"
     with pytest.raises(YamlEditError, match="alias inside its own anchor"):

@@ -57,22 +57,22 @@ def importtime_modules(stderr: str) -> list[str]:
 @pytest.mark.parametrize("fmt", ["json", "text"])
 def test_check_cli_imports_no_ui_libraries(tmp_path, home_kind, fmt):
     home = tmp_path / "none" if home_kind == "missing" else demo_copy(tmp_path)
-    proc = run_python(["-X", "importtime", "-m", "wizard", "check", "--home", str(home),
+    proc = run_python(["-X", "importtime", "-m", "hermes_wizard", "check", "--home", str(home),
                        "--format", fmt], tmp_path)
     assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
     loaded = importtime_modules(proc.stderr)
-    assert any(n.split(".")[0] == "wizard" for n in loaded), (
-        "no wizard module in -X importtime output; did the command run at all?\n"
+    assert any(n.split(".")[0] == "hermes_wizard" for n in loaded), (
+        "no hermes_wizard module in -X importtime output; did the command run at all?\n"
         + proc.stderr[-2000:])
     assert forbidden(loaded) == [], f"`check --format {fmt}` imported {forbidden(loaded)}"
 
 
-# Runs wizard.faces.cli.main in-process, then reports sys.modules on a side file (stdout is the CLI's).
+# Runs hermes_wizard.faces.cli.main in-process, then reports sys.modules on a side file (stdout is the CLI's).
 MAIN_SNIPPET = """
 import json, sys
 out, argv = sys.argv[1], sys.argv[2:]
 try:
-    from wizard.faces.cli import main
+    from hermes_wizard.faces.cli import main
     try:
         rc = main(argv)
     except SystemExit as e:
@@ -97,12 +97,12 @@ def test_cli_main_leaves_ui_libraries_unloaded(tmp_path, argv):
     proc = run_python(["-c", MAIN_SNIPPET, str(out), *argv], tmp_path)
     assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
     modules = json.loads(out.read_text())
-    assert "wizard.faces.cli" in modules
+    assert "hermes_wizard.faces.cli" in modules
     assert forbidden(modules) == [], f"{argv} loaded {forbidden(modules)}"
 
 
 def test_import_wizard_and_cli(tmp_path):
-    proc = run_python(["-c", "import sys, wizard, wizard.faces.cli; print('\\n'.join(sys.modules))"],
+    proc = run_python(["-c", "import sys, wizard, hermes_wizard.faces.cli; print('\\n'.join(sys.modules))"],
                       tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert forbidden(proc.stdout.split()) == []
@@ -123,11 +123,12 @@ class Block(importlib.abc.MetaPathFinder):
         return None
 
 sys.meta_path.insert(0, Block())
-import wizard
-names = ["wizard"]
+import hermes_wizard
+names = ["hermes_wizard"]
 def onerror(name):
     failures[name] = traceback.format_exc()
-for info in pkgutil.walk_packages(wizard.__path__, "wizard.", onerror=onerror):
+# hermes_wizard's path is the repo's wizard/ folder: the walk never reaches hermes_wizard.screens (UI only).
+for info in pkgutil.walk_packages(hermes_wizard.__path__, "hermes_wizard.", onerror=onerror):
     names.append(info.name)
 for name in names:
     if name.rsplit(".", 1)[-1] == "__main__":
@@ -145,7 +146,7 @@ def test_every_wizard_module_imports_without_ui_libraries(tmp_path):
     proc = run_python(["-c", WALK_SNIPPET], tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
     report = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert "wizard.faces.cli" in report["names"], report["names"]
+    assert "hermes_wizard.faces.cli" in report["names"], report["names"]
     msgs = [f"import of {mod!r} from:\n{stack}" for mod, stack in report["attempts"]]
     assert report["attempts"] == [], "wizard/ reaches for UI libraries:\n" + "\n".join(msgs)
     assert report["failures"] == {}, "modules failing to import:\n" + "\n".join(

@@ -18,12 +18,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_keyring_secrets import _SECRET_SERVICE_SESSION
-from test_keyring_secrets import mem_keyring  # noqa: F401  (the in-memory keyring fixture)
+from test_keyring_secrets import (
+    _SECRET_SERVICE_SESSION,
+    mem_keyring,  # noqa: F401  (the in-memory keyring fixture)
+)
 
-from wizard.core import keyring_store
-from wizard.faces import hermes_secrets
-from wizard.faces.cli import main
+from hermes_wizard.core import keyring_store
+from hermes_wizard.faces import hermes_secrets
+from hermes_wizard.faces.cli import main
 
 VICTIM_TOKEN = "987654321:AAHvictimONLYtokenVALUE_zyxwvutsrqp"
 OWN_TOKEN = "123456789:AAHattackerOWNtokenVALUE_abcdefghij"
@@ -155,7 +157,7 @@ def test_real_hermes_never_gets_another_homes_token_through_the_plugin(tmp_path)
     box = Box(tmp_path)  # its home is the attacker's; a keyrings.alt file keyring in a temp folder
     victim = _home(tmp_path / "victim", "TELEGRAM_ALLOWED_USERS=111111\n")
     service, username = keyring_store.entry_for(victim, "TELEGRAM_BOT_TOKEN")
-    stored = box.python("import sys\nfrom wizard.core import keyring_store as k\n"
+    stored = box.python("import sys\nfrom hermes_wizard.core import keyring_store as k\n"
                         "k.store(sys.argv[1], sys.argv[2], sys.stdin.read())\n", service, username, stdin=VICTIM_TOKEN)
     assert stored.returncode == 0, stored.stderr
     (box.home / ".env").write_text("TELEGRAM_ALLOWED_USERS=222222\n")
@@ -170,8 +172,8 @@ def test_real_hermes_never_gets_another_homes_token_through_the_plugin(tmp_path)
 # attacker's home maps it.  $1 scratch, $2 this Python, $3 the attacker's home, $4 the victim's entry's username.
 _STOLEN = _SECRET_SERVICE_SESSION + """
 printf %s "$5" | "$2" -c 'import sys, keyring; keyring.set_password("hermes-wizard", sys.argv[1], sys.stdin.read())' "$4"
-"$2" -m wizard check --home "$3" --format json > "$1/check.json" || true
-"$2" -m wizard secrets migrate --to env --home "$3" --yes && echo "migrate 0" || echo "migrate $?"
+"$2" -m hermes_wizard check --home "$3" --format json > "$1/check.json" || true
+"$2" -m hermes_wizard secrets migrate --to env --home "$3" --yes && echo "migrate 0" || echo "migrate $?"
 "$2" -c 'import sys, keyring; print("still", keyring.get_password("hermes-wizard", sys.argv[1]) == sys.argv[2])' "$4" "$5"
 """
 

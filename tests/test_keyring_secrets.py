@@ -18,9 +18,9 @@ import pytest
 from keyring.backend import KeyringBackend
 from keyring.errors import PasswordDeleteError
 
-from wizard.core import keyring_store
-from wizard.faces.cli import main
-from wizard.judge.engine import evaluate
+from hermes_wizard.core import keyring_store
+from hermes_wizard.faces.cli import main
+from hermes_wizard.judge.engine import evaluate
 
 TOKEN = "123456789:AAHsecretKEYRINGtokenVALUE_abcdefghij"
 REPO = Path(__file__).resolve().parents[1]
@@ -140,7 +140,7 @@ def test_a_locked_keyring_is_said_and_never_blocks_the_gate(home, mem_keyring, m
     out = capsys.readouterr().out
     assert code == 0 and "HW503" in out and "locked" in out
     assert _telegram(evaluate(home)).enabled  # judged as present, and said so
-    gate = subprocess.run([sys.executable, "-m", "wizard", "check", "--gate", "--home", str(home)],
+    gate = subprocess.run([sys.executable, "-m", "hermes_wizard", "check", "--gate", "--home", str(home)],
                           capture_output=True, text=True, timeout=60,
                           env={**os.environ, "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"})
     assert gate.returncode == 0, gate.stdout + gate.stderr
@@ -207,10 +207,10 @@ eval "$(gnome-keyring-daemon --start --components=secrets)"
 unset PYTHON_KEYRING_BACKEND
 """
 _SECRET_SERVICE = _SECRET_SERVICE_SESSION + """
-"$2" -m wizard secrets migrate --to keyring --home "$3" --yes
-"$2" -m wizard check --home "$3" --format json > "$1/check.json"
+"$2" -m hermes_wizard secrets migrate --to keyring --home "$3" --yes
+"$2" -m hermes_wizard check --home "$3" --format json > "$1/check.json"
 "$2" -c 'import keyring; print(type(keyring.get_keyring()).__name__)'
-"$2" -m wizard undo --home "$3" --yes
+"$2" -m hermes_wizard undo --home "$3" --yes
 """
 
 
@@ -235,8 +235,8 @@ def test_a_real_secret_service_keyring_round_trip(home, tmp_path):
 
 
 def test_no_secret_in_the_plan_its_preview_or_the_backup_manifest(home, mem_keyring, capsys):
-    from wizard.plan.changes import render_diff
-    from wizard.plan.keyring_steps import plan_to_keyring
+    from hermes_wizard.plan.changes import render_diff
+    from hermes_wizard.plan.keyring_steps import plan_to_keyring
 
     plan = plan_to_keyring(evaluate(home))
     assert [step.variable for step in plan.keyring] == ["TELEGRAM_BOT_TOKEN"]
@@ -304,9 +304,9 @@ class _ScriptedAsker:
 
 
 def test_the_plain_face_offers_the_keyring_and_keeps_the_token_out_of_env(tmp_path, mem_keyring, monkeypatch):
-    from wizard.faces.plain.flows import where_secrets_go
-    from wizard.plan.session import Session
-    from wizard.write.apply import apply_plan
+    from hermes_wizard.faces.plain.flows import where_secrets_go
+    from hermes_wizard.plan.session import Session
+    from hermes_wizard.write.apply import apply_plan
 
     monkeypatch.setenv("PATH", "/usr/bin:/bin")
     home = tmp_path / "h"
@@ -322,8 +322,8 @@ def test_the_plain_face_offers_the_keyring_and_keeps_the_token_out_of_env(tmp_pa
 
 
 def test_the_plain_face_says_in_one_line_when_there_is_no_keyring(tmp_path, monkeypatch):
-    from wizard.faces.plain.flows import where_secrets_go
-    from wizard.plan.session import Session
+    from hermes_wizard.faces.plain.flows import where_secrets_go
+    from hermes_wizard.plan.session import Session
 
     monkeypatch.delenv("PYTHON_KEYRING_BACKEND", raising=False)
     session = Session(evaluate(tmp_path / "h"), "setup")
@@ -350,11 +350,11 @@ def test_undo_leaves_an_entry_that_was_there_before_the_move(home, mem_keyring):
 
 
 _LOCKED_SECRET_SERVICE = _SECRET_SERVICE_SESSION + """
-"$2" -m wizard secrets migrate --to keyring --home "$3" --yes > /dev/null
+"$2" -m hermes_wizard secrets migrate --to keyring --home "$3" --yes > /dev/null
 "$2" -c 'import secretstorage; c = secretstorage.get_default_collection(secretstorage.dbus_init()); c.lock()'
 set +e
-"$2" -m wizard check --home "$3" > "$1/check.txt"; echo "check $?"
-"$2" -m wizard check --gate --home "$3"; echo "gate $?"
+"$2" -m hermes_wizard check --home "$3" > "$1/check.txt"; echo "check $?"
+"$2" -m hermes_wizard check --gate --home "$3"; echo "gate $?"
 """
 
 
@@ -372,8 +372,8 @@ def test_a_real_locked_keyring_is_said_and_never_blocks_the_gate(home, tmp_path)
 
 
 def test_typing_the_value_the_keyring_holds_still_takes_a_stale_env_line_out(home, mem_keyring):
-    from wizard.plan.session import Session
-    from wizard.write.apply import apply_plan
+    from hermes_wizard.plan.session import Session
+    from hermes_wizard.write.apply import apply_plan
 
     assert main(["secrets", "migrate", "--to", "keyring", "--home", str(home), "--yes"]) == 0
     with (home / ".env").open("a") as env:

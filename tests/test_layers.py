@@ -2,7 +2,7 @@
 
 Every import counts — module-level and the lazy ones inside functions — except those under
 `if TYPE_CHECKING:` (annotations only: they never run).  The one allowed cycle is the check
-registry: `wizard.judge.checks` loads its check modules, which import the registry.
+registry: `hermes_wizard.judge.checks` loads its check modules, which import the registry.
 """
 
 from __future__ import annotations
@@ -12,14 +12,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYERS = ["core", "hermes", "read", "service", "judge", "plan", "write", "faces"]  # bottom first
-FACE_SELECTION = ("wizard.faces.cli", "screens.app")  # the CLI picks the face: the one edge into screens/
-REGISTRY = "wizard.judge.checks"
+FACE_SELECTION = ("hermes_wizard.faces.cli", "hermes_wizard.screens.app")  # the CLI picks the face: the one edge into screens/
+REGISTRY = "hermes_wizard.judge.checks"
+SCREENS = "hermes_wizard.screens"  # the Textual face: the repo's screens/ folder
 
 
-def _modules(package: str) -> dict[str, Path]:
+def _modules(folder: str, package: str) -> dict[str, Path]:
+    """Every module under the repo's `folder`, named as installed (`package` is the folder's import name)."""
     found = {}
-    for path in (ROOT / package).rglob("*.py"):
-        parts = path.relative_to(ROOT).with_suffix("").parts
+    for path in (ROOT / folder).rglob("*.py"):
+        parts = (package, *path.relative_to(ROOT / folder).with_suffix("").parts)
         found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     return found
 
@@ -52,19 +54,19 @@ def _runtime_imports(path: Path, name: str, known: dict[str, Path]) -> set[str]:
 
 
 def _graph() -> dict[str, set[str]]:
-    known = {**_modules("wizard"), **_modules("screens")}
+    known = {**_modules("wizard", "hermes_wizard"), **_modules("screens", SCREENS)}
     return {name: _runtime_imports(path, name, known) for name, path in known.items()}
 
 
 def _layer(module: str) -> int | None:
     parts = module.split(".")
-    if parts[0] == "screens":
+    if module == SCREENS or module.startswith(SCREENS + "."):
         return LAYERS.index("faces")  # the Textual face, beside the headless ones
     return LAYERS.index(parts[1]) if len(parts) > 1 and parts[1] in LAYERS else None
 
 
 def test_every_module_of_wizard_is_in_a_layer():
-    stray = [m for m in _graph() if m.startswith("wizard.") and _layer(m) is None and m != "wizard.__main__"]
+    stray = [m for m in _graph() if m.startswith("hermes_wizard.") and not m.startswith(SCREENS) and _layer(m) is None and m != "hermes_wizard.__main__"]
     assert not stray, f"modules outside the layers {LAYERS}: {stray}"
 
 
@@ -83,8 +85,8 @@ def test_no_import_cycles_outside_the_check_registry():
 
 
 def test_nothing_in_wizard_imports_the_textual_face_but_the_cli_choosing_it():
-    edges = [(src, dst) for src, targets in _graph().items() if src.startswith("wizard")
-             for dst in targets if dst.startswith("screens")]
+    edges = [(src, dst) for src, targets in _graph().items() if not src.startswith(SCREENS)
+             for dst in targets if dst.startswith(SCREENS)]
     assert edges == [FACE_SELECTION]
 
 

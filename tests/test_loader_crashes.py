@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from wizard.faces.cli import main
+from hermes_wizard.faces.cli import main
 
 W = "WEIXIN_ACCOUNT_ID=test-bot@im.bot\nWEIXIN_TOKEN=dummy-ilink-token-123456\n"
 GJ = "gateway.json"

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from wizard.core.atomic import LOCK_FILE, Lock
-from wizard.core.bundled import example_home
-from wizard.core.homefs import ApplyError, HomeDir
-from wizard.faces.cli import main
+from hermes_wizard.core.atomic import LOCK_FILE, Lock
+from hermes_wizard.core.bundled import example_home
+from hermes_wizard.core.homefs import ApplyError, HomeDir
+from hermes_wizard.faces.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -21,8 +21,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PAUSED_WAITER = """
 import fcntl, sys
 from pathlib import Path
-from wizard.core.atomic import Lock
-from wizard.core.homefs import ApplyError, HomeDir
+from hermes_wizard.core.atomic import Lock
+from hermes_wizard.core.homefs import ApplyError, HomeDir
 
 real = fcntl.flock
 def paused(fd, how):

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from screens.access_screen import AccessScreen
-from screens.app import WizardApp
-from screens.platform_screen import PlatformScreen
-from wizard.faces.cli import main
-from wizard.judge.engine import evaluate
-from wizard.plan.session import AnswerError, Session
+from hermes_wizard.faces.cli import main
+from hermes_wizard.judge.engine import evaluate
+from hermes_wizard.plan.session import AnswerError, Session
+from hermes_wizard.screens.access_screen import AccessScreen
+from hermes_wizard.screens.app import WizardApp
+from hermes_wizard.screens.platform_screen import PlatformScreen
 
 
 @pytest.mark.parametrize("platform, ids", [("telegram", ["@myname"]), ("telegram", ["123", "alice"]),
@@ -113,8 +113,8 @@ def test_the_plain_face_asks_about_groups_too(demo, capsys):
     from prompt_toolkit.input import create_pipe_input
     from prompt_toolkit.output import DummyOutput
 
-    from wizard.faces.plain.ask import Asker
-    from wizard.faces.plain.platforms import choose_group
+    from hermes_wizard.faces.plain.ask import Asker
+    from hermes_wizard.faces.plain.platforms import choose_group
 
     session = Session(evaluate(demo))
     up = "\x1b[A"

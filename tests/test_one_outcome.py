@@ -25,9 +25,9 @@ from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from wizard.faces.cli import main
-from wizard.hermes.v0_19.catalog import PLATFORMS
-from wizard.service import scope as service
+from hermes_wizard.faces.cli import main
+from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
+from hermes_wizard.service import scope as service
 
 CTRL_U = "\x15"
 CASES = [(kind, i, session) for kind in ("demo", "empty") for i, session in enumerate(sessions(kind))]
@@ -46,11 +46,11 @@ def _planned_copy(kind, session, home, where, monkeypatch):
     """The files the answers face would write for `session` (its own path: declare → Session → plan)."""
     import os
 
-    from wizard.judge.engine import evaluate
-    from wizard.plan.answers_file.schema import declare
-    from wizard.plan.answers_file.session_io import into_session
-    from wizard.plan.answers_file.tree import read_tree
-    from wizard.plan.session import Session
+    from hermes_wizard.judge.engine import evaluate
+    from hermes_wizard.plan.answers_file.schema import declare
+    from hermes_wizard.plan.answers_file.session_io import into_session
+    from hermes_wizard.plan.answers_file.tree import read_tree
+    from hermes_wizard.plan.session import Session
 
     text, env = answers_yaml(kind, session)
     for key, value in env.items():
@@ -87,8 +87,8 @@ def _answers_face(capsys, monkeypatch, kind, session, tmp_path, label, *, plugin
 
 def _through_the_plugin(argv, home, monkeypatch) -> int:
     """`hermes wizard ARGV` as the plugin runs it inside Hermes (its handler, the active home, its wording)."""
-    from wizard.core import safetext
-    from wizard.faces import hermes_plugin
+    from hermes_wizard.core import safetext
+    from hermes_wizard.faces import hermes_plugin
 
     monkeypatch.setenv("HERMES_HOME", str(home))
     monkeypatch.setattr(safetext, "_SPOKEN_AS", [])  # speak_as("hermes wizard") lasts for this test only
@@ -165,7 +165,7 @@ def plain_keys(kind: str, session: dict[str, str], *, refused: bool) -> str:
 
 @pytest.mark.parametrize("case", CASES, ids=_id)
 def test_plain_prompts_end_on_checks_line(case, tmp_path, capsys):
-    from wizard.faces.plain import run_plain
+    from hermes_wizard.faces.plain import run_plain
 
     kind, _, session = case
     label = f"plain {_id(case)}"

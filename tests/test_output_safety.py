@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from fake_systemd import FakeSystemd, user_unit
 
-from wizard.core.safetext import json_text, visible
-from wizard.faces.cli import main
-from wizard.service import scope as service
+from hermes_wizard.core.safetext import json_text, visible
+from hermes_wizard.faces.cli import main
+from hermes_wizard.service import scope as service
 
 DEMO = Path(__file__).resolve().parents[1] / "assets" / "homes" / "death-loop"
 INJ = "\x1b]52;c;cHduZWQ=\x07\x1b[2J\u009b31m\u202e\u2066\x7f"
@@ -114,7 +114,7 @@ def test_json_escapes_bidi_c1_and_del_that_json_dumps_passes():
 def test_every_escaped_character_is_one_isprintable_rejects():
     """`visible_lines` and `json_text` skip their per-character escaping when `str.isprintable()` (line breaks
     aside) accepts the text: that is exact only while every character they escape is one it rejects."""
-    from wizard.core.safetext import _RANGES, visible_lines
+    from hermes_wizard.core.safetext import _RANGES, visible_lines
 
     printable = [hex(code) for low, high in _RANGES for code in range(low, high + 1)
                  if code != 0x0a and chr(code).isprintable()]

@@ -13,8 +13,8 @@ from pathlib import Path
 import oracle
 import pytest
 
-from wizard.faces.pair_now import Login, login_for
-from wizard.judge.engine import evaluate
+from hermes_wizard.faces.pair_now import Login, login_for
+from hermes_wizard.judge.engine import evaluate
 
 
 def whatsapp_home(tmp_path: Path) -> Path:
@@ -27,7 +27,7 @@ def whatsapp_home(tmp_path: Path) -> Path:
 
 def with_hermes(home: Path, hermes: Path) -> object:
     """The home's report, judged with `hermes`'s venv as the Hermes that runs it."""
-    from wizard.hermes.v0_19.plugins import HostFacts
+    from hermes_wizard.hermes.v0_19.plugins import HostFacts
 
     return evaluate(home, facts=HostFacts.detect(home, hermes_python=str(hermes.with_name("python"))))
 
@@ -86,9 +86,9 @@ def test_the_plain_face_offers_the_login_and_reads_the_home_again(tmp_path):
     from prompt_toolkit.input import create_pipe_input
     from prompt_toolkit.output import DummyOutput
 
-    from wizard.faces.plain.ask import Asker
-    from wizard.faces.plain.platforms import offer_login
-    from wizard.plan.session import Session
+    from hermes_wizard.faces.plain.ask import Asker
+    from hermes_wizard.faces.plain.platforms import offer_login
+    from hermes_wizard.plan.session import Session
 
     home = whatsapp_home(tmp_path)
     bin_dir = tmp_path / "bin"
@@ -116,8 +116,8 @@ async def test_the_access_screen_shows_who_reaches_the_agent_today(tmp_path):
     import json
     import time
 
-    from screens.access_screen import AccessScreen
-    from screens.app import WizardApp
+    from hermes_wizard.screens.access_screen import AccessScreen
+    from hermes_wizard.screens.app import WizardApp
 
     home = tmp_path / "home"
     (home / "platforms" / "pairing").mkdir(parents=True)
@@ -142,9 +142,9 @@ def test_the_plain_faces_access_step_shows_who_reaches_the_agent_today(demo, cap
     from prompt_toolkit.input import create_pipe_input
     from prompt_toolkit.output import DummyOutput
 
-    from wizard.faces.plain.ask import Asker
-    from wizard.faces.plain.platforms import choose_access
-    from wizard.plan.session import Session
+    from hermes_wizard.faces.plain.ask import Asker
+    from hermes_wizard.faces.plain.platforms import choose_access
+    from hermes_wizard.plan.session import Session
 
     session = Session(evaluate(demo))
     with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):

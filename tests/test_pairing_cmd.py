@@ -38,7 +38,7 @@ def _stranger_asks(home: Path, python: str, platform: str, user_id: str, name: s
 
 def _wizard(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("HERMES_")}
-    return subprocess.run([sys.executable, "-m", "wizard", *args], capture_output=True, text=True, timeout=120,
+    return subprocess.run([sys.executable, "-m", "hermes_wizard", *args], capture_output=True, text=True, timeout=120,
                           env=env, input=stdin)
 
 
@@ -146,8 +146,8 @@ def test_an_approval_that_changes_nothing_leaves_no_backup(tmp_path, hermes_pyth
 async def test_the_access_screen_approves_a_code_through_hermes(tmp_path, hermes_python, monkeypatch):
     """The TUI's access screen approves a pairing request: previewed first, approved on the second press,
     through Hermes's own code, journalled for undo; its view of who reaches the agent follows."""
-    from screens.access_screen import AccessScreen
-    from screens.app import WizardApp
+    from hermes_wizard.screens.access_screen import AccessScreen
+    from hermes_wizard.screens.app import WizardApp
 
     home = _home(tmp_path / "h", TOKEN)
     code = _stranger_asks(home, hermes_python, "telegram", "5501234567", "Lee")
@@ -184,9 +184,9 @@ def test_the_plain_face_approves_a_waiting_code_through_hermes(tmp_path, hermes_
     from prompt_toolkit.input import create_pipe_input
     from prompt_toolkit.output import DummyOutput
 
-    from wizard.faces.plain.ask import Asker
-    from wizard.faces.plain.platforms import pairing_step
-    from wizard.judge.engine import evaluate
+    from hermes_wizard.faces.plain.ask import Asker
+    from hermes_wizard.faces.plain.platforms import pairing_step
+    from hermes_wizard.judge.engine import evaluate
 
     home = _home(tmp_path / "h", TOKEN)
     code = _stranger_asks(home, hermes_python, "telegram", "5501234567", "Lee")
@@ -201,8 +201,8 @@ def test_the_plain_face_approves_a_waiting_code_through_hermes(tmp_path, hermes_
 
 async def test_a_strangers_hostile_name_is_shown_escaped_on_the_access_screen(tmp_path, hermes_python, monkeypatch):
     """The display name is the stranger's own choice and Hermes quotes it when approving: escaped on screen."""
-    from screens.access_screen import AccessScreen
-    from screens.app import WizardApp
+    from hermes_wizard.screens.access_screen import AccessScreen
+    from hermes_wizard.screens.app import WizardApp
 
     home = _home(tmp_path / "h", TOKEN)
     code = _stranger_asks(home, hermes_python, "telegram", "5501234567", "Lee\x1b]2;owned\x07")

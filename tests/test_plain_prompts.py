@@ -12,7 +12,7 @@ from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from wizard.faces.plain import CANCELLED, run_plain
+from hermes_wizard.faces.plain import CANCELLED, run_plain
 
 TOKEN = "123456789:AAEhBP0av28c6kEX7b3ZpQ9rT1yU2iO3pLm"
 DOWN, CTRL_C, CTRL_U = "\x1b[B", "\x03", "\x15"
@@ -175,7 +175,7 @@ def test_what_a_home_holds_is_escaped_in_what_the_prompts_say(demo, capsys):
 
 def test_the_setup_gateway_step_explains_access_and_writes_exactly_the_opt_in(demo, capsys, hermes_oracle):
     """What `hermes setup gateway` runs after Hermes's own WhatsApp step (wizard/faces/hermes_plugin.py)."""
-    from wizard.faces.plain import run_platform_step
+    from hermes_wizard.faces.plain import run_platform_step
 
     up = "\x1b[A"
     # access: from the current (open) up to pairing; IDs: none; groups: as they are; the demo's weixin still
@@ -205,7 +205,7 @@ def test_save_answers_records_an_interactive_setup_without_its_secret(tmp_path, 
     text = saved.read_text()
     assert TOKEN not in text and "from_env: TELEGRAM_BOT_TOKEN" in text and saved.stat().st_mode & 0o777 == 0o600
     replay = tmp_path / "replay"
-    run = subprocess.run([sys.executable, "-m", "wizard", "setup", "--answers", str(saved), "--home", str(replay)],
+    run = subprocess.run([sys.executable, "-m", "hermes_wizard", "setup", "--answers", str(saved), "--home", str(replay)],
                          capture_output=True, text=True, timeout=60, env={"TELEGRAM_BOT_TOKEN": TOKEN, "PATH": "/usr/bin:/bin"})
     assert run.returncode == 0, run.stdout + run.stderr
     assert (replay / ".env").read_bytes() == (home / ".env").read_bytes()

@@ -25,8 +25,7 @@ from pathlib import Path
 
 import oracle
 import pytest
-from real_systemd import (TEST_TARGET, PrivateSystemd, Unavailable, boot_script, hidden_by, why_unavailable,
-                          work_root)
+from real_systemd import TEST_TARGET, PrivateSystemd, Unavailable, boot_script, hidden_by, why_unavailable, work_root
 from test_versions import fake_hermes
 
 # one booted systemd; the tests build on each other in order, so under pytest-xdist (--dist loadgroup) they

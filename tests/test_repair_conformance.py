@@ -90,7 +90,7 @@ CRASHED = -1  # run_doctor's exit code when the CLI raised (its output then ends
 
 
 def run_doctor(home: Path, host: dict, *options: str, version: str | None = None) -> tuple[int, str]:
-    from wizard.faces.cli import main
+    from hermes_wizard.faces.cli import main
 
     out = io.StringIO()
     with _environ(host), contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
@@ -415,8 +415,8 @@ def _env_values(state: dict, version: str = oracle.HERMES_VERSION) -> dict:
     UTF-16 file as UTF-8, so its first key is not read)."""
     if state[".env"] is None:
         return {}
-    from wizard.hermes.models import model_of
-    from wizard.hermes.v0_19.envfile import read_env_file
+    from hermes_wizard.hermes.models import model_of
+    from hermes_wizard.hermes.v0_19.envfile import read_env_file
 
     return read_env_file(Path(".env"), {}, content=state[".env"][0], model=model_of(version)).values
 
@@ -439,7 +439,7 @@ def _yaml_allowlists(state: dict) -> dict:
 
 def _env_text(raw: bytes) -> str:
     """A .env's text in its own encoding (a UTF-16 one converted to UTF-8 is the same text)."""
-    from wizard.plan.changes import UnwritableFile, decode_env
+    from hermes_wizard.plan.changes import UnwritableFile, decode_env
 
     try:
         return decode_env(raw)[0]

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from wizard.judge.engine import evaluate
-from wizard.plan.changes import render_diff
-from wizard.plan.repairs import RepairOptions, plan_repairs
+from hermes_wizard.judge.engine import evaluate
+from hermes_wizard.plan.changes import render_diff
+from hermes_wizard.plan.repairs import RepairOptions, plan_repairs
 
 DEMO = Path(__file__).resolve().parents[1] / "assets" / "homes" / "death-loop"
 WEIXIN = "WEIXIN_ACCOUNT_ID=bot@im.bot\nWEIXIN_TOKEN=ilink-token-123456\n"
@@ -90,7 +90,7 @@ def test_allow_all_spelled_on_is_never_opened_by_default(tmp_path):
 
 
 def test_doctor_fix_yes_never_respells_an_allow_all(tmp_path, capsys):
-    from wizard.faces.cli import main
+    from hermes_wizard.faces.cli import main
 
     home = home_with(tmp_path, WEIXIN + "WEIXIN_DM_POLICY=open\nWEIXIN_ALLOW_ALL_USERS=on\n")
     main(["doctor", "--fix", "--yes", "--home", str(home)])

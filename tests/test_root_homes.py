@@ -21,10 +21,10 @@ from pathlib import Path
 import pytest
 from test_apply import SCENARIOS, _set_plan, build, doctor_plan, mode_of, tree, wizard_cli
 
-from wizard.core.homefs import ApplyError
-from wizard.plan.changes import ENV, YAML, Change
-from wizard.write.apply import FileOps, apply_plan
-from wizard.write.backups import BACKUP_DIR
+from hermes_wizard.core.homefs import ApplyError
+from hermes_wizard.plan.changes import ENV, YAML, Change
+from hermes_wizard.write.apply import FileOps, apply_plan
+from hermes_wizard.write.backups import BACKUP_DIR
 
 VENV_WIZARD = Path(sys.executable).with_name("hermes-wizard")
 MODE_ONLY = Change(ENV, "<mode>", "0644", "0600", "mode")

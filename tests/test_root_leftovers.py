@@ -14,16 +14,16 @@ import subprocess
 import sys
 
 import pytest
-
 from fake_systemd import user_unit
 from test_apply import ROOT, mode_of, wizard_cli
 from test_root_homes import owner, place, user_home  # noqa: F401  (fixtures)
 from test_service_flow import UNIT, box, doctor  # noqa: F401  (box: the fixture)
 from test_service_hostile import ALICE, alices_units
-from wizard.plan.changes import ENV, YAML
-from wizard.service import dropin
-from wizard.service.units import GATE_DROPIN, read_systemd
-from wizard.write.backups import BACKUP_DIR
+
+from hermes_wizard.plan.changes import ENV, YAML
+from hermes_wizard.service import dropin
+from hermes_wizard.service.units import GATE_DROPIN, read_systemd
+from hermes_wizard.write.backups import BACKUP_DIR
 
 
 def _forge_latest_mode(home, owner, name: str, mode: int) -> None:
@@ -83,7 +83,7 @@ def _hermes_venv(home, owner, pip: bool = True, metadata: str = "Version: 0.19.0
 def _check(home) -> str:
     """root's `check` of the home, with no Hermes named by the environment: the home's own venv is found."""
     env = {k: v for k, v in os.environ.items() if k not in ("HERMES_HOME", "HERMES_WIZARD_HERMES_PYTHON")}
-    done = subprocess.run([sys.executable, "-m", "wizard", "check", "--home", str(home)], cwd=ROOT,
+    done = subprocess.run([sys.executable, "-m", "hermes_wizard", "check", "--home", str(home)], cwd=ROOT,
                           env=env | {"PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=60)
     assert "Traceback" not in done.stderr, done.stderr
     return done.stdout + done.stderr

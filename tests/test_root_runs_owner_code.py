@@ -218,7 +218,7 @@ def test_the_copy_is_bounded_in_entries_and_the_run_in_time(place, owner):
 
 
 def test_a_confined_run_ends_at_its_deadline_with_its_whole_group(owner):
-    from wizard.core import confined
+    from hermes_wizard.core import confined
 
     who = confined.Identity(owner[1], owner[2], owner[0], "/", switch=True)
     started = time.monotonic()
@@ -235,7 +235,7 @@ def test_a_confined_run_ends_at_its_deadline_with_its_whole_group(owner):
 
 
 def test_a_confined_run_reads_a_bounded_answer(owner):
-    from wizard.core import confined
+    from hermes_wizard.core import confined
 
     who = confined.Identity(owner[1], owner[2], owner[0], "/", switch=True)
     done = confined.run(["/bin/sh", "-c", "yes; yes >&2"], who, confined.base_env(who), timeout=20,

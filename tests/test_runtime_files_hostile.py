@@ -19,7 +19,7 @@ REPO = Path(__file__).resolve().parents[1]
 READ_HOME = """
 import sys
 from pathlib import Path
-from wizard.service.loop import Evidence, read_home
+from hermes_wizard.service.loop import Evidence, read_home
 evidence = Evidence("hermes-gateway.service")
 read_home(evidence, Path(sys.argv[1]))
 print(evidence.starts_last_hour, evidence.state_reason)
@@ -54,7 +54,7 @@ def test_loop_evidence_still_reads_the_gateways_own_record(demo):
 
 def test_a_file_swapped_for_a_fifo_after_the_look_is_not_waited_on(tmp_path):
     """The window between stat() and open(): what was looked at is what is read, or nothing is."""
-    from wizard.core.smallfile import read_as_stated
+    from hermes_wizard.core.smallfile import read_as_stated
 
     path = tmp_path / "gateway_state.json"
     path.write_text('{"gateway_state": "running"}')
@@ -66,7 +66,7 @@ def test_a_file_swapped_for_a_fifo_after_the_look_is_not_waited_on(tmp_path):
 
 
 def test_what_was_looked_at_is_read_whole_and_bounded(tmp_path):
-    from wizard.core.smallfile import read_as_stated
+    from hermes_wizard.core.smallfile import read_as_stated
 
     path = tmp_path / "creds.json"
     path.write_bytes(b"x" * 100)
@@ -87,7 +87,7 @@ def fake_install(home: Path) -> Path:
 
 
 def run_in_child(*argv: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "wizard", *argv], capture_output=True, text=True, timeout=20,
+    return subprocess.run([sys.executable, "-m", "hermes_wizard", *argv], capture_output=True, text=True, timeout=20,
                           cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)})
 
 

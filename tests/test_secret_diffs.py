@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from wizard.faces.cli import main
+from hermes_wizard.faces.cli import main
 
 OLD = "123456789:AAHoldOLDoldOLDoldOLDold_abcdefghij"
 NEW = "123456789:AAHnewNEWnewNEWnewNEWnew_abcdefghij"
@@ -44,9 +44,9 @@ def test_a_dry_run_rotating_a_token_shows_it_changed_and_exits_as_pending(home, 
 
 
 def test_the_plans_diff_names_each_secret_added_changed_and_removed(home):
-    from wizard.judge.engine import evaluate
-    from wizard.plan.actions import ChangeAction
-    from wizard.plan.changes import ENV, Change, Plan, render_diff
+    from hermes_wizard.judge.engine import evaluate
+    from hermes_wizard.plan.actions import ChangeAction
+    from hermes_wizard.plan.changes import ENV, Change, Plan, render_diff
 
     (home / ".env").write_text(f"TELEGRAM_BOT_TOKEN={OLD}\nDISCORD_BOT_TOKEN=discord-OLD-secret-value-xyz\n")
     report = evaluate(home)

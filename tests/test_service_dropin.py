@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from fake_systemd import system_unit, user_unit
 
-from wizard.service import dropin
-from wizard.service.units import FALLBACK_DROPIN, GATE_DROPIN, Unit, read_systemd
+from hermes_wizard.service import dropin
+from hermes_wizard.service.units import FALLBACK_DROPIN, GATE_DROPIN, Unit, read_systemd
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO = REPO / "assets" / "homes" / "death-loop"
@@ -49,7 +49,7 @@ def installed_wizard(tmp_path: Path) -> Path:
         return script
     wrapper = tmp_path / "bin" / "hermes-wizard"
     wrapper.parent.mkdir(exist_ok=True)
-    wrapper.write_text(f'#!/bin/sh\nPYTHONPATH="{REPO}" exec "{sys.executable}" -m wizard "$@"\n')
+    wrapper.write_text(f'#!/bin/sh\nPYTHONPATH="{REPO}" exec "{sys.executable}" -m hermes_wizard "$@"\n')
     wrapper.chmod(0o755)
     return wrapper
 

@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 from fake_systemd import FakeSystemd, loop_journal, user_unit
 
-from wizard.faces.cli import main
-from wizard.service import loop
-from wizard.service import scope as service
-from wizard.service.systemd import Runner, parse_show, parse_version
-from wizard.service.units import FALLBACK_DROPIN, GATE_DROPIN
+from hermes_wizard.faces.cli import main
+from hermes_wizard.service import loop
+from hermes_wizard.service import scope as service
+from hermes_wizard.service.systemd import Runner, parse_show, parse_version
+from hermes_wizard.service.units import FALLBACK_DROPIN, GATE_DROPIN
 
 DEMO = Path(__file__).resolve().parents[1] / "assets" / "homes" / "death-loop"
 UNIT = "hermes-gateway.service"
@@ -228,8 +228,8 @@ def test_the_verdict_claims_a_loop_only_where_this_homes_service_loops(box, tmp_
     """Issue 20: no text claims a loop that nothing runs or that a gate stops.  With the home's own looping
     unit the verdict says its service restarts it forever; once the gate drop-in is in place (or with no
     unit at all) it says only what a service restarting on success would do."""
-    from wizard.judge.engine import evaluate
-    from wizard.judge.report import verdict_clause
+    from hermes_wizard.judge.engine import evaluate
+    from hermes_wizard.judge.report import verdict_clause
 
     fake, home, dropins = box
     looping = verdict_clause(evaluate(home))

@@ -21,10 +21,10 @@ import pytest
 from fake_systemd import user_unit
 from test_service_flow import UNIT, box, doctor  # noqa: F401  (box: the fixture)
 
-from wizard.faces.cli import main
-from wizard.service import dropin
-from wizard.service import scope as service
-from wizard.service.units import FALLBACK_DROPIN, GATE_DROPIN, read_systemd
+from hermes_wizard.faces.cli import main
+from hermes_wizard.service import dropin
+from hermes_wizard.service import scope as service
+from hermes_wizard.service.units import FALLBACK_DROPIN, GATE_DROPIN, read_systemd
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="chown to other users needs root")
 
@@ -409,7 +409,7 @@ def test_a_users_launch_agent_linked_to_a_root_only_plist_is_not_read(tmp_path, 
     root (its EnvironmentVariables would become the unit's home); the user's own plist still is."""
     import plistlib
 
-    from wizard.service.supervisors import read_plist
+    from hermes_wizard.service.supervisors import read_plist
 
     alice = tmp_path / "alice"
     agents = alice / "Library" / "LaunchAgents"

@@ -11,9 +11,9 @@ import json
 
 from test_service_flow import UNIT, box, doctor, verbs  # noqa: F401  (box: the fixture)
 
-from wizard.faces.cli import main
-from wizard.service import scope as service
-from wizard.service.units import FALLBACK_DROPIN, GATE_DROPIN
+from hermes_wizard.faces.cli import main
+from hermes_wizard.service import scope as service
+from hermes_wizard.service.units import FALLBACK_DROPIN, GATE_DROPIN
 
 
 def undo(capsys, home) -> tuple[int, str]:

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from fake_systemd import FakeSystemd, system_unit, user_unit
 
-from wizard.faces.cli import main
-from wizard.service import homes, units
-from wizard.service import scope as service
+from hermes_wizard.faces.cli import main
+from hermes_wizard.service import homes, units
+from hermes_wizard.service import scope as service
 
 DEMO = Path(__file__).resolve().parents[1] / "assets" / "homes" / "death-loop"
 PY = "/opt/hermes/venv/bin/python"
@@ -186,7 +186,7 @@ def test_gate_dropin_silences_hw401_and_missing_78_is_hw402(machine, tmp_path, c
     path = write_user_unit(user_home, home)
     path.write_text(path.read_text().replace("RestartPreventExitStatus=78\n", ""))
     assert set(codes(capsys, "--home", str(home))[1]) == {"HW401", "HW402"}
-    from wizard.service import dropin
+    from hermes_wizard.service import dropin
 
     dropin.install(units.detect()[0], "gate", Path("/bin/true"))  # an executable file stands in for the wizard
     service.reset()
@@ -198,7 +198,7 @@ def test_stale_gate_is_hw405(machine, tmp_path, capsys):
     user_home, _ = machine
     home = healthy(tmp_path)
     write_user_unit(user_home, home)
-    from wizard.service import dropin
+    from hermes_wizard.service import dropin
 
     dropin.install(units.detect()[0], "gate", tmp_path / "gone" / "hermes-wizard")
     service.reset()
@@ -233,7 +233,7 @@ def test_explicit_unit_outside_the_search_paths(machine, tmp_path, capsys):
 
 IMPORTS = """
 import json, sys
-from wizard.faces.cli import main
+from hermes_wizard.faces.cli import main
 try:
     rc = main(sys.argv[2:])
 except SystemExit as e:
@@ -260,12 +260,12 @@ def test_check_with_a_unit_installed_stays_light(machine, tmp_path, gate):
                           text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     modules = set(json.loads(out.read_text()))
-    assert not modules & {"subprocess", "wizard.service.systemd", "wizard.service.loop", "wizard.service.actions",
-                          "wizard.service.dropin", "plistlib"}
+    assert not modules & {"subprocess", "hermes_wizard.service.systemd", "hermes_wizard.service.loop", "hermes_wizard.service.actions",
+                          "hermes_wizard.service.dropin", "plistlib"}
     if gate:
-        assert not {m for m in modules if m.startswith("wizard.service") or m == "wizard.judge.checks.service"}
+        assert not {m for m in modules if m.startswith("hermes_wizard.service") or m == "hermes_wizard.judge.checks.service"}
     else:
-        assert "wizard.service.units" in modules  # it did look
+        assert "hermes_wizard.service.units" in modules  # it did look
 
 
 def test_launchd_and_s6_get_the_equivalent_advice(machine, tmp_path, capsys):
@@ -324,7 +324,7 @@ def test_system_unit_without_home_lines_uses_the_account_from_passwd(machine):
     ("HERMES_HOME=/srv/ok HERMES_HOME=/srv/%Z", "/srv/ok"),  # an unknown specifier: that word is ignored
 ])
 def test_environment_is_read_with_systemd_escapes_and_specifiers(tmp_path, value, home):
-    from wizard.service.units import read_systemd
+    from hermes_wizard.service.units import read_systemd
 
     path = tmp_path / "hermes-gateway.service"
     path.write_text(f"[Service]\nEnvironment={value}\nExecStart=/usr/bin/python -m hermes_cli.main gateway run\n")

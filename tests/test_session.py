@@ -11,10 +11,10 @@ import oracle
 import pytest
 from oracle.compare import run_ours
 
-from wizard.judge.engine import evaluate
-from wizard.plan.changes import ENV, planned_contents
-from wizard.plan.repairs import RepairOptions, plan_repairs
-from wizard.plan.session import AnswerError, Session, open_to_everyone
+from hermes_wizard.judge.engine import evaluate
+from hermes_wizard.plan.changes import ENV, planned_contents
+from hermes_wizard.plan.repairs import RepairOptions, plan_repairs
+from hermes_wizard.plan.session import AnswerError, Session, open_to_everyone
 
 TOKEN = "123456789:AAEhBP0av28c6kEX7b3ZpQ9rT1yU2iO3pLm"
 

@@ -12,9 +12,9 @@ import pytest
 import yaml
 from test_answers_file import DEMO, TG, WX, tree, wizard
 
-from wizard.judge.engine import evaluate
-from wizard.plan.changes import ENV, planned_contents
-from wizard.plan.session import AnswerError, Session
+from hermes_wizard.judge.engine import evaluate
+from hermes_wizard.plan.changes import ENV, planned_contents
+from hermes_wizard.plan.session import AnswerError, Session
 
 ACCOUNT = "b0f3c2d1e9@im.bot"
 

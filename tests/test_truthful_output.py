@@ -8,9 +8,9 @@ import json
 import re
 import shutil
 
-from wizard.core.bundled import example_home
-from wizard.faces.cli import main
-from wizard.service import scope as service
+from hermes_wizard.core.bundled import example_home
+from hermes_wizard.faces.cli import main
+from hermes_wizard.service import scope as service
 
 WEIXIN = "WEIXIN_ACCOUNT_ID=b0f5c1d2e3a4@im.bot\nWEIXIN_TOKEN=demo-ilink-token-0000000000000000\n"
 
@@ -85,11 +85,11 @@ def test_ctrl_c_before_any_write_says_nothing_was_made(tmp_path, capsys, monkeyp
     def interrupted(args):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("wizard.faces.doctor.run_doctor", interrupted)
-    monkeypatch.setattr("wizard.core.atomic._WRITES_BEGAN", [False])  # a fresh process: no lock taken yet
+    monkeypatch.setattr("hermes_wizard.faces.doctor.run_doctor", interrupted)
+    monkeypatch.setattr("hermes_wizard.core.atomic._WRITES_BEGAN", [False])  # a fresh process: no lock taken yet
     code, _, err = run(capsys, "doctor", "--dry-run", "--home", str(_demo(tmp_path)))
     assert code == 130 and err.strip() == "Cancelled. No changes were made."
-    from wizard.core.atomic import begin_writing
+    from hermes_wizard.core.atomic import begin_writing
 
     begin_writing()  # once an apply or a lock began, the careful words stay
     code, _, err = run(capsys, "doctor", "--dry-run", "--home", str(tmp_path / "home"))
@@ -108,7 +108,7 @@ def test_weixin_groups_show_the_adapters_default_disabled(tmp_path, capsys):
     import glob
     import os
 
-    from wizard.hermes.v0_19.catalog import PLATFORMS
+    from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
 
     oracle = os.environ.get("HERMES_ORACLE_VENV", "/work/main/.cache/oracle-venv")
     source = glob.glob(f"{oracle}/lib/python3*/site-packages/gateway/platforms/weixin.py")

@@ -9,9 +9,9 @@ import shutil
 
 import pytest
 
-from wizard.core.bundled import example_home
-from wizard.faces.cli import main
-from wizard.service import scope as service
+from hermes_wizard.core.bundled import example_home
+from hermes_wizard.faces.cli import main
+from hermes_wizard.service import scope as service
 
 FIXED_TOKEN = "7123456789:AAHrotatedTokenAfterTheFix_9876543210"
 

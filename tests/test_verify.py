@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from oracle import require_oracle, venv_python
 
-from wizard.faces.cli import main
-from wizard.hermes.v0_19 import gate
+from hermes_wizard.faces.cli import main
+from hermes_wizard.hermes.v0_19 import gate
 
 DEMO = Path(__file__).resolve().parents[1] / "assets" / "homes" / "death-loop"
 
@@ -90,7 +90,7 @@ def test_the_copy_keeps_links_as_links_and_skips_what_cannot_matter(tmp_path):
     import importlib.util
     import time
 
-    from wizard.hermes.verify import SCRIPT
+    from hermes_wizard.hermes.verify import SCRIPT
 
     spec = importlib.util.spec_from_file_location("ask_hermes", SCRIPT)  # Hermes's side: run there, not imported
     ask_hermes = importlib.util.module_from_spec(spec)
@@ -117,7 +117,7 @@ def test_doctor_asks_hermes_itself_after_writing(capsys, demo, monkeypatch):
 
 
 def test_doctor_never_says_verified_when_hermes_itself_refuses(capsys, demo, monkeypatch):
-    from wizard.hermes import verify as verify_module
+    from hermes_wizard.hermes import verify as verify_module
 
     real_ask = verify_module.ask
 

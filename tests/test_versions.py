@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from oracle import require_oracle, venv_python
 
-from wizard.faces.cli import main
-from wizard.hermes.install import detect
-from wizard.hermes.versions import MODELLED, is_modelled, nearest_model, refuses_open_policies
+from hermes_wizard.faces.cli import main
+from hermes_wizard.hermes.install import detect
+from hermes_wizard.hermes.versions import MODELLED, is_modelled, nearest_model, refuses_open_policies
 
 DEMO = Path(__file__).resolve().parents[1] / "assets" / "homes" / "death-loop"
 
@@ -46,7 +46,7 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 
 
 def test_every_modelled_version_has_its_model():
-    from wizard.hermes.models import MODEL_CLASSES, all_models
+    from hermes_wizard.hermes.models import MODEL_CLASSES, all_models
 
     models = all_models()
     assert set(MODEL_CLASSES) == set(MODELLED) and all(models[v].version == v for v in MODELLED)

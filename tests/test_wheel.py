@@ -4,8 +4,8 @@ Builds the wheel once (pip wheel, isolated build), installs it into a new venv a
 console script from a working directory that has no access to this checkout: `--version`,
 `check`, `explain`, `setup` without a terminal, `setup --answers` and `--save-answers`,
 `secrets migrate --dry-run`, the demo, and the TUI to its first screen.  The installed files
-must be exactly the source tree's (wizard/, screens/, and assets/ as wizard/_assets/), so a
-module the packaging forgot fails here, not on a user's machine.  Last, the same wheel goes into
+must be exactly the source tree's (wizard/ as hermes_wizard/, screens/ as hermes_wizard/screens/,
+assets/ as hermes_wizard/_assets/), so a module the packaging forgot fails here, not on a user's machine.  Last, the same wheel goes into
 a venv with the real Hermes Agent 0.19.0, and `hermes wizard` (the plugin) runs from it.
 """
 
@@ -61,9 +61,14 @@ def installed(tmp_path_factory) -> tuple[Path, Path, dict]:
 def test_the_wheel_carries_the_stylesheet_and_the_demo_home(installed):
     wheel, _, _ = installed
     names = zipfile.ZipFile(wheel).namelist()
-    assert "wizard/_assets/wizard.tcss" in names
-    assert "wizard/_assets/homes/death-loop/.env" in names and "wizard/_assets/homes/death-loop/config.yaml" in names
-    assert "wizard/hermes/versions.py" in names
+    assert "hermes_wizard/_assets/wizard.tcss" in names
+    assert "hermes_wizard/_assets/homes/death-loop/.env" in names
+    assert "hermes_wizard/_assets/homes/death-loop/config.yaml" in names
+    assert "hermes_wizard/hermes/versions.py" in names and "hermes_wizard/screens/app.py" in names
+    # One distinctive import name: nothing generic (`wizard`, `screens`) lands in the venv we join, Hermes's own
+    # included, where pip would not notice a collision and uninstalling either would remove shared files.
+    top_level = {n.split("/", 1)[0] for n in names if not n.split("/", 1)[0].endswith(".dist-info")}
+    assert top_level == {"hermes_wizard"}, top_level
     assert not [n for n in names if n.startswith(("tests/", "benchmarks/"))]
 
 
@@ -71,7 +76,7 @@ def test_the_installed_commands_work_without_the_source_tree(installed, tmp_path
     _, venv, env = installed
     cwd = venv.parent / "elsewhere"
     tool = str(venv / "bin" / "hermes-wizard")
-    where = _run([str(venv / "bin" / "python"), "-c", "import wizard, screens; print(wizard.__file__)"], cwd, env)
+    where = _run([str(venv / "bin" / "python"), "-c", "import hermes_wizard.screens as s; print(s.__file__)"], cwd, env)
     assert str(venv) in where.stdout and str(REPO) not in where.stdout
     version = _run([tool, "--version"], cwd, env)
     assert version.returncode == 0 and "models Hermes 0.18.0, 0.18.1, 0.18.2, 0.19.0" in version.stdout
@@ -95,8 +100,8 @@ def test_the_installed_tui_reaches_its_first_screen(installed):
     _, venv, env = installed
     script = (
         "import asyncio, shutil, tempfile, pathlib\n"
-        "from wizard.core.bundled import example_home\n"
-        "from screens.app import WizardApp\n"
+        "from hermes_wizard.core.bundled import example_home\n"
+        "from hermes_wizard.screens.app import WizardApp\n"
         "home = pathlib.Path(tempfile.mkdtemp()) / 'home'\n"
         "shutil.copytree(example_home(), home)\n"
         "async def main():\n"
@@ -118,12 +123,12 @@ def _files(root: Path, prefix: str = "") -> set[str]:
 
 def test_the_installed_files_are_the_source_trees(installed):
     _, venv, env = installed
-    found = _run([str(venv / "bin" / "python"), "-c", "import os, wizard; print(os.path.dirname(wizard.__file__))"],
+    found = _run([str(venv / "bin" / "python"), "-c", "import os, hermes_wizard as w; print(os.path.dirname(w.__file__))"],
                  venv.parent / "elsewhere", env)
     site = Path(found.stdout.strip()).parent
-    installed_files = _files(site / "wizard", "wizard/") | _files(site / "screens", "screens/")
-    source = (_files(REPO / "wizard", "wizard/") | _files(REPO / "screens", "screens/")
-              | _files(REPO / "assets", "wizard/_assets/"))
+    installed_files = _files(site / "hermes_wizard", "")
+    source = (_files(REPO / "wizard", "") | _files(REPO / "screens", "screens/")
+              | _files(REPO / "assets", "_assets/"))
     assert sorted(source - installed_files) == [], "the wheel misses these"
     assert sorted(installed_files - source) == [], "the wheel carries files the source tree does not have"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import yaml
 
-from wizard.plan.changes import YAML, Change, Plan, planned_contents
-from wizard.plan.yamledit import set_value
+from hermes_wizard.plan.changes import YAML, Change, Plan, planned_contents
+from hermes_wizard.plan.yamledit import set_value
 
 HERMES_MADE = ("model:\n  default: anthropic/claude-sonnet-4\n  provider: openrouter\n"
                "terminal:\n  backend: local\n_config_version: 5\n")

@@ -9,7 +9,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wizard.plan.yamledit import YamlEditError, render_scalar, set_value
+from hermes_wizard.plan.yamledit import YamlEditError, render_scalar, set_value
 
 CORPUS = {
     "hermes-style": "# Hermes config\nmodel:\n  default: x\n\nplatforms:\n  weixin:\n    enabled: true\n"

@@ -16,10 +16,10 @@ REPO = Path(__file__).resolve().parents[1]
 class PlainPane:
     def __init__(self, name: str, argv: list[str], workdir: Path, size=(100, 30), term: str = "screen",
                  wrapper: list[str] | None = None) -> None:
-        """Run `python -m wizard ARGV` (or `wrapper` + that command line) with TERM=`term`; its exit code
+        """Run `python -m hermes_wizard ARGV` (or `wrapper` + that command line) with TERM=`term`; its exit code
         goes to workdir/exit-code."""
         self.name, self.done = name, workdir / "exit-code"
-        inner = (f"cd {shlex.quote(str(REPO))} && TERM={shlex.quote(term)} {shlex.quote(sys.executable)} -m wizard "
+        inner = (f"cd {shlex.quote(str(REPO))} && TERM={shlex.quote(term)} {shlex.quote(sys.executable)} -m hermes_wizard "
                  f"{shlex.join(argv)}; echo $? > {shlex.quote(str(self.done))}")
         command = shlex.join(wrapper + [inner]) if wrapper else inner
         subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)

@@ -1,5 +1,5 @@
-"""`python -m wizard` is `hermes-wizard`."""
+"""`python -m hermes_wizard` is `hermes-wizard`."""
 
-from wizard.faces.entry import console
+from hermes_wizard.faces.entry import console
 
 console()

@@ -41,13 +41,13 @@ def _environ(overrides: dict | None):
 
 
 def run_ours(home: Path, host_env: dict | None = None, version: str | None = None) -> tuple[int, dict | None, str]:
-    """``python -m wizard check --home HOME --format json [--hermes-version VERSION]``, in-process.
+    """``python -m hermes_wizard check --home HOME --format json [--hermes-version VERSION]``, in-process.
 
     *host_env* (``Oracle.host_env()``) describes the same host the oracle ran on:
     PATH with its node shim, and the Hermes Python whose SDKs decide plugin
     ``check_fn``s. Host facts, not home contents.
     """
-    from wizard.faces.cli import main  # the engine under test
+    from hermes_wizard.faces.cli import main  # the engine under test
 
     out, err = io.StringIO(), io.StringIO()
     with _environ(host_env), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):

@@ -11,9 +11,9 @@ from __future__ import annotations
 from textual.geometry import Region
 from textual.widgets import Input, Label, Static
 
-from screens.access_screen import AccessScreen
-from screens.app import WizardApp
-from screens.platform_screen import PlatformScreen
+from hermes_wizard.screens.access_screen import AccessScreen
+from hermes_wizard.screens.app import WizardApp
+from hermes_wizard.screens.platform_screen import PlatformScreen
 
 DECORATION = set("▐▌▊▎▔▁─│╭╮╰╯━ ")  # radio and border half-blocks: drawing, not text
 MESSAGE_CLASSES = {"hint", "error-text", "warning-text", "access-words", "verdict-ok", "verdict-bad"}

@@ -7,15 +7,15 @@ from pathlib import Path
 
 from textual.widgets import DataTable, Input
 
-from screens.access_screen import AccessScreen
-from screens.app import WizardApp
-from screens.findings_screen import FindingsScreen
-from screens.home_screen import HomeScreen
-from screens.platform_screen import PlatformScreen
-from screens.platforms_screen import PlatformsScreen
-from screens.result_screen import ResultScreen
-from screens.review_screen import ReviewScreen
-from wizard.judge.engine import evaluate
+from hermes_wizard.judge.engine import evaluate
+from hermes_wizard.screens.access_screen import AccessScreen
+from hermes_wizard.screens.app import WizardApp
+from hermes_wizard.screens.findings_screen import FindingsScreen
+from hermes_wizard.screens.home_screen import HomeScreen
+from hermes_wizard.screens.platform_screen import PlatformScreen
+from hermes_wizard.screens.platforms_screen import PlatformsScreen
+from hermes_wizard.screens.result_screen import ResultScreen
+from hermes_wizard.screens.review_screen import ReviewScreen
 
 DEMO = Path(__file__).resolve().parents[2] / "assets" / "homes" / "death-loop"
 TOKEN = "7123456789:AAHtestTokenTestTokenTestToken_012345"

@@ -5,9 +5,9 @@ above the footer."""
 
 from __future__ import annotations
 
-from screens.access_screen import AccessScreen
-from screens.app import WizardApp
-from screens.platform_screen import PlatformScreen
+from hermes_wizard.screens.access_screen import AccessScreen
+from hermes_wizard.screens.app import WizardApp
+from hermes_wizard.screens.platform_screen import PlatformScreen
 
 SIZE = (80, 24)
 LAST_ROW = SIZE[1] - 1  # the footer's row
@@ -69,7 +69,7 @@ async def test_setup_screens_keep_the_verdict_and_the_focused_action_in_view(dem
 
 
 async def test_enter_in_the_doctors_name_input_goes_on_to_review(demo):
-    from screens.review_screen import ReviewScreen
+    from hermes_wizard.screens.review_screen import ReviewScreen
 
     app = WizardApp(demo, mode="doctor")
     async with app.run_test(size=(100, 40)) as pilot:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from screens.app import WizardApp
-from screens.help_screen import HelpScreen
+from hermes_wizard.screens.app import WizardApp
+from hermes_wizard.screens.help_screen import HelpScreen
 
 
 def plant_dist_info(home, version: str) -> None:

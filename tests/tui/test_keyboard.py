@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from textual.widgets import Button, DataTable, Input, RadioSet, Static
 
-from screens.access_screen import AccessScreen
-from screens.app import WizardApp
-from screens.confirm_quit import ConfirmQuit
-from screens.platform_screen import PlatformScreen
+from hermes_wizard.screens.access_screen import AccessScreen
+from hermes_wizard.screens.app import WizardApp
+from hermes_wizard.screens.confirm_quit import ConfirmQuit
+from hermes_wizard.screens.platform_screen import PlatformScreen
 
 
 async def test_a_platform_without_fields_focuses_next_and_enter_goes_on(demo):
@@ -89,7 +89,7 @@ async def test_type_to_find_matches_aliases_anywhere_and_shows_what_was_typed(de
 
 
 def test_find_prefers_a_start_then_anywhere_in_a_word():
-    from screens.platforms_screen import find_platform
+    from hermes_wizard.screens.platforms_screen import find_platform
 
     order = ["telegram", "weixin", "whatsapp", "feishu", "google_chat", "line", "teams"]
     assert find_platform("chat", order) == "weixin"  # "Weixin (WeChat)": anywhere in the name

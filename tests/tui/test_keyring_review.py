@@ -7,9 +7,9 @@ import keyring
 from test_keyring_secrets import TOKEN, InMemoryKeyring
 from textual.widgets import Checkbox, Static
 
-from screens.app import WizardApp
-from screens.review_screen import ReviewScreen
-from wizard.core import keyring_store
+from hermes_wizard.core import keyring_store
+from hermes_wizard.screens.app import WizardApp
+from hermes_wizard.screens.review_screen import ReviewScreen
 
 
 async def _review(app, pilot):
@@ -66,7 +66,7 @@ async def test_review_says_in_one_line_when_there_is_no_keyring(tmp_path, monkey
 
 
 async def test_over_ssh_the_home_screen_says_where_secrets_go_once(tmp_path, monkeypatch):
-    from screens.home_screen import HomeScreen
+    from hermes_wizard.screens.home_screen import HomeScreen
 
     monkeypatch.setenv("SSH_CONNECTION", "192.0.2.1 50000 192.0.2.2 22")
     app = WizardApp(tmp_path / "h", "default", mode="setup")

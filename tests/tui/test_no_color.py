@@ -6,7 +6,7 @@ import re
 import shutil
 from pathlib import Path
 
-from screens.app import WizardApp
+from hermes_wizard.screens.app import WizardApp
 
 DEMO = Path(__file__).resolve().parents[2] / "assets" / "homes" / "death-loop"
 

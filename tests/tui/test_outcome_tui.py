@@ -8,12 +8,12 @@ import pytest
 from one_outcome import IDS, held_to_check, make_home, refused_to_write, sessions, typed, write_planned
 from textual.widgets import Button, DataTable, Input, Static
 
-from screens.access_screen import AccessScreen
-from screens.app import WizardApp
-from screens.platform_screen import PlatformScreen
-from screens.platforms_screen import PlatformsScreen
-from screens.result_screen import ResultScreen
-from screens.review_screen import ReviewScreen
+from hermes_wizard.screens.access_screen import AccessScreen
+from hermes_wizard.screens.app import WizardApp
+from hermes_wizard.screens.platform_screen import PlatformScreen
+from hermes_wizard.screens.platforms_screen import PlatformsScreen
+from hermes_wizard.screens.result_screen import ResultScreen
+from hermes_wizard.screens.review_screen import ReviewScreen
 
 CASES = [(kind, i, session) for kind in ("demo", "empty") for i, session in enumerate(sessions(kind))]
 # About 3 s a session under Pilot: one in eight runs in the fast loop, all 80 without -m "not slow".

@@ -7,13 +7,13 @@ from __future__ import annotations
 from textual.command import CommandList
 from textual.widgets import DataTable, Header, Static
 
-from screens.access_screen import AccessScreen
-from screens.app import WizardApp
-from screens.findings_screen import FindingsScreen
-from screens.help_screen import HelpScreen
-from screens.platform_screen import PlatformScreen
-from screens.platforms_screen import PlatformsScreen
-from screens.review_screen import ReviewScreen
+from hermes_wizard.screens.access_screen import AccessScreen
+from hermes_wizard.screens.app import WizardApp
+from hermes_wizard.screens.findings_screen import FindingsScreen
+from hermes_wizard.screens.help_screen import HelpScreen
+from hermes_wizard.screens.platform_screen import PlatformScreen
+from hermes_wizard.screens.platforms_screen import PlatformsScreen
+from hermes_wizard.screens.review_screen import ReviewScreen
 
 
 async def palette_prompts(pilot, query: str) -> list[str]:
@@ -150,8 +150,8 @@ async def test_the_help_modal_is_centred(demo):
 
 def test_check_names_an_open_platform_once(demo):
     """`check`'s block headline said "weixin — open; open to everyone (allow-all opt-in)"."""
-    from wizard.judge.engine import evaluate
-    from wizard.judge.report import render_text
+    from hermes_wizard.judge.engine import evaluate
+    from hermes_wizard.judge.report import render_text
 
     env = demo / ".env"
     env.write_text(env.read_text() + "\nWEIXIN_ALLOW_ALL_USERS=true\nWHATSAPP_ENABLED=false\n")
@@ -172,8 +172,8 @@ async def test_inside_hermes_the_screens_name_the_command_that_works_there(demo,
     `hermes-wizard` lives in Hermes's venv, seldom on PATH."""
     from textual.widgets import Markdown
 
-    from screens.widgets import findings_content
-    from wizard.core import safetext
+    from hermes_wizard.core import safetext
+    from hermes_wizard.screens.widgets import findings_content
 
     monkeypatch.setattr(safetext, "_SPOKEN_AS", ["hermes wizard"])
     app = WizardApp(demo, mode="doctor")

@@ -11,11 +11,11 @@ import re
 from one_outcome import IDS, write_planned
 from textual.widgets import DataTable, Input, RadioSet, Static
 
-from screens.access_screen import AccessScreen
-from screens.app import WizardApp
-from screens.findings_screen import FindingsScreen
-from screens.platform_screen import PlatformScreen
-from screens.platforms_screen import PlatformsScreen
+from hermes_wizard.screens.access_screen import AccessScreen
+from hermes_wizard.screens.app import WizardApp
+from hermes_wizard.screens.findings_screen import FindingsScreen
+from hermes_wizard.screens.platform_screen import PlatformScreen
+from hermes_wizard.screens.platforms_screen import PlatformsScreen
 
 PLATFORMS = ("telegram", "weixin", "whatsapp")
 CHOICES = [
@@ -76,7 +76,7 @@ async def choose(pilot, app, choice) -> None:
 def planned_rows(demo, plan, where) -> dict[str, dict]:
     """`check --format json`'s platform rows for the planned files (the engine's as_json: inside a running
     App, stdout is Textual's)."""
-    from wizard.judge.engine import evaluate
+    from hermes_wizard.judge.engine import evaluate
 
     copy = write_planned(demo, plan, where)
     return {row["name"]: row for row in evaluate(copy).as_json()["platforms"]}

@@ -3,9 +3,9 @@ an empty diff, because both sides of the diff mask to the same line."""
 
 from __future__ import annotations
 
-from screens.app import WizardApp
-from screens.review_screen import ReviewScreen
-from screens.widgets import DiffView
+from hermes_wizard.screens.app import WizardApp
+from hermes_wizard.screens.review_screen import ReviewScreen
+from hermes_wizard.screens.widgets import DiffView
 
 OLD = "123456789:AAHoldOLDoldOLDoldOLDold_abcdefghij"
 NEW = "123456789:AAHnewNEWnewNEWnewNEWnew_abcdefghij"

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable, Input
 
-from screens.app import WizardApp
+from hermes_wizard.screens.app import WizardApp
 
 DEMO = Path(__file__).resolve().parents[2] / "assets" / "homes" / "death-loop"
 SIZES = [(80, 24), (120, 36)]
@@ -98,10 +98,10 @@ SCREENS = {
 def test_screen_snapshot(snap_compare, home, screen, size, colour, monkeypatch):
     import time as real_time
 
-    import wizard.write.backups
+    import hermes_wizard.write.backups
 
     fixed = real_time.struct_time((2026, 11, 29, 14, 15, 3, 6, 333, 0))  # the backup folder's name is shown
-    monkeypatch.setattr(wizard.write.backups, "time", type("FixedClock", (), {
+    monkeypatch.setattr(hermes_wizard.write.backups, "time", type("FixedClock", (), {
         "strftime": staticmethod(lambda fmt, t=None: real_time.strftime(fmt, fixed))})())
     if colour == "no-color":
         monkeypatch.setenv("NO_COLOR", "1")  # Textual reads it when the App is made

@@ -69,7 +69,7 @@ def test_doctor_repairs_the_demo_home_with_keystrokes_only(tmp_path, hermes_orac
     (home / ".env").chmod(0o600)
     done = tmp_path / "exit-code"
     repo = Path(__file__).resolve().parents[2]
-    command = (f"cd {repo} && {sys.executable} -m wizard doctor --home {home}; echo $? > {done}; sleep 60")
+    command = (f"cd {repo} && {sys.executable} -m hermes_wizard doctor --home {home}; echo $? > {done}; sleep 60")
     tmux = Tmux(f"hw-{tmp_path.name}", command)
     try:
         tmux.wait_for("r Review")  # the findings screen is ready (its footer is drawn)
@@ -97,7 +97,7 @@ def test_quitting_says_no_changes_were_made(tmp_path):
     before = (home / ".env").read_bytes()
     log = tmp_path / "out"
     repo = Path(__file__).resolve().parents[2]
-    tmux = Tmux(f"hwq-{tmp_path.name}", f"cd {repo} && {sys.executable} -m wizard setup --home {home} > {log}; sleep 60")
+    tmux = Tmux(f"hwq-{tmp_path.name}", f"cd {repo} && {sys.executable} -m hermes_wizard setup --home {home} > {log}; sleep 60")
     try:
         tmux.wait_for("Continue")
         tmux.keys("Enter")
@@ -117,7 +117,7 @@ def test_ctrl_c_with_pending_changes_asks_and_quitting_leaves_the_tree_identical
               for p in sorted(home.rglob("*"))}
     log = tmp_path / "out"
     repo = Path(__file__).resolve().parents[2]
-    tmux = Tmux(f"hwc-{tmp_path.name}", f"cd {repo} && {sys.executable} -m wizard doctor --home {home} > {log}; "
+    tmux = Tmux(f"hwc-{tmp_path.name}", f"cd {repo} && {sys.executable} -m hermes_wizard doctor --home {home} > {log}; "
                                         "sleep 60")
     try:
         tmux.wait_for("r Review")  # the doctor planned its repair: changes are pending

@@ -10,16 +10,16 @@ from pathlib import Path
 from test_service_flow import box  # noqa: F401  (the fixture: a user unit for the demo home, fake systemd)
 from textual.widgets import DataTable, Input, Static
 
-from screens.access_screen import AccessScreen
-from screens.app import WizardApp
-from screens.confirm_quit import ConfirmQuit
-from screens.findings_screen import FindingsScreen
-from screens.platform_screen import PlatformScreen
-from screens.platforms_screen import PlatformsScreen
-from screens.result_screen import ResultScreen
-from screens.review_screen import ReviewScreen
-from wizard.faces.cli import main as cli
-from wizard.plan.changes import planned_contents
+from hermes_wizard.faces.cli import main as cli
+from hermes_wizard.plan.changes import planned_contents
+from hermes_wizard.screens.access_screen import AccessScreen
+from hermes_wizard.screens.app import WizardApp
+from hermes_wizard.screens.confirm_quit import ConfirmQuit
+from hermes_wizard.screens.findings_screen import FindingsScreen
+from hermes_wizard.screens.platform_screen import PlatformScreen
+from hermes_wizard.screens.platforms_screen import PlatformsScreen
+from hermes_wizard.screens.result_screen import ResultScreen
+from hermes_wizard.screens.review_screen import ReviewScreen
 
 DEMO = Path(__file__).resolve().parents[2] / "assets" / "homes" / "death-loop"
 TOKEN = "7123456789:AAHtestTokenTestTokenTestToken_012345"

@@ -16,7 +16,7 @@ import os
 import stat
 from pathlib import Path
 
-from wizard.core.homefs import MAX_FILE_BYTES, ApplyError, At, HomeDir, digest
+from hermes_wizard.core.homefs import MAX_FILE_BYTES, ApplyError, At, HomeDir, digest
 
 LOCK_FILE = ".hermes-wizard.lock"
 _WRITES_BEGAN = [False]  # this process took a home's lock or began an apply: Ctrl+C may have left a change

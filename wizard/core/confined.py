@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from wizard.core.homeroot import open_home
+from hermes_wizard.core.homeroot import open_home
 
 SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
 OUT_LIMIT = 1 << 20

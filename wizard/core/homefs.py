@@ -29,7 +29,7 @@ import os
 import stat
 from pathlib import Path
 
-from wizard.core.homeroot import open_home
+from hermes_wizard.core.homeroot import open_home
 
 MAX_FILE_BYTES = 64 * 1024 * 1024  # the largest config.yaml check parses (yamlfile.MAX_YAML_BYTES)
 _NOFOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC

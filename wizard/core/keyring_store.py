@@ -73,7 +73,7 @@ def usable_for(home) -> str | None:
     """None when the secrets of `home` can be kept in a usable keyring here, else why not in one line: the
     keyring is per user, so one of another user's home (root setting up someone's home) never can be —
     the gateway, running as its owner, would never read it."""
-    from wizard.core.homeroot import foreign_owner
+    from hermes_wizard.core.homeroot import foreign_owner
 
     login = foreign_owner(home)
     if login is not None:

@@ -21,7 +21,7 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from wizard.core.safetext import visible
+from hermes_wizard.core.safetext import visible
 
 _READ = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 _FOR_USER: list[int] = []  # the uid reads are judged for (root judging another user's home), innermost last

@@ -18,7 +18,7 @@ import os
 import sys
 import time
 
-from wizard.core.kinds import ExitCode
+from hermes_wizard.core.kinds import ExitCode
 
 
 def add_parser(sub, common) -> None:
@@ -35,8 +35,8 @@ def add_parser(sub, common) -> None:
 
 
 def run_access(args) -> int:
-    from wizard.faces.selection import select_homes
-    from wizard.hermes.v0_19.catalog import PLATFORMS, platform_value
+    from hermes_wizard.faces.selection import select_homes
+    from hermes_wizard.hermes.v0_19.catalog import PLATFORMS, platform_value
 
     def usage(message: str) -> int:
         print(f"hermes-wizard access: {message}", file=sys.stderr)
@@ -48,7 +48,7 @@ def run_access(args) -> int:
     if args.platform is not None:
         platform = platform_value(args.platform)
         if platform is None or platform not in PLATFORMS:
-            from wizard.core.safetext import visible
+            from hermes_wizard.core.safetext import visible
 
             return usage(f"unknown platform {visible(args.platform)!r} (one of: {', '.join(sorted(PLATFORMS))})")
     if args.sender is None and (args.chat_id or args.bot or args.name or args.chat != "dm"):
@@ -57,10 +57,10 @@ def run_access(args) -> int:
     if homes is None:
         return ExitCode.USAGE
     (profile, home), = homes
-    from wizard.core.safetext import hide
-    from wizard.faces.judging import host_facts
-    from wizard.judge.access import load_view
-    from wizard.judge.masking import secret_values
+    from hermes_wizard.core.safetext import hide
+    from hermes_wizard.faces.judging import host_facts
+    from hermes_wizard.judge.access import load_view
+    from hermes_wizard.judge.masking import secret_values
 
     base_env = dict(os.environ) if args.inherit_env else {}
     view = load_view(home, profile, base_env=base_env, facts=host_facts(args, home))
@@ -71,9 +71,9 @@ def run_access(args) -> int:
 
 
 def _one_sender(args, view, platform: str) -> int:
-    from wizard.core.safetext import json_text, visible
-    from wizard.hermes.v0_19.authz import Sender
-    from wizard.judge.access import decide, source_of
+    from hermes_wizard.core.safetext import json_text, visible
+    from hermes_wizard.hermes.v0_19.authz import Sender
+    from hermes_wizard.judge.access import decide, source_of
 
     sender = Sender(platform, args.sender, args.chat, args.chat_id, bool(args.bot), args.name)
     decision = decide(view, sender)
@@ -90,7 +90,7 @@ def _one_sender(args, view, platform: str) -> int:
                    "hermes": view.report.hermes.judged_as}
         sys.stdout.write(json_text(payload) + "\n")
     else:
-        from wizard.faces.access_words import rule_words
+        from hermes_wizard.faces.access_words import rule_words
 
         mark, verdict = ("[✓]", "accepted") if decision.authorized else ("[✗]", "denied")
         where = {"dm": "a DM", "group": "a group", "channel": "a channel", "forum": "a forum topic"}[args.chat]
@@ -106,9 +106,9 @@ def _one_sender(args, view, platform: str) -> int:
 
 
 def _overview(args, view, platform: str | None) -> int:
-    from wizard.core.safetext import json_text
-    from wizard.faces.access_words import overview_json, overview_text
-    from wizard.judge.access import platform_access
+    from hermes_wizard.core.safetext import json_text
+    from hermes_wizard.faces.access_words import overview_json, overview_text
+    from hermes_wizard.judge.access import platform_access
 
     rows = [row for row in platform_access(view, time.time()) if platform is None or row.name == platform]
     if args.format == "json":

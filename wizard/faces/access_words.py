@@ -7,7 +7,7 @@ guarded output before anything is written.
 
 from __future__ import annotations
 
-from wizard.core.safetext import visible
+from hermes_wizard.core.safetext import visible
 
 _RULES = {
     "platform-always": "events of this platform are authenticated by their transport; no per-user check",
@@ -98,7 +98,7 @@ def waiting_and_paired(home, profile: str, platform: str, facts=None) -> tuple[i
     """How many pairing requests wait on `platform`, and how many people are paired there."""
     import time
 
-    from wizard.judge.access import load_view, platform_access
+    from hermes_wizard.judge.access import load_view, platform_access
 
     rows = [r for r in platform_access(load_view(home, profile, facts=facts), time.time()) if r.name == platform]
     return (len(rows[0].pending), len(rows[0].approved)) if rows else (0, 0)
@@ -109,7 +109,7 @@ def who_reaches(home, profile: str, platform: str, label: str, facts=None) -> st
     on disk, not a choice being made): the words the TUI's and the plain face's access step show."""
     import time
 
-    from wizard.judge.access import load_view, platform_access
+    from hermes_wizard.judge.access import load_view, platform_access
 
     view = load_view(home, profile, facts=facts)
     rows = [row for row in platform_access(view, time.time()) if row.name == platform]

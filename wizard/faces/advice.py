@@ -8,7 +8,7 @@ The venv is named exactly (`<prefix>/bin/pip` of the site-packages Hermes was fo
 pip the advice is a placeholder, never a pip found further up the tree (once `//bin/pip`, the system's).
 
 Contract: pure apart from a few stats; every command returned is shell-quoted and made visible
-(wizard.core.safetext: a path from a home may hold escape sequences).
+(hermes_wizard.core.safetext: a path from a home may hold escape sequences).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import os
 import shlex
 from pathlib import Path
 
-from wizard.core.safetext import visible
+from hermes_wizard.core.safetext import visible
 
 PIP_PLACEHOLDER = "<Hermes's venv>/bin/pip install hermes-wizard"
 

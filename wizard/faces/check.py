@@ -15,14 +15,14 @@ from __future__ import annotations
 import os
 import sys
 
-from wizard.core.kinds import ExitCode
-from wizard.faces.contract import guarded
-from wizard.faces.selection import select_homes
+from hermes_wizard.core.kinds import ExitCode
+from hermes_wizard.faces.contract import guarded
+from hermes_wizard.faces.selection import select_homes
 
 
 def run_check(args) -> int:
     """`check` with the command line's error contract, its output through the escaping guard."""
-    from wizard.core.safetext import guarded_output
+    from hermes_wizard.core.safetext import guarded_output
 
     def body() -> int:
         with guarded_output():  # nothing from a home reaches the terminal raw (wizard/core/safetext.py)
@@ -33,15 +33,15 @@ def run_check(args) -> int:
 
 def _check(args) -> int:
     if args.gate:
-        from wizard.faces.gate import run_gate
+        from hermes_wizard.faces.gate import run_gate
 
         return run_gate(args)
     homes = select_homes(args)
     if homes is None:
         return ExitCode.USAGE
     if args.unit or args.service:
-        from wizard.service import scope as service
-        from wizard.service.systemd import Runner
+        from hermes_wizard.service import scope as service
+        from hermes_wizard.service.systemd import Runner
 
         service.configure(unit=args.unit, runner=Runner() if args.service else None)
     try:
@@ -52,10 +52,10 @@ def _check(args) -> int:
 
 
 def _report(args, homes) -> int:
-    from wizard.core.safetext import hide, json_text
-    from wizard.faces.judging import host_facts
-    from wizard.judge.engine import evaluate
-    from wizard.judge.masking import secret_values
+    from hermes_wizard.core.safetext import hide, json_text
+    from hermes_wizard.faces.judging import host_facts
+    from hermes_wizard.judge.engine import evaluate
+    from hermes_wizard.judge.masking import secret_values
 
     base_env = dict(os.environ) if args.inherit_env else {}
     facts = host_facts(args, homes[0][1])
@@ -66,8 +66,8 @@ def _report(args, homes) -> int:
         payload = [r.as_json() for r in reports] if args.all_profiles else reports[0].as_json()
         sys.stdout.write(json_text(_scrubbed(payload)) + "\n")
     else:
-        from wizard.faces.judging import plugin_tip
-        from wizard.judge.report import render_text
+        from hermes_wizard.faces.judging import plugin_tip
+        from hermes_wizard.judge.report import render_text
 
         sys.stdout.write("\n\n".join(render_text(r) for r in reports) + "\n")
         if tip := plugin_tip(facts):
@@ -79,7 +79,7 @@ def _report(args, homes) -> int:
 def _scrubbed(payload):
     """The JSON payload with registered secrets masked in every string (before encoding,
     so a secret holding a quote or backslash is found as it is)."""
-    from wizard.core.safetext import _HIDDEN, scrubber
+    from hermes_wizard.core.safetext import _HIDDEN, scrubber
 
     return _masked(payload, scrubber(_HIDDEN))
 

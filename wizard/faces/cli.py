@@ -12,9 +12,9 @@ import os
 import sys
 from pathlib import Path
 
-from wizard.core.kinds import DEAD_TRANSPORT_CHOICES, OPEN_POLICY_CHOICES, ExitCode
-from wizard.faces.contract import guarded
-from wizard.faces.selection import profile_name as _profile_name
+from hermes_wizard.core.kinds import DEAD_TRANSPORT_CHOICES, OPEN_POLICY_CHOICES, ExitCode
+from hermes_wizard.faces.contract import guarded
+from hermes_wizard.faces.selection import profile_name as _profile_name
 
 EX_USAGE, EX_CONFIG = ExitCode.USAGE, ExitCode.CONFIG
 
@@ -68,7 +68,7 @@ def build_parser():
     setup.add_argument("--home", help="Hermes home (default: $HERMES_HOME, else ~/.hermes); created on apply")
     setup.add_argument("--profile", help="a profile under <home>/profiles")
     setup.add_argument("--plain", action="store_true", help="no full-screen UI")
-    from wizard.faces.setup_flags import add_arguments as add_declared_arguments
+    from hermes_wizard.faces.setup_flags import add_arguments as add_declared_arguments
 
     add_declared_arguments(setup)  # --answers FILE and flags for every question (wizard/faces/declared.py)
     doctor = sub.add_parser("doctor", help="plan the safe repairs, show them as a diff, apply them with consent")
@@ -126,10 +126,10 @@ def build_parser():
     migrate.add_argument("--dry-run", action="store_true", help="show the move and the verdict after it; change "
                          "nothing")
     migrate.add_argument("--yes", action="store_true", help="do not ask (without a terminal, required)")
-    from wizard.faces.access import add_parser as add_access
+    from hermes_wizard.faces.access import add_parser as add_access
 
     add_access(sub, _common)
-    from wizard.faces.pairing_cmd import add_parser as add_pairing
+    from hermes_wizard.faces.pairing_cmd import add_parser as add_pairing
 
     add_pairing(sub, _common)
     explain = sub.add_parser("explain", help="document a check code (hermes-wizard explain HW101)")
@@ -153,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EX_USAGE
     if getattr(args, "target", None):
-        from wizard.hermes.versions import MODELLED, is_modelled
+        from hermes_wizard.hermes.versions import MODELLED, is_modelled
 
         if not is_modelled(args.target):
             parser.error(f"--target {args.target}: not a modelled Hermes version (choose one of {', '.join(MODELLED)})")
@@ -170,7 +170,7 @@ def run(args) -> int:
     """Run a parsed command (from the full parser, or `check`'s own reader in wizard/faces/fastargs.py)
     under the error contract of wizard/faces/contract.py."""
     if args.command == "check":
-        from wizard.faces.check import run_check
+        from hermes_wizard.faces.check import run_check
 
         return run_check(args)
     return guarded(lambda: _run(args))
@@ -178,10 +178,10 @@ def run(args) -> int:
 
 def _run(args) -> int:
     if args.command == "setup":
-        from wizard.faces.setup_flags import wants_declared  # not on the check path
+        from hermes_wizard.faces.setup_flags import wants_declared  # not on the check path
 
         if wants_declared(args):  # answers file or flags: never a prompt
-            from wizard.faces.declared import run_declared
+            from hermes_wizard.faces.declared import run_declared
 
             return run_declared(args)
     if args.command == "demo":  # before the output guard: the doctor it runs may open the TUI
@@ -190,7 +190,7 @@ def _run(args) -> int:
                                                                       or args.install_gate or args.restart)
                                     and not args.all_profiles and _can_ask()):
         return _run_interactive(args)
-    from wizard.core.safetext import guarded_output
+    from hermes_wizard.core.safetext import guarded_output
 
     with guarded_output():  # nothing from a home reaches the terminal raw (wizard/core/safetext.py)
         return _headless(args)
@@ -198,27 +198,27 @@ def _run(args) -> int:
 
 def _headless(args) -> int:
     if args.command == "explain":
-        from wizard.faces.explain import run_explain
+        from hermes_wizard.faces.explain import run_explain
 
         return run_explain(args)
     if args.command == "doctor":
-        from wizard.faces import doctor
+        from hermes_wizard.faces import doctor
 
         return doctor.run_doctor(args)
     if args.command == "undo":
-        from wizard.faces.undo import run_undo
+        from hermes_wizard.faces.undo import run_undo
 
         return run_undo(args)
     if args.command == "secrets":
-        from wizard.faces.secrets_cmd import run_secrets
+        from hermes_wizard.faces.secrets_cmd import run_secrets
 
         return run_secrets(args)
     if args.command == "access":
-        from wizard.faces.access import run_access
+        from hermes_wizard.faces.access import run_access
 
         return run_access(args)
     if args.command == "pairing":
-        from wizard.faces.pairing_cmd import run_pairing_cmd
+        from hermes_wizard.faces.pairing_cmd import run_pairing_cmd
 
         return run_pairing_cmd(args)
     raise AssertionError(f"no command {args.command!r}")  # the parser admits no other
@@ -227,7 +227,7 @@ def _headless(args) -> int:
 def _version() -> int:
     from importlib.metadata import PackageNotFoundError, version
 
-    from wizard.hermes.versions import MODELLED
+    from hermes_wizard.hermes.versions import MODELLED
 
     try:
         mine = version("hermes-wizard")
@@ -240,7 +240,7 @@ def _version() -> int:
 
 def _can_ask() -> bool:
     """A doctor without flags asks only when stdin is a terminal; else it prints its plan (headless)."""
-    from wizard.faces.terminal import TerminalFacts
+    from hermes_wizard.faces.terminal import TerminalFacts
 
     return TerminalFacts.detect().stdin_tty
 
@@ -248,8 +248,8 @@ def _can_ask() -> bool:
 def _run_interactive(args) -> int:
     """setup, or the doctor's interactive repair, in the face the terminal allows (wizard/faces/terminal.py):
     the TUI, plain prompts, or — no terminal at all — what was found and the commands that need none."""
-    from wizard.faces import terminal
-    from wizard.read.homes import HomeError, profile_home, resolve_root
+    from hermes_wizard.faces import terminal
+    from hermes_wizard.read.homes import HomeError, profile_home, resolve_root
 
     face = terminal.choose_face(terminal.TerminalFacts.detect(), plain=args.plain)
     if face == terminal.NONE:
@@ -263,20 +263,20 @@ def _run_interactive(args) -> int:
             home = profile_home(root, args.profile) if args.profile else root
             profile = args.profile or _profile_name(root)
     except HomeError as exc:
-        from wizard.core.safetext import visible
+        from hermes_wizard.core.safetext import visible
 
         print(f"hermes-wizard: {visible(str(exc))}", file=sys.stderr)
         return EX_USAGE
     save, keyring = getattr(args, "save_answers", None), getattr(args, "secrets", None) == "keyring"
     if face == terminal.PLAIN:
-        from wizard.faces.plain import run_plain
+        from hermes_wizard.faces.plain import run_plain
 
         return run_plain(args.command, home, profile, save_answers=save, keyring=keyring)
     return _run_tui(args.command, home, profile, save, keyring)
 
 
 def _run_tui(command: str, home: Path, profile: str, save_answers: str | None = None, keyring: bool = False) -> int:
-    from screens.app import WizardApp
+    from hermes_wizard.screens.app import WizardApp
 
     outcome = WizardApp(home, profile, mode=command, save_answers=save_answers, keyring=keyring).run()
     if outcome is None or not outcome.applied:
@@ -285,7 +285,7 @@ def _run_tui(command: str, home: Path, profile: str, save_answers: str | None = 
     result = outcome.result
     assert result is not None  # an applied outcome carries its ApplyResult
     if outcome.saved is not None:
-        from wizard.core.safetext import as_spoken
+        from hermes_wizard.core.safetext import as_spoken
 
         print(as_spoken(f"Answers: {outcome.saved} (no secret in it; `hermes-wizard setup --answers` applies them)"))
     print(f"Backup: {result.backup}/")
@@ -302,7 +302,7 @@ def _demo(args) -> int:
     import shutil
     import tempfile
 
-    from wizard.core.bundled import example_home
+    from hermes_wizard.core.bundled import example_home
 
     home = Path(tempfile.mkdtemp(prefix="hermes-wizard-demo.")) / "home"
     shutil.copytree(example_home(), home)

@@ -12,8 +12,8 @@ import os
 import sys
 from collections.abc import Callable
 
-from wizard.core.kinds import ExitCode
-from wizard.core.safetext import OutputError
+from hermes_wizard.core.kinds import ExitCode
+from hermes_wizard.core.safetext import OutputError
 
 
 def guarded(body: Callable[[], int]) -> int:
@@ -22,12 +22,12 @@ def guarded(body: Callable[[], int]) -> int:
     except BrokenPipeError:
         return ExitCode.OK
     except OutputError as exc:  # a full disk or a closed stdout: said in one line where it can be
-        from wizard.core.atomic import writes_began
+        from hermes_wizard.core.atomic import writes_began
 
         return report_output_error(f"{exc}" + ("; a write had begun (`hermes-wizard undo --list` shows the backup)"
                                                if writes_began() else "; nothing was written"))
     except KeyboardInterrupt:
-        from wizard.core.atomic import writes_began
+        from hermes_wizard.core.atomic import writes_began
 
         print("hermes-wizard: interrupted; no changes were made unless a write had completed" if writes_began()
               else "Cancelled. No changes were made.", file=sys.stderr)

@@ -23,9 +23,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from wizard.core.kinds import ExitCode
-from wizard.core.safetext import visible
-from wizard.faces.selection import select_homes
+from hermes_wizard.core.kinds import ExitCode
+from hermes_wizard.core.safetext import visible
+from hermes_wizard.faces.selection import select_homes
 
 EX_USAGE, EX_CONFIG = ExitCode.USAGE, ExitCode.CONFIG
 
@@ -36,8 +36,8 @@ def _say(text: str = "") -> None:
 
 
 def run_doctor(args) -> int:
-    from wizard.service import scope as service
-    from wizard.service.systemd import Runner
+    from hermes_wizard.service import scope as service
+    from hermes_wizard.service.systemd import Runner
 
     homes = select_homes(args)
     if homes is None:
@@ -53,16 +53,16 @@ def run_doctor(args) -> int:
 def _doctor(args, homes, runner) -> int:
     import os
 
-    from wizard.core.homefs import refusals
-    from wizard.core.safetext import hide
-    from wizard.faces.judging import host_facts
-    from wizard.judge.engine import evaluate
-    from wizard.judge.masking import secret_values
-    from wizard.plan.changes import ENV, YAML, render_diff
-    from wizard.plan.repairs import RepairOptions, plan_repairs
-    from wizard.plan.service_steps import ServiceRequest, plan_service, render_service
-    from wizard.write.apply import ApplyError, apply_plan
-    from wizard.write.backups import recover_home
+    from hermes_wizard.core.homefs import refusals
+    from hermes_wizard.core.safetext import hide
+    from hermes_wizard.faces.judging import host_facts
+    from hermes_wizard.judge.engine import evaluate
+    from hermes_wizard.judge.masking import secret_values
+    from hermes_wizard.plan.changes import ENV, YAML, render_diff
+    from hermes_wizard.plan.repairs import RepairOptions, plan_repairs
+    from hermes_wizard.plan.service_steps import ServiceRequest, plan_service, render_service
+    from hermes_wizard.write.apply import ApplyError, apply_plan
+    from hermes_wizard.write.backups import recover_home
 
     base_env = dict(os.environ) if args.inherit_env else {}
     facts = host_facts(args, homes[0][1])
@@ -106,7 +106,7 @@ def _doctor(args, homes, runner) -> int:
             codes.append(1)
         plan = (repair.plan if editing else repair.plan.without_changes()).with_service(service.steps)
         if not repair.plan and not service.steps:
-            from wizard.faces.outcome import is_clean, written
+            from hermes_wizard.faces.outcome import is_clean, written
 
             if report.would_start and not service.unmet and is_clean(report):
                 _say("Nothing to fix.")
@@ -118,7 +118,7 @@ def _doctor(args, homes, runner) -> int:
             continue
         acted = True
         if repair.plan:
-            from wizard.faces.outcome import planned
+            from hermes_wizard.faces.outcome import planned
 
             _say(render_diff(repair.plan).rstrip("\n"))
             for line in planned(_with_gate(report, repair, service.steps)).lines():
@@ -150,7 +150,7 @@ def _doctor(args, homes, runner) -> int:
         if repair.plan and not editing:
             _say("The file changes above are not applied without --fix.")
             codes.append(1)
-    from wizard.faces.judging import plugin_tip
+    from hermes_wizard.faces.judging import plugin_tip
 
     if acted and (tip := plugin_tip(facts)):  # said with a repair, not on every clean run
         _say(visible(tip))
@@ -167,7 +167,7 @@ def _said_after(result, plan, home, facts, base_env, args) -> list[int]:
     after = result.report
     if result.backup is not None:
         _say(f"Backup: {visible(result.backup)}/")
-    from wizard.faces.outcome import written
+    from hermes_wizard.faces.outcome import written
 
     said = written(after, home, running=result.running, restart=_restart_hint(home))
     if plan.changes:
@@ -183,7 +183,7 @@ def _said_after(result, plan, home, facts, base_env, args) -> list[int]:
                 _say(line)
     for line in result.service_lines:
         _say(visible(line))
-    from wizard.faces.outcome import restart_lines
+    from hermes_wizard.faces.outcome import restart_lines
 
     for line in restart_lines(result, said.clean):
         _say(line)
@@ -215,7 +215,7 @@ def _dry_run(steps) -> None:
     import shlex
     import time
 
-    from wizard.service.systemd import journal_argv, show_argv
+    from hermes_wizard.service.systemd import journal_argv, show_argv
 
     for step in steps:
         if step.action == "stop":
@@ -231,7 +231,7 @@ def _dry_run(steps) -> None:
 
 
 def _systemctl(scope: str, *words: str) -> list[str]:
-    from wizard.service.systemd import systemctl
+    from hermes_wizard.service.systemd import systemctl
 
     return systemctl(scope, *words)
 
@@ -241,8 +241,8 @@ def _ask_hermes_itself(home, facts, base_env, asked: bool):
     a home it does not own asks only when told (`--verify`): that Hermes is the owner's code."""
     if facts.site_packages is None:
         return None
-    from wizard.core.confined import Refused, identity_for
-    from wizard.hermes.verify import ask_installed
+    from hermes_wizard.core.confined import Refused, identity_for
+    from hermes_wizard.hermes.verify import ask_installed
 
     try:
         runs_as = identity_for(home)
@@ -261,7 +261,7 @@ def _ask_hermes_itself(home, facts, base_env, asked: bool):
 
 
 def _restart_hint(home) -> str:
-    from wizard.faces.wording import restart_hint
+    from hermes_wizard.faces.wording import restart_hint
 
     hint = restart_hint(home)
     return hint + (" (or rerun with --restart)" if hint.startswith("systemctl") else "")
@@ -283,7 +283,7 @@ def _verdict(report) -> int:
 
 
 def _words(report) -> str:
-    from wizard.judge.report import verdict_clause
+    from hermes_wizard.judge.report import verdict_clause
 
     return "unknown" if report is None else verdict_clause(report)
 
@@ -293,8 +293,8 @@ def _with_gate(report, repair, steps):
     planned gate ends is not "restarted forever" in the preview)."""
     if not any(getattr(step, "variant", None) for step in steps):
         return repair.after
-    from wizard.plan.answers import preview
-    from wizard.service.scope import planned_dropins
+    from hermes_wizard.plan.answers import preview
+    from hermes_wizard.service.scope import planned_dropins
 
     with planned_dropins(steps):
         return preview(report, repair.plan)

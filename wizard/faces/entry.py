@@ -1,11 +1,11 @@
-"""The `hermes-wizard` console script (and `python -m wizard`): `check` and the pre-start gate first, the
+"""The `hermes-wizard` console script (and `python -m hermes_wizard`): `check` and the pre-start gate first, the
 full command line for everything else.
 
 `check --gate` runs before every start of the gateway and `check` before many, so they are recognised
 here, before argparse loads: wizard/faces/fastargs.py reads their plain spellings, and anything else
 (help, abbreviations, mistakes) goes to the full parser, which says what is wrong.
 
-`console` is what the script and `python -m wizard` run: `main`, then the process ends.
+`console` is what the script and `python -m hermes_wizard` run: `main`, then the process ends.
 """
 
 from __future__ import annotations
@@ -24,20 +24,20 @@ def main(argv: list[str] | None = None) -> int:
         # still frees everything else; the bench holds the memory targets with 100k keys).
         gc.disable()
         if "--gate" in argv:
-            from wizard.faces.gate import fast_args, run_gate
+            from hermes_wizard.faces.gate import fast_args, run_gate
 
             gate = fast_args(argv[1:])
             if gate is not None:
                 return run_gate(gate)
         else:
-            from wizard.faces.fastargs import check_args
+            from hermes_wizard.faces.fastargs import check_args
 
             plain_check = check_args(argv[1:])
             if plain_check is not None:
-                from wizard.faces.check import run_check
+                from hermes_wizard.faces.check import run_check
 
                 return run_check(plain_check)
-    from wizard.faces.cli import main as command_line
+    from hermes_wizard.faces.cli import main as command_line
 
     return command_line(argv)
 
@@ -68,7 +68,7 @@ def console() -> NoReturn:
 
 
 def _flushed(code: int) -> int:
-    from wizard.faces.contract import report_output_error
+    from hermes_wizard.faces.contract import report_output_error
 
     try:
         if sys.stdout is not None:

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import sys
 
-from wizard.core.kinds import ExitCode
+from hermes_wizard.core.kinds import ExitCode
 
 
 def run_explain(args) -> int:
     import json
 
-    from wizard.judge.checks import all_checks, get_check
+    from hermes_wizard.judge.checks import all_checks, get_check
 
     if not args.code:
         rows = all_checks()
@@ -23,7 +23,7 @@ def run_explain(args) -> int:
         return 0
     found = get_check(args.code)
     if found is None:
-        from wizard.core.safetext import visible
+        from hermes_wizard.core.safetext import visible
 
         print(f"hermes-wizard: no check {visible(args.code)!r}; `hermes-wizard explain` lists them",
               file=sys.stderr)

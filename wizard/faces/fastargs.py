@@ -50,7 +50,7 @@ def check_args(argv: list[str], allowed: frozenset[str] | None = None) -> Simple
     if any(getattr(args, one) and getattr(args, other) for one, other in _EXCLUSIVE):
         return None
     if args.target is not None:
-        from wizard.hermes.versions import is_modelled
+        from hermes_wizard.hermes.versions import is_modelled
 
         if not is_modelled(args.target):
             return None

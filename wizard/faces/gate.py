@@ -25,7 +25,7 @@ EX_CONFIG = 78
 def fast_args(argv: list[str]) -> SimpleNamespace | None:
     """The gate's arguments (after `check`), or None when they need the full parser (help, an unknown
     or repeated flag, a --target that is not modelled: argparse then says what is wrong)."""
-    from wizard.faces.fastargs import GATE_FLAGS, check_args
+    from hermes_wizard.faces.fastargs import GATE_FLAGS, check_args
 
     args = check_args(argv, GATE_FLAGS)
     return args if args is not None and args.gate else None
@@ -35,11 +35,11 @@ def run_gate(args) -> int:
     """`check --gate`: 78 when Hermes would refuse or crash at start (one line), else 0; never an
     obstacle of our own making — any failure of the wizard itself lets the gateway start (exit 0)."""
     try:
-        from wizard.faces.judging import host_facts
-        from wizard.faces.selection import select_homes
-        from wizard.hermes.v0_19.gate import violations
-        from wizard.hermes.v0_19.resolve import resolve
-        from wizard.read.snapshot import take_snapshot
+        from hermes_wizard.faces.judging import host_facts
+        from hermes_wizard.faces.selection import select_homes
+        from hermes_wizard.hermes.v0_19.gate import violations
+        from hermes_wizard.hermes.v0_19.resolve import resolve
+        from hermes_wizard.read.snapshot import take_snapshot
 
         homes = select_homes(args)
         if homes is None:
@@ -53,7 +53,7 @@ def run_gate(args) -> int:
             return 0
         if judged is not None and not judged.refuses:
             return 0
-        from wizard.hermes.models import model_for
+        from hermes_wizard.hermes.models import model_for
 
         snapshot = take_snapshot(home, profile, dict(os.environ), model=model_for(judged), keyring="assume")
         effective = resolve(snapshot, facts)
@@ -61,7 +61,7 @@ def run_gate(args) -> int:
     except Exception as exc:  # the gate must never be the reason a gateway does not start
         _journal(f"hermes-wizard gate: could not judge ({type(exc).__name__}); letting the gateway start")
         return 0
-    from wizard.core.safetext import visible
+    from hermes_wizard.core.safetext import visible
 
     if effective.crash is not None:  # the engine's would_start: a crash first, then the refusal
         _journal(f"hermes-wizard gate: Hermes would crash at start ({visible(effective.crash)}); not starting it, "

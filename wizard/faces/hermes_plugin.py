@@ -24,7 +24,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from wizard.core.keyring_store import PLUGIN_NAME
+from hermes_wizard.core.keyring_store import PLUGIN_NAME
 
 COMMAND = PLUGIN_NAME  # `hermes wizard`
 TAKES_HOME = frozenset({"setup", "doctor", "check", "undo", "access", "pairing"})
@@ -78,8 +78,8 @@ def _setup_parser(parser) -> None:
 
 
 def _run(args) -> None:
-    from wizard.core.safetext import speak_as
-    from wizard.faces.cli import main
+    from hermes_wizard.core.safetext import speak_as
+    from hermes_wizard.faces.cli import main
 
     speak_as(f"hermes {COMMAND}")  # its advice names the command that works here
     argv = list(getattr(args, "wizard_args", None) or [])
@@ -101,7 +101,7 @@ def _description() -> str:
 
 def _command_helps() -> dict[str, str]:
     try:  # the one-line helps of this tool's own parser, so the two never drift apart
-        from wizard.faces.cli import build_parser
+        from hermes_wizard.faces.cli import build_parser
 
         subparsers = build_parser()._subparsers._group_actions[0]
         return {action.dest: action.help or "" for action in subparsers._choices_actions}
@@ -110,7 +110,7 @@ def _command_helps() -> dict[str, str]:
 
 
 def _register_secret_source(ctx) -> None:
-    from wizard.faces import hermes_secrets
+    from hermes_wizard.faces import hermes_secrets
 
     source = hermes_secrets.make_source()
     if source is None:
@@ -122,7 +122,7 @@ def _register_secret_source(ctx) -> None:
 
 
 def _wrap_setup_steps() -> None:
-    from wizard.faces.hermes_setup_hook import wrap_setup_steps
+    from hermes_wizard.faces.hermes_setup_hook import wrap_setup_steps
 
     wrap_setup_steps(platform_setup)
 
@@ -131,15 +131,15 @@ def platform_setup(platform: str) -> None:
     """The setup step of `platform` inside `hermes setup gateway`: Hermes's own step, then, on a terminal, this
     tool's access step for it (wizard/faces/plain run_platform_step: on-disk state, who may use it explained,
     exactly the opt-in needed, review, apply); without one, our verdict on it and the command that repairs it."""
-    from wizard.faces.hermes_setup_hook import stock_setup
+    from hermes_wizard.faces.hermes_setup_hook import stock_setup
 
     stock = stock_setup(platform)
     if stock is not None:
         stock()
     if sys.stdin.isatty() and sys.stdout.isatty():  # Hermes's menu is interactive: so is our step
         try:
-            from wizard.faces.plain import run_platform_step
-            from wizard.faces.selection import profile_name
+            from hermes_wizard.faces.plain import run_platform_step
+            from hermes_wizard.faces.selection import profile_name
 
             home = active_home()
             run_platform_step(platform, home, profile_name(home))
@@ -156,12 +156,12 @@ def platform_setup(platform: str) -> None:
 
 
 def _verdict_lines(platform: str, home: Path) -> list[str]:
-    from wizard.core.kinds import Verdict
-    from wizard.core.safetext import visible
-    from wizard.faces.outcome import written
-    from wizard.faces.selection import profile_name
-    from wizard.hermes.v0_19.plugins import HostFacts
-    from wizard.judge.engine import evaluate
+    from hermes_wizard.core.kinds import Verdict
+    from hermes_wizard.core.safetext import visible
+    from hermes_wizard.faces.outcome import written
+    from hermes_wizard.faces.selection import profile_name
+    from hermes_wizard.hermes.v0_19.plugins import HostFacts
+    from hermes_wizard.judge.engine import evaluate
 
     facts = HostFacts.detect(home, sys.executable, dict(os.environ))
     report = evaluate(home, profile_name(home), facts=facts)
@@ -181,7 +181,7 @@ def _verdict_lines(platform: str, home: Path) -> list[str]:
 
 def doctor_command(home: Path) -> str:
     """The exact command that runs the doctor on `home`."""
-    from wizard.core.safetext import visible
+    from hermes_wizard.core.safetext import visible
 
     if home.parent.name == "profiles":
         return f"hermes -p {shlex.quote(visible(home.name))} wizard doctor"

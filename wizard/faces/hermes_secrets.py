@@ -23,8 +23,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from wizard.core import keyring_store
-from wizard.core.safetext import visible
+from hermes_wizard.core import keyring_store
+from hermes_wizard.core.safetext import visible
 
 LABEL = "OS keyring (hermes-wizard)"
 FETCH_TIMEOUT_SECONDS = 10.0  # a locked or absent keyring answers in well under a second; never hold a start

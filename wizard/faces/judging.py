@@ -12,8 +12,8 @@ from pathlib import Path
 
 def host_facts(args, home: Path):
     """The host facts of the Hermes that runs `home`, with the version the arguments ask to judge for."""
-    from wizard.hermes.v0_19.plugins import HostFacts
-    from wizard.hermes.versions import judgement
+    from hermes_wizard.hermes.v0_19.plugins import HostFacts
+    from hermes_wizard.hermes.versions import judgement
 
     facts = HostFacts.detect(home, args.hermes_python, dict(os.environ))
     if getattr(args, "target", None):
@@ -28,11 +28,11 @@ def plugin_tip(facts) -> str | None:
     site = getattr(facts, "site_packages", None)
     if site is None:
         return None
-    from wizard.hermes.v0_19.secret_sources import plugin_installed
+    from hermes_wizard.hermes.v0_19.secret_sources import plugin_installed
 
     if plugin_installed(site) is not False:
         return None
-    from wizard.faces.advice import pip_install_advice  # as the venv's owner when root runs on their home
+    from hermes_wizard.faces.advice import pip_install_advice  # as the venv's owner when root runs on their home
 
     return (f"Tip: `{pip_install_advice(site)}` and `hermes plugins enable wizard` add `hermes wizard` (this "
             "tool inside Hermes) and let the gateway read secrets from the OS keyring.")

@@ -16,8 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from wizard.core.kinds import ExitCode
-from wizard.core.safetext import visible, visible_lines
+from hermes_wizard.core.kinds import ExitCode
+from hermes_wizard.core.safetext import visible, visible_lines
 
 
 def add_parser(sub, common) -> None:
@@ -31,8 +31,8 @@ def add_parser(sub, common) -> None:
 
 
 def run_pairing_cmd(args) -> int:
-    from wizard.faces.selection import select_homes
-    from wizard.hermes.v0_19.catalog import PLATFORMS, platform_value
+    from hermes_wizard.faces.selection import select_homes
+    from hermes_wizard.hermes.v0_19.catalog import PLATFORMS, platform_value
 
     def usage(message: str) -> int:
         print(f"hermes-wizard pairing: {message}", file=sys.stderr)
@@ -53,8 +53,8 @@ def run_pairing_cmd(args) -> int:
     if homes is None:
         return ExitCode.USAGE
     (profile, home), = homes
-    from wizard.faces.judging import host_facts
-    from wizard.hermes.verify import hermes_python
+    from hermes_wizard.faces.judging import host_facts
+    from hermes_wizard.hermes.verify import hermes_python
 
     facts = host_facts(args, home)
     python = hermes_python(facts.site_packages)
@@ -68,7 +68,7 @@ def run_pairing_cmd(args) -> int:
 
 
 def _ask(home: Path, python: Path, *argv: str) -> dict[str, Any] | None:
-    from wizard.hermes.pairing_run import run_pairing
+    from hermes_wizard.hermes.pairing_run import run_pairing
 
     answer = run_pairing(home, python, *argv)
     if answer.get("failure"):
@@ -84,7 +84,7 @@ def _list(args, home: Path, python: Path, platform: str | None) -> int:
     pending = [p for p in answer.get("pending", []) if platform is None or p.get("platform") == platform]
     approved = [a for a in answer.get("approved", []) if platform is None or a.get("platform") == platform]
     if args.format == "json":
-        from wizard.core.safetext import json_text
+        from hermes_wizard.core.safetext import json_text
 
         sys.stdout.write(json_text({"pending": pending, "approved": approved,
                                     "lockouts": answer.get("lockouts", {})}) + "\n")
@@ -140,10 +140,10 @@ def journalled(home: Path, python: Path, action: str, platform: str, value: str)
     approval into a configured allowlist) is backed up first, and the set records who was approved or revoked,
     so `undo` restores `.env` and revokes an approval through Hermes.  Returns (Hermes's answer or None, the
     set's path or None when nothing changed and the set was dropped, why there is no answer)."""
-    from wizard.core.atomic import Lock
-    from wizard.core.homefs import ApplyError, HomeDir
-    from wizard.hermes.pairing_run import run_pairing
-    from wizard.write.backups import close_journal, discard, make_backup
+    from hermes_wizard.core.atomic import Lock
+    from hermes_wizard.core.homefs import ApplyError, HomeDir
+    from hermes_wizard.hermes.pairing_run import run_pairing
+    from hermes_wizard.write.backups import close_journal, discard, make_backup
 
     try:
         with HomeDir(home) as opened, Lock(opened):
@@ -183,13 +183,13 @@ def _preview(home: Path, profile: str, python: Path, platform: str, value: str, 
 def preview(home: Path, profile: str, python: Path, platform: str, value: str, action: str,
             facts) -> tuple[bool, str]:
     """(whether `action` can be done, and its preview — or why not, in Hermes's terms): every face's words."""
-    from wizard.judge.access import load_view
+    from hermes_wizard.judge.access import load_view
 
     view = load_view(home, profile, base_env={}, facts=facts)
     allowlist_var = view.authorizer.allowlist_env(platform)
     configured = view.report.effective.environ.get(allowlist_var, "").strip() if allowlist_var else ""
     if action == "approve":
-        from wizard.hermes.pairing_run import run_pairing
+        from hermes_wizard.hermes.pairing_run import run_pairing
 
         answer = run_pairing(home, python, "preview", platform, value)
         if answer.get("failure"):
@@ -212,7 +212,7 @@ def preview(home: Path, profile: str, python: Path, platform: str, value: str, a
             lines.append(f"  Hermes also adds {who} to {allowlist_var} in .env (it mirrors approvals into a "
                          "configured allowlist).")
         return True, "\n".join(lines)
-    from wizard.hermes.v0_19.identity import approved_match
+    from hermes_wizard.hermes.v0_19.identity import approved_match
 
     stored = approved_match(platform, value, view.files)
     if stored is None:

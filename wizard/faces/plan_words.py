@@ -15,7 +15,7 @@ Contract: pure words from a Session and a Repair; secret values are never shown 
 
 from __future__ import annotations
 
-from wizard.core.safetext import visible
+from hermes_wizard.core.safetext import visible
 
 MASK = "••••••"
 
@@ -50,6 +50,6 @@ def plan_notes(session, repair) -> list[str]:
 
 
 def _platforms() -> frozenset[str]:
-    from wizard.hermes.v0_19.catalog import PLATFORMS
+    from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
 
     return frozenset(PLATFORMS)

@@ -20,22 +20,22 @@ from __future__ import annotations
 
 import sys
 
-from wizard.core.kinds import ExitCode
-from wizard.core.safetext import visible
-from wizard.faces.doctor import _confirm, _say, _words
-from wizard.faces.selection import select_homes
+from hermes_wizard.core.kinds import ExitCode
+from hermes_wizard.core.safetext import visible
+from hermes_wizard.faces.doctor import _confirm, _say, _words
+from hermes_wizard.faces.selection import select_homes
 
 
 def run_secrets(args) -> int:
-    from wizard.core import keyring_store
-    from wizard.core.homefs import ApplyError
-    from wizard.core.safetext import hide
-    from wizard.faces.judging import host_facts
-    from wizard.judge.engine import evaluate
-    from wizard.judge.masking import secret_values
-    from wizard.plan.answers import preview
-    from wizard.plan.changes import render_diff
-    from wizard.plan.keyring_steps import plan_to_env, plan_to_keyring
+    from hermes_wizard.core import keyring_store
+    from hermes_wizard.core.homefs import ApplyError
+    from hermes_wizard.core.safetext import hide
+    from hermes_wizard.faces.judging import host_facts
+    from hermes_wizard.judge.engine import evaluate
+    from hermes_wizard.judge.masking import secret_values
+    from hermes_wizard.plan.answers import preview
+    from hermes_wizard.plan.changes import render_diff
+    from hermes_wizard.plan.keyring_steps import plan_to_env, plan_to_keyring
 
     if args.all_profiles:
         print("hermes-wizard: secrets migrate moves one home's secrets at a time: use --home or --profile",
@@ -82,14 +82,14 @@ def run_secrets(args) -> int:
     if args.dry_run:
         _say("Nothing was changed (--dry-run).")
         return ExitCode.OK
-    from wizard.faces.wording import plural
+    from hermes_wizard.faces.wording import plural
 
     moved = plural(sum(1 for c in plan.changes if c.file == ".env"), "secret")
     if not args.yes and not _confirm(f"Move {moved} {'to the OS keyring' if args.to == 'keyring' else 'to .env'}?",
                                      verb="move them"):
         _say("Nothing was changed.")
         return ExitCode.USAGE
-    from wizard.write.apply import apply_plan
+    from hermes_wizard.write.apply import apply_plan
 
     try:
         result = apply_plan(plan, facts=facts, reason=f"secrets migrate --to {args.to}")
@@ -130,6 +130,6 @@ def _not_the_owner(home, direction: str) -> str | None:
 
 
 def _install_hint(facts) -> str:
-    from wizard.faces.advice import pip_install_advice  # as the venv's owner when root runs on their home
+    from hermes_wizard.faces.advice import pip_install_advice  # as the venv's owner when root runs on their home
 
     return pip_install_advice(getattr(facts, "site_packages", None))

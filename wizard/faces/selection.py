@@ -8,8 +8,8 @@ from pathlib import Path
 
 def select_homes(args) -> list[tuple[str, Path]] | None:
     """The (profile, home) pairs a command acts on; None after printing a usage error."""
-    from wizard.core.safetext import visible  # the gate prints outside the guarded streams
-    from wizard.read.homes import HomeError, profile_home, profiles, resolve_root
+    from hermes_wizard.core.safetext import visible  # the gate prints outside the guarded streams
+    from hermes_wizard.read.homes import HomeError, profile_home, profiles, resolve_root
 
     try:
         root = resolve_root(args.home)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from wizard.core.kinds import ExitCode
+from hermes_wizard.core.kinds import ExitCode
 
 OPEN_FLAG = "--i-understand-open"
 
@@ -121,7 +121,7 @@ def flags_tree(args, stdin=None):
     """The answers the flags give, as a located tree, and the environment additions they need
     (a token read from stdin is handed to the validator as if exported under its key's name).
     Each --platform's own flags are the ones after it (argparse groups them: _NewPlatform/_ForPlatform)."""
-    from wizard.plan.answers_file.tree import Item, TreeError
+    from hermes_wizard.plan.answers_file.tree import Item, TreeError
 
     problems: list[str] = []
     extra_env: dict[str, str] = {}
@@ -162,9 +162,9 @@ def flags_tree(args, stdin=None):
 
 def _platform_item(group: dict, problems: list[str], extra_env: dict[str, str], stdin):
     """One --platform and the flags after it, as the answers file's platform entry."""
-    from wizard.hermes.v0_19.catalog import PLATFORMS
-    from wizard.judge.masking import is_secret_name
-    from wizard.plan.answers_file.tree import Item
+    from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
+    from hermes_wizard.judge.masking import is_secret_name
+    from hermes_wizard.plan.answers_file.tree import Item
 
     name = group["platform"]
     at = f"--platform {name}"
@@ -221,7 +221,7 @@ def _platform_item(group: dict, problems: list[str], extra_env: dict[str, str], 
 
 def _token_key(spec, problems: list[str]) -> str | None:
     """The platform's primary secret: the catalog's token variable, else its only secret credential."""
-    from wizard.judge.masking import is_secret_name
+    from hermes_wizard.judge.masking import is_secret_name
 
     if spec.token_env:
         return spec.token_env

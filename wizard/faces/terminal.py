@@ -98,11 +98,11 @@ def no_terminal(args) -> int:
     """Without a terminal: what was found (as `check` prints it) and the exact commands that need none; 2."""
     from pathlib import Path
 
-    from wizard.core.safetext import guarded_output, hide, visible
-    from wizard.judge.engine import evaluate
-    from wizard.judge.masking import secret_values
-    from wizard.judge.report import render_text
-    from wizard.read.homes import HomeError, profile_home, resolve_root
+    from hermes_wizard.core.safetext import guarded_output, hide, visible
+    from hermes_wizard.judge.engine import evaluate
+    from hermes_wizard.judge.masking import secret_values
+    from hermes_wizard.judge.report import render_text
+    from hermes_wizard.read.homes import HomeError, profile_home, resolve_root
 
     place = " ".join(shlex.quote(word) for word in chosen_place(args))
     place = f" {place}" if place else ""

@@ -28,7 +28,7 @@ import os
 import stat
 from pathlib import Path
 
-from wizard.core.safetext import visible
+from hermes_wizard.core.safetext import visible
 
 _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC

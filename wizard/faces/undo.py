@@ -24,17 +24,17 @@ from __future__ import annotations
 
 import sys
 
-from wizard.core.kinds import ExitCode
-from wizard.core.safetext import visible
-from wizard.faces.doctor import _confirm, _say, _words
-from wizard.faces.selection import select_homes
+from hermes_wizard.core.kinds import ExitCode
+from hermes_wizard.core.safetext import visible
+from hermes_wizard.faces.doctor import _confirm, _say, _words
+from hermes_wizard.faces.selection import select_homes
 
 EX_USAGE = ExitCode.USAGE
 
 
 def run_undo(args) -> int:
-    from wizard.write.apply import ApplyError
-    from wizard.write.undo import list_sets, preview_latest, undo_latest
+    from hermes_wizard.write.apply import ApplyError
+    from hermes_wizard.write.undo import list_sets, preview_latest, undo_latest
 
     homes = select_homes(args)
     if homes is None:
@@ -49,8 +49,8 @@ def run_undo(args) -> int:
             _clean_up(home)
         print(f"hermes-wizard: {visible(str(exc))}", file=sys.stderr)
         return 1
-    from wizard.core.safetext import hide
-    from wizard.judge.masking import secret_values
+    from hermes_wizard.core.safetext import hide
+    from hermes_wizard.judge.masking import secret_values
 
     hide(secret_values(preview.report.snapshot))  # masked wherever the restored values would be printed
     question = _show(preview)
@@ -80,8 +80,8 @@ def run_undo(args) -> int:
 def _clean_up(home) -> None:
     """What undo always did before finding nothing: remove a set folder a killed run left without a
     manifest (it never held a change) and stale temp files, under the lock (wizard/write/backups.py)."""
-    from wizard.write.apply import ApplyError
-    from wizard.write.backups import recover_home
+    from hermes_wizard.write.apply import ApplyError
+    from hermes_wizard.write.backups import recover_home
 
     try:
         recover_home(home)
@@ -103,8 +103,8 @@ def _list(sets, home) -> int:
 
 def _show(preview) -> str:
     """Print what the restore would change; return the question that asks for it."""
-    from wizard.judge.report import verdict_clause
-    from wizard.plan.changes import contents_diff
+    from hermes_wizard.judge.report import verdict_clause
+    from hermes_wizard.plan.changes import contents_diff
 
     clause = verdict_clause(preview.report, "would then")
     if preview.set_name is None:

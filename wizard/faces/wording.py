@@ -11,7 +11,7 @@ from __future__ import annotations
 def verdict_words(report) -> tuple[str, bool]:
     """The verdict Hermes would reach at start-up, as a sentence beginning with ✓ or ✗ (a screen may
     strip the mark), and whether it starts: `check`'s own clause (wizard/judge/report.py)."""
-    from wizard.judge.report import verdict_clause
+    from hermes_wizard.judge.report import verdict_clause
 
     clause = verdict_clause(report)
     return f"{'✓' if report.would_start else '✗'} {clause[0].upper()}{clause[1:]}.", report.would_start
@@ -29,25 +29,25 @@ def tilde(text: str) -> str:
 def restart_hint(home) -> str:
     """The real command that restarts what runs `home`: the systemd unit found, a supervisor's own
     commands, or — no service at all — how to run the gateway by hand."""
-    from wizard.service import scope as service
-    from wizard.service.systemd import systemctl
+    from hermes_wizard.service import scope as service
+    from hermes_wizard.service.systemd import systemctl
 
     serving, _ = service.relevant(home, home.name if home.parent.name == "profiles" else "default")
     units = [u for u in serving if u.manager == "systemd" and not u.error]
     if units:
         return " ".join(systemctl(units[0].scope, "restart", units[0].name))
     if serving:
-        from wizard.service.supervisors import advice
+        from hermes_wizard.service.supervisors import advice
 
         return "; ".join(line for line in advice(serving[0]) if line.startswith(("stop", "start once")))
     import shlex
     from pathlib import Path
 
-    from wizard.faces.advice import foreign_owner
+    from hermes_wizard.faces.advice import foreign_owner
 
     owner = foreign_owner(Path(home))  # root on a user's home: Hermes would run the home's plugins as root
     if owner is not None:
-        from wizard.core.safetext import visible
+        from hermes_wizard.core.safetext import visible
 
         return visible(shlex.join(["sudo", "-u", owner, "env", f"HERMES_HOME={home}", "hermes", "gateway", "run"]))
     return "hermes gateway run" + ("" if str(home).endswith("/.hermes") else f" (with HERMES_HOME={home})")
@@ -60,7 +60,7 @@ def plural(count: int, noun: str, plural_form: str | None = None) -> str:
 
 def findings_lines(report) -> list[str]:
     """Every finding as `check` lists them: mark, code, platform, message (escaped, the home as ~)."""
-    from wizard.core.safetext import visible
+    from hermes_wizard.core.safetext import visible
 
     return [f"{f.severity.glyph} {f.code} {visible(f.platform or 'home')}: {visible(tilde(f.message))}"
             for f in report.findings]
@@ -68,7 +68,7 @@ def findings_lines(report) -> list[str]:
 
 def open_words(report) -> str:
     """The platforms left open to everyone, in words ("" when none)."""
-    from wizard.plan.session import open_to_everyone
+    from hermes_wizard.plan.session import open_to_everyone
 
     names = open_to_everyone(report)
     if not names:
@@ -94,7 +94,7 @@ def credential_state(report, name: str, short: bool = False) -> str:
     """One word or two for a platform's credentials: the transport's state on disk (`not-paired`,
     `empty-creds`, …) when one was checked, else present / missing / missing KEY (`short`: "incomplete",
     for a table column; the platform's own screen names the key)."""
-    from wizard.hermes.v0_19.catalog import PLATFORMS
+    from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
 
     transport = report.transports.get(name)
     if transport is not None and transport.state != "unchecked":
@@ -110,7 +110,7 @@ def credential_state(report, name: str, short: bool = False) -> str:
 
 def disk_words(report, name: str) -> str:
     """What is on disk for `name` in a sentence, with its fix on a second line (escaped: it quotes a home)."""
-    from wizard.core.safetext import visible
+    from hermes_wizard.core.safetext import visible
 
     transport = report.transports.get(name)
     if transport is None or transport.state == "unchecked":
@@ -125,7 +125,7 @@ def current_access(report, platform: str, before=None) -> str:
     """The access mode a platform has in `report` (what an access question offers first): pairing for one
     that is off, open when opted in or open by policy, allowlist when IDs are listed.  With `before` (the
     home on disk, `report` being the plan's outlook): disabled when the plan turns an enabled platform off."""
-    from wizard.hermes.v0_19.catalog import PLATFORMS
+    from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
 
     row = next((r for r in report.rows if r.name == platform), None)
     if row is None or not row.enabled:
@@ -141,7 +141,7 @@ def current_access(report, platform: str, before=None) -> str:
 
 def platform_title(name: str) -> str:
     """A platform as people know it, then its id once: "Weixin (WeChat) · weixin" (never "(WeChat) (weixin)")."""
-    from wizard.hermes.v0_19.catalog import PLATFORMS
+    from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
 
     spec = PLATFORMS.get(name)
     return f"{spec.label} · {name}" if spec else name

@@ -1,6 +1,6 @@
 """Ask an installed Hermes itself whether its gateway would start: run by HERMES'S Python, as the home's owner.
 
-Usage (by `wizard.hermes.verify`, never imported by hermes-wizard).  Its text travels as `-c`, so the
+Usage (by `hermes_wizard.hermes.verify`, never imported by hermes-wizard).  Its text travels as `-c`, so the
 home's owner needs no access to this installation:
     <hermes-python> -I -c <this file's text> HOME SECONDS
 

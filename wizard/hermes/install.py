@@ -23,8 +23,8 @@ import os
 import shutil
 from pathlib import Path
 
-from wizard.core.records import record
-from wizard.core.smallfile import read_head, reading_for
+from hermes_wizard.core.records import record
+from hermes_wizard.core.smallfile import read_head, reading_for
 
 DIST_PREFIX = "hermes_agent-"
 MAX_METADATA_READ = 64 * 1024  # the Version: header is near the top; a hostile file cannot make us read more

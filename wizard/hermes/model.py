@@ -58,7 +58,7 @@ class Model:
 
     # --- authorization ---------------------------------------------------------------------------
     def authorizer(self) -> Any:
-        """This version's `_is_user_authorized` (a `wizard.hermes.v0_19.authz.Authorizer`)."""
+        """This version's `_is_user_authorized` (a `hermes_wizard.hermes.v0_19.authz.Authorizer`)."""
         raise NotImplementedError
 
     # --- the service ----------------------------------------------------------------------------

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from wizard.hermes.model import Model
-from wizard.hermes.versions import MODELLED, NEWEST, Judgement
+from hermes_wizard.hermes.model import Model
+from hermes_wizard.hermes.versions import MODELLED, NEWEST, Judgement
 
 # version → (module, class) of its model
 MODEL_CLASSES = {
-    "0.18.0": ("wizard.hermes.v0_18.model", "Hermes0180"),
-    "0.18.1": ("wizard.hermes.v0_18.model", "Hermes0181"),
-    "0.18.2": ("wizard.hermes.v0_18.model", "Hermes0182"),
-    "0.19.0": ("wizard.hermes.v0_19.model", "Hermes019"),
+    "0.18.0": ("hermes_wizard.hermes.v0_18.model", "Hermes0180"),
+    "0.18.1": ("hermes_wizard.hermes.v0_18.model", "Hermes0181"),
+    "0.18.2": ("hermes_wizard.hermes.v0_18.model", "Hermes0182"),
+    "0.19.0": ("hermes_wizard.hermes.v0_19.model", "Hermes019"),
 }
 _LOADED: dict[str, Model] = {}
 

@@ -1,6 +1,6 @@
 """Hermes's own pairing store, used by HERMES'S Python as the home's owner (never imported by hermes-wizard).
 
-Usage (by `wizard.hermes.pairing_run`; the text travels as `-c`, so the owner needs no access to this
+Usage (by `hermes_wizard.hermes.pairing_run`; the text travels as `-c`, so the owner needs no access to this
 installation):
     <hermes-python> -I -c <this file's text> ACTION [PLATFORM [ARG]]
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from wizard.core.safetext import visible
+from hermes_wizard.core.safetext import visible
 
 SCRIPT = Path(__file__).with_name("pairing_hermes.py")
 TIMEOUT = 60.0
@@ -26,7 +26,7 @@ def run_pairing(home: Path, python: Path, action: str, *args: str) -> dict[str, 
     """Hermes's answer (the JSON `pairing_hermes.py` prints), or {"failure": why}."""
     import json
 
-    from wizard.core import confined
+    from hermes_wizard.core import confined
 
     try:
         who = confined.identity_for(home)

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from wizard.core.records import factory, record
-from wizard.core.safetext import visible
+from hermes_wizard.core.records import factory, record
+from hermes_wizard.core.safetext import visible
 
 SCRIPT = Path(__file__).with_name("ask_hermes.py")
 TIMEOUT = 90.0  # the whole step: the copy, Hermes's imports and its decision
@@ -83,7 +83,7 @@ def ask(home: Path, python: Path, base_env: dict[str, str]) -> HermesAnswer:
     reaches it only when it runs as ourselves: root's variables never reach another user's process."""
     import json  # only here: `check` without --verify imports none of these
 
-    from wizard.core import confined
+    from hermes_wizard.core import confined
 
     try:
         who = confined.identity_for(home)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from wizard.core.records import record
+from hermes_wizard.core.records import record
 
 MODELLED: tuple[str, ...] = ("0.18.0", "0.18.1", "0.18.2", "0.19.0")  # oldest first
 FIRST_REFUSING = (0, 18, 0)  # the open-policy startup refusal arrived in 0.18.0

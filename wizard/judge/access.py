@@ -15,14 +15,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from wizard.core.homeroot import home_owner
-from wizard.core.records import factory, record
-from wizard.core.smallfile import reading_for
-from wizard.hermes.models import model_for
-from wizard.hermes.v0_19.access_files import AccessFiles, read_access_files
-from wizard.hermes.v0_19.authz import ALWAYS, GROUP_CHATS, GROUP_USERS, OWN_POLICY, Decision, Sender
-from wizard.judge.engine import HomeReport, evaluate
-from wizard.judge.provenance import env_source, find_yaml, yaml_source
+from hermes_wizard.core.homeroot import home_owner
+from hermes_wizard.core.records import factory, record
+from hermes_wizard.core.smallfile import reading_for
+from hermes_wizard.hermes.models import model_for
+from hermes_wizard.hermes.v0_19.access_files import AccessFiles, read_access_files
+from hermes_wizard.hermes.v0_19.authz import ALWAYS, GROUP_CHATS, GROUP_USERS, OWN_POLICY, Decision, Sender
+from hermes_wizard.judge.engine import HomeReport, evaluate
+from hermes_wizard.judge.provenance import env_source, find_yaml, yaml_source
 
 CHAT_TYPES = ("dm", "group", "channel", "forum")
 

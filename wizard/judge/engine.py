@@ -11,23 +11,23 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from wizard.core.homeroot import home_owner
-from wizard.core.kinds import ExitCode, Severity, TransportState, Verdict
-from wizard.core.records import factory, record
-from wizard.core.safetext import policy_word
-from wizard.core.smallfile import reading_for
-from wizard.hermes.models import model_for
-from wizard.hermes.v0_19 import gate
-from wizard.hermes.v0_19.catalog import PLATFORMS
-from wizard.hermes.v0_19.credentials import Transport, transport_for
-from wizard.hermes.v0_19.plugins import HostFacts
-from wizard.hermes.v0_19.resolve import Effective, resolve
-from wizard.hermes.versions import Judgement, judgement
-from wizard.judge.checks import Context, Finding, run_checks
-from wizard.read.snapshot import Snapshot, take_snapshot
+from hermes_wizard.core.homeroot import home_owner
+from hermes_wizard.core.kinds import ExitCode, Severity, TransportState, Verdict
+from hermes_wizard.core.records import factory, record
+from hermes_wizard.core.safetext import policy_word
+from hermes_wizard.core.smallfile import reading_for
+from hermes_wizard.hermes.models import model_for
+from hermes_wizard.hermes.v0_19 import gate
+from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
+from hermes_wizard.hermes.v0_19.credentials import Transport, transport_for
+from hermes_wizard.hermes.v0_19.plugins import HostFacts
+from hermes_wizard.hermes.v0_19.resolve import Effective, resolve
+from hermes_wizard.hermes.versions import Judgement, judgement
+from hermes_wizard.judge.checks import Context, Finding, run_checks
+from hermes_wizard.read.snapshot import Snapshot, take_snapshot
 
 if TYPE_CHECKING:
-    from wizard.hermes.verify import HermesAnswer
+    from hermes_wizard.hermes.verify import HermesAnswer
 
 
 @record
@@ -119,7 +119,7 @@ def evaluate(home: Path, profile: str = "default", *, base_env: dict[str, str] |
         violations, upgrade = [], violations
     answer = None
     if verify:
-        from wizard.hermes.verify import ask_installed  # only --verify asks Hermes
+        from hermes_wizard.hermes.verify import ask_installed  # only --verify asks Hermes
 
         answer = ask_installed(home, facts.site_packages, base_env)
     findings = run_checks(Context(snapshot, effective, violations, transports, facts, upgrade, answer))

@@ -32,8 +32,8 @@ import io
 import re
 from typing import Any
 
-from wizard.core.safetext import MASK, MIN_SCRUBBED, scrub  # noqa: F401  (scrub: re-exported)
-from wizard.hermes.v0_19.catalog import SECRET_VALUED
+from hermes_wizard.core.safetext import MASK, MIN_SCRUBBED, scrub  # noqa: F401  (scrub: re-exported)
+from hermes_wizard.hermes.v0_19.catalog import SECRET_VALUED
 
 _SECRET_NAME = re.compile(r"(TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|_KEY|PRIVATE|CREDENTIAL|COOKIE)", re.I)
 _ENV_NAME = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_.]*)['\"]?\s*=")
@@ -91,7 +91,7 @@ def env_masks(text: str, secret_keys=()) -> tuple[dict[int, int], set[str]]:
     quoted value continues on entirely; so is any line naming a secret `NAME=`."""
     from dotenv.parser import parse_stream
 
-    from wizard.hermes.v0_19.envfile import _glued_segments
+    from hermes_wizard.hermes.v0_19.envfile import _glued_segments
 
     if not secret_keys and not _MAYBE_SECRET.search(text):
         # Every name judged below is a piece of `text`: with no secret-looking piece anywhere there is

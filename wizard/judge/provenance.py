@@ -5,9 +5,9 @@ Contract: pure lookups over a Snapshot; never returns a secret value.
 
 from __future__ import annotations
 
-from wizard.hermes.v0_19.catalog import PLATFORMS, platform_value
-from wizard.hermes.v0_19.yamlfile import lookup
-from wizard.read.snapshot import Snapshot
+from hermes_wizard.hermes.v0_19.catalog import PLATFORMS, platform_value
+from hermes_wizard.hermes.v0_19.yamlfile import lookup
+from hermes_wizard.read.snapshot import Snapshot
 
 
 def env_source(snapshot: Snapshot, key: str) -> str:

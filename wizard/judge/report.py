@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import textwrap
 
-from wizard.core.kinds import Severity, Verdict
-from wizard.core.safetext import visible
-from wizard.judge.engine import HomeReport, PlatformRow
+from hermes_wizard.core.kinds import Severity, Verdict
+from hermes_wizard.core.safetext import visible
+from hermes_wizard.judge.engine import HomeReport, PlatformRow
 
 WIDTH = 100
 

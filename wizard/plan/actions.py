@@ -6,7 +6,7 @@ them: `check` never creates them.
 
 from __future__ import annotations
 
-from wizard.core.kinds import Word
+from hermes_wizard.core.kinds import Word
 
 
 class ChangeAction(Word):

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import re
 
-from wizard.hermes.models import model_for
-from wizard.hermes.v0_19.catalog import PLATFORMS
-from wizard.hermes.v0_19.envrules import ALLOW_ALL_TRUE
-from wizard.hermes.v0_19.yamlfile import lookup
-from wizard.judge.provenance import platform_blocks, yaml_paths
-from wizard.plan.actions import ChangeAction
-from wizard.plan.changes import ENV, YAML, Change, Plan, is_secret_name, planned_contents
+from hermes_wizard.hermes.models import model_for
+from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
+from hermes_wizard.hermes.v0_19.envrules import ALLOW_ALL_TRUE
+from hermes_wizard.hermes.v0_19.yamlfile import lookup
+from hermes_wizard.judge.provenance import platform_blocks, yaml_paths
+from hermes_wizard.plan.actions import ChangeAction
+from hermes_wizard.plan.changes import ENV, YAML, Change, Plan, is_secret_name, planned_contents
 
 ACCESS_MODES = ("pairing", "allowlist", "open", "disabled")
 GROUP_POLICIES = ("open", "allowlist", "pairing", "disabled")  # the five gated platforms' adapters
@@ -179,7 +179,7 @@ def opt_in_changes(report, platform: str) -> list[Change]:
 def enable_changes(report, platform: str, enabled: bool) -> list[Change]:
     """Turn a platform on or off the way Hermes will honour (force-enabling credentials
     are commented out, reversibly, to turn one off)."""
-    from wizard.plan.repairs import FORCING_CREDENTIALS
+    from hermes_wizard.plan.repairs import FORCING_CREDENTIALS
 
     changes: list[Change] = []
     if platform == "whatsapp":
@@ -206,7 +206,7 @@ def build_plan(report, changes: list[Change]) -> Plan:
 
 def preview(report, plan: Plan):
     """The HomeReport Hermes's files would give once `plan` is applied."""
-    from wizard.judge.engine import evaluate
+    from hermes_wizard.judge.engine import evaluate
 
     stored = {step.variable: step.secret for step in plan.keyring if step.secret is not None}
     return evaluate(report.home, report.profile, base_env=report.snapshot.base_env, facts=report.facts,

@@ -3,7 +3,7 @@
 A Plan is a pure value: the home, the fingerprints of the files as they were read,
 and a tuple of Changes.  `planned_contents` renders the new file contents in
 memory (through the `.env` and YAML writers); `render_diff` shows them as a
-per-file unified diff with secret values masked.  Only `wizard.write.apply` writes.
+per-file unified diff with secret values masked.  Only `hermes_wizard.write.apply` writes.
 """
 
 from __future__ import annotations
@@ -13,17 +13,17 @@ import difflib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from wizard.core.homefs import ApplyError, fingerprint_in, read_in_home
-from wizard.core.records import factory, record
-from wizard.judge.masking import MASK, is_secret_name  # noqa: F401  (re-exported: the faces import them from here)
-from wizard.plan.actions import ChangeAction
-from wizard.plan.envedit import EnvEdit, apply_edits
-from wizard.plan.yamledit import append_value, set_value
+from hermes_wizard.core.homefs import ApplyError, fingerprint_in, read_in_home
+from hermes_wizard.core.records import factory, record
+from hermes_wizard.judge.masking import MASK, is_secret_name  # noqa: F401  (re-exported: the faces import them from here)
+from hermes_wizard.plan.actions import ChangeAction
+from hermes_wizard.plan.envedit import EnvEdit, apply_edits
+from hermes_wizard.plan.yamledit import append_value, set_value
 
 if TYPE_CHECKING:
-    from wizard.hermes.model import Model
-    from wizard.plan.keyring_steps import KeyringStep
-    from wizard.plan.service_steps import ServiceStep
+    from hermes_wizard.hermes.model import Model
+    from hermes_wizard.plan.keyring_steps import KeyringStep
+    from hermes_wizard.plan.service_steps import ServiceStep
 
 ENV, YAML, GATEWAY_JSON = ".env", "config.yaml", "gateway.json"
 
@@ -54,7 +54,7 @@ class Change:
 @record
 class Plan:
     """`changes` edit the home's files; `service` (wizard/plan/service_steps.py) act on the units
-    that run it — both previewed alike, applied by wizard.write.apply, recorded in the backup set."""
+    that run it — both previewed alike, applied by hermes_wizard.write.apply, recorded in the backup set."""
 
     home: Path
     fingerprints: dict = factory(dict)  # file -> sha256 of what was read (None: absent)
@@ -103,7 +103,7 @@ def fingerprint(path: Path) -> str | None:
 
 
 def read_bytes(path: Path) -> bytes | None:
-    """The file's bytes through the guarded reader (wizard.core.homefs): ApplyError for a FIFO,
+    """The file's bytes through the guarded reader (hermes_wizard.core.homefs): ApplyError for a FIFO,
     a device, a directory, a link loop or a huge file, never a hang."""
     return read_in_home(path)
 
@@ -137,7 +137,7 @@ def planned_contents(plan: Plan, current: dict[str, bytes | None] | None = None,
         out[YAML] = text.encode("utf-8")
     json_changes = [c for c in plan.changes if c.file == GATEWAY_JSON]
     if json_changes:  # legacy gateway.json: values Hermes crashes on removed, open policies closed (repairs.py)
-        from wizard.plan.jsonedit import JsonEditError, remove_key, replace_value
+        from hermes_wizard.plan.jsonedit import JsonEditError, remove_key, replace_value
 
         try:
             data = current[GATEWAY_JSON] if GATEWAY_JSON in current else read_bytes(plan.home / GATEWAY_JSON)
@@ -224,7 +224,7 @@ def decode_env(raw: bytes):
 def env_misreads(data: bytes, edits: list[EnvEdit], model: Model | None = None) -> str | None:
     """Why `data`, read as the Hermes of `model` reads a `.env` (the shared reader asks the model how
     to decode it), does not hold what `edits` planned; None when every edited key reads as planned."""
-    from wizard.hermes.v0_19.envfile import read_env_file
+    from hermes_wizard.hermes.v0_19.envfile import read_env_file
 
     entries = read_env_file(Path(ENV), content=data, model=model).entries
     for edit in edits:
@@ -261,8 +261,8 @@ def contents_diff(current: dict[str, bytes | None], new: dict[str, bytes | None]
                   secret_keys: frozenset[str] | set[str] = frozenset()) -> str:
     """Unified diff from `current` to `new` bytes of each file `new` names (None: absent), masked and
     escaped as `render_diff` shows a plan (undo's preview: the home now against a backup set)."""
-    from wizard.core.safetext import visible
-    from wizard.judge.masking import scrub, split_lines
+    from hermes_wizard.core.safetext import visible
+    from hermes_wizard.judge.masking import scrub, split_lines
 
     sides, secrets = {}, set()
     for name, after in sorted(new.items()):
@@ -309,7 +309,7 @@ def _bound_name(line: str) -> str:
 
 def _masked_lines(name: str, text: str, secret_keys: set[str]) -> tuple[list[str], set[str]]:
     """The lines of one side of a diff with secrets masked where the parser reads them."""
-    from wizard.judge.masking import env_masks, split_lines, yaml_masks
+    from hermes_wizard.judge.masking import env_masks, split_lines, yaml_masks
 
     lines = split_lines(text)
     if name == ENV:

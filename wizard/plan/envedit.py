@@ -22,7 +22,7 @@ import re
 
 from dotenv.parser import parse_stream
 
-from wizard.core.records import record
+from hermes_wizard.core.records import record
 
 DISABLED_MARKER = "#hermes-wizard-off: "
 _BARE_SAFE = re.compile(r"[A-Za-z0-9_@%+=:,./-]*")
@@ -143,7 +143,7 @@ def apply_edits(text: str, edits: list[EnvEdit], known: frozenset[str] | None = 
 
 
 def _unglue(text: str, keys: set[str], known: frozenset[str] | None) -> str:
-    from wizard.hermes.v0_19.envfile import _glued_segments
+    from hermes_wizard.hermes.v0_19.envfile import _glued_segments
 
     out: list[str] = []
     for line in text.splitlines(keepends=True):

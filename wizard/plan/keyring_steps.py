@@ -14,11 +14,11 @@ reads the keyring (KeyringUnavailable when it cannot).
 
 from __future__ import annotations
 
-from wizard.core.keyring_store import PLUGIN_NAME, SERVICE, SOURCE_NAME, entry_for
-from wizard.hermes.v0_19.catalog import PLATFORMS
-from wizard.judge.masking import is_secret_name
-from wizard.plan.actions import ChangeAction, KeyringAction
-from wizard.plan.changes import ENV, YAML, Change, Plan
+from hermes_wizard.core.keyring_store import PLUGIN_NAME, SERVICE, SOURCE_NAME, entry_for
+from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
+from hermes_wizard.judge.masking import is_secret_name
+from hermes_wizard.plan.actions import ChangeAction, KeyringAction
+from hermes_wizard.plan.changes import ENV, YAML, Change, Plan
 
 
 class KeyringStep:
@@ -107,7 +107,7 @@ def keyring_changes(report, secrets: dict[str, str]) -> tuple[list[Change], list
 
 def plan_to_env(report, variables=None) -> Plan:
     """Move `variables` (default: every one config.yaml maps to the keyring) back to `.env`."""
-    from wizard.core import keyring_store
+    from hermes_wizard.core import keyring_store
 
     kept = report.snapshot.keyring
     mapped = dict(kept.refs.mapped) if kept is not None else {}
@@ -131,7 +131,7 @@ def plan_to_env(report, variables=None) -> Plan:
 
 
 def _yaml(report, key: str, value: str, reason: str) -> Change:
-    from wizard.hermes.v0_19.yamlfile import lookup
+    from hermes_wizard.hermes.v0_19.yamlfile import lookup
 
     data = report.snapshot.yaml.mapping()
     current = lookup(data, tuple(key.split(".")))

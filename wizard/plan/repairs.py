@@ -15,15 +15,15 @@ one plain-words line per repair.
 
 from __future__ import annotations
 
-from wizard.core.records import record
-from wizard.hermes.models import model_for
-from wizard.hermes.v0_19.catalog import PLATFORMS
-from wizard.hermes.v0_19.envrules import ALLOW_ALL_TRUE, TRUTHY
-from wizard.hermes.v0_19.yamlfile import lookup
-from wizard.judge.engine import HomeReport, evaluate
-from wizard.judge.provenance import platform_blocks, yaml_paths
-from wizard.plan.actions import ChangeAction
-from wizard.plan.changes import (
+from hermes_wizard.core.records import record
+from hermes_wizard.hermes.models import model_for
+from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
+from hermes_wizard.hermes.v0_19.envrules import ALLOW_ALL_TRUE, TRUTHY
+from hermes_wizard.hermes.v0_19.yamlfile import lookup
+from hermes_wizard.judge.engine import HomeReport, evaluate
+from hermes_wizard.judge.provenance import platform_blocks, yaml_paths
+from hermes_wizard.plan.actions import ChangeAction
+from hermes_wizard.plan.changes import (
     ENV,
     GATEWAY_JSON,
     YAML,
@@ -314,7 +314,7 @@ class _Builder:
         a value it reads would change, the file is left as it is and the note says why."""
         from pathlib import Path
 
-        from wizard.hermes.v0_19.envfile import read_env_file
+        from hermes_wizard.hermes.v0_19.envfile import read_env_file
 
         env = self.snapshot.env
         model = self.model

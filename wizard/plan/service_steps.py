@@ -1,5 +1,5 @@
 """The service steps of a Plan: what a repair does to the systemd units that run a home, decided
-before anything runs, shown in every preview, and applied only by wizard.write.apply.
+before anything runs, shown in every preview, and applied only by hermes_wizard.write.apply.
 
 For each systemd unit serving the home (or the `--unit` named), in this order:
 
@@ -24,14 +24,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from wizard.core.records import factory, record
-from wizard.core.safetext import visible
-from wizard.plan.actions import ServiceAction
-from wizard.service import actions, dropin
-from wizard.service import scope as service
-from wizard.service.common import GATE_DROPIN, VARIANT_FILES
-from wizard.service.dropdir import DropinFolder, FolderRefused
-from wizard.service.systemd import systemctl
+from hermes_wizard.core.records import factory, record
+from hermes_wizard.core.safetext import visible
+from hermes_wizard.plan.actions import ServiceAction
+from hermes_wizard.service import actions, dropin
+from hermes_wizard.service import scope as service
+from hermes_wizard.service.common import GATE_DROPIN, VARIANT_FILES
+from hermes_wizard.service.dropdir import DropinFolder, FolderRefused
+from hermes_wizard.service.systemd import systemctl
 
 
 @record

@@ -3,7 +3,7 @@ home as it will be — one model under every face (the TUI, the plain prompts, a
 
 Reconciled per platform, whatever order the answers came in:
   * typed credentials are kept as typed (a draft survives a revisit and Esc); one that cannot be right
-    (wizard.plan.answers.credential_error) never reaches the plan;
+    (hermes_wizard.plan.answers.credential_error) never reaches the plan;
   * a platform's own access answer replaces every other access decision for that platform, the
     doctor's repair included (its policy changes and its disabling of a dead transport): pairing or
     allowlist takes that platform's allow-all away; open needs the platform's name typed, in every
@@ -17,15 +17,15 @@ Reconciled per platform, whatever order the answers came in:
 `outlook()` is the report `check` would give the written files (the engine's own preview), every
 finding included; a face says that, never a friendlier story.
 
-Contract: pure — nothing here writes; only wizard.write.apply does, with `plan()`.
+Contract: pure — nothing here writes; only hermes_wizard.write.apply does, with `plan()`.
 """
 
 from __future__ import annotations
 
-from wizard.core.records import factory, record
-from wizard.hermes.v0_19.catalog import PLATFORMS
-from wizard.hermes.v0_19.envrules import ALLOW_ALL_TRUE
-from wizard.plan.answers import (
+from hermes_wizard.core.records import factory, record
+from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
+from hermes_wizard.hermes.v0_19.envrules import ALLOW_ALL_TRUE
+from hermes_wizard.plan.answers import (
     ACCESS_MODES,
     EMPTY_ALLOWLIST,
     GROUP_POLICIES,
@@ -39,7 +39,7 @@ from wizard.plan.answers import (
     preview,
     unmatchable_ids,
 )
-from wizard.plan.changes import Change, Plan
+from hermes_wizard.plan.changes import Change, Plan
 
 # YAML keys that decide who gets in (the env names come from each platform's catalog entry)
 _ACCESS_YAML_LEAVES = ("dm_policy", "group_policy", "allow_from", "allowed_users", "allow_all_users")
@@ -160,7 +160,7 @@ class Session:
 
     def typed_secrets(self) -> list[str]:
         """The platform secrets typed so far (what "keep the secrets in the OS keyring" would keep)."""
-        from wizard.plan.keyring_steps import platform_secrets
+        from hermes_wizard.plan.keyring_steps import platform_secrets
 
         secrets = set(platform_secrets())
         return sorted({key for answer in self.platforms.values() for key, value in answer.typed.items()
@@ -170,7 +170,7 @@ class Session:
         changes = self.changes()
         if not self.secrets_in_keyring:
             return build_plan(self.report, changes)
-        from wizard.plan.keyring_steps import keep_in_keyring
+        from hermes_wizard.plan.keyring_steps import keep_in_keyring
 
         changes, steps = keep_in_keyring(self.report, changes)
         return build_plan(self.report, changes).with_keyring(steps)
@@ -183,7 +183,7 @@ class Session:
         with `service_steps`, their drop-ins read as written too (wizard/service/scope.py planned_dropins)."""
         plan = self.plan()
         if any(getattr(step, "variant", None) for step in service_steps):
-            from wizard.service.scope import planned_dropins
+            from hermes_wizard.service.scope import planned_dropins
 
             with planned_dropins(service_steps):
                 return preview(self.report, plan)
@@ -222,7 +222,7 @@ def _decides_enabled(change: Change) -> bool:
     """A change that turns a platform on or off (the doctor disabling a dead transport): "disabled" is one of
     the access answers, so a platform's own answer replaces it too (pairing chosen for an unpaired WhatsApp
     keeps it enabled, as the user said)."""
-    from wizard.plan.actions import ChangeAction
+    from hermes_wizard.plan.actions import ChangeAction
 
     return change.action == ChangeAction.DISABLE or change.key.rsplit(".", 1)[-1] == "enabled" \
         or change.key.endswith("_ENABLED")

@@ -16,7 +16,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from wizard.core.homeroot import anchor, open_home
+from hermes_wizard.core.homeroot import anchor, open_home
 
 # Compiled on first use (re's cache): only --profile and --all-profiles need it, not a plain check.
 PROFILE_NAME = r"^[a-z0-9][a-z0-9_-]{0,63}$"

@@ -16,8 +16,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from wizard.core.records import factory, record
-from wizard.hermes.v0_19.secret_sources import KeyringRefs, keyring_refs
+from hermes_wizard.core.records import factory, record
+from hermes_wizard.hermes.v0_19.secret_sources import KeyringRefs, keyring_refs
 
 ASSUMED = "keyring-entry"  # stands in for a value that could not (or must not) be read
 
@@ -44,7 +44,7 @@ def read_keyring(data: Any, home: Path, mode: str = "read", planned: dict[str, s
         found.values.update(dict.fromkeys(to_read, ASSUMED))
         found.assumed = True
         return found
-    from wizard.core import keyring_store
+    from hermes_wizard.core import keyring_store
 
     for variable, (service, username) in to_read.items():
         try:

@@ -3,7 +3,7 @@
 `take_snapshot(home)` reads `.env`, `config.yaml`, legacy `gateway.json`, `.op.env`,
 the managed scope (`$HERMES_MANAGED_DIR` or `/etc/hermes`), and the small runtime
 files.  Credential state (WhatsApp session, Weixin accounts, pairing store) is read
-lazily by `wizard.hermes.v0_19.credentials`, because where to look depends on resolved config.
+lazily by `hermes_wizard.hermes.v0_19.credentials`, because where to look depends on resolved config.
 
 Contract: read-only, never imports Hermes, never raises for file content.
 """
@@ -15,14 +15,14 @@ import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from wizard.core.records import factory, record
-from wizard.core.smallfile import read_as_stated
-from wizard.hermes.v0_19.envfile import EnvFile, read_env_file
-from wizard.hermes.v0_19.yamlfile import YamlFile, read_yaml_file
+from hermes_wizard.core.records import factory, record
+from hermes_wizard.core.smallfile import read_as_stated
+from hermes_wizard.hermes.v0_19.envfile import EnvFile, read_env_file
+from hermes_wizard.hermes.v0_19.yamlfile import YamlFile, read_yaml_file
 
 if TYPE_CHECKING:
-    from wizard.hermes.model import Model
-    from wizard.read.keyring_read import KeyringSecrets
+    from hermes_wizard.hermes.model import Model
+    from hermes_wizard.read.keyring_read import KeyringSecrets
 
 MAX_SMALL_FILE = 1024 * 1024
 
@@ -126,7 +126,7 @@ def _kept_in_keyring(yaml: YamlFile, home: Path, mode: str, planned: dict[str, s
     data = yaml.data if yaml.exists and yaml.error is None else None
     if not (isinstance(data, dict) and isinstance(data.get("secrets"), dict)):
         return None  # the common case: the keyring code is not even imported
-    from wizard.read.keyring_read import read_keyring
+    from hermes_wizard.read.keyring_read import read_keyring
 
     return read_keyring(data, home, mode, planned)
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import time
 
-from wizard.core.records import record
-from wizard.service import loop
-from wizard.service.systemd import (
+from hermes_wizard.core.records import record
+from hermes_wizard.service import loop
+from hermes_wizard.service.systemd import (
     Runner,
     int_or_none,
     journal_argv,

@@ -9,8 +9,8 @@ import os
 import stat
 from pathlib import Path
 
-from wizard.core.records import factory, record
-from wizard.core.smallfile import unreadable_for
+from hermes_wizard.core.records import factory, record
+from hermes_wizard.core.smallfile import unreadable_for
 
 GATE_DROPIN = "hermes-wizard-gate.conf"
 FALLBACK_DROPIN = "hermes-wizard-restart.conf"

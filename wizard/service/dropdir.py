@@ -28,11 +28,11 @@ import os
 import stat
 from pathlib import Path
 
-from wizard.core.atomic import FileOps, write_atomic
-from wizard.core.homefs import At
-from wizard.core.safetext import visible
-from wizard.core.smallfile import real_path
-from wizard.service.common import VARIANT_FILES
+from hermes_wizard.core.atomic import FileOps, write_atomic
+from hermes_wizard.core.homefs import At
+from hermes_wizard.core.safetext import visible
+from hermes_wizard.core.smallfile import real_path
+from hermes_wizard.service.common import VARIANT_FILES
 
 HEADER = b"# Written by hermes-wizard"  # the first bytes of every drop-in of ours
 MAX_LINKS = 40  # as the kernel's own limit on links followed in one lookup

@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from wizard.service.units import FALLBACK_DROPIN, GATE_DROPIN, Unit
+from hermes_wizard.service.units import FALLBACK_DROPIN, GATE_DROPIN, Unit
 
 MIN_GATE = 251  # a skipped start is not restarted under Restart=always
 GATE_TIMEOUT_S = 30  # generous: a cold Python on a slow SD card; the gate takes ~0.1 s
@@ -127,7 +127,7 @@ def install(unit: Unit, variant: str, wizard: Path | str | None = None, folder=N
     is ours: a regular file with our header).  Other drop-ins in the directory are never touched.
     Everything happens through one opened folder (wizard/service/dropdir.py: `folder`, else opened
     here), so a symlinked or foreign folder is refused (an OSError) with nothing written."""
-    from wizard.service.dropdir import DropinFolder
+    from hermes_wizard.service.dropdir import DropinFolder
 
     name, text = render(unit, variant, wizard)
     if folder is None:
@@ -141,7 +141,7 @@ def install(unit: Unit, variant: str, wizard: Path | str | None = None, folder=N
 def current(unit: Unit, variant: str, wizard: Path | str | None = None) -> bool:
     """True when the drop-in on disk is already exactly what `install` would write (read through the
     same checks as a write: a symlinked or foreign folder holds nothing of ours)."""
-    from wizard.service.dropdir import DropinFolder
+    from hermes_wizard.service.dropdir import DropinFolder
 
     try:
         name, text = render(unit, variant, wizard)

@@ -49,7 +49,7 @@ def hermes_home_for(hermes_home: str | None, profile: str | None, owner_home: Pa
 
 def account_home(user: str | None, root: Path) -> str:
     """A system unit's account home, from <root>/etc/passwd (no NSS lookups: file reads only)."""
-    from wizard.service.common import read_text
+    from hermes_wizard.service.common import read_text
 
     if not user or user == "root":
         return "/root"

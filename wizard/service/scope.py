@@ -30,7 +30,7 @@ def runner():
 
 def named_unit():
     """The `--unit PATH` unit, read once."""
-    from wizard.service import units as units_mod  # lazy: the scope is set before any unit is read
+    from hermes_wizard.service import units as units_mod  # lazy: the scope is set before any unit is read
 
     if _scope["unit"] is None:
         return None
@@ -40,7 +40,7 @@ def named_unit():
 
 
 def installed() -> list:
-    from wizard.service import units as units_mod  # lazy: the scope is set before any unit is read
+    from hermes_wizard.service import units as units_mod  # lazy: the scope is set before any unit is read
 
     if "installed" not in _cache:
         _cache["installed"] = units_mod.detect(_scope["root"], _scope["user_home"])
@@ -57,7 +57,7 @@ def planned_dropins(steps):
     """Within: every unit a plan's drop-in steps write to is read as it will be (the gate or the fallback in
     place, our other variant gone), so a review judges the service the plan leaves — never "restarts it
     forever" for a loop the planned gate ends.  Reads nothing new; only the units' own drop-in folders."""
-    from wizard.service.common import VARIANT_FILES
+    from hermes_wizard.service.common import VARIANT_FILES
 
     planned: dict = {}
     for step in steps:
@@ -77,7 +77,7 @@ def _as_planned(units: list) -> list:
     planned = _scope.get("planned")
     if not planned:
         return units
-    from wizard.service import units as units_mod
+    from hermes_wizard.service import units as units_mod
 
     return [units_mod.read_systemd(u.path, u.scope, _scope["root"], _scope["user_home"], planned[os.fspath(u.path)])
             if u.manager == "systemd" and os.fspath(u.path) in planned else u for u in units]
@@ -119,7 +119,7 @@ def evidence(unit):
         return None  # a dry run runs no command, queries included
     key = ("evidence", os.fspath(unit.path))
     if key not in _cache:
-        from wizard.service import loop
+        from hermes_wizard.service import loop
 
         _cache[key] = loop.gather(unit, _scope["runner"])
     return _cache[key]

@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from wizard.service.common import Unit, _listdir, read_config, read_text
-from wizard.service.homes import hermes_home_for, profile_arg
+from hermes_wizard.service.common import Unit, _listdir, read_config, read_text
+from hermes_wizard.service.homes import hermes_home_for, profile_arg
 
 LAUNCHD_PREFIX = "ai.hermes.gateway"
 S6_PREFIX = "gateway-"

@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import sys
 
-from wizard.core.records import record
+from hermes_wizard.core.records import record
 
 SHOW_PROPERTIES = ("NRestarts", "ActiveState", "SubState", "Result", "ExecMainStatus", "ExecMainCode")
 

@@ -27,7 +27,7 @@ import os
 import re
 from pathlib import Path
 
-from wizard.service.common import (  # noqa: F401
+from hermes_wizard.service.common import (  # noqa: F401
     FALLBACK_DROPIN,
     GATE_DROPIN,
     MAX_UNIT_BYTES,
@@ -37,7 +37,7 @@ from wizard.service.common import (  # noqa: F401
     _listdir,
     read_text,
 )
-from wizard.service.homes import account_home, hermes_home_for, profile_arg
+from hermes_wizard.service.homes import account_home, hermes_home_for, profile_arg
 
 
 def system_root(root: Path | str | None = None) -> Path:
@@ -46,7 +46,7 @@ def system_root(root: Path | str | None = None) -> Path:
 
 def detect(root: Path | str | None = None, user_home: Path | None = None) -> list[Unit]:
     """Every Hermes gateway service installed here, user units first."""
-    from wizard.service import supervisors
+    from hermes_wizard.service import supervisors
 
     root, user_home = system_root(root), user_home or Path.home()
     found = []
@@ -61,7 +61,7 @@ def detect(root: Path | str | None = None, user_home: Path | None = None) -> lis
 
 def load(path: Path, root: Path | str | None = None, user_home: Path | None = None) -> Unit:
     """One service named by the user (`--unit PATH`): a .service, a .plist, or an s6 dir."""
-    from wizard.service import supervisors
+    from hermes_wizard.service import supervisors
 
     root, user_home = system_root(root), user_home or Path.home()
     path = Path(path).expanduser().absolute()

@@ -1,12 +1,12 @@
 """Apply: the only code that writes a Hermes home.
 
 Order of operations, each a reason for the next:
-  1. open the home directory (wizard.core.homefs: every later call is relative to it, no
+  1. open the home directory (hermes_wizard.core.homefs: every later call is relative to it, no
      link followed) and take an advisory lock (`<home>/.hermes-wizard.lock`) so two
      wizards never interleave; finish off an apply an earlier run was killed in;
   2. refuse, writing nothing, if any file differs from what the plan was built from;
   3. back up every file about to change into `<home>/.wizard-backups/<timestamp>/`
-     (wizard.write.backups; its manifest is the journal: "applying" until every file is done);
+     (hermes_wizard.write.backups; its manifest is the journal: "applying" until every file is done);
   4. write each file atomically: a temp file in the same directory, fsync, the old
      mode and owner, a last look that nobody changed the file since it was read, rename
      over the target, fsync the directory — so every file is at all times wholly old or
@@ -26,15 +26,15 @@ import errno
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from wizard.core.atomic import _ANY, FileOps, Lock, begin_writing, clean_stale_tmp, write_atomic
-from wizard.core.homefs import ApplyError, HomeDir, digest, look, read_file
-from wizard.core.records import factory, record
-from wizard.hermes.models import model_for
-from wizard.plan.actions import ChangeAction
-from wizard.plan.changes import ENV, Plan, env_misreads, plan_files, planned_contents, planned_env_edits
+from hermes_wizard.core.atomic import _ANY, FileOps, Lock, begin_writing, clean_stale_tmp, write_atomic
+from hermes_wizard.core.homefs import ApplyError, HomeDir, digest, look, read_file
+from hermes_wizard.core.records import factory, record
+from hermes_wizard.hermes.models import model_for
+from hermes_wizard.plan.actions import ChangeAction
+from hermes_wizard.plan.changes import ENV, Plan, env_misreads, plan_files, planned_contents, planned_env_edits
 
 if TYPE_CHECKING:
-    from wizard.judge.engine import HomeReport
+    from hermes_wizard.judge.engine import HomeReport
 
 
 @record
@@ -45,7 +45,7 @@ class ApplyResult:
     stopped: list[str] = factory(list)  # units whose loop was stopped before the files changed
     service_lines: list[str] = factory(list)  # what the service steps did, one line each
     service_failures: list[str] = factory(list)
-    restarts: list = factory(list)  # wizard.service.actions.Outcome of each restart, watched
+    restarts: list = factory(list)  # hermes_wizard.service.actions.Outcome of each restart, watched
     gate_not_done: str = ""  # why a planned drop-in is not in place (the file repair was kept), or ""
 
     @property
@@ -60,14 +60,14 @@ def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None 
     — loops stopped before the first file changes, drop-ins written and reloaded after the last (a
     drop-in that fails is taken back alone and said in `gate_not_done`: the file repair, which is what
     ends a loop, is kept), restarts watched last."""
-    from wizard.judge.engine import evaluate
-    from wizard.write import backups
-    from wizard.write import service_apply as service
-    from wizard.write.keyring_apply import delete_all, journal_entries, store_all, take_back
+    from hermes_wizard.judge.engine import evaluate
+    from hermes_wizard.write import backups
+    from hermes_wizard.write import service_apply as service
+    from hermes_wizard.write.keyring_apply import delete_all, journal_entries, store_all, take_back
 
     begin_writing()  # from here a Ctrl+C may leave a change (a home created, a service stopped)
     if plan.service and runner is None:
-        from wizard.service.systemd import Runner
+        from hermes_wizard.service.systemd import Runner
 
         runner = Runner()
     ops = ops or FileOps()
@@ -98,7 +98,7 @@ def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None 
             backups.close_journal(home, backup)
             raise
         if plan.service:  # from here on, what systemd said before is stale: the checks get none
-            from wizard.service import scope
+            from hermes_wizard.service import scope
 
             scope.hold_evidence()
         stopped, failures = service.stop(plan.service, runner)

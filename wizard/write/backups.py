@@ -15,7 +15,7 @@ without a manifest (killed while backing up) never held a change and is removed.
 
 Trust: the home's owner can write these folders, so a set is never trusted, it is made
 harmless: only `.env` and `config.yaml` are restored, into the home through
-wizard.core.homefs (no link followed); backup files and the manifest are read as regular
+hermes_wizard.core.homefs (no link followed); backup files and the manifest are read as regular
 files without following links; a mode is used only when it is plain permission bits
 (0..0o777), else the whole set is refused, and a set read from disk never makes a file looser
 than its mode now or, for `.env`, than 0600 (`restored_mode`); "existed": false deletes only those two names
@@ -33,9 +33,9 @@ import time
 from pathlib import Path
 from typing import Literal, overload
 
-from wizard.core.atomic import FileOps, clean_stale_tmp, write_atomic
-from wizard.core.homefs import ApplyError, At, HomeDir, digest, look, read_file, read_with_stat
-from wizard.plan.changes import ENV, GATEWAY_JSON, YAML
+from hermes_wizard.core.atomic import FileOps, clean_stale_tmp, write_atomic
+from hermes_wizard.core.homefs import ApplyError, At, HomeDir, digest, look, read_file, read_with_stat
+from hermes_wizard.plan.changes import ENV, GATEWAY_JSON, YAML
 
 BACKUP_DIR = ".wizard-backups"
 SECRET_FILES = frozenset({ENV})  # restored never looser than 0600 (creds files are never restored)
@@ -264,8 +264,8 @@ def _put_back_service(home: HomeDir, backup: BackupSet) -> list[str]:
     """The drop-ins an interrupted run may have written, taken back out (nothing to do for most sets)."""
     if not backup.manifest.get("service"):
         return []
-    from wizard.service.systemd import Runner
-    from wizard.write.service_apply import put_back
+    from hermes_wizard.service.systemd import Runner
+    from hermes_wizard.write.service_apply import put_back
 
     return put_back(home.path, backup.manifest["service"], "before", Runner())[0]
 
@@ -274,7 +274,7 @@ def _put_back_keyring(home: HomeDir, backup: BackupSet) -> list[str]:
     """Entries an interrupted run stored, removed again (its files are back: `.env` holds the secrets)."""
     if not backup.manifest.get("keyring"):
         return []
-    from wizard.write.keyring_apply import undo_journal
+    from hermes_wizard.write.keyring_apply import undo_journal
 
     return undo_journal(home.path, backup.manifest["keyring"], {}, "after")
 
@@ -293,7 +293,7 @@ def _manifest_bytes(folder: At) -> bytes | None:
 
 def recover_home(path: Path) -> str | None:
     """`recover` for a home given by path, under its lock (doctor --fix, before it plans)."""
-    from wizard.core.atomic import Lock
+    from hermes_wizard.core.atomic import Lock
 
     if not os.path.isdir(Path(path) / BACKUP_DIR):
         return None  # nothing was ever applied here: nothing to recover, and no lock file to create

@@ -18,9 +18,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from wizard.core import keyring_store
-from wizard.core.homefs import ApplyError
-from wizard.plan.actions import KeyringAction
+from hermes_wizard.core import keyring_store
+from hermes_wizard.core.homefs import ApplyError
+from hermes_wizard.plan.actions import KeyringAction
 
 _VARIABLE = re.compile(r"[A-Z][A-Z0-9_]{0,127}")
 

@@ -24,9 +24,9 @@ class SavedAnswersError(OSError):
 
 def save_answers(session, path: Path | str, secret_env_names: dict[str, str] | None = None) -> Path:
     """Write `session`'s answers to `path` (see the module docstring); the absolute path written."""
-    from wizard.core.atomic import FileOps, write_atomic
-    from wizard.core.homefs import ApplyError
-    from wizard.plan.answers_file.session_io import render_answers
+    from hermes_wizard.core.atomic import FileOps, write_atomic
+    from hermes_wizard.core.homefs import ApplyError
+    from hermes_wizard.plan.answers_file.session_io import render_answers
 
     target = Path(path).expanduser().absolute()
     text = render_answers(session, secret_env_names)

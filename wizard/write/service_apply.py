@@ -1,6 +1,6 @@
 """Applying a Plan's service steps (wizard/plan/service_steps.py), and taking drop-ins back out.
 
-`wizard.write.apply` calls these around the file writes: `stop` before them, `install_dropins`
+`hermes_wizard.write.apply` calls these around the file writes: `stop` before them, `install_dropins`
 (with its daemon-reload) after them, `restart` last.  Each drop-in step is journalled in the backup
 set (manifest "service": [{"unit", "scope", "before": [variants], "after": [variants]}]), so `undo`,
 a rollback and the recovery of an interrupted run all do one thing: `put_back(..., "before")` makes
@@ -19,11 +19,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from wizard.plan.actions import ServiceAction
-from wizard.service import actions, dropin
-from wizard.service import scope as service
-from wizard.service.common import FALLBACK_DROPIN, GATE_DROPIN, VARIANT_FILES
-from wizard.service.dropdir import DropinFolder, present
+from hermes_wizard.plan.actions import ServiceAction
+from hermes_wizard.service import actions, dropin
+from hermes_wizard.service import scope as service
+from hermes_wizard.service.common import FALLBACK_DROPIN, GATE_DROPIN, VARIANT_FILES
+from hermes_wizard.service.dropdir import DropinFolder, present
 
 
 class ServiceStepError(Exception):
@@ -188,7 +188,7 @@ def _checked(entries) -> list[dict]:
 
 
 def _load(path: Path | None):
-    from wizard.service import units
+    from hermes_wizard.service import units
 
     try:
         return units.load(path) if path is not None else None

@@ -9,9 +9,9 @@ an undo can itself be undone by running `undo` again, and an undo that is killed
 rolled back by the next run.  An interrupted apply found first is rolled back, and
 that is all this undo does.
 
-Contract: writes only through `wizard.write.apply`'s atomic writer, under its lock, and
+Contract: writes only through `hermes_wizard.write.apply`'s atomic writer, under its lock, and
 restores only `.env` and `config.yaml` of this home, from a set that passes
-`wizard.write.backups.checked_files` (the trust rule is stated in wizard/write/backups.py), and
+`hermes_wizard.write.backups.checked_files` (the trust rule is stated in wizard/write/backups.py), and
 takes out a gate drop-in the set installed (the rule for those: wizard/write/service_apply.py).
 """
 
@@ -20,10 +20,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from wizard.core.homefs import ApplyError, DanglingLink, HomeDir, digest, look, read_file
-from wizard.core.records import factory, record
-from wizard.write.apply import FileOps, Lock
-from wizard.write.backups import (
+from hermes_wizard.core.homefs import ApplyError, DanglingLink, HomeDir, digest, look, read_file
+from hermes_wizard.core.records import factory, record
+from hermes_wizard.write.apply import FileOps, Lock
+from hermes_wizard.write.backups import (
     BACKUP_DIR,
     BackupSet,
     checked_files,
@@ -36,7 +36,7 @@ from wizard.write.backups import (
 )
 
 if TYPE_CHECKING:
-    from wizard.judge.engine import HomeReport
+    from hermes_wizard.judge.engine import HomeReport
 
 
 @record
@@ -93,10 +93,10 @@ def list_sets(home: Path) -> list[SetSummary]:
 
 def preview_latest(home: Path, base_env: dict | None = None) -> UndoPreview:
     """What `undo_latest` would do now, judged by the engine on the restored contents; writes nothing."""
-    from wizard.judge.engine import evaluate
-    from wizard.judge.masking import is_secret_name
-    from wizard.read.snapshot import take_snapshot
-    from wizard.write.service_apply import will_leave
+    from hermes_wizard.judge.engine import evaluate
+    from hermes_wizard.judge.masking import is_secret_name
+    from hermes_wizard.read.snapshot import take_snapshot
+    from hermes_wizard.write.service_apply import will_leave
 
     with HomeDir(home) as opened:
         interrupted = complete_sets(opened, "applying")
@@ -129,7 +129,7 @@ def _pairing_entries(backup: BackupSet) -> list[dict]:
 
 
 def _pairing_words(entry: dict) -> str:
-    from wizard.core.safetext import visible
+    from hermes_wizard.core.safetext import visible
 
     who, platform = visible(entry["user_id"]), visible(entry["platform"])
     if entry["action"] == "approve":
@@ -143,10 +143,10 @@ def _undo_pairing(home: Path, entries: list[dict], hermes: str | None) -> list[s
     store's files); what was done, in words."""
     if not entries:
         return []
-    from wizard.core.safetext import visible
-    from wizard.hermes.pairing_run import run_pairing
-    from wizard.hermes.v0_19.plugins import HostFacts
-    from wizard.hermes.verify import hermes_python
+    from hermes_wizard.core.safetext import visible
+    from hermes_wizard.hermes.pairing_run import run_pairing
+    from hermes_wizard.hermes.v0_19.plugins import HostFacts
+    from hermes_wizard.hermes.verify import hermes_python
 
     python = hermes_python(HostFacts.detect(home, hermes_python=hermes).site_packages)
     said = []
@@ -186,11 +186,11 @@ def undo_latest(home: Path, base_env: dict | None = None, ops: FileOps | None = 
                 expect: str | None = None, hermes_python: str | None = None) -> UndoResult:
     """Restore the latest set's files, and make the drop-ins it journalled what they were before it.
     `expect`: the set name the user was shown; another latest set (a run in between) is refused."""
-    from wizard.judge.engine import evaluate
-    from wizard.read.snapshot import take_snapshot
-    from wizard.service.systemd import Runner
-    from wizard.write.keyring_apply import undo_journal
-    from wizard.write.service_apply import inverse_entries, put_back
+    from hermes_wizard.judge.engine import evaluate
+    from hermes_wizard.read.snapshot import take_snapshot
+    from hermes_wizard.service.systemd import Runner
+    from hermes_wizard.write.keyring_apply import undo_journal
+    from hermes_wizard.write.service_apply import inverse_entries, put_back
 
     with HomeDir(home) as opened, Lock(opened):
         recovered = recover(opened)

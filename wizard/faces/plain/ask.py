@@ -19,7 +19,7 @@ import sys
 import textwrap
 from collections.abc import Callable
 
-from wizard.core.safetext import as_spoken, scrub, visible_lines
+from hermes_wizard.core.safetext import as_spoken, scrub, visible_lines
 
 MAX_WIDTH = 100  # wider paragraphs are hard to read, whatever the terminal
 

@@ -8,7 +8,7 @@
 Review says what `check` would print for the home as it will be (Session.outlook): the masked diff, the
 verdict line, every platform left open to everyone, every finding.  It asks "Apply these changes?"
 with No as the default; No goes back to the choices.  A plan after which Hermes would refuse to start is
-applied only when "write anyway" is typed (as in the TUI's Review).  Only `apply` writes, through wizard.write.apply,
+applied only when "write anyway" is typed (as in the TUI's Review).  Only `apply` writes (write/apply.py),
 and "Verified" is said only when the files read back judge clean.
 
 Contract: `setup` and `doctor` only ask (a KeyboardInterrupt or EOFError from them means nothing was
@@ -20,10 +20,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from wizard.core.safetext import visible
-from wizard.faces.plain.platforms import platform_menu
-from wizard.faces.wording import open_words, plural, ssh_note, tilde, verdict_words
-from wizard.plan.changes import render_diff
+from hermes_wizard.core.safetext import visible
+from hermes_wizard.faces.plain.platforms import platform_menu
+from hermes_wizard.faces.wording import open_words, plural, ssh_note, tilde, verdict_words
+from hermes_wizard.plan.changes import render_diff
 
 ECHO_WARNING = ("This terminal cannot turn echo off: what you type for a secret would be shown on screen (and "
                 "kept by anything recording this session).")
@@ -32,7 +32,7 @@ ECHO_WARNING = ("This terminal cannot turn echo off: what you type for a secret 
 @dataclass(frozen=True)
 class Outcome:
     applied: bool
-    result: Any = None  # wizard.write.apply.ApplyResult when applied
+    result: Any = None  # hermes_wizard.write.apply.ApplyResult when applied
     failed: bool = False  # apply refused or rolled back (it said why)
 
 
@@ -65,7 +65,7 @@ def where_secrets_go(asker, session) -> bool:
     default no) or in .env at mode 0600 (said in one line where there is none).  True once asked or said."""
     if not session.typed_secrets():
         return False
-    from wizard.core.keyring_store import backend_name, usable_for
+    from hermes_wizard.core.keyring_store import backend_name, usable_for
 
     why = usable_for(session.report.home)
     if why:
@@ -80,8 +80,8 @@ def where_secrets_go(asker, session) -> bool:
 
 def doctor(asker, session, home, profile) -> tuple | None:
     """As `setup`: the service steps the user agreed to, or None when they quit."""
-    from wizard.plan.answers import split_ids
-    from wizard.plan.repairs import RepairOptions, plan_repairs
+    from hermes_wizard.plan.answers import split_ids
+    from hermes_wizard.plan.repairs import RepairOptions, plan_repairs
 
     report = session.report
     shown = [f for f in report.findings if f.severity != "info"] or report.findings
@@ -123,8 +123,8 @@ def doctor(asker, session, home, profile) -> tuple | None:
 
 def _service_steps(session, home, profile) -> tuple:
     """The doctor's service steps for this home, planned as the doctor TUI plans them (none without a unit)."""
-    from wizard.plan.service_steps import ServiceRequest, plan_service
-    from wizard.service.systemd import Runner
+    from hermes_wizard.plan.service_steps import ServiceRequest, plan_service
+    from hermes_wizard.service.systemd import Runner
 
     outlook = session.outlook()
     planned = plan_service(home, profile, ServiceRequest(install_gate=True, restart=True),
@@ -134,8 +134,8 @@ def _service_steps(session, home, profile) -> tuple:
 
 def review(asker, session, steps) -> bool:
     """The plan and what `check` will say of its result; True when the user confirms (default No)."""
-    from wizard.faces.outcome import planned
-    from wizard.plan.service_steps import render_service
+    from hermes_wizard.faces.outcome import planned
+    from hermes_wizard.plan.service_steps import render_service
 
     plan, outlook = session.plan(), session.outlook(steps)  # a planned gate read as written
     asker.say()
@@ -156,7 +156,7 @@ def review(asker, session, steps) -> bool:
         asker.say("Nothing to apply.")
         return False
     if not outlook.would_start:  # never applied by accident: the words typed, as the TUI's Review asks
-        from wizard.faces.outcome import WRITE_ANYWAY, refusal_words
+        from hermes_wizard.faces.outcome import WRITE_ANYWAY, refusal_words
 
         asker.say(refusal_words(outlook))
         typed = asker.text(f"Type {WRITE_ANYWAY} to write them regardless (Enter goes back):")
@@ -166,7 +166,7 @@ def review(asker, session, steps) -> bool:
 
 def apply(asker, session, steps) -> Outcome:
     """The one write: back up, write atomically, read back, judge again; then the result in words."""
-    from wizard.write.apply import ApplyError, apply_plan
+    from hermes_wizard.write.apply import ApplyError, apply_plan
 
     plan = session.plan().with_service(steps)
     try:
@@ -180,7 +180,7 @@ def apply(asker, session, steps) -> Outcome:
 
 
 def _result(asker, result, home) -> None:
-    from wizard.faces.outcome import written
+    from hermes_wizard.faces.outcome import written
 
     report = result.report
     said = written(report, home, running=result.running)
@@ -193,7 +193,7 @@ def _result(asker, result, home) -> None:
         asker.say(opened)
     if said.findings:
         asker.say("\n".join(said.findings), indent="  ")
-    from wizard.faces.outcome import restart_lines
+    from hermes_wizard.faces.outcome import restart_lines
 
     for line in result.service_lines + restart_lines(result, said.clean):
         asker.say(visible(line))

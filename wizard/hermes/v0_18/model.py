@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from wizard.hermes.v0_18 import loader
-from wizard.hermes.v0_19.model import Hermes019
+from hermes_wizard.hermes.v0_18 import loader
+from hermes_wizard.hermes.v0_19.model import Hermes019
 
 # Added to Hermes's known .env names in 0.19.0 (0.18.x knows 328 names, a strict subset).
 KEYS_ADDED_IN_0_19 = frozenset({
@@ -51,7 +51,7 @@ class Hermes0182(Hermes019):
         return _CHECK_FN_ENV.get(name, ())
 
     def authorizer(self):
-        from wizard.hermes.v0_18.authz import Authorizer018  # allow-all flags read unstripped
+        from hermes_wizard.hermes.v0_18.authz import Authorizer018  # allow-all flags read unstripped
 
         return Authorizer018()
 

@@ -13,7 +13,7 @@ Hermes 0.18.2 and 0.19.0 read (identical code in both, `gateway/pairing.py`,
   `whatsapp/session/` (legacy, when it has content) or `platforms/whatsapp/session/`.
 
 Contract: `read_access_files(home)` never raises and never writes; every read goes through
-`wizard.core.smallfile` (bounded, never a FIFO, as the home's owner could).  What Hermes would
+`hermes_wizard.core.smallfile` (bounded, never a FIFO, as the home's owner could).  What Hermes would
 crash on (a file that is not UTF-8) is kept as an error string, so the model can say so.
 """
 
@@ -25,8 +25,8 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from wizard.core.records import factory, record
-from wizard.core.smallfile import read_regular, reading_for
+from hermes_wizard.core.records import factory, record
+from hermes_wizard.core.smallfile import read_regular, reading_for
 
 MAX_STORE_BYTES = 4 * 1024 * 1024
 MAX_JSON_FILES = 20_000  # pairing files looked at per folder

@@ -43,10 +43,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from wizard.core.records import record
-from wizard.hermes.v0_19 import adapters
-from wizard.hermes.v0_19.access_files import AccessFiles
-from wizard.hermes.v0_19.identity import approved_match, expand_whatsapp, normalize_whatsapp
+from hermes_wizard.core.records import record
+from hermes_wizard.hermes.v0_19 import adapters
+from hermes_wizard.hermes.v0_19.access_files import AccessFiles
+from hermes_wizard.hermes.v0_19.identity import approved_match, expand_whatsapp, normalize_whatsapp
 
 ALLOWED_USERS = {
     "telegram": "TELEGRAM_ALLOWED_USERS", "discord": "DISCORD_ALLOWED_USERS", "whatsapp": "WHATSAPP_ALLOWED_USERS",
@@ -263,7 +263,7 @@ class Authorizer:
                s: Sender) -> tuple[bool | None, str]:
         """Whether the live adapter forwards the message to the authorizer at all (None: no live
         own-policy adapter, or its gate is not modelled), and the policy that decided."""
-        from wizard.hermes.v0_19.intake import intake
+        from hermes_wizard.hermes.v0_19.intake import intake
 
         if s.platform not in OWN_POLICY or not _live(platforms, s.platform):
             return None, ""

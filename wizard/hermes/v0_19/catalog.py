@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from wizard.core.records import record
+from hermes_wizard.core.records import record
 
 
 @record

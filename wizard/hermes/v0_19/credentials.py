@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from wizard.core.kinds import TransportState
-from wizard.core.records import record
-from wizard.core.smallfile import read_as_stated, read_regular
-from wizard.hermes.v0_19.state import PlatformState
+from hermes_wizard.core.kinds import TransportState
+from hermes_wizard.core.records import record
+from hermes_wizard.core.smallfile import read_as_stated, read_regular
+from hermes_wizard.hermes.v0_19.state import PlatformState
 
 MAX_CREDS_BYTES = 1024 * 1024
 

@@ -25,11 +25,11 @@ from typing import TYPE_CHECKING
 from dotenv.parser import parse_stream
 from dotenv.variables import parse_variables
 
-from wizard.core.records import factory, record
-from wizard.core.smallfile import read_as_stated
+from hermes_wizard.core.records import factory, record
+from hermes_wizard.core.smallfile import read_as_stated
 
 if TYPE_CHECKING:
-    from wizard.hermes.model import Model
+    from hermes_wizard.hermes.model import Model
 
 # Hermes refuses nothing by size, but a multi-megabyte .env is never intended.
 MAX_ENV_BYTES = 4 * 1024 * 1024

@@ -14,10 +14,10 @@ Hermes's order, so `violations(...)[0]` is the platform Hermes names.
 
 from __future__ import annotations
 
-from wizard.core.records import record
-from wizard.hermes.v0_19.catalog import PLATFORMS
-from wizard.hermes.v0_19.envrules import allow_all
-from wizard.hermes.v0_19.state import Effective, PlatformState
+from hermes_wizard.core.records import record
+from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
+from hermes_wizard.hermes.v0_19.envrules import allow_all
+from hermes_wizard.hermes.v0_19.state import Effective, PlatformState
 
 
 @record

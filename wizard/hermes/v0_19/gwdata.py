@@ -26,11 +26,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from wizard.hermes.v0_19.catalog import platform_value
-from wizard.hermes.v0_19.state import LoaderCrash
+from hermes_wizard.hermes.v0_19.catalog import platform_value
+from hermes_wizard.hermes.v0_19.state import LoaderCrash
 
 if TYPE_CHECKING:
-    from wizard.read.snapshot import JsonFile
+    from hermes_wizard.read.snapshot import JsonFile
 
 
 class GatewayJsonCrash(LoaderCrash):

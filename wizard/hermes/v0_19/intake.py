@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from wizard.hermes.v0_19.adapters import _coerce_allow_list, effective_policy
+from hermes_wizard.hermes.v0_19.adapters import _coerce_allow_list, effective_policy
 
 TRUE = {"true", "1", "yes"}
 _ALLOW_ALL = {"whatsapp": "WHATSAPP_ALLOW_ALL_USERS", "weixin": "WEIXIN_ALLOW_ALL_USERS",
@@ -145,7 +145,7 @@ def _wecom_group(extra: dict, chat: str) -> dict:
 
 def _whatsapp_matches(candidate: str, allow: set[str], files: Any) -> bool:
     """`_matches_whatsapp_allowlist`: raw, then through the alias files on both sides."""
-    from wizard.hermes.v0_19.identity import expand_whatsapp, normalize_whatsapp
+    from hermes_wizard.hermes.v0_19.identity import expand_whatsapp, normalize_whatsapp
 
     if not allow:
         return False

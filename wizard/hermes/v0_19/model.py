@@ -6,8 +6,8 @@ keys, generated from 0.19.0 into `env_keys.txt`; `envrules.is_truthy`).
 
 from __future__ import annotations
 
-from wizard.hermes.model import Model
-from wizard.hermes.v0_19 import envfile, envrules
+from hermes_wizard.hermes.model import Model
+from hermes_wizard.hermes.v0_19 import envfile, envrules
 
 
 class Hermes019(Model):
@@ -32,6 +32,6 @@ class Hermes019(Model):
         return envrules.is_truthy(value)  # strips, accepts on (utils.is_truthy_value)
 
     def authorizer(self):
-        from wizard.hermes.v0_19.authz import Authorizer  # only `access` and its checks pay for it
+        from hermes_wizard.hermes.v0_19.authz import Authorizer  # only `access` and its checks pay for it
 
         return Authorizer()

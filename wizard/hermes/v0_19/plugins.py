@@ -20,12 +20,12 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from wizard.core.records import factory, record
-from wizard.hermes.install import detect as detect_install
-from wizard.hermes.versions import Judgement, judgement
+from hermes_wizard.core.records import factory, record
+from hermes_wizard.hermes.install import detect as detect_install
+from hermes_wizard.hermes.versions import Judgement, judgement
 
 if TYPE_CHECKING:
-    from wizard.hermes.model import Model
+    from hermes_wizard.hermes.model import Model
 
 PLUGIN_ORDER = ("dingtalk", "discord", "email", "feishu", "google_chat", "homeassistant", "irc", "line", "matrix",
                 "mattermost", "ntfy", "photon", "raft", "simplex", "slack", "sms", "teams", "telegram", "wecom",
@@ -346,7 +346,7 @@ def check_fn(name: str, env: dict[str, str], facts: HostFacts, model: Model) -> 
 def enable_pass(platforms: dict, environ: dict[str, str], facts: HostFacts, simple_env: dict[str, str],
                 model: Model) -> None:
     """The registry-driven plugin enable pass (gateway/config.py:2370-2522)."""
-    from wizard.hermes.v0_19.state import PlatformState
+    from hermes_wizard.hermes.v0_19.state import PlatformState
 
     for name in PLUGIN_ORDER:
         existing = platforms.get(name)

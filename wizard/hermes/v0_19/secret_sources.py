@@ -20,9 +20,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from wizard.core.keyring_store import PLUGIN_NAME, SOURCE_NAME, belongs_to
-from wizard.core.records import factory, record
-from wizard.core.smallfile import read_head
+from hermes_wizard.core.keyring_store import PLUGIN_NAME, SOURCE_NAME, belongs_to
+from hermes_wizard.core.records import factory, record
+from hermes_wizard.core.smallfile import read_head
 
 MAX_ENTRY_POINTS_BYTES = 64 * 1024  # a real entry_points.txt is a few hundred bytes
 

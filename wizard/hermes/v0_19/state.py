@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from wizard.core.records import factory, record
+from hermes_wizard.core.records import factory, record
 
 
 @record

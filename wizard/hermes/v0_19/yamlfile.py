@@ -16,8 +16,8 @@ from typing import Any
 
 import yaml
 
-from wizard.core.records import record
-from wizard.core.smallfile import read_as_stated
+from hermes_wizard.core.records import record
+from hermes_wizard.core.smallfile import read_as_stated
 
 # Beyond this size the pure-Python parser Hermes uses takes many seconds; we
 # switch to libyaml (same grammar) and say so.

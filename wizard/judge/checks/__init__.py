@@ -12,16 +12,16 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from wizard.core.kinds import Severity
-from wizard.core.records import factory, record
-from wizard.hermes.v0_19.credentials import Transport
-from wizard.hermes.v0_19.gate import Violation
-from wizard.hermes.v0_19.plugins import HostFacts
-from wizard.hermes.v0_19.state import Effective
-from wizard.read.snapshot import Snapshot
+from hermes_wizard.core.kinds import Severity
+from hermes_wizard.core.records import factory, record
+from hermes_wizard.hermes.v0_19.credentials import Transport
+from hermes_wizard.hermes.v0_19.gate import Violation
+from hermes_wizard.hermes.v0_19.plugins import HostFacts
+from hermes_wizard.hermes.v0_19.state import Effective
+from hermes_wizard.read.snapshot import Snapshot
 
 if TYPE_CHECKING:
-    from wizard.hermes.verify import HermesAnswer
+    from hermes_wizard.hermes.verify import HermesAnswer
 
 @record
 class Finding:
@@ -91,7 +91,7 @@ def check(code: str, name: str, severity: str, summary: str, *, what: str, why: 
 
 
 def _load_all() -> None:
-    from wizard.judge.checks import (  # noqa: F401  (registration)
+    from hermes_wizard.judge.checks import (  # noqa: F401  (registration)
         access,
         files,
         reach,

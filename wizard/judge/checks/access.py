@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from wizard.hermes.v0_19.catalog import PLATFORMS
-from wizard.hermes.v0_19.envrules import ALLOW_ALL_TRUE, TRUTHY
-from wizard.hermes.v0_19.gate import opted_in, policies
-from wizard.judge.checks import Context, Hit, check
-from wizard.judge.provenance import env_source, find_yaml, policy_source, yaml_source
+from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
+from hermes_wizard.hermes.v0_19.envrules import ALLOW_ALL_TRUE, TRUTHY
+from hermes_wizard.hermes.v0_19.gate import opted_in, policies
+from hermes_wizard.judge.checks import Context, Hit, check
+from hermes_wizard.judge.provenance import env_source, find_yaml, policy_source, yaml_source
 
 APPROVE = "hermes pairing approve {platform} <CODE>"
 
@@ -144,8 +144,8 @@ approves it on this machine. Codes expire after one hour.""",
        why="""A new setup looks broken ('the bot doesn't answer') when it is waiting for your approval.""",
        fix="""Message the bot, then run `hermes pairing approve <platform> <CODE>` with the code it replies.""")
 def pairing_only(ctx: Context):
-    from wizard.hermes.v0_19.credentials import approved_users
-    from wizard.judge.checks.reach import nobody_waiting
+    from hermes_wizard.hermes.v0_19.credentials import approved_users
+    from hermes_wizard.judge.checks.reach import nobody_waiting
 
     env = ctx.effective.environ
     for name, state in ctx.effective.platforms.items():

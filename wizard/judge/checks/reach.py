@@ -11,18 +11,18 @@ import re
 import time
 from typing import Any
 
-from wizard.judge.checks import Context, Hit, check
-from wizard.judge.provenance import env_source, find_yaml, yaml_source
+from hermes_wizard.judge.checks import Context, Hit, check
+from hermes_wizard.judge.provenance import env_source, find_yaml, yaml_source
 
 _NOBODY = "\x00nobody\x00"  # a sender no list names
 
 
 def _access(ctx: Context) -> tuple[Any, Any]:
     """The version's authorizer and the home's pairing store, read as the home's owner could."""
-    from wizard.core.homeroot import home_owner
-    from wizard.core.smallfile import reading_for
-    from wizard.hermes.models import model_for
-    from wizard.hermes.v0_19.access_files import read_access_files
+    from hermes_wizard.core.homeroot import home_owner
+    from hermes_wizard.core.smallfile import reading_for
+    from hermes_wizard.hermes.models import model_for
+    from hermes_wizard.hermes.v0_19.access_files import read_access_files
 
     with reading_for(home_owner(ctx.home)):
         files = read_access_files(ctx.home, home_owner(ctx.home))
@@ -30,7 +30,7 @@ def _access(ctx: Context) -> tuple[Any, Any]:
 
 
 def _decide(ctx: Context, auth: Any, files: Any, platform: str, user: str, chat: str = "dm") -> Any:
-    from wizard.hermes.v0_19.authz import Sender
+    from hermes_wizard.hermes.v0_19.authz import Sender
 
     return auth.decide(ctx.effective.environ, ctx.effective.platforms, files, Sender(platform, user, chat))
 
@@ -121,8 +121,8 @@ def pairing_nobody_waiting(ctx: Context):
 
 def nobody_waiting(ctx: Context) -> list[str]:
     """Enabled platforms where only pairing admits, codes are sent, and the store is empty."""
-    from wizard.hermes.v0_19.authz import OWN_POLICY
-    from wizard.hermes.v0_19.identity import stored_ids
+    from hermes_wizard.hermes.v0_19.authz import OWN_POLICY
+    from hermes_wizard.hermes.v0_19.identity import stored_ids
 
     env, out = ctx.effective.environ, list[str]()
     enabled = [name for name, state in ctx.effective.platforms.items() if state.enabled

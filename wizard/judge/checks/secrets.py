@@ -4,9 +4,9 @@ HW505 guards the rule that an entry belongs to its home (wizard/core/keyring_sto
 
 from __future__ import annotations
 
-from wizard.core.keyring_store import PLUGIN_NAME, SOURCE_NAME
-from wizard.hermes.v0_19.catalog import PLATFORMS
-from wizard.judge.checks import Context, Hit, check
+from hermes_wizard.core.keyring_store import PLUGIN_NAME, SOURCE_NAME
+from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
+from hermes_wizard.judge.checks import Context, Hit, check
 
 MIGRATE = "hermes-wizard secrets migrate --to keyring"
 
@@ -47,7 +47,7 @@ def keyring_source_inactive(ctx: Context):
     kept = ctx.snapshot.keyring
     if kept is None or not kept.refs.mapped:
         return
-    from wizard.hermes.v0_19.secret_sources import plugin_installed
+    from hermes_wizard.hermes.v0_19.secret_sources import plugin_installed
 
     reason = kept.refs.inactive_because(plugin_installed(ctx.facts.site_packages), ctx.effective.environ)
     if reason:
@@ -103,7 +103,7 @@ hermes-wizard's source in Hermes skips it (the variable stays unset), `check` do
        fix=f"""Map the variable to this home's own entry (the finding names its exact username), or put the value
 in `.env` and run `{MIGRATE}`, which stores it under this home's entry and rewrites the mapping.""")
 def keyring_entry_of_another_home(ctx: Context):
-    from wizard.core.keyring_store import entry_for
+    from hermes_wizard.core.keyring_store import entry_for
 
     kept = ctx.snapshot.keyring
     for variable, (service, username) in sorted((kept.refs.foreign if kept else {}).items()):

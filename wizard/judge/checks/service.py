@@ -1,6 +1,6 @@
 """Service checks (HW4xx): the service that runs this home, and whether it can loop.
 
-File reads only (wizard.service.units), except HW404, which has evidence only when the
+File reads only (hermes_wizard.service.units), except HW404, which has evidence only when the
 CLI configured a runner (`check --service`, `doctor`).  Units considered: those whose
 HERMES_HOME/--profile resolve to this home, or the one named with `--unit PATH`.
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from wizard.judge.checks import Context, Hit, check
-from wizard.service import scope as service
+from hermes_wizard.judge.checks import Context, Hit, check
+from hermes_wizard.service import scope as service
 
 
 def _version(unit) -> str:
@@ -86,7 +86,7 @@ def restarts_refusal(ctx: Context):
                                                               else ""),
                       "error" if refusing else None)
         elif unit.restart == "always":
-            from wizard.service.supervisors import advice
+            from hermes_wizard.service.supervisors import advice
 
             what = "KeepAlive restarts it after any exit" if unit.manager == "launchd" else \
                 "s6 restarts it after any exit but 78"
@@ -147,7 +147,7 @@ def restart_loop(ctx: Context):
         evidence = service.evidence(unit)
         if evidence is None:
             continue
-        from wizard.service import loop  # only when systemd was asked (check --service, doctor)
+        from hermes_wizard.service import loop  # only when systemd was asked (check --service, doctor)
 
         for problem in evidence.problems:
             yield Hit(None, f"{unit.name}: {problem}.", "run as the user that owns the service", "info")

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from wizard.hermes.versions import FIRST_REFUSING, MODELLED
-from wizard.judge.checks import Context, Hit, check
+from hermes_wizard.hermes.versions import FIRST_REFUSING, MODELLED
+from hermes_wizard.judge.checks import Context, Hit, check
 
 _FIRST = ".".join(map(str, FIRST_REFUSING))
 

@@ -11,9 +11,9 @@ Contract: pure; AnswerError from the session passes through (the schema has rule
 
 from __future__ import annotations
 
-from wizard.hermes.v0_19.catalog import PLATFORMS
-from wizard.judge.masking import is_secret_name
-from wizard.plan.answers_file.schema import Declared
+from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
+from hermes_wizard.judge.masking import is_secret_name
+from hermes_wizard.plan.answers_file.schema import Declared
 
 HEADER = ("# hermes-wizard answers file: apply with `hermes-wizard setup --answers FILE`.\n"
           "# Secrets are not in this file: each {from_env: NAME} is read from the environment when applying.\n")
