@@ -1,7 +1,7 @@
 """Files shipped with hermes-wizard: the Textual stylesheet and the example homes.
 
 In a source checkout they are the top-level `assets/` folder; in an installed wheel the
-same folder is packaged as `wizard/_assets/` (pyproject.toml maps it).  `assets_dir()`
+same folder is packaged as `hermes_wizard/_assets/` (pyproject.toml maps it).  `assets_dir()`
 finds whichever exists, so the tool works the same installed either way.
 """
 

@@ -64,7 +64,7 @@ class Session:
         self.platforms: dict[str, PlatformAnswer] = {}
         self.repair: list[Change] = []
         self.repair_confirmed: set[str] = set()  # platforms whose name was typed to let the repair open them
-        # every face asks once where typed secrets go (wizard/core/keyring_store.usable() says if it can):
+        # every face asks once where typed secrets go (`keyring_store.usable()` says if it can):
         # True keeps them in the OS keyring — the Plan stores them there and writes none to .env
         self.secrets_in_keyring = False
 
