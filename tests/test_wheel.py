@@ -5,8 +5,9 @@ console script from a working directory that has no access to this checkout: `--
 `check`, `explain`, `setup` without a terminal, `setup --answers` and `--save-answers`,
 `secrets migrate --dry-run`, the demo, and the TUI to its first screen.  The installed files
 must be exactly the source tree's (wizard/ as hermes_wizard/, screens/ as hermes_wizard/screens/,
-assets/ as hermes_wizard/_assets/), so a module the packaging forgot fails here, not on a user's machine.  Last, the same wheel goes into
-a venv with the real Hermes Agent 0.19.0, and `hermes wizard` (the plugin) runs from it.
+assets/ as hermes_wizard/_assets/), so a module the packaging forgot fails here, not on a user's
+machine.  Last, the same wheel goes into a venv with the real Hermes Agent 0.19.0, and
+`hermes wizard` (the plugin) runs from it.
 """
 
 from __future__ import annotations
@@ -38,12 +39,22 @@ def _run(cmd, cwd: Path, env: dict, timeout: float = 120, **kw) -> subprocess.Co
     return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, **kw)
 
 
+def _source_copy(to: Path) -> Path:
+    """What a clean checkout builds from.  A build in the working tree reuses its build/lib, where a
+    developer's earlier builds left stale modules (they once put `wizard/` and `screens/` into this wheel)."""
+    for name in ("wizard", "screens", "assets"):
+        shutil.copytree(REPO / name, to / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for name in ("pyproject.toml", "setup.py", "README.md"):
+        shutil.copy2(REPO / name, to / name)
+    return to
+
+
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory) -> tuple[Path, Path, dict]:
     work = tmp_path_factory.mktemp("wheel")
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "HERMES_HOME", "VIRTUAL_ENV")}
-    built = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(work / "dist"), str(REPO)],
-                 work, env, timeout=300)
+    built = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(work / "dist"),
+                  str(_source_copy(work / "src"))], work, env, timeout=300)
     assert built.returncode == 0, built.stderr[-3000:]
     wheel = next((work / "dist").glob("hermes_wizard-*.whl"))
     venv = work / "venv"
@@ -123,8 +134,8 @@ def _files(root: Path, prefix: str = "") -> set[str]:
 
 def test_the_installed_files_are_the_source_trees(installed):
     _, venv, env = installed
-    found = _run([str(venv / "bin" / "python"), "-c", "import os, hermes_wizard as w; print(os.path.dirname(w.__file__))"],
-                 venv.parent / "elsewhere", env)
+    where = "import os, hermes_wizard as w; print(os.path.dirname(w.__file__))"
+    found = _run([str(venv / "bin" / "python"), "-c", where], venv.parent / "elsewhere", env)
     site = Path(found.stdout.strip()).parent
     installed_files = _files(site / "hermes_wizard", "")
     source = (_files(REPO / "wizard", "") | _files(REPO / "screens", "screens/")
