@@ -2,7 +2,7 @@
 
 Every case is a tiny home and one sender, with the answer we expect from each Hermes version
 written down.  The real `_is_user_authorized` of each oracle version (one process per version,
-tests/oracle/authz.py) must give that answer, and so must `hermes-wizard access ... --format json`
+tests/support/oracle/authz.py) must give that answer, and so must `hermes-wizard access ... --format json`
 (exit 0 accepted, 1 denied) with the rule named here.
 """
 

@@ -1,8 +1,8 @@
 """Conformance: `access` decides exactly as the real Hermes's `_is_user_authorized`, per version.
 
-For each version in `oracle.VERSIONS`, HOMES seeded homes (tests/access_homes.py) with 8 senders
+For each version in `oracle.VERSIONS`, HOMES seeded homes (tests/support/access_homes.py) with 8 senders
 each — more than 1,000 (home, sender, chat type) triples — are asked of the real Hermes in ONE
-oracle process (tests/oracle/authz_probe.py: the runner's config, this home's pairing store and a
+oracle process (tests/support/oracle/authz_probe.py: the runner's config, this home's pairing store and a
 live adapter for each enabled own-policy platform) and of our model (wizard/judge/access.py with
 the version's authorizer).  Every answer must agree; a disagreement prints the home's files, the
 sender and both answers.  Every 10th home also goes through the command line
@@ -124,7 +124,7 @@ def test_access_agrees_with_hermes_authorization(version, tmp_path, hermes_oracl
 @pytest.mark.slow
 @pytest.mark.parametrize("version", VERSIONS)
 def test_access_agrees_on_the_loader_conformance_homes(version, tmp_path, hermes_oracle_at):
-    """The .env and YAML quirks of tests/homegen.py (export, quotes, CRLF, BOM, ${VAR}, glued lines, UTF-16,
+    """The .env and YAML quirks of tests/support/homegen.py (export, quotes, CRLF, BOM, ${VAR}, glued lines, UTF-16,
     settings in five YAML places) under the same pairing stores and senders: the loader's answer must
     reach the authorizer exactly as Hermes's does."""
     require_oracle(version)

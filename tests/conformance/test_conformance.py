@@ -1,11 +1,11 @@
 """Conformance: our ``check`` decides exactly as the real Hermes does, for each version in ``oracle.VERSIONS``.
 
-Hermes is the oracle (tests/oracle/: ``probe.py`` runs inside the oracle venv,
+Hermes is the oracle (tests/support/oracle/: ``probe.py`` runs inside the oracle venv,
 one long-lived process for the whole session). For every home -- at least
-``MIN_GENERATED`` distinct hypothesis-generated ones (tests/homegen.py) plus the
-hand-written ones (tests/oracle/cases.py) -- ``would_start``, the refusing
+``MIN_GENERATED`` distinct hypothesis-generated ones (tests/support/homegen.py) plus the
+hand-written ones (tests/support/oracle/cases.py) -- ``would_start``, the refusing
 platform, the enabled platforms and the exit code must match
-(tests/oracle/compare.py). Every test runs once per Hermes version (0.19.0,
+(tests/support/oracle/compare.py). Every test runs once per Hermes version (0.19.0,
 0.18.2): the oracle of that version answers, and our side judges the same home
 with ``check --hermes-version <version>``. A disagreement prints the home's
 files and both answers.

@@ -2,10 +2,10 @@
 ``oracle.VERSIONS``, seeded random homes whose legacy gateway.json holds `sessions_dir`, `streaming`,
 `profile_routes` and session-reset policies of every JSON type, under config.yaml's `streaming`,
 `gateway.streaming`, `profile_routes` and `session_reset` of every type, are judged by our `check` and by
-the oracle, which must agree (tests/oracle/compare.py).  On the code before issue 23, 112 of 1,000 such
+the oracle, which must agree (tests/support/oracle/compare.py).  On the code before issue 23, 112 of 1,000 such
 homes disagreed (a crash predicted as a start, or 0.18's from_dict crash predicted under a YAML mapping).
 
-The homegen corpus (tests/homegen.py) is left as it is: these homes are their own corpus, so the
+The homegen corpus (tests/support/homegen.py) is left as it is: these homes are their own corpus, so the
 generated homes of the other suites do not change.
 """
 

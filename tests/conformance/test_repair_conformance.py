@@ -5,9 +5,9 @@ decides which homes violate and judges the repaired ones, and our side (doctor, 
 told that version (``--hermes-version``), each with the same budget (``BUDGET``).
 
 The homes: every VIOLATING one (Hermes's own startup gate refuses it; the oracle
-decides, tests/oracle/) among at least ``BUDGET[version][1]`` distinct
-hypothesis-generated homes (tests/homegen.py), plus the hand-written ones
-(tests/oracle/cases.py). Each is copied and repaired in-process with
+decides, tests/support/oracle/) among at least ``BUDGET[version][1]`` distinct
+hypothesis-generated homes (tests/support/homegen.py), plus the hand-written ones
+(tests/support/oracle/cases.py). Each is copied and repaired in-process with
 ``doctor --fix --yes``, with the host facts the oracle runs with (PATH with its
 node shim, HERMES_WIZARD_HERMES_PYTHON; see oracle/compare.py). Then:
 
@@ -278,7 +278,7 @@ def _gateway_json_open(item: Repaired, platform: str) -> bool:
 
 def _yaml_ignored(item: Repaired, platform: str) -> bool:
     """Hermes drops what the repair would write to config.yaml: it does not parse, or some
-    platform's ``extra:`` is not a mapping (tests/oracle/cases.py 'extra-not-a-mapping')."""
+    platform's ``extra:`` is not a mapping (tests/support/oracle/cases.py 'extra-not-a-mapping')."""
     return _yaml_unparseable(item.source) or any(
         isinstance(b, dict) and "extra" in b and not isinstance(b["extra"], dict)
         for r in _platform_blocks(item.source) for b in r.values())

@@ -1,6 +1,6 @@
-"""Subprocess driver for tests/test_apply.py: die in the middle of an apply.
+"""Subprocess driver for tests/unit/test_apply.py: die in the middle of an apply.
 
-    python tests/apply_kill_driver.py HOME N [--after]
+    python tests/support/apply_kill_driver.py HOME N [--after]
 
 Plans the safe repairs of HOME (exactly as `doctor --fix --yes` would) and applies
 them with every `FileOps` method — the apply's own writes, the backup copies, the
@@ -16,7 +16,7 @@ import os
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from hermes_wizard.judge.engine import evaluate
 from hermes_wizard.plan.repairs import plan_repairs

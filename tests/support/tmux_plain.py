@@ -1,4 +1,4 @@
-"""A terminal under tmux for the plain face's tests (tests/test_plain_terminal.py, tests/test_face_selection.py):
+"""A terminal under tmux for the plain face's tests (tests/system/test_plain_terminal.py, tests/system/test_face_selection.py):
 start a command in a pane of a given size and TERM, type into it, read what it shows, and the exit code
 the command wrote when it ended."""
 
@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 class PlainPane:

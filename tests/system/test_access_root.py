@@ -15,7 +15,7 @@ import sys
 import uuid
 from pathlib import Path
 
-from test_root_homes import owner, place  # noqa: F401 (fixtures)
+from system.test_root_homes import owner, place  # noqa: F401 (fixtures)
 
 TOKEN = "TELEGRAM_BOT_TOKEN=7123456789:AAHdemoTokenNotReal_0123\n"
 

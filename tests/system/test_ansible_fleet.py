@@ -23,7 +23,7 @@ import yaml
 
 pytestmark = pytest.mark.slow
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 PLAYBOOK_BIN = Path(sys.executable).with_name("ansible-playbook")
 TG_TOKEN = "7000000001:AAFleetTOKENmustNEVERbePRINTED_x1"
 WX_TOKEN = "wx-fleet-SECRET-never-printed-7f3a"

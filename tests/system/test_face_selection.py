@@ -15,7 +15,7 @@ import pytest
 
 from hermes_wizard.faces.terminal import NONE, PLAIN, TUI, TerminalFacts, choose_face, echo_can_be_hidden, over_ssh
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "assets" / "homes" / "death-loop"
 needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 

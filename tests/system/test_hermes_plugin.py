@@ -28,7 +28,7 @@ from hermes_wizard.core import keyring_store
 from hermes_wizard.faces import hermes_secrets
 from hermes_wizard.faces.hermes_plugin import doctor_command, wizard_argv
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "assets" / "homes" / "death-loop"
 TOKEN = "7654321:AAHplugin-test-SECRET-value_x9"
 MEMORY = "keyring.backends.null.Keyring"  # any explicit choice: the tests install their own backend below
@@ -382,7 +382,7 @@ def test_inside_hermes_the_advice_names_hermes_wizard_not_a_command_off_path(tmp
     from hermes_wizard.faces import hermes_plugin
 
     demo = tmp_path / "home"
-    sh.copytree(Path(__file__).resolve().parents[1] / "assets" / "homes" / "death-loop", demo)
+    sh.copytree(Path(__file__).resolve().parents[2] / "assets" / "homes" / "death-loop", demo)
     monkeypatch.setenv("HERMES_HOME", str(demo))
     monkeypatch.setattr(safetext, "_SPOKEN_AS", [])
     with pytest.raises(SystemExit) as ended:

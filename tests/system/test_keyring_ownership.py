@@ -4,8 +4,8 @@ The attacker owns a home whose config.yaml maps TELEGRAM_BOT_TOKEN to the victim
 right `:VARIABLE` suffix, another home's path).  Nothing may read it: `check` refuses it as HW505, `secrets migrate
 --to env` writes nothing, the plugin's source in Hermes skips it, and undo never touches it.  `secrets migrate` run
 by root on a home another user owns refuses in both directions and says how to run it as the owner.
-Keyrings: an in-memory backend chosen explicitly (as tests/test_keyring_secrets.py), and keyrings.alt's file
-keyring with the real Hermes in the plugin venv (as tests/test_hermes_plugin.py).
+Keyrings: an in-memory backend chosen explicitly (as tests/system/test_keyring_secrets.py), and keyrings.alt's file
+keyring with the real Hermes in the plugin venv (as tests/system/test_hermes_plugin.py).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_keyring_secrets import (
+from system.test_keyring_secrets import (
     _SECRET_SERVICE_SESSION,
     mem_keyring,  # noqa: F401  (the in-memory keyring fixture)
 )
@@ -150,7 +150,7 @@ def test_root_does_not_migrate_a_home_another_user_owns(tmp_path, mem_keyring, d
 @pytest.mark.oracle
 @pytest.mark.slow
 def test_real_hermes_never_gets_another_homes_token_through_the_plugin(tmp_path):
-    from test_hermes_plugin import CONFIG_DRIVER, PLUGIN_VENV, Box
+    from system.test_hermes_plugin import CONFIG_DRIVER, PLUGIN_VENV, Box
 
     if not PLUGIN_VENV or not os.path.exists(os.path.join(PLUGIN_VENV, "bin", "hermes")):
         pytest.skip("HERMES_PLUGIN_VENV is not set (scripts/test.sh makes it with scripts/plugin-venv.sh)")
@@ -188,7 +188,7 @@ def test_a_real_secret_service_entry_of_another_home_is_refused(tmp_path):
     before = (attacker / ".env").read_bytes()
     run = subprocess.run(["dbus-run-session", "--", "bash", "-c", _STOLEN, "-", str(tmp_path / "s"), sys.executable,
                           str(attacker), username, VICTIM_TOKEN], capture_output=True, text=True, timeout=120,
-                         cwd=Path(__file__).resolve().parents[1])
+                         cwd=Path(__file__).resolve().parents[2])
     said = run.stdout + run.stderr + (tmp_path / "s" / "check.json").read_text()
     assert run.returncode == 0 and "migrate 1" in run.stdout and "still True" in run.stdout, said
     assert "HW505" in run.stdout and VICTIM_TOKEN not in said

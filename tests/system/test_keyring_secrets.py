@@ -23,7 +23,7 @@ from hermes_wizard.faces.cli import main
 from hermes_wizard.judge.engine import evaluate
 
 TOKEN = "123456789:AAHsecretKEYRINGtokenVALUE_abcdefghij"
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 class InMemoryKeyring(KeyringBackend):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tui.test_terminal import Tmux
+from system.test_terminal import Tmux
 
 pytestmark = pytest.mark.tmux
 

@@ -1,6 +1,6 @@
 """The loop stop, proven on a real systemd with the real Hermes (issue: prove it on a real systemd).
 
-One private systemd 252 is booted for the module (tests/real_systemd.py: new PID, mount and network
+One private systemd 252 is booted for the module (tests/support/real_systemd.py: new PID, mount and network
 namespaces, private /tmp and /run, every image unit masked).  Its units are shaped like Hermes's own
 system unit (`Restart=always`, `StartLimitIntervalSec=0`, `RestartPreventExitStatus=78`,
 `Environment=HERMES_HOME=…`, RestartSec=1 for speed) and start the **real `hermes gateway run`** from
@@ -26,13 +26,13 @@ from pathlib import Path
 import oracle
 import pytest
 from real_systemd import TEST_TARGET, PrivateSystemd, Unavailable, boot_script, hidden_by, why_unavailable, work_root
-from test_versions import fake_hermes
+from unit.test_versions import fake_hermes
 
 # one booted systemd; the tests build on each other in order, so under pytest-xdist (--dist loadgroup) they
 # stay in one worker
 pytestmark = [pytest.mark.systemd, pytest.mark.oracle, pytest.mark.slow, pytest.mark.xdist_group("real-systemd")]
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "assets" / "homes" / "death-loop"
 WIZARD = Path(sys.executable).parent / "hermes-wizard"
 UNIT = "hermes-gateway.service"

@@ -19,7 +19,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from test_apply import SCENARIOS, _set_plan, build, doctor_plan, mode_of, tree, wizard_cli
+from unit.test_apply import SCENARIOS, _set_plan, build, doctor_plan, mode_of, tree, wizard_cli
 
 from hermes_wizard.core.homefs import ApplyError
 from hermes_wizard.plan.changes import ENV, YAML, Change

@@ -15,10 +15,10 @@ import sys
 
 import pytest
 from fake_systemd import user_unit
-from test_apply import ROOT, mode_of, wizard_cli
-from test_root_homes import owner, place, user_home  # noqa: F401  (fixtures)
-from test_service_flow import UNIT, box, doctor  # noqa: F401  (box: the fixture)
-from test_service_hostile import ALICE, alices_units
+from unit.test_apply import ROOT, mode_of, wizard_cli
+from system.test_root_homes import owner, place, user_home  # noqa: F401  (fixtures)
+from unit.test_service_flow import UNIT, box, doctor  # noqa: F401  (box: the fixture)
+from unit.test_service_hostile import ALICE, alices_units
 
 from hermes_wizard.plan.changes import ENV, YAML
 from hermes_wizard.service import dropin

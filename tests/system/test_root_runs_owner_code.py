@@ -1,7 +1,7 @@
 """Root never runs a home owner's code in its own session, as itself, or as a third user (issue 19).
 
 An administrator runs hermes-wizard as root, on a real terminal, on a home a throw-away user owns.  That
-user planted a Hermes of their own (tests/fake_hermes.py: it records who ran it and how).  Every test is
+user planted a Hermes of their own (tests/support/fake_hermes.py: it records who ran it and how).  Every test is
 written from the attacker's side: what the planted code could reach, and a sentinel tree outside the
 home that must stay byte-identical.
 """
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import fake_hermes
 import pytest
-from test_root_homes import VENV_WIZARD, owner, place, user_home  # noqa: F401 (fixtures)
+from system.test_root_homes import VENV_WIZARD, owner, place, user_home  # noqa: F401 (fixtures)
 
 ROOT_SECRET = "ROOT-ONLY-" + uuid.uuid4().hex
 

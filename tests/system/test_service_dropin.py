@@ -21,7 +21,7 @@ from fake_systemd import system_unit, user_unit
 from hermes_wizard.service import dropin
 from hermes_wizard.service.units import FALLBACK_DROPIN, GATE_DROPIN, Unit, read_systemd
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "assets" / "homes" / "death-loop"
 ANALYZE = shutil.which("systemd-analyze")
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "system-deps.sh"
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "system-deps.sh"
 COMMANDS = ("tmux", "systemd-analyze", "systemctl", "journalctl", "unshare", "nsenter", "setpriv", "mount", "ip",
             "gnome-keyring-daemon", "dbus-run-session", "ssh", "ssh-keygen", "useradd", "apt-get")
 

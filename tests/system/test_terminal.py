@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 DEMO = Path(__file__).resolve().parents[2] / "assets" / "homes" / "death-loop"
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+pytestmark = [pytest.mark.tmux, pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
 
 
 class Tmux:

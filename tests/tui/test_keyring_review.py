@@ -4,7 +4,7 @@ where there is none; the choice changes the plan, the diff and the verdict shown
 from __future__ import annotations
 
 import keyring
-from test_keyring_secrets import TOKEN, InMemoryKeyring
+from system.test_keyring_secrets import TOKEN, InMemoryKeyring
 from textual.widgets import Checkbox, Static
 
 from hermes_wizard.core import keyring_store

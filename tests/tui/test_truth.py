@@ -7,7 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
-from test_service_flow import box  # noqa: F401  (the fixture: a user unit for the demo home, fake systemd)
+from unit.test_service_flow import box  # noqa: F401  (the fixture: a user unit for the demo home, fake systemd)
 from textual.widgets import DataTable, Input, Static
 
 from hermes_wizard.faces.cli import main as cli
@@ -150,7 +150,7 @@ async def test_result_names_the_real_next_step_without_markup(demo):
 async def test_the_review_says_why_no_gate_is_offered_for_a_refused_folder(box, tmp_path):  # noqa: F811
     """A user unit whose drop-in folder is a link into another unit's folder: the review offers no gate and
     says why, in the line `doctor --install-gate` prints (no friendlier silence)."""
-    from test_service_hostile import other_units_folder
+    from unit.test_service_hostile import other_units_folder
 
     fake, home, dropins = box
     dropins.symlink_to(other_units_folder(tmp_path / "root"))

@@ -19,7 +19,7 @@ import oracle
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "assets" / "homes" / "death-loop"
 TG = "123456789:AAEhBP0av28c6kEX7b3ZpQ9rT1yU2iO3pLm"
 WX = "wx-secret-token-0000000000000000aaaa"

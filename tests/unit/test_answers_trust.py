@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from test_answers_file import DEMO, tree, wizard
+from unit.test_answers_file import DEMO, tree, wizard
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="files of other users need root")
 

@@ -6,7 +6,7 @@ What is exercised, and how:
   failed in-process (ENOSPC, EROFS, EACCES, a plain RuntimeError): ApplyError only,
   all files old (rollback), modes kept, no temp files, the backup complete, and a
   second `plan_repairs` run converges;
-* the process is killed (`os._exit(137)`, tests/apply_kill_driver.py) at every FileOps
+* the process is killed (`os._exit(137)`, tests/support/apply_kill_driver.py) at every FileOps
   call of a two-file apply, backup and journal included: each file old or new as the
   step predicts; the next `doctor --fix --yes` or `undo` rolls an interrupted apply back
   (saying so), leaves both files old or both new and no incomplete folder, and a later
@@ -45,8 +45,8 @@ from hermes_wizard.write.apply import ApplyError, apply_plan
 from hermes_wizard.write.backups import BACKUP_DIR, backup_sets
 from hermes_wizard.write.undo import undo_latest
 
-ROOT = Path(__file__).resolve().parent.parent
-DRIVER = Path(__file__).with_name("apply_kill_driver.py")
+ROOT = Path(__file__).resolve().parents[2]
+DRIVER = Path(__file__).resolve().parents[1] / "support" / "apply_kill_driver.py"
 NOBODY = 65534
 IS_ROOT = os.geteuid() == 0
 

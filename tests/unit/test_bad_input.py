@@ -35,7 +35,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DEMO_HOME = REPO / "assets" / "homes" / "death-loop"
 TIMEOUT_S = 10  # a hang guard, not a performance target (those live in benchmarks/)
 MiB = 1024 * 1024

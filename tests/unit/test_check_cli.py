@@ -11,7 +11,7 @@ import pytest
 from hermes_wizard.faces.cli import main
 from hermes_wizard.judge.checks import all_checks
 
-DEMO = Path(__file__).resolve().parents[1] / "assets" / "homes" / "death-loop"
+DEMO = Path(__file__).resolve().parents[2] / "assets" / "homes" / "death-loop"
 
 
 @pytest.fixture

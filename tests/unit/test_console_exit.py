@@ -15,7 +15,7 @@ import pytest
 
 from hermes_wizard.faces.cli import main
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def wizard(*argv: str, extra_env: dict[str, str] | None = None, **kwargs) -> subprocess.CompletedProcess:

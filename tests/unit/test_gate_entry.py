@@ -14,7 +14,7 @@ from hermes_wizard.faces.cli import main
 from hermes_wizard.faces.entry import main as entry
 from hermes_wizard.faces.gate import fast_args
 
-DEMO = Path(__file__).resolve().parents[1] / "assets" / "homes" / "death-loop"
+DEMO = Path(__file__).resolve().parents[2] / "assets" / "homes" / "death-loop"
 
 
 @pytest.mark.parametrize("argv,expected", [
@@ -64,7 +64,7 @@ def modules_loaded(tmp_path, *flags: str) -> tuple[str, set[str]]:
              "main(['check', *sys.argv[2:], '--home', sys.argv[1]])\n"
              "print('MODULES ' + ' '.join(sorted(sys.modules)), file=sys.stderr)\n")
     done = subprocess.run([sys.executable, "-c", probe, str(home), *flags], capture_output=True, text=True,
-                          timeout=60, cwd=Path(__file__).resolve().parents[1])
+                          timeout=60, cwd=Path(__file__).resolve().parents[2])
     listed = [line for line in done.stderr.splitlines() if line.startswith("MODULES ")]
     return done.stdout, set(listed[-1].split()[1:]) if listed else set()
 

@@ -29,7 +29,7 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 
 
 # ---------------------------------------------------------------- item 8: control characters in config.yaml
-# tests/oracle/cases.py (yaml-control-*) pins that Hermes ignores such a config.yaml and keeps .env.
+# tests/support/oracle/cases.py (yaml-control-*) pins that Hermes ignores such a config.yaml and keeps .env.
 
 @pytest.mark.parametrize("char", ["\x07", "\x1b", "\x00", "\x7f", "\ufffe"])
 def test_control_character_in_config_yaml_is_judged_like_hermes(tmp_path, capsys, char):

@@ -3,7 +3,7 @@
 Each home is judged in a child process, as a user or systemd runs it, with a wall-clock bound: the point
 is that `check`, `check --gate` and `doctor` answer at once (no hang at 2 GB, no exit 70), with the verdict
 the real Hermes reaches.  What Hermes does with each home is pinned against the oracles in
-tests/oracle/cases.py (the `hostile-*` cases; the real `hermes gateway run` in tests/oracle/test_probe.py).
+tests/support/oracle/cases.py (the `hostile-*` cases; the real `hermes gateway run` in tests/conformance/test_probe.py).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 VERSIONS = ("0.19.0", "0.18.2")
 W = "WEIXIN_ACCOUNT_ID=test-bot@im.bot\nWEIXIN_TOKEN=dummy-ilink-token-123456\n"
 OPEN = W + "WEIXIN_DM_POLICY=open\n"  # a real refusal in .env

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DEMO_HOME = REPO / "assets" / "homes" / "death-loop"
 FORBIDDEN = ("textual", "questionary", "keyring", "ruamel", "prompt_toolkit", "rich")
 

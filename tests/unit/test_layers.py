@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LAYERS = ["core", "hermes", "read", "service", "judge", "plan", "write", "faces"]  # bottom first
 FACE_SELECTION = ("hermes_wizard.faces.cli", "hermes_wizard.screens.app")  # the CLI picks the face: the one edge into screens/
 REGISTRY = "hermes_wizard.judge.checks"

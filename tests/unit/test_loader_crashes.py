@@ -1,7 +1,7 @@
 """Issue 23 (R1-R5): where the real Hermes crashes at start on a value, `check` says so (HW021 "the gateway
 crashes at start"), naming the file and the value and how to remove it, exits 78,
 and the gate stops the start.  Which homes crash for which version is pinned against both oracles in
-tests/oracle/cases.py (`loader-*`); this file holds the words."""
+tests/support/oracle/cases.py (`loader-*`); this file holds the words."""
 
 from __future__ import annotations
 
@@ -158,7 +158,7 @@ def test_doctor_converts_a_utf32_env(tmp_path, version, bom, codec, hermes_oracl
 def test_root_never_edits_a_gateway_json_linked_outside_the_home(tmp_path):
     """The owner links gateway.json to a file of someone else's that makes Hermes crash: root's doctor judges
     it (Hermes, as the owner, reads it) but never writes through the link — the file outside is unchanged."""
-    from test_apply import tree, wizard_cli
+    from unit.test_apply import tree, wizard_cli
 
     if os.geteuid() != 0 or not shutil.which("useradd"):
         pytest.skip("needs root and useradd")

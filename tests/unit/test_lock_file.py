@@ -15,7 +15,7 @@ from hermes_wizard.core.bundled import example_home
 from hermes_wizard.core.homefs import ApplyError, HomeDir
 from hermes_wizard.faces.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # A second process taking the Lock, paused (until a line on stdin) between its open and its flock.
 PAUSED_WAITER = """

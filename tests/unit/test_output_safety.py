@@ -20,7 +20,7 @@ from hermes_wizard.core.safetext import json_text, visible
 from hermes_wizard.faces.cli import main
 from hermes_wizard.service import scope as service
 
-DEMO = Path(__file__).resolve().parents[1] / "assets" / "homes" / "death-loop"
+DEMO = Path(__file__).resolve().parents[2] / "assets" / "homes" / "death-loop"
 INJ = "\x1b]52;c;cHduZWQ=\x07\x1b[2J\u009b31m\u202e\u2066\x7f"
 RAW = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 

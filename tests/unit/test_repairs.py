@@ -11,7 +11,7 @@ from hermes_wizard.judge.engine import evaluate
 from hermes_wizard.plan.changes import render_diff
 from hermes_wizard.plan.repairs import RepairOptions, plan_repairs
 
-DEMO = Path(__file__).resolve().parents[1] / "assets" / "homes" / "death-loop"
+DEMO = Path(__file__).resolve().parents[2] / "assets" / "homes" / "death-loop"
 WEIXIN = "WEIXIN_ACCOUNT_ID=bot@im.bot\nWEIXIN_TOKEN=ilink-token-123456\n"
 
 

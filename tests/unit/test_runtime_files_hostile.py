@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 # The loop evidence of `check --service` and `doctor`, read in a child so that a blocking read fails the test
 # (by its timeout) instead of hanging the suite.

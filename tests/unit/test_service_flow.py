@@ -21,7 +21,7 @@ from hermes_wizard.service import scope as service
 from hermes_wizard.service.systemd import Runner, parse_show, parse_version
 from hermes_wizard.service.units import FALLBACK_DROPIN, GATE_DROPIN
 
-DEMO = Path(__file__).resolve().parents[1] / "assets" / "homes" / "death-loop"
+DEMO = Path(__file__).resolve().parents[2] / "assets" / "homes" / "death-loop"
 UNIT = "hermes-gateway.service"
 WIZARD = "/bin/true"  # the gate's command: any executable path (the gate itself is tested elsewhere)
 

@@ -1,15 +1,15 @@
 """The service steps as part of the Plan: journalled in the backup set, taken back by `undo` (and by
 `undo` again), all-or-nothing with the file repair, and never steered by a backup set's contents.
 
-Fake systemctl/journalctl (systemd 252 formats, tests/fake_systemd.py); the real systemd proof is
-tests/test_real_systemd.py.
+Fake systemctl/journalctl (systemd 252 formats, tests/support/fake_systemd.py); the real systemd proof is
+tests/system/test_real_systemd.py.
 """
 
 from __future__ import annotations
 
 import json
 
-from test_service_flow import UNIT, box, doctor, verbs  # noqa: F401  (box: the fixture)
+from unit.test_service_flow import UNIT, box, doctor, verbs  # noqa: F401  (box: the fixture)
 
 from hermes_wizard.faces.cli import main
 from hermes_wizard.service import scope as service

@@ -19,7 +19,7 @@ from hermes_wizard.faces.cli import main
 from hermes_wizard.service import homes, units
 from hermes_wizard.service import scope as service
 
-DEMO = Path(__file__).resolve().parents[1] / "assets" / "homes" / "death-loop"
+DEMO = Path(__file__).resolve().parents[2] / "assets" / "homes" / "death-loop"
 PY = "/opt/hermes/venv/bin/python"
 
 
@@ -254,7 +254,7 @@ def test_check_with_a_unit_installed_stays_light(machine, tmp_path, gate):
     write_user_unit(user_home, home)
     out = tmp_path / "modules.json"
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
-    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
     argv = ["check", "--home", str(home)] + (["--gate"] if gate else [])
     proc = subprocess.run([sys.executable, "-c", IMPORTS, str(out), *argv], env=env, capture_output=True,
                           text=True, timeout=60)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from test_answers_file import DEMO, TG, WX, tree, wizard
+from unit.test_answers_file import DEMO, TG, WX, tree, wizard
 
 from hermes_wizard.judge.engine import evaluate
 from hermes_wizard.plan.changes import ENV, planned_contents

@@ -18,7 +18,9 @@ from oracle import require_oracle, venv_python
 from hermes_wizard.faces.cli import main
 from hermes_wizard.hermes.v0_19 import gate
 
-DEMO = Path(__file__).resolve().parents[1] / "assets" / "homes" / "death-loop"
+pytestmark = pytest.mark.oracle  # every test here runs the real Hermes 0.19.0
+
+DEMO = Path(__file__).resolve().parents[2] / "assets" / "homes" / "death-loop"
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from hermes_wizard.faces.cli import main
 from hermes_wizard.hermes.install import detect
 from hermes_wizard.hermes.versions import MODELLED, is_modelled, nearest_model, refuses_open_policies
 
-DEMO = Path(__file__).resolve().parents[1] / "assets" / "homes" / "death-loop"
+DEMO = Path(__file__).resolve().parents[2] / "assets" / "homes" / "death-loop"
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from oracle import missing_reason, venv_python
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def test_known_env_keys_match_hermes(tmp_path):

@@ -34,7 +34,7 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 PROBE = Path(__file__).with_name("probe.py")
 HERMES_VERSION = "0.19.0"  # the default oracle (the newest modelled Hermes)
 VERSIONS = ("0.19.0", "0.18.2")  # every version the conformance suites judge for

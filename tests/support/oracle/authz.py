@@ -1,7 +1,7 @@
 """Ask a real Hermes's `GatewayRunner._is_user_authorized` about many (home, sender) pairs at once.
 
 One `authz_probe.py` process per call, in the oracle venv of the version asked, with the oracle's
-clean environment (tests/oracle/__init__.py); every home is copied first (Hermes rewrites `.env`
+clean environment (tests/support/oracle/__init__.py); every home is copied first (Hermes rewrites `.env`
 and merges pairing folders).
 """
 

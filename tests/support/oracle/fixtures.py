@@ -24,7 +24,7 @@ def _counts() -> dict:
 
 # Filled in by the conformance tests, reported at the end of the run, per Hermes version.
 STATS: dict[str, dict] = {version: _counts() for version in VERSIONS}
-# More lines for that report (tests/test_repair_conformance.py adds its counts here).
+# More lines for that report (tests/conformance/test_repair_conformance.py adds its counts here).
 SUMMARY: list[str] = []
 
 

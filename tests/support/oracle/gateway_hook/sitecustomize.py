@@ -8,7 +8,7 @@ the config's own order -- to the report file and exits the process at once, so
 homes that pass the check do not go on to connect adapters.
 
 Nothing else is changed: everything up to the check is Hermes's real start-up.
-Used by ``tests/oracle/test_probe.py`` to prove ``probe.py`` answers like the
+Used by ``tests/conformance/test_probe.py`` to prove ``probe.py`` answers like the
 real gateway.
 """
 

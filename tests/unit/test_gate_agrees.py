@@ -2,7 +2,7 @@
 the conformance suites judge, the gate exits 78 exactly when `check` exits 78 (a refusal or a crash at
 start, wizard/faces/gate.py), and 0 otherwise.
 
-The homes are the hand-written ones (tests/oracle/cases.py) and the generated corpus (tests/homegen.py);
+The homes are the hand-written ones (tests/support/oracle/cases.py) and the generated corpus (tests/support/homegen.py);
 no oracle is needed: both sides are ours, run in-process with the same environment.
 """
 
