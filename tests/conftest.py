@@ -33,6 +33,7 @@ for _folder in (TESTS, TESTS / "support"):  # `import oracle`, `from unit.test_a
 # ---- end hermes oracle / conformance -----------------------------------------------------
 # ---- markers: `-m "not oracle and not tmux and not slow"` is the fast loop --------------------
 from oracle.fixtures import hermes_oracle, hermes_oracle_at, pytest_terminal_summary  # noqa: E402, F401
+from service_box import box  # noqa: E402, F401  (the fake systemd machine: unit/, system/ and tui/ tests use it)
 
 CONFORMANCE = TESTS / "conformance"  # every test under it asks the real Hermes
 

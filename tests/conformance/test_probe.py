@@ -14,9 +14,8 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 
 import homegen
-import pytest
-
 import oracle
+import pytest
 from oracle.cases import BY_NAME, CASES
 
 # Varied on purpose: every source of cross-home state the batch mode must reset

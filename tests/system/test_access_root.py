@@ -5,7 +5,6 @@ The owner links their pairing store to a root-only file that lists them as appro
 and must never print what the root-only file holds.
 """
 
-# ruff: noqa: F811  (the fixtures imported from test_root_homes are parameters here)
 from __future__ import annotations
 
 import json
@@ -14,8 +13,6 @@ import subprocess
 import sys
 import uuid
 from pathlib import Path
-
-from system.test_root_homes import owner, place  # noqa: F401 (fixtures)
 
 TOKEN = "TELEGRAM_BOT_TOKEN=7123456789:AAHdemoTokenNotReal_0123\n"
 

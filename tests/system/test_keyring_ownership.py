@@ -18,14 +18,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from system.test_keyring_secrets import (
-    _SECRET_SERVICE_SESSION,
-    mem_keyring,  # noqa: F401  (the in-memory keyring fixture)
-)
 
 from hermes_wizard.core import keyring_store
 from hermes_wizard.faces import hermes_secrets
 from hermes_wizard.faces.cli import main
+from system.test_keyring_secrets import (
+    _SECRET_SERVICE_SESSION,
+    mem_keyring,  # noqa: F401  (the in-memory keyring fixture)
+)
 
 VICTIM_TOKEN = "987654321:AAHvictimONLYtokenVALUE_zyxwvutsrqp"
 OWN_TOKEN = "123456789:AAHattackerOWNtokenVALUE_abcdefghij"

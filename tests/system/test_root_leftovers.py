@@ -15,15 +15,15 @@ import sys
 
 import pytest
 from fake_systemd import user_unit
+from service_box import UNIT, doctor  # box, owner and place, the fixtures, are the conftests'
 from unit.test_apply import ROOT, mode_of, wizard_cli
-from system.test_root_homes import owner, place, user_home  # noqa: F401  (fixtures)
-from unit.test_service_flow import UNIT, box, doctor  # noqa: F401  (box: the fixture)
 from unit.test_service_hostile import ALICE, alices_units
 
 from hermes_wizard.plan.changes import ENV, YAML
 from hermes_wizard.service import dropin
 from hermes_wizard.service.units import GATE_DROPIN, read_systemd
 from hermes_wizard.write.backups import BACKUP_DIR
+from system.test_root_homes import user_home
 
 
 def _forge_latest_mode(home, owner, name: str, mode: int) -> None:

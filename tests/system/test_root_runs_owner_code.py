@@ -6,7 +6,6 @@ written from the attacker's side: what the planted code could reach, and a senti
 home that must stay byte-identical.
 """
 
-# ruff: noqa: F811  (the fixtures imported from test_root_homes are parameters here)
 from __future__ import annotations
 
 import hashlib
@@ -20,7 +19,8 @@ from pathlib import Path
 
 import fake_hermes
 import pytest
-from system.test_root_homes import VENV_WIZARD, owner, place, user_home  # noqa: F401 (fixtures)
+
+from system.test_root_homes import VENV_WIZARD, user_home  # owner and place, the fixtures, are system/conftest.py's
 
 ROOT_SECRET = "ROOT-ONLY-" + uuid.uuid4().hex
 

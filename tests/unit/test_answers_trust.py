@@ -14,6 +14,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+
 from unit.test_answers_file import DEMO, tree, wizard
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="files of other users need root")

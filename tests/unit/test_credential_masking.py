@@ -64,7 +64,6 @@ def test_check_doctor_and_setup_never_show_a_planted_credential(home, capsys, mo
 
 
 def test_a_plan_setting_each_credential_shows_none_of_them(home):
-    from hermes_wizard.judge.engine import evaluate
     from hermes_wizard.judge.masking import is_secret_name
     from hermes_wizard.plan.changes import ENV, Change, Plan, render_diff
 

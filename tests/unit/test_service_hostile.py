@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from fake_systemd import user_unit
-from unit.test_service_flow import UNIT, box, doctor  # noqa: F401  (box: the fixture)
+from service_box import UNIT, doctor  # box, the fixture, is tests/conftest.py's
 
 from hermes_wizard.faces.cli import main
 from hermes_wizard.service import dropin

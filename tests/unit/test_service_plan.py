@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from unit.test_service_flow import UNIT, box, doctor, verbs  # noqa: F401  (box: the fixture)
+from service_box import UNIT, doctor, verbs  # box, the fixture, is tests/conftest.py's
 
 from hermes_wizard.faces.cli import main
 from hermes_wizard.service import scope as service

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-from unit.test_answers_file import DEMO, TG, WX, tree, wizard
 
 from hermes_wizard.judge.engine import evaluate
 from hermes_wizard.plan.changes import ENV, planned_contents
 from hermes_wizard.plan.session import AnswerError, Session
+from unit.test_answers_file import DEMO, TG, WX, tree, wizard
 
 ACCOUNT = "b0f3c2d1e9@im.bot"
 
