@@ -79,8 +79,10 @@ def test_batch_and_stream_match_fresh_processes(version, varied_homes, tmp_path)
 def test_probe_agrees_with_real_gateway(version, tmp_path):
     oracle.require_oracle(version)
     newest = version == oracle.HERMES_VERSION
-    homes = [BY_NAME[name].write(tmp_path / "homes" / name) for name in (AGAINST_GATEWAY if newest else AGAINST_GATEWAY_OLDER)]
-    homes += [spec.write(tmp_path / "homes" / f"gen{i}") for i, spec in enumerate(homegen.corpus(60)[-(8 if newest else 4):])]
+    names = AGAINST_GATEWAY if newest else AGAINST_GATEWAY_OLDER
+    homes = [BY_NAME[name].write(tmp_path / "homes" / name) for name in names]
+    generated = homegen.corpus(60)[-(8 if newest else 4):]
+    homes += [spec.write(tmp_path / "homes" / f"gen{i}") for i, spec in enumerate(generated)]
     probed = oracle.evaluate_batch(homes, tmp_path / "probe", version=version)
     with ThreadPoolExecutor(2) as pool:
         runs = list(pool.map(lambda h: oracle.run_gateway(h, tmp_path / "gw", stop_after_check=True, version=version),
@@ -88,7 +90,8 @@ def test_probe_agrees_with_real_gateway(version, tmp_path):
     for home, probe, run in zip(homes, probed, runs):
         real = run.answer()
         for key in ("would_start", "refusal_platform", "enabled", "order"):
-            assert probe[key] == real[key], f"{home.name}: {key} probe={probe[key]!r} gateway={real[key]!r}\n{run.output[-1500:]}"
+            assert probe[key] == real[key], (f"{home.name}: {key} probe={probe[key]!r} gateway={real[key]!r}\n"
+                                             f"{run.output[-1500:]}")
         assert bool(probe["error"]) == bool(real["error"]), f"{home.name}: {probe['error']!r} vs {real['error']!r}"
         if probe["error"]:
             assert probe["error"].split(":")[0] in real["error"]  # same exception type

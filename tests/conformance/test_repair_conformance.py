@@ -567,8 +567,9 @@ def test_enough_violating_homes_were_repaired(sweep):
     left = [i for i in sweep.default if not_fixed_lines(i.out)]
     design = [i for i in left if all(not_fixed_reason(i, ln) == "by design" for ln in not_fixed_lines(i.out))]
     _, min_violating, min_per_option = BUDGET[sweep.version]
-    line = (f"hermes repair conformance ({sweep.version}): {len(sweep.default)} homes Hermes refuses repaired with doctor --fix "
-            f"--yes ({sweep.generated} generated of {sweep.drawn} distinct, {sweep.hand_written} hand-written); "
+    line = (f"hermes repair conformance ({sweep.version}): {len(sweep.default)} homes Hermes refuses repaired "
+            f"with doctor --fix --yes ({sweep.generated} generated of {sweep.drawn} distinct, "
+            f"{sweep.hand_written} hand-written); "
             f"Hermes starts after {starts['pairing']}, still refuses {len(bugs)} "
             f"({', '.join(f'{b}: {bugs.count(b)}' for b in dict.fromkeys(bugs)) or 'none'}); "
             f"'not fixed:' in {len(left)} ({len(design)} by design); "
@@ -713,9 +714,10 @@ def _repair_case(case: Case, hermes_oracle, tmp_path) -> tuple[Repaired, list]:
     item.after = hermes_oracle.evaluate(item.judged)
     if crashed := crash(item):
         pytest.fail(crashed[0])
+    unexplained = [(ln, r) for ln in not_fixed_lines(item.out)
+                   if (r := not_fixed_reason(item, ln)) not in ("by design", "explained")]
     found = [p for p in [gate_problem(item)] if p] + prediction_problems(item) + opened(item) + enabled_problems(
-        item) + announce_problems(item) + second_run_problems(item) + lost_problems(item) + [
-        (ln, r) for ln in not_fixed_lines(item.out) if (r := not_fixed_reason(item, ln)) not in ("by design", "explained")]
+        item) + announce_problems(item) + second_run_problems(item) + lost_problems(item) + unexplained
     return item, found
 
 

@@ -53,7 +53,8 @@ _CREDS = {
                 {"extra": {"app_id": "yb-app-31", "app_secret": "yb-secret-77"}}),
     "telegram": ({"TELEGRAM_BOT_TOKEN": "7123456789:AAHdemoTokenNotReal_0123"},
                  {"token": "7123456789:AAHdemoTokenNotReal_0123"}),
-    "whatsapp_cloud": ({"WHATSAPP_CLOUD_PHONE_NUMBER_ID": "109876543210", "WHATSAPP_CLOUD_ACCESS_TOKEN": "EAAGdemo0000"},
+    "whatsapp_cloud": ({"WHATSAPP_CLOUD_PHONE_NUMBER_ID": "109876543210",
+                        "WHATSAPP_CLOUD_ACCESS_TOKEN": "EAAGdemo0000"},
                        {"extra": {"phone_number_id": "109876543210", "access_token": "EAAGdemo0000"}}),
     "feishu": ({"FEISHU_APP_ID": "cli_a1b2c3d4", "FEISHU_APP_SECRET": "feishu-secret-55"},
                {"extra": {"app_id": "cli_a1b2c3d4", "app_secret": "feishu-secret-55"}}),
@@ -74,7 +75,8 @@ POLICIES = ("open", "pairing", "open", "allowlist", "Open", "disabled", " Open "
 OPT_INS = ("true", "TRUE", "True", "1", "yes", "YES", "on", " true", "true ", "false", "0", "no", "", "y")
 WHATSAPP_ENABLED = ("true", "on", "false", "0", "no", "TRUE", "yes", "1", "off", " true", "")
 # YAML scalars for `enabled`, written verbatim: bools, quoted strings, junk.
-ENABLED_YAML = ("true", "false", "yes", "no", "on", "off", '"yes"', '"off"', '"true"', '"1"', "1", "0", '"enabled"', "True")
+ENABLED_YAML = ("true", "false", "yes", "no", "on", "off", '"yes"', '"off"', '"true"', '"1"', "1", "0", '"enabled"',
+                "True")
 PLACEHOLDERS = ("changeme", "xxx", "dummy", "***", "", "  ", "none")
 # Keys in Hermes 0.19.0's glued-line list but not 0.18.x's (research §1.3), with plain values.
 KEYS_019_ONLY = (("FIREWORKS_API_KEY", "fw-demo-123"), ("DEEPINFRA_API_KEY", "di-demo-123"),
@@ -282,7 +284,8 @@ def homes(draw, utf16: bool = True) -> HomeSpec:
             if draw(rare(6)):
                 lines.append(draw(st.sampled_from(("", "# comment", "   "))))
             elif draw(rare(40)):
-                lines.append(draw(st.sampled_from(("JUST_A_KEY", "=no-key", "not a valid line", 'BROKEN="unterminated'))))
+                lines.append(draw(st.sampled_from(
+                    ("JUST_A_KEY", "=no-key", "not a valid line", 'BROKEN="unterminated'))))
         if len(lines) > 2 and draw(rare(12)):  # two entries glued on one line
             i = draw(st.integers(1, len(lines) - 2))
             lines[i:i + 2] = [lines[i] + lines[i + 1]]
@@ -338,19 +341,23 @@ def homes(draw, utf16: bool = True) -> HomeSpec:
     return HomeSpec(files, summary)
 
 
+def _distinct(budget: int) -> dict[tuple, HomeSpec]:
+    """The distinct homes among *budget* derandomized hypothesis examples."""
+    specs: dict[tuple, HomeSpec] = {}
+
+    @settings(max_examples=budget, derandomize=True, database=None, deadline=None,
+              suppress_health_check=list(HealthCheck))
+    @given(homes())
+    def collect(spec: HomeSpec) -> None:
+        specs.setdefault(spec.key(), spec)
+
+    collect()
+    return specs
+
+
 def corpus(n: int) -> list[HomeSpec]:
     """A deterministic list of *n* distinct generated homes."""
     budget = 2 * n
-    while True:
-        specs: dict[tuple, HomeSpec] = {}
-
-        @settings(max_examples=budget, derandomize=True, database=None, deadline=None,
-                  suppress_health_check=list(HealthCheck))
-        @given(homes())
-        def collect(spec: HomeSpec) -> None:
-            specs.setdefault(spec.key(), spec)
-
-        collect()
-        if len(specs) >= n:
-            return list(specs.values())[:n]
+    while len(specs := _distinct(budget)) < n:
         budget *= 2
+    return list(specs.values())[:n]

@@ -1,6 +1,6 @@
-"""A terminal under tmux for the plain face's tests (tests/system/test_plain_terminal.py, tests/system/test_face_selection.py):
-start a command in a pane of a given size and TERM, type into it, read what it shows, and the exit code
-the command wrote when it ended."""
+"""A terminal under tmux for the plain face's tests (tests/system/test_plain_terminal.py and
+test_face_selection.py): start a command in a pane of a given size and TERM, type into it, read what it
+shows, and the exit code the command wrote when it ended."""
 
 from __future__ import annotations
 
@@ -19,7 +19,8 @@ class PlainPane:
         """Run `python -m hermes_wizard ARGV` (or `wrapper` + that command line) with TERM=`term`; its exit code
         goes to workdir/exit-code."""
         self.name, self.done = name, workdir / "exit-code"
-        inner = (f"cd {shlex.quote(str(REPO))} && TERM={shlex.quote(term)} {shlex.quote(sys.executable)} -m hermes_wizard "
+        inner = (f"cd {shlex.quote(str(REPO))} && TERM={shlex.quote(term)} "
+                 f"{shlex.quote(sys.executable)} -m hermes_wizard "
                  f"{shlex.join(argv)}; echo $? > {shlex.quote(str(self.done))}")
         command = shlex.join(wrapper + [inner]) if wrapper else inner
         subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)

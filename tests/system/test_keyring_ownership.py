@@ -171,10 +171,12 @@ def test_real_hermes_never_gets_another_homes_token_through_the_plugin(tmp_path)
 # The victim's token stored in a real Secret Service (libraries.md §5.4) under the victim home's entry; the
 # attacker's home maps it.  $1 scratch, $2 this Python, $3 the attacker's home, $4 the victim's entry's username.
 _STOLEN = _SECRET_SERVICE_SESSION + """
-printf %s "$5" | "$2" -c 'import sys, keyring; keyring.set_password("hermes-wizard", sys.argv[1], sys.stdin.read())' "$4"
+printf %s "$5" |
+    "$2" -c 'import sys, keyring; keyring.set_password("hermes-wizard", sys.argv[1], sys.stdin.read())' "$4"
 "$2" -m hermes_wizard check --home "$3" --format json > "$1/check.json" || true
 "$2" -m hermes_wizard secrets migrate --to env --home "$3" --yes && echo "migrate 0" || echo "migrate $?"
-"$2" -c 'import sys, keyring; print("still", keyring.get_password("hermes-wizard", sys.argv[1]) == sys.argv[2])' "$4" "$5"
+"$2" -c 'import sys, keyring; print("still", keyring.get_password("hermes-wizard", sys.argv[1]) == sys.argv[2])' \
+    "$4" "$5"
 """
 
 

@@ -156,7 +156,8 @@ def test_no_usable_keyring_is_one_line_and_nothing_changes(home, monkeypatch, ca
     finally:
         keyring.set_keyring(previous)
     out = capsys.readouterr().out.strip().splitlines()
-    assert len(out) == 1 and out[0].startswith("The secrets stay in .env (keep it mode 0600): no OS keyring is available") and "0600" in out[0]
+    assert len(out) == 1 and "0600" in out[0]
+    assert out[0].startswith("The secrets stay in .env (keep it mode 0600): no OS keyring is available")
     assert {name: (home / name).read_bytes() for name in (".env", "config.yaml")} == before
 
 
@@ -256,7 +257,8 @@ def test_an_answers_file_can_keep_the_secrets_in_the_keyring_idempotently(tmp_pa
     monkeypatch.setenv("MY_TELEGRAM_BOT_TOKEN", TOKEN)
     home = tmp_path / "new-home"
     answers = tmp_path / "answers.yaml"
-    answers.write_text("secrets: keyring\nplatforms:\n  telegram:\n    env: {TELEGRAM_BOT_TOKEN: {from_env: MY_TELEGRAM_BOT_TOKEN}}\n"
+    answers.write_text("secrets: keyring\nplatforms:\n  telegram:\n"
+                       "    env: {TELEGRAM_BOT_TOKEN: {from_env: MY_TELEGRAM_BOT_TOKEN}}\n"
                        "    allowed_users: ['123456789']\n")
     saved = tmp_path / "saved.yaml"
     argv = ["setup", "--answers", str(answers), "--home", str(home), "--detailed-exitcode"]
@@ -279,7 +281,8 @@ def test_an_answers_file_asking_for_a_keyring_where_there_is_none_writes_nothing
     monkeypatch.delenv("PYTHON_KEYRING_BACKEND", raising=False)
     home = tmp_path / "new-home"
     answers = tmp_path / "answers.yaml"
-    answers.write_text("secrets: keyring\nplatforms:\n  telegram:\n    env: {TELEGRAM_BOT_TOKEN: {from_env: MY_TELEGRAM_BOT_TOKEN}}\n")
+    answers.write_text("secrets: keyring\nplatforms:\n  telegram:\n"
+                       "    env: {TELEGRAM_BOT_TOKEN: {from_env: MY_TELEGRAM_BOT_TOKEN}}\n")
     previous = keyring.get_keyring()
     keyring.set_keyring(keyring.backends.fail.Keyring())
     try:
@@ -336,7 +339,8 @@ def test_the_plain_face_says_in_one_line_when_there_is_no_keyring(tmp_path, monk
     finally:
         keyring.set_keyring(previous)
     assert not asker.asked and not session.secrets_in_keyring
-    assert len(asker.said) == 1 and asker.said[0].startswith("The secrets go to .env, mode 0600: no OS keyring is available here (") and "0600" in asker.said[0]
+    assert len(asker.said) == 1 and "0600" in asker.said[0]
+    assert asker.said[0].startswith("The secrets go to .env, mode 0600: no OS keyring is available here (")
 
 
 def test_undo_leaves_an_entry_that_was_there_before_the_move(home, mem_keyring):

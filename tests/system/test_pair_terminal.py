@@ -46,7 +46,8 @@ def home_with_stand_in(tmp_path: Path) -> Path:
 def test_pairing_whatsapp_hands_over_the_terminal_and_reads_the_home_again(tmp_path):
     home = home_with_stand_in(tmp_path)
     repo = Path(__file__).resolve().parents[2]
-    tmux = Tmux(f"hwpair-{tmp_path.name}", f"cd {repo} && {sys.executable} -m hermes_wizard setup --home {home}; sleep 60")
+    tmux = Tmux(f"hwpair-{tmp_path.name}",
+                f"cd {repo} && {sys.executable} -m hermes_wizard setup --home {home}; sleep 60")
     try:
         tmux.wait_for("Continue")
         tmux.keys("Enter")

@@ -240,7 +240,7 @@ def test_a_home_still_refused_is_skipped_by_the_gate_and_the_loop_ends(world):
 
 
 def test_the_gate_never_blocks_a_healthy_home(world):
-    sd, work = world["sd"], world["work"]
+    sd = world["sd"]
     dropin = Path(f"/etc/systemd/system/{UNIT}.d/hermes-wizard-gate.conf")
     assert sd.run(["test", "-f", str(dropin)], check=False).returncode == 0  # installed by doctor above
     sd.run(["systemctl", "restart", UNIT])

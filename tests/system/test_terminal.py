@@ -97,7 +97,8 @@ def test_quitting_says_no_changes_were_made(tmp_path):
     before = (home / ".env").read_bytes()
     log = tmp_path / "out"
     repo = Path(__file__).resolve().parents[2]
-    tmux = Tmux(f"hwq-{tmp_path.name}", f"cd {repo} && {sys.executable} -m hermes_wizard setup --home {home} > {log}; sleep 60")
+    tmux = Tmux(f"hwq-{tmp_path.name}",
+                f"cd {repo} && {sys.executable} -m hermes_wizard setup --home {home} > {log}; sleep 60")
     try:
         tmux.wait_for("Continue")
         tmux.keys("Enter")

@@ -5,8 +5,8 @@ console script from a working directory that has no access to this checkout: `--
 `check`, `explain`, `setup` without a terminal, `setup --answers` and `--save-answers`,
 `secrets migrate --dry-run`, the demo, and the TUI to its first screen.  The installed files
 must be exactly the source tree's (wizard/ as hermes_wizard/, screens/ as hermes_wizard/screens/,
-assets/ as hermes_wizard/_assets/), so a module the packaging forgot fails here, not on a user's machine.  Last, the same wheel goes into
-a venv with the real Hermes Agent 0.19.0, and `hermes wizard` (the plugin) runs from it.
+assets/ as hermes_wizard/_assets/), so a module the packaging forgot fails here, not on a user's machine.
+Last, the same wheel goes into a venv with the real Hermes Agent 0.19.0, and `hermes wizard` (the plugin) runs from it.
 """
 
 from __future__ import annotations
@@ -123,8 +123,8 @@ def _files(root: Path, prefix: str = "") -> set[str]:
 
 def test_the_installed_files_are_the_source_trees(installed):
     _, venv, env = installed
-    found = _run([str(venv / "bin" / "python"), "-c", "import os, hermes_wizard as w; print(os.path.dirname(w.__file__))"],
-                 venv.parent / "elsewhere", env)
+    where = "import os, hermes_wizard as w; print(os.path.dirname(w.__file__))"
+    found = _run([str(venv / "bin" / "python"), "-c", where], venv.parent / "elsewhere", env)
     site = Path(found.stdout.strip()).parent
     installed_files = _files(site / "hermes_wizard", "")
     source = (_files(REPO / "wizard", "") | _files(REPO / "screens", "screens/")

@@ -60,7 +60,8 @@ async def test_review_says_in_one_line_when_there_is_no_keyring(tmp_path, monkey
             screen = await _review(app, pilot)
             assert not screen.query("#keep-in-keyring")
             line = str(screen.query_one("#keyring-none", Static).render())
-            assert line.startswith("The secrets go to .env, mode 0600: no OS keyring is available here (") and "0600" in line
+            assert "0600" in line
+            assert line.startswith("The secrets go to .env, mode 0600: no OS keyring is available here (")
     finally:
         keyring.set_keyring(previous)
 

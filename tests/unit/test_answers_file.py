@@ -135,7 +135,8 @@ INVALID = {
     "bad policy": ("platforms:\n  weixin:\n    dm_policy: everyone\n", 3, "expected one of pairing, allowlist, open"),
     "literal secret": (f"platforms:\n  telegram:\n    env:\n      TELEGRAM_BOT_TOKEN: '{TG}'\n", 4,
                        "a secret is never written in an answers file"),
-    "from_env unset": ("platforms:\n  telegram:\n    env: {TELEGRAM_BOT_TOKEN: {from_env: UNSET_TELEGRAM_BOT_TOKEN}}\n", 3,
+    "from_env unset": ("platforms:\n  telegram:\n    env: {TELEGRAM_BOT_TOKEN: {from_env: UNSET_TELEGRAM_BOT_TOKEN}}\n",
+                       3,
                        "from_env UNSET_TELEGRAM_BOT_TOKEN is not set"),
     "foreign env key": ("platforms:\n  telegram:\n    env: {WEIXIN_TOKEN: {from_env: MY_WEIXIN_TOKEN}}\n", 3,
                         "expected one of: TELEGRAM_BOT_TOKEN"),
@@ -148,7 +149,8 @@ INVALID = {
     "disabled with more": ("platforms:\n  whatsapp:\n    enabled: false\n    dm_policy: pairing\n", 4,
                            "takes no other setting"),
     "duplicate key": ("platforms:\n  telegram: {}\n  telegram: {}\n", 3, "given twice (first at line 2)"),
-    "bad token shape": ("platforms:\n  telegram:\n    env: {TELEGRAM_BOT_TOKEN: {from_env: BAD_TELEGRAM_BOT_TOKEN}}\n", 3,
+    "bad token shape": ("platforms:\n  telegram:\n    env: {TELEGRAM_BOT_TOKEN: {from_env: BAD_TELEGRAM_BOT_TOKEN}}\n",
+                        3,
                         "a Telegram token looks like"),
     "not yaml": ("platforms:\n  telegram:\n    enabled: true\n   bad: [\n", 4, "not valid YAML"),
     "alias bomb": ("a: &a ['x','x']\nb: &b [*a,*a]\nc: [*b,*b]\n", 1, "anchors and aliases"),
@@ -198,8 +200,8 @@ def test_hostile_files_are_refused_without_hanging_or_reading_them_whole(tmp_pat
 
 def test_open_is_written_only_with_allow_all_spelled_out_and_only_the_platforms_own(tmp_path, answers):
     home = tmp_path / "home"
-    text = ("platforms:\n  telegram:\n    env: {TELEGRAM_BOT_TOKEN: {from_env: MY_TELEGRAM_BOT_TOKEN}}\n    dm_policy: open\n"
-            "    allow_all: true\n")
+    text = ("platforms:\n  telegram:\n    env: {TELEGRAM_BOT_TOKEN: {from_env: MY_TELEGRAM_BOT_TOKEN}}\n"
+            "    dm_policy: open\n    allow_all: true\n")
     done = wizard("setup", "--answers", str(answers(text)), "--home", str(home))
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Open to everyone: telegram" in done.stdout
@@ -211,7 +213,8 @@ def test_an_open_group_gets_the_platforms_opt_in_so_hermes_starts(tmp_path, answ
     """Weixin DMs by pairing, groups open: Hermes's startup rule demands WEIXIN_ALLOW_ALL_USERS for the open
     group (Hermes's own wizard writes `false` here and loops); the file must say allow_all: true."""
     home = tmp_path / "home"
-    text = ("platforms:\n  weixin:\n    env: {WEIXIN_ACCOUNT_ID: b0f3@im.bot, WEIXIN_TOKEN: {from_env: MY_WEIXIN_TOKEN}}\n"
+    text = ("platforms:\n  weixin:\n"
+            "    env: {WEIXIN_ACCOUNT_ID: b0f3@im.bot, WEIXIN_TOKEN: {from_env: MY_WEIXIN_TOKEN}}\n"
             "    dm_policy: pairing\n    group_policy: open\n")
     refused = wizard("setup", "--answers", str(answers(text)), "--home", str(home))
     assert refused.returncode == 2 and "allow_all: true" in refused.stderr

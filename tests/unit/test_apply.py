@@ -361,7 +361,8 @@ def _all_calls(scenario: str) -> list[tuple[str, str]]:
                 for arg in args:
                     if isinstance(arg, At) and arg.name:
                         where = "backup" if BACKUP_DIR in arg.path.parts else "home"
-                        current[0] = f"{where}/{arg.name.split(TMP_MARK)[0].lstrip('.') if TMP_MARK in arg.name else arg.name}"
+                        name = arg.name.split(TMP_MARK)[0].lstrip(".") if TMP_MARK in arg.name else arg.name
+                        current[0] = f"{where}/{name}"
                 calls.append((step, current[0]))
                 return real(self, *args)
             patch.setattr(FileOps, step, method)

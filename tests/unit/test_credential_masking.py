@@ -57,7 +57,8 @@ def test_check_doctor_and_setup_never_show_a_planted_credential(home, capsys, mo
         main([*argv, "--home", str(home)])
         outputs.append(capsys.readouterr())
     monkeypatch.setenv("NEW_TELEGRAM_BOT_TOKEN", "123456789:AAHnewNEWnewNEWnewNEWnew_abcdefghij")
-    main(["setup", "--home", str(home), "--platform", "telegram", "--token-from-env", "NEW_TELEGRAM_BOT_TOKEN", "--dry-run"])
+    main(["setup", "--home", str(home), "--platform", "telegram", "--token-from-env", "NEW_TELEGRAM_BOT_TOKEN",
+          "--dry-run"])
     outputs.append(capsys.readouterr())
     for captured in outputs:
         assert not _leaks(captured.out + captured.err, secrets), captured.out + captured.err

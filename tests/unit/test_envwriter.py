@@ -23,7 +23,8 @@ CORPUS = {
     "plain": "A=1\nWEIXIN_DM_POLICY=open\nB=2\n",
     "crlf": "# c\r\nA=1\r\nWEIXIN_DM_POLICY=open\r\n\r\nB=2\r\n",
     "bom": "\ufeffA=1\nWEIXIN_DM_POLICY=open\n",
-    "export-quoted-comment": "export A='x'\n\n   # indented comment\nexport WEIXIN_DM_POLICY=\"open\"   # set by setup\nZ=9",
+    "export-quoted-comment": "export A='x'\n\n   # indented comment\n"
+                             "export WEIXIN_DM_POLICY=\"open\"   # set by setup\nZ=9",
     "spaces-around-eq": "WEIXIN_DM_POLICY =  open #why\nUNKNOWN_KEY=keep me\n",
     "duplicates": "WEIXIN_DM_POLICY=open\nA=1\nWEIXIN_DM_POLICY=open\n",
     "single-quoted": "WEIXIN_DM_POLICY='open' # q\n",

@@ -73,8 +73,8 @@ def test_doctor_fix_writes_a_non_utf8_env_in_its_own_encoding(tmp_path, capsys, 
     code, out, err = run(capsys, "doctor", "--fix", "--yes", "--home", str(home))
     written = (home / ".env").read_bytes()
     assert written[:2] == original[:2]  # same BOM (or none): the file keeps its encoding
-    assert written == original.replace(_encoded("=open", encoding)[len(original[:2]) if encoding != "latin-1" else 0:],
-                                       _encoded("=pairing", encoding)[len(original[:2]) if encoding != "latin-1" else 0:])
+    bom = len(original[:2]) if encoding != "latin-1" else 0
+    assert written == original.replace(_encoded("=open", encoding)[bom:], _encoded("=pairing", encoding)[bom:])
     env = read_env_file(home / ".env")
     assert env.values["WEIXIN_DM_POLICY"] == "pairing" and env.values["NAME"] == "caf\u00e9"
     after = hermes_oracle.evaluate(home)
@@ -92,7 +92,8 @@ def test_a_utf32_env_is_refused_with_the_true_reason(tmp_path):
 
 
 def test_an_edit_that_would_read_differently_is_never_written(tmp_path):
-    """The planned bytes are read back through hermes_wizard.hermes.v0_19.envfile: a value dotenv would read otherwise is refused."""
+    """The planned bytes are read back through hermes_wizard.hermes.v0_19.envfile: a value dotenv would read
+    otherwise is refused."""
     from hermes_wizard.plan.changes import ENV, Change, Plan, UnwritableFile, planned_contents
 
     home = home_with(tmp_path, W + "WEIXIN_DM_POLICY=open\n")

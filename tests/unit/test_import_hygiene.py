@@ -112,7 +112,7 @@ def test_import_wizard_and_cli(tmp_path):
 # reports what was attempted: proves wizard/ imports without them, and never reaches for them.
 WALK_SNIPPET = """
 import importlib, importlib.abc, json, pkgutil, sys, traceback
-FORBIDDEN = %r
+FORBIDDEN = FORBIDDEN_NAMES
 attempts, failures = [], {}
 
 class Block(importlib.abc.MetaPathFinder):
@@ -139,7 +139,7 @@ for name in names:
         failures[name] = traceback.format_exc()
 print(json.dumps({"names": names, "attempts": attempts, "failures": failures,
                   "loaded": [m for m in sys.modules if m.split(".")[0] in FORBIDDEN]}))
-""" % (FORBIDDEN,)
+""".replace("FORBIDDEN_NAMES", repr(FORBIDDEN))
 
 
 def test_every_wizard_module_imports_without_ui_libraries(tmp_path):

@@ -12,7 +12,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 LAYERS = ["core", "hermes", "read", "service", "judge", "plan", "write", "faces"]  # bottom first
-FACE_SELECTION = ("hermes_wizard.faces.cli", "hermes_wizard.screens.app")  # the CLI picks the face: the one edge into screens/
+# The CLI picks the face: the one edge into screens/.
+FACE_SELECTION = ("hermes_wizard.faces.cli", "hermes_wizard.screens.app")
 REGISTRY = "hermes_wizard.judge.checks"
 SCREENS = "hermes_wizard.screens"  # the Textual face: the repo's screens/ folder
 
@@ -41,7 +42,8 @@ def _runtime_imports(path: Path, name: str, known: dict[str, Path]) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
-                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else []))
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
             candidates = [base] + [f"{base}.{alias.name}" for alias in node.names]
         else:
             continue
@@ -66,7 +68,8 @@ def _layer(module: str) -> int | None:
 
 
 def test_every_module_of_wizard_is_in_a_layer():
-    stray = [m for m in _graph() if m.startswith("hermes_wizard.") and not m.startswith(SCREENS) and _layer(m) is None and m != "hermes_wizard.__main__"]
+    stray = [m for m in _graph() if m.startswith("hermes_wizard.") and not m.startswith(SCREENS)
+             and _layer(m) is None and m != "hermes_wizard.__main__"]
     assert not stray, f"modules outside the layers {LAYERS}: {stray}"
 
 

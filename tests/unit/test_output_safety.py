@@ -71,7 +71,7 @@ def hostile(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(user_home))
     monkeypatch.setenv("HERMES_WIZARD_ROOT", str(tmp_path / "root"))
     (tmp_path / "root").mkdir()
-    fake = FakeSystemd(tmp_path, "hermes-gateway.service", f"weixin{INJ}").install(monkeypatch)
+    FakeSystemd(tmp_path, "hermes-gateway.service", f"weixin{INJ}").install(monkeypatch)
     service.reset()
     yield home
     service.reset()
@@ -193,7 +193,8 @@ def test_a_crlf_error_line_does_not_shift_the_masks(tmp_path, capsys):
     is hidden in the diff and the line after a secret is masked instead of the secret's (a generated home)."""
     home = tmp_path / "home"
     home.mkdir()
-    (home / ".env").write_bytes(b"=no-key\r\nWEIXIN_TOKEN=ilink-token-7f3a9c01\r\nWEIXIN_ACCOUNT_ID=b0f5c1d2e3a4@im.bot\r\n"
+    (home / ".env").write_bytes(b"=no-key\r\nWEIXIN_TOKEN=ilink-token-7f3a9c01\r\n"
+                                b"WEIXIN_ACCOUNT_ID=b0f5c1d2e3a4@im.bot\r\n"
                                 b"QQ_CLIENT_SECRET=\"qq-secret-9z8y\"  #inline\r\nWEIXIN_DM_POLICY = OPEN\r\n")
     (home / ".env").chmod(0o600)
     main(["doctor", "--home", str(home), "--dry-run"])

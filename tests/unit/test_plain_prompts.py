@@ -205,7 +205,8 @@ def test_save_answers_records_an_interactive_setup_without_its_secret(tmp_path, 
     text = saved.read_text()
     assert TOKEN not in text and "from_env: TELEGRAM_BOT_TOKEN" in text and saved.stat().st_mode & 0o777 == 0o600
     replay = tmp_path / "replay"
-    run = subprocess.run([sys.executable, "-m", "hermes_wizard", "setup", "--answers", str(saved), "--home", str(replay)],
-                         capture_output=True, text=True, timeout=60, env={"TELEGRAM_BOT_TOKEN": TOKEN, "PATH": "/usr/bin:/bin"})
+    run = subprocess.run([sys.executable, "-m", "hermes_wizard", "setup", "--answers", str(saved),
+                          "--home", str(replay)], capture_output=True, text=True, timeout=60,
+                         env={"TELEGRAM_BOT_TOKEN": TOKEN, "PATH": "/usr/bin:/bin"})
     assert run.returncode == 0, run.stdout + run.stderr
     assert (replay / ".env").read_bytes() == (home / ".env").read_bytes()

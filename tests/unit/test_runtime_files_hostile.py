@@ -92,7 +92,8 @@ def run_in_child(*argv: str) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.parametrize("hostile", ["fifo", "dev-zero"])
-@pytest.mark.parametrize("name", ["hermes_agent-0.19.0.dist-info/METADATA", "hermes_wizard-0.1.0.dist-info/entry_points.txt"])
+@pytest.mark.parametrize("name", ["hermes_agent-0.19.0.dist-info/METADATA",
+                                  "hermes_wizard-0.1.0.dist-info/entry_points.txt"])
 def test_the_installed_versions_files_are_not_waited_on(demo, name, hostile):
     site = fake_install(demo)
     (site / "hermes_agent-0.19.0.dist-info" / "METADATA").write_text("Name: hermes-agent\nVersion: 0.19.0\n\n")

@@ -260,10 +260,11 @@ def test_check_with_a_unit_installed_stays_light(machine, tmp_path, gate):
                           text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     modules = set(json.loads(out.read_text()))
-    assert not modules & {"subprocess", "hermes_wizard.service.systemd", "hermes_wizard.service.loop", "hermes_wizard.service.actions",
-                          "hermes_wizard.service.dropin", "plistlib"}
+    assert not modules & {"subprocess", "hermes_wizard.service.systemd", "hermes_wizard.service.loop",
+                          "hermes_wizard.service.actions", "hermes_wizard.service.dropin", "plistlib"}
     if gate:
-        assert not {m for m in modules if m.startswith("hermes_wizard.service") or m == "hermes_wizard.judge.checks.service"}
+        assert not {m for m in modules
+                    if m.startswith("hermes_wizard.service") or m == "hermes_wizard.judge.checks.service"}
     else:
         assert "hermes_wizard.service.units" in modules  # it did look
 

@@ -58,7 +58,8 @@ def test_the_issues_one_platform_example_from_an_empty_home_and_its_saved_answer
     assert f"TELEGRAM_BOT_TOKEN={TG}" in env and "TELEGRAM_ALLOWED_USERS=123456789" in env
     text = saved.read_text()
     assert TG not in text and TG not in done.stdout + done.stderr
-    assert yaml.safe_load(text)["platforms"]["telegram"]["env"] == {"TELEGRAM_BOT_TOKEN": {"from_env": "MY_TELEGRAM_BOT_TOKEN"}}
+    assert yaml.safe_load(text)["platforms"]["telegram"]["env"] == {
+        "TELEGRAM_BOT_TOKEN": {"from_env": "MY_TELEGRAM_BOT_TOKEN"}}
     again = wizard("setup", "--home", str(home), "--answers", str(saved), "--detailed-exitcode")
     assert again.returncode == 0, again.stdout + again.stderr
 
@@ -135,7 +136,8 @@ def test_a_mistyped_flag_never_reads_as_changed_under_detailed_exitcode(tmp_path
 
 
 @pytest.mark.parametrize(("argv", "words"), [
-    (["--platform", "telegram", "--platform", "weixin", "--token-from-env", "MY_TELEGRAM_BOT_TOKEN"], "telegram has none"),
+    (["--platform", "telegram", "--platform", "weixin", "--token-from-env", "MY_TELEGRAM_BOT_TOKEN"],
+     "telegram has none"),
     (["--platform", "telegram", "--allow", "123456789", "--platform", "telegram", "--policy", "pairing"],
      "--platform telegram is given twice"),
     (["--platform", "telegram", "--token-from-env", "MY_TELEGRAM_BOT_TOKEN", "--token-from-env", "MY_WEIXIN_TOKEN"],
@@ -160,14 +162,16 @@ def test_each_platforms_flags_are_the_ones_after_it(tmp_path):
     """Several --platform in one run: each takes the flags after it, and the files are exactly what the same
     declaration as an answers file writes (Telegram's token as TELEGRAM_BOT_TOKEN, Weixin's as WEIXIN_TOKEN)."""
     by_flags, by_file = tmp_path / "flags", tmp_path / "file"
-    done = wizard("setup", "--home", str(by_flags), "--platform", "telegram", "--token-from-env", "MY_TELEGRAM_BOT_TOKEN",
+    done = wizard("setup", "--home", str(by_flags),
+                  "--platform", "telegram", "--token-from-env", "MY_TELEGRAM_BOT_TOKEN",
                   "--allow", "123456789", "--platform", "weixin", "--token-from-env", "MY_WEIXIN_TOKEN",
                   "--env", f"WEIXIN_ACCOUNT_ID={ACCOUNT}", "--policy", "pairing")
     assert done.returncode == 0, done.stdout + done.stderr
     answers = tmp_path / "answers.yaml"
     answers.write_text("platforms:\n  telegram:\n    env: {TELEGRAM_BOT_TOKEN: {from_env: MY_TELEGRAM_BOT_TOKEN}}\n"
                        "    allowed_users: ['123456789']\n"
-                       f"  weixin:\n    env: {{WEIXIN_TOKEN: {{from_env: MY_WEIXIN_TOKEN}}, WEIXIN_ACCOUNT_ID: '{ACCOUNT}'}}\n"
+                       "  weixin:\n"
+                       f"    env: {{WEIXIN_TOKEN: {{from_env: MY_WEIXIN_TOKEN}}, WEIXIN_ACCOUNT_ID: '{ACCOUNT}'}}\n"
                        "    dm_policy: pairing\n")
     done = wizard("setup", "--home", str(by_file), "--answers", str(answers))
     assert done.returncode == 0, done.stdout + done.stderr

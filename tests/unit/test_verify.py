@@ -86,6 +86,7 @@ def test_without_hermes_python_it_says_it_could_not_ask(capsys, demo):
     report = json.loads(capsys.readouterr().out)
     assert report["verified_by_hermes"]["failure"].startswith("Hermes's Python was not found")
     assert [f["code"] for f in report["findings"] if f["code"].startswith("HW16")] == ["HW161"]
+    assert code == 78  # unasked, our own verdict stands: the demo home refuses
 
 
 def test_the_copy_keeps_links_as_links_and_skips_what_cannot_matter(tmp_path):

@@ -29,6 +29,6 @@ def test_our_dotenv_parser_is_the_one_hermes_pins():
         (pytest.fail if os.environ.get("CI") else pytest.skip)(reason)
     from importlib.metadata import version
 
-    done = subprocess.run([str(venv_python()), "-c", "import importlib.metadata as m; print(m.version('python-dotenv'))"],
-                          capture_output=True, text=True, timeout=60)
+    asks = "import importlib.metadata as m; print(m.version('python-dotenv'))"
+    done = subprocess.run([str(venv_python()), "-c", asks], capture_output=True, text=True, timeout=60)
     assert version("python-dotenv") == done.stdout.strip()

@@ -7,8 +7,8 @@ is_bot, user_name}, ...]}``, and answers one JSON line ``{"home", "results", "li
 ``"error: Type: message"`` when it raises; ``adapter_errors`` names the own-policy adapters whose
 constructor raises (the gateway's ``start()`` would crash on them: nothing is authorized at all);
 ``intake[i]`` is the live own-policy adapter's own gate for that sender (``_is_dm_intake_allowed``
-/ ``_is_group_allowed``; null without one, for WhatsApp Cloud and for Weixin groups); ``behavior`` maps each sender's platform to
-``_get_unauthorized_dm_behavior`` (pair | ignore).
+/ ``_is_group_allowed``; null without one, for WhatsApp Cloud and for Weixin groups); ``behavior`` maps each
+sender's platform to ``_get_unauthorized_dm_behavior`` (pair | ignore).
 
 Each home is loaded as ``probe.Batch`` loads it (environment reset, both ``.env`` loads, the
 runner's config).  The runner is built without starting it (``object.__new__``) and given what

@@ -92,7 +92,8 @@ def mismatches(rc: int, ours: dict | None, oracle: dict) -> list[str]:
     theirs = set(oracle["enabled"])
     if _enabled(ours) != theirs:
         problems.append(f"enabled: ours {sorted(_enabled(ours))}, Hermes {sorted(theirs)} "
-                        f"(only ours: {sorted(_enabled(ours) - theirs)}, only Hermes: {sorted(theirs - _enabled(ours))})")
+                        f"(only ours: {sorted(_enabled(ours) - theirs)}, "
+                        f"only Hermes: {sorted(theirs - _enabled(ours))})")
     expected_rc = "78" if not oracle["would_start"] else "0 or 1"
     if (rc == 78) != (not oracle["would_start"]) or rc not in (0, 1, 78):
         problems.append(f"exit code {rc}, expected {expected_rc}")
@@ -120,7 +121,8 @@ def dump_home(home: Path, limit: int = 4000) -> str:
 
 def report(home: Path, rc: int, ours: dict | None, raw: str, oracle: dict, problems: list[str], label: str = "",
            version: str | None = None) -> str:
-    shown = {k: oracle.get(k) for k in ("would_start", "refusal_platform", "refusal_reason", "enabled", "order", "error")}
+    shown = {k: oracle.get(k)
+             for k in ("would_start", "refusal_platform", "refusal_reason", "enabled", "order", "error")}
     parts = [
         f"our check disagrees with Hermes {version or '0.19.0'} on {label or home}:",
         *[f"  - {p}" for p in problems],

@@ -2,7 +2,8 @@
 
 Runs INSIDE an oracle venv (``$HERMES_ORACLE_VENV/bin/python probe.py ...``),
 imports Hermes and never our code. The same file serves every version: where
-0.18.x lacks a 0.19 name it uses what 0.18's own runner does (see ``_runner_config``). For every home it prints one JSON line::
+0.18.x lacks a 0.19 name it uses what 0.18's own runner does (see ``_runner_config``). For every home it
+prints one JSON line::
 
     {"home", "would_start", "refusal_platform", "refusal_reason", "enabled",
      "error", "order", "debug"}
