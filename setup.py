@@ -4,7 +4,7 @@ Every package under wizard/ and screens/ is found, never listed: a hand-written 
 wizard/plan/answers_file out of the wheel, and `setup --answers` failed only once installed.
 The folders install under one import name (pyproject.toml's package-dir): wizard/ is `hermes_wizard`,
 screens/ is `hermes_wizard.screens` and assets/ is `hermes_wizard._assets` (the one name no finder can
-discover, because assets/ holds no Python). tests/test_wheel.py compares the installed files with the source tree.
+discover, because assets/ holds no Python). tests/system/test_wheel.py compares the installed files with the source tree.
 """
 
 from setuptools import find_packages, setup

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Static checks over wizard/ and screens/ (the package hermes_wizard): ruff (pyflakes, pycodestyle, isort, bugbear, pyupgrade) and mypy,
-# configured in pyproject.toml. Both must be clean. Uses the same .venv as scripts/test.sh.
+# Static checks: ruff (pyflakes, pycodestyle, isort, bugbear, pyupgrade) over the package (wizard/ and screens/), the
+# tests, the benchmarks and the Python scripts; mypy over the package. Configured in pyproject.toml;
+# both must be clean. Uses the same .venv as scripts/test.sh.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
 
 ensure_venv test
 cd "$hw_repo"
-"$hw_venv/bin/ruff" check wizard screens
+"$hw_venv/bin/ruff" check wizard screens tests benchmarks scripts/*.py
 # mypy names modules by folder, and the folders are not the import name (wizard/ installs as hermes_wizard,
 # screens/ as hermes_wizard.screens: pyproject.toml's package-dir). So it reads them through a tree of links
 # named as installed, rebuilt each run, and its paths are mapped back to the repo's.

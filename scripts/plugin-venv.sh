@@ -2,7 +2,7 @@
 # Create (once, then reuse) the plugin venv: the real Hermes Agent 0.19.0 with THIS package installed into it the way
 # a user does it (`pip install hermes-wizard` into Hermes's own venv, non-editable), plus keyrings.alt so the tests
 # can point keyring at a throw-away file (PYTHON_KEYRING_BACKEND=keyrings.alt.file.PlaintextKeyring, XDG_DATA_HOME
-# in a temp dir; never the machine's keyring).  tests/test_hermes_plugin.py runs `hermes wizard ...` and the
+# in a temp dir; never the machine's keyring).  tests/system/test_hermes_plugin.py runs `hermes wizard ...` and the
 # gateway from it.
 #   scripts/plugin-venv.sh        prints the venv path last.
 # Location: $HERMES_PLUGIN_VENV, else <repo>/.cache/plugin-venv.

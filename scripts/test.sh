@@ -11,10 +11,10 @@ bash "$hw_repo/scripts/system-deps.sh"
 ensure_venv test
 HERMES_ORACLE_VENV="$(bash "$hw_repo/scripts/oracle-venv.sh" | tail -n 1)"
 export HERMES_ORACLE_VENV
-# The conformance suites also judge every home for Hermes 0.18.2 (tests/oracle/__init__.py VERSIONS).
+# The conformance suites also judge every home for Hermes 0.18.2 (tests/support/oracle/__init__.py VERSIONS).
 HERMES_ORACLE_VENV_0_18_2="$(bash "$hw_repo/scripts/oracle-venv.sh" 0.18.2 | tail -n 1)"
 export HERMES_ORACLE_VENV_0_18_2
-# tests/test_hermes_plugin.py runs `hermes wizard` and the gateway from Hermes 0.19.0 with this package installed.
+# tests/system/test_hermes_plugin.py runs `hermes wizard` and the gateway from Hermes 0.19.0 with this package installed.
 HERMES_PLUGIN_VENV="$(bash "$hw_repo/scripts/plugin-venv.sh" | tail -n 1)"
 export HERMES_PLUGIN_VENV
 

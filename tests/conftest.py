@@ -1,20 +1,41 @@
-"""Shared pytest configuration. Each section below is owned by one area; keep them delimited."""
+"""Shared pytest configuration. Each section below is owned by one area; keep them delimited.
 
-# ---- hermes oracle / conformance (tests/oracle/) -----------------------------------------
-# Fixtures live in tests/oracle/fixtures.py; this block only makes them visible.
+The layout of tests/ (DESIGN.md), and where a new test goes:
+
+* ``unit/`` -- the wizard's own behaviour, in-process or as a user runs the CLI; may ask the real Hermes
+  to confirm a result (those tests are marked ``oracle`` by their fixture or their own ``pytestmark``).
+* ``conformance/`` -- differential suites against the real Hermes: every test here is marked ``oracle``
+  (by folder, below). A suite parametrized over ``oracle.VERSIONS`` sits in ``conformance/`` itself; cases
+  for one Hermes version only sit in ``conformance/v0_XX/`` (as ``wizard/hermes/v0_XX``).
+* ``tui/`` -- the Textual screens driven by Pilot, and their SVG snapshots.
+* ``system/`` -- real components of the machine: a booted systemd, tmux, ssh, a Secret Service, the built
+  wheel, ansible-playbook, the plugin in Hermes's venv, throw-away user accounts. Each such test carries
+  its component's marker (``systemd``, ``tmux``, ``ssh``, ``keyring``, ``wheel``) so CI cannot skip it.
+* ``support/`` -- helpers, never tests: the oracle harness (``oracle/``), home generators, fake systemd,
+  fake Hermes, tmux drivers. It is on ``sys.path``: ``import oracle``, ``import homegen``.
+
+``tests/`` is on ``sys.path`` too, so a test that reuses another test module's fixture or helper names its
+package: ``from unit.test_apply import tree``.
+"""
+
+# ---- hermes oracle / conformance (tests/support/oracle/) ------------------------------------
+# Fixtures live in tests/support/oracle/fixtures.py; this block only makes them visible.
 import sys
 from pathlib import Path
 
-if str(Path(__file__).parent) not in sys.path:  # `import oracle`, `import homegen` from any rootdir
-    sys.path.insert(0, str(Path(__file__).parent))
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+for _folder in (TESTS, TESTS / "support"):  # `import oracle`, `from unit.test_apply import ...` from any rootdir
+    if str(_folder) not in sys.path:
+        sys.path.insert(0, str(_folder))
 
 # ---- end hermes oracle / conformance -----------------------------------------------------
 # ---- markers: `-m "not oracle and not tmux and not slow"` is the fast loop --------------------
-import pytest
-from oracle.fixtures import hermes_oracle, hermes_oracle_at, pytest_terminal_summary  # noqa: F401
+from oracle.fixtures import hermes_oracle, hermes_oracle_at, pytest_terminal_summary  # noqa: E402, F401
+from service_box import box  # noqa: E402, F401  (the fake systemd machine: unit/, system/ and tui/ tests use it)
 
-_ORACLE_MODULES = {"test_conformance.py", "test_e2e_gateway.py", "test_repair_conformance.py", "test_hermes_data.py",
-                   "test_probe.py", "test_verify.py"}
+CONFORMANCE = TESTS / "conformance"  # every test under it asks the real Hermes
 
 
 def pytest_configure(config):
@@ -25,12 +46,11 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
+    # Keyed on the folder and on the fixtures, never on file names: a moved or new file keeps its marker.
     for item in items:
-        name = item.path.name
-        if name in _ORACLE_MODULES or {"hermes_oracle", "hermes_oracle_at"} & set(getattr(item, "fixturenames", ())):
+        if item.path.is_relative_to(CONFORMANCE) or {"hermes_oracle", "hermes_oracle_at"} & set(
+                getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.oracle)
-        if name == "test_terminal.py":
-            item.add_marker(pytest.mark.tmux)
 # ---- end markers --------------------------------------------------------------------------------
 
 # ---- under CI=true a real component may not skip ------------------------------------------------

@@ -4,7 +4,7 @@ where there is none; the choice changes the plan, the diff and the verdict shown
 from __future__ import annotations
 
 import keyring
-from test_keyring_secrets import TOKEN, InMemoryKeyring
+from system.test_keyring_secrets import TOKEN, InMemoryKeyring
 from textual.widgets import Checkbox, Static
 
 from hermes_wizard.core import keyring_store
@@ -60,7 +60,8 @@ async def test_review_says_in_one_line_when_there_is_no_keyring(tmp_path, monkey
             screen = await _review(app, pilot)
             assert not screen.query("#keep-in-keyring")
             line = str(screen.query_one("#keyring-none", Static).render())
-            assert line.startswith("The secrets go to .env, mode 0600: no OS keyring is available here (") and "0600" in line
+            assert "0600" in line
+            assert line.startswith("The secrets go to .env, mode 0600: no OS keyring is available here (")
     finally:
         keyring.set_keyring(previous)
 

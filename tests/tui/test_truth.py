@@ -7,7 +7,6 @@ import json
 import shutil
 from pathlib import Path
 
-from test_service_flow import box  # noqa: F401  (the fixture: a user unit for the demo home, fake systemd)
 from textual.widgets import DataTable, Input, Static
 
 from hermes_wizard.faces.cli import main as cli
@@ -147,10 +146,10 @@ async def test_result_names_the_real_next_step_without_markup(demo):
         assert "hermes gateway run" in step and "`" not in step and "systemctl --user" not in step
 
 
-async def test_the_review_says_why_no_gate_is_offered_for_a_refused_folder(box, tmp_path):  # noqa: F811
+async def test_the_review_says_why_no_gate_is_offered_for_a_refused_folder(box, tmp_path):
     """A user unit whose drop-in folder is a link into another unit's folder: the review offers no gate and
     says why, in the line `doctor --install-gate` prints (no friendlier silence)."""
-    from test_service_hostile import other_units_folder
+    from unit.test_service_hostile import other_units_folder
 
     fake, home, dropins = box
     dropins.symlink_to(other_units_folder(tmp_path / "root"))
@@ -201,7 +200,7 @@ async def test_a_plan_hermes_would_refuse_needs_write_anyway_typed(demo, tmp_pat
     assert said == capsys.readouterr().out.splitlines()[-1]
 
 
-async def test_review_stops_saying_forever_once_the_gate_is_planned(box):  # noqa: F811
+async def test_review_stops_saying_forever_once_the_gate_is_planned(box):
     """Issue 20: Review read the unit as it is now, so with the gate drop-in in its service steps it still said
     "systemd restarts it every 5 s, forever" (HW401).  It judges the unit with the planned drop-in; unticking
     the service steps brings the warning back, because then it is true."""

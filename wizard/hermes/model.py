@@ -5,7 +5,7 @@ follow the pipeline every modelled Hermes shares — two `.env` loads, the three
 blocks, the plugin enable pass, the startup gate — and ask a `Model` at each point where versions differ.
 One subclass per version, in `wizard/hermes/v<major>_<minor>/`, each overriding its predecessor's answers
 only where that version changed them.  Every difference is pinned by conformance tests against the real
-Hermes of that version (tests/oracle).
+Hermes of that version (tests/support/oracle).
 
 Contract: a model is stateless; its methods are pure functions of their arguments.
 """

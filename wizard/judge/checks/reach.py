@@ -1,7 +1,7 @@
 """Reach checks: access that is surely not what the user meant, judged by the version's authorizer.
 
 Each finding is a claim about `_is_user_authorized` / `_get_unauthorized_dm_behavior` that the
-access model (wizard/hermes/v0_19/authz.py) makes and tests/test_access_checks.py confirms against
+access model (wizard/hermes/v0_19/authz.py) makes and tests/conformance/test_access_checks.py confirms against
 the real Hermes of each modelled version.
 """
 

@@ -1,0 +1,203 @@
+"""Surprises in Hermes's authorization (and its adapters' intake), each pinned, asked of the real Hermes.
+
+Every case is a tiny home and one sender, with the answer we expect from each Hermes version
+written down.  The real `_is_user_authorized` of each oracle version (one process per version,
+tests/support/oracle/authz.py) must give that answer, and so must `hermes-wizard access ... --format json`
+(exit 0 accepted, 1 denied) with the rule named here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from pathlib import Path
+
+import pytest
+from oracle import VERSIONS, missing_reason, require_oracle
+from oracle.authz import ask
+from oracle.compare import _environ
+
+TOKEN = "TELEGRAM_BOT_TOKEN=7123456789:AAHdemoTokenNotReal_0123\n"
+WA = "WHATSAPP_ENABLED=true\n"
+
+
+def _sender(platform, user_id, chat_type="dm", chat_id=None, is_bot=False, user_name=None):
+    return {"platform": platform, "user_id": user_id, "chat_type": chat_type, "chat_id": chat_id,
+            "is_bot": is_bot, "user_name": user_name}
+
+
+# name -> (files, sender, {version: (authorized, rule)})
+CASES = {
+    # 0.19's _auth_env strips the flag; 0.18 compares os.getenv(...).lower() as it is
+    "padded-allow-all": ({".env": TOKEN + 'TELEGRAM_ALLOW_ALL_USERS=" true"\n'}, _sender("telegram", "5"),
+                         {"0.19.0": (True, "platform-allow-all"), "0.18.2": (False, "no-allowlist")}),
+    # the chat allowlist runs before the "no user id" guard: anonymous admins in a listed group get in
+    "anonymous-in-listed-group": ({".env": TOKEN + "TELEGRAM_GROUP_ALLOWED_CHATS=-1001\n"},
+                                  _sender("telegram", None, "group", "-1001"), (True, "chat-allowlist")),
+    # YAML allowed_chats is a chat list for the adapter; the authorizer never reads it: DMs are denied
+    "yaml-allowed-chats-not-for-dms": ({".env": TOKEN, "config.yaml": "telegram:\n  allowed_chats: ['5']\n"},
+                                       _sender("telegram", "5"), (False, "no-allowlist")),
+    # YAML allow_from is copied into TELEGRAM_ALLOWED_USERS
+    "yaml-allow-from-is-an-allowlist": ({".env": TOKEN, "config.yaml": "telegram:\n  allow_from: [5]\n"},
+                                        _sender("telegram", "5"), (True, "allowlist")),
+    # YAML group_allowed_chats is copied into TELEGRAM_GROUP_ALLOWED_CHATS (the plugin's YAML hook)
+    "yaml-group-allowed-chats": ({".env": TOKEN, "config.yaml": "telegram:\n  group_allowed_chats: [-1001]\n"},
+                                 _sender("telegram", "5", "group", "-1001"), (True, "chat-allowlist")),
+    # IDs are compared as written: case matters, spaces around items do not
+    "case-matters": ({".env": TOKEN + "TELEGRAM_ALLOWED_USERS= Alice , 7\n"}, _sender("telegram", "alice"),
+                     (False, "not-allowlisted")),
+    # a sender "a@b" also matches an allowlisted "a"
+    "at-splits-the-sender": ({".env": "SIGNAL_HTTP_URL=http://127.0.0.1:1\nSIGNAL_ACCOUNT=+15550001111\n"
+                                      "SIGNAL_ALLOWED_USERS=bob\n"},
+                             _sender("signal", "bob@host"), (True, "allowlist")),
+    # WhatsApp: a +number in the list matches the sender's JID with a device suffix
+    "whatsapp-plus-and-jid": ({".env": WA + "WHATSAPP_ALLOWED_USERS=+15551234567\n"},
+                              _sender("whatsapp", "15551234567:12@s.whatsapp.net"), (True, "allowlist")),
+    # WhatsApp: a LID reaches the listed phone number through the bridge's alias file
+    "whatsapp-lid-alias": ({".env": WA + "WHATSAPP_ALLOWED_USERS=15551234567\n",
+                            "whatsapp/session/lid-mapping-15551234567.json": '"99887766554433@lid"'},
+                           _sender("whatsapp", "99887766554433@lid"), (True, "allowlist")),
+    # ... and the pairing store matches through the same aliases
+    "whatsapp-paired-by-lid": ({".env": WA, "pairing/whatsapp-approved.json": '{"+15551234567": {}}',
+                                "platforms/whatsapp/session/lid-mapping-99887766554433_reverse.json": '"15551234567"'},
+                               _sender("whatsapp", "99887766554433@lid"), (True, "pairing-approved")),
+    # approved users in the folder not in use are merged in by the store
+    "pairing-folders-merged": ({".env": TOKEN, "pairing/telegram-approved.json": '{"1": {}}',
+                                "platforms/pairing/telegram-approved.json": '{"5": {}}'},
+                               _sender("telegram", "5"), (True, "pairing-approved")),
+    # an approved file holding a number: Hermes's loop raises, the message is not served
+    "approved-file-a-number": ({".env": TOKEN, "platforms/pairing/telegram-approved.json": "5"},
+                               _sender("telegram", "5"), (False, "error")),
+    # a file where the pairing folder belongs: PairingStore() raises, the gateway never serves anyone
+    "pairing-folder-is-a-file": ({".env": TOKEN + "TELEGRAM_ALLOW_ALL_USERS=true\n", "pairing": "not a folder\n"},
+                                 _sender("telegram", "5"), (False, "error")),
+    # the own-policy adapter's allowlist is trusted when no env allowlist exists — whoever it forwards
+    "whatsapp-adapter-allowlist": ({".env": WA + "WHATSAPP_DM_POLICY=allowlist\n"}, _sender("whatsapp", "1"),
+                                   (True, "adapter-allowlist")),
+    # WhatsApp Cloud's adapter falls back to WHATSAPP_DM_POLICY
+    "cloud-uses-whatsapp-policy": ({".env": "WHATSAPP_CLOUD_PHONE_NUMBER_ID=1\nWHATSAPP_CLOUD_ACCESS_TOKEN=EAAGx1\n"
+                                            "WHATSAPP_DM_POLICY=allowlist\n"}, _sender("whatsapp_cloud", "1"),
+                                   (True, "adapter-allowlist")),
+    # Yuanbao's adapter keeps its policy where Hermes does not look, but the loader copies
+    # YUANBAO_DM_POLICY into config.extra, which is where Hermes falls back to
+    "yuanbao-env-policy-via-extra": ({".env": "YUANBAO_APP_ID=a1\nYUANBAO_APP_SECRET=s1\n"
+                                              "YUANBAO_DM_POLICY=allowlist\n"},
+                                     _sender("yuanbao", "1"), (True, "adapter-allowlist")),
+    # QQ's policy lives in YAML only, and an allowlist there is trusted
+    "qq-yaml-policy": ({".env": "QQ_APP_ID=1\nQQ_CLIENT_SECRET=s1\n",
+                        "config.yaml": "platforms:\n  qqbot:\n    extra:\n      dm_policy: allowlist\n"},
+                       _sender("qqbot", "1"), (True, "adapter-allowlist")),
+    # QQ has no env policy: QQ_DM_POLICY is never read
+    "qq-env-policy-not-read": ({".env": "QQ_APP_ID=1\nQQ_CLIENT_SECRET=s1\nQQ_DM_POLICY=allowlist\n"},
+                               _sender("qqbot", "1"), (False, "no-allowlist")),
+    # the adapter is trusted only while its platform is enabled (a live adapter)
+    "disabled-platform-no-adapter": ({".env": "WHATSAPP_ENABLED=false\nWHATSAPP_DM_POLICY=allowlist\n"},
+                                     _sender("whatsapp", "1"), (False, "no-allowlist")),
+    # a legacy Telegram group "user" list holding a chat ID still admits that chat
+    "legacy-chat-id-in-user-list": ({".env": TOKEN + "TELEGRAM_GROUP_ALLOWED_USERS=-1002\n"},
+                                    _sender("telegram", "9", "group", "-1002"), (True, "legacy-group-chat-ids")),
+    # '*' in the global list opens every platform
+    "global-wildcard": ({".env": TOKEN + "GATEWAY_ALLOWED_USERS=1,*\n"}, _sender("telegram", "9"),
+                        (True, "allowlist-wildcard")),
+    # bots: only mentions/all admit them, and only on the four platforms that have the switch
+    "bots-admitted": ({".env": TOKEN + "TELEGRAM_ALLOW_BOTS= ALL\n"}, _sender("telegram", None, is_bot=True),
+                      (True, "bot-admission")),
+    # YAML allow_bots is copied (lower-cased) into TELEGRAM_ALLOW_BOTS by the plugin's YAML hook
+    "yaml-allow-bots": ({".env": TOKEN, "config.yaml": "telegram:\n  allow_bots: Mentions\n"},
+                        _sender("telegram", None, "group", "-5", is_bot=True), (True, "bot-admission")),
+    # SimpleX also matches the sender's display name
+    "simplex-display-name": ({".env": "SIMPLEX_ALLOWED_USERS=alice\n"}, _sender("simplex", "42", user_name="alice"),
+                             (True, "allowlist")),
+}
+
+
+def _expected(case, version):
+    want = CASES[case][2]
+    return want[version] if isinstance(want, dict) else want
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    root.mkdir(parents=True)
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+@pytest.fixture(scope="module")
+def hermes_answers(tmp_path_factory):
+    """Every case asked of each oracle version (one process per version)."""
+    answers = {}
+    for version in VERSIONS:
+        if missing_reason(version):
+            continue
+        root = tmp_path_factory.mktemp(f"authz-{version}")
+        homes = [(_write(root / name, files), [sender]) for name, (files, sender, _) in CASES.items()]
+        for name, answer in zip(CASES, ask(version, homes, root / "oracle")):
+            answers[(name, version)] = answer
+    return answers
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("case", list(CASES))
+def test_hermes_decides_as_pinned(case, version, hermes_answers, hermes_oracle_at, tmp_path):
+    require_oracle(version)
+    authorized, rule = _expected(case, version)
+    answer = hermes_answers[(case, version)]
+    if rule == "error" and answer["error"]:  # Hermes raised building its runner: nothing is authorized
+        theirs = "error: " + answer["error"]
+    else:
+        assert answer["error"] is None, answer["error"]
+        theirs = answer["results"][0]
+    assert (theirs.startswith("error") if rule == "error" else theirs is authorized), f"Hermes said {theirs!r}"
+    files, sender, _ = CASES[case]
+    home = _write(tmp_path / "home", files)
+    from hermes_wizard.faces.cli import main
+
+    argv = ["access", "--home", str(home), sender["platform"], sender["user_id"] or "", "--chat",
+            sender["chat_type"], "--format", "json", "--hermes-version", version]
+    argv += ["--chat-id", sender["chat_id"]] if sender["chat_id"] else []
+    argv += ["--bot"] if sender["is_bot"] else []
+    argv += ["--name", sender["user_name"]] if sender["user_name"] else []
+    out = io.StringIO()
+    with _environ(hermes_oracle_at(version).host_env()), contextlib.redirect_stdout(out):
+        rc = main(argv)
+    data = json.loads(out.getvalue())
+    assert (data["authorized"], data["rule"]) == (authorized, rule)
+    assert rc == (0 if authorized else 1)
+
+
+
+INTAKE_CASES = {
+    # WhatsApp's default group_policy is pairing, under which its adapter forwards no group message at all:
+    # a paired user is authorized, and still never heard in a group
+    "whatsapp-groups-dropped-under-pairing": (
+        {".env": WA, "platforms/pairing/whatsapp-approved.json": '{"15551234567": {}}'},
+        _sender("whatsapp", "15551234567@s.whatsapp.net", "group", "g@g.us"), True, False),
+    # WeCom: a dm allowlist in YAML is trusted by the authorizer for anyone; the adapter forwards its list only
+    "wecom-adapter-list-at-intake": (
+        {".env": "WECOM_BOT_ID=aibot-1\nWECOM_SECRET=s3cr3t-wecom\n",
+         "config.yaml": "platforms:\n  wecom:\n    extra:\n      dm_policy: allowlist\n      allow_from: [alice]\n"},
+        _sender("wecom", "bob"), True, False),
+}
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("case", list(INTAKE_CASES))
+def test_adapter_intake_as_pinned(case, version, tmp_path, hermes_oracle_at):
+    require_oracle(version)
+    files, sender, authorized, forwarded = INTAKE_CASES[case]
+    home = _write(tmp_path / "home", files)
+    (answer,) = ask(version, [(home, [sender])], tmp_path / "oracle")
+    assert (answer["results"][0], answer["intake"][0]) == (authorized, forwarded), answer
+    from hermes_wizard.faces.cli import main
+
+    out = io.StringIO()
+    argv = ["access", "--home", str(home), sender["platform"], sender["user_id"], "--chat", sender["chat_type"],
+            "--format", "json", "--hermes-version", version] + (["--chat-id", sender["chat_id"]] if sender["chat_id"]
+                                                                 else [])
+    with _environ(hermes_oracle_at(version).host_env()), contextlib.redirect_stdout(out):
+        main(argv)
+    data = json.loads(out.getvalue())
+    assert (data["authorized"], data["reaches_gateway"], data["gets_through"]) == (authorized, forwarded, False)

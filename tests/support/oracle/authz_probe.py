@@ -1,0 +1,150 @@
+"""Oracle authorization probe: ask the real Hermes whether each sender of a home is authorized.
+
+Runs INSIDE an oracle venv (0.18.x or 0.19.0), imports Hermes and never our code.  Reads one
+JSON object per stdin line, ``{"home": PATH, "senders": [{platform, user_id, chat_type, chat_id,
+is_bot, user_name}, ...]}``, and answers one JSON line ``{"home", "results", "live", "error"}``:
+``results[i]`` is ``true``/``false`` from ``GatewayRunner._is_user_authorized`` or
+``"error: Type: message"`` when it raises; ``adapter_errors`` names the own-policy adapters whose
+constructor raises (the gateway's ``start()`` would crash on them: nothing is authorized at all);
+``intake[i]`` is the live own-policy adapter's own gate for that sender (``_is_dm_intake_allowed``
+/ ``_is_group_allowed``; null without one, for WhatsApp Cloud and for Weixin groups); ``behavior`` maps each
+sender's platform to ``_get_unauthorized_dm_behavior`` (pair | ignore).
+
+Each home is loaded as ``probe.Batch`` loads it (environment reset, both ``.env`` loads, the
+runner's config).  The runner is built without starting it (``object.__new__``) and given what
+its ``__init__``/``start`` give the authorizer: ``config``, the pairing store of this home
+(``gateway.pairing.PAIRING_DIR`` recomputed for it, as a fresh import would), and — as in a
+running gateway — a live adapter for every ENABLED platform whose adapter enforces its own access
+policy, built with Hermes's own ``_create_adapter`` (never connected).  ``live`` lists them.
+
+Homes must be throw-away copies: Hermes rewrites ``.env`` and the pairing store merges folders.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import sys
+import traceback
+
+import probe
+
+OWN_POLICY = ("whatsapp", "whatsapp_cloud", "weixin", "wecom", "qqbot", "yuanbao")
+# The adapter classes, for when `_create_adapter` declines because this venv lacks the platform's SDK
+# (aiohttp, cryptography...): the oracle models a host that has it, where the adapter would be built.
+ADAPTER_CLASSES = {
+    "whatsapp": ("hermes_plugins.whatsapp_platform.adapter", "WhatsAppAdapter"),
+    "whatsapp_cloud": ("gateway.platforms.whatsapp_cloud", "WhatsAppCloudAdapter"),
+    "weixin": ("gateway.platforms.weixin", "WeixinAdapter"),
+    "wecom": ("hermes_plugins.wecom_platform.adapter", "WeComAdapter"),
+    "qqbot": ("gateway.platforms.qqbot.adapter", "QQAdapter"),
+    "yuanbao": ("gateway.platforms.yuanbao", "YuanbaoAdapter"),
+}
+
+
+def _runner(cfg):
+    import gateway.pairing as pairing
+    from gateway.run import GatewayRunner
+    from hermes_constants import get_hermes_dir
+
+    pairing.PAIRING_DIR = get_hermes_dir("platforms/pairing", "pairing")
+    runner = object.__new__(GatewayRunner)
+    runner.config = cfg
+    runner.adapters = {}
+    runner.pairing_store = pairing.PairingStore()
+    runner.pairing_stores = {}
+    runner.adapter_errors = {}
+    for platform, pcfg in cfg.platforms.items():
+        if pcfg.enabled and platform.value in OWN_POLICY:
+            try:
+                adapter = runner._create_adapter(platform, pcfg)
+                if adapter is None:
+                    module, name = ADAPTER_CLASSES[platform.value]
+                    adapter = getattr(importlib.import_module(module), name)(pcfg)
+            except Exception as exc:  # `start()` does not catch this: the gateway would not run at all
+                runner.adapter_errors[platform.value] = f"{type(exc).__name__}: {exc}"
+                continue
+            if adapter is not None and getattr(adapter, "enforces_own_access_policy", False):
+                runner.adapters[platform] = adapter
+    return runner
+
+
+def _source(sender: dict):
+    from gateway.config import Platform
+    from gateway.session import SessionSource
+
+    return SessionSource(platform=Platform(sender["platform"]), chat_id=sender.get("chat_id") or "",
+                         chat_type=sender.get("chat_type", "dm"), user_id=sender.get("user_id"),
+                         user_name=sender.get("user_name"), is_bot=bool(sender.get("is_bot")))
+
+
+def _intake(runner, sender: dict):
+    """The live own-policy adapter's own gate for this sender (what its message handler asks before
+    dispatching), or None where there is no live adapter or its gate is not a method we can call."""
+    from gateway.config import Platform
+
+    name = sender["platform"]
+    adapter = runner.adapters.get(Platform(name)) if name in OWN_POLICY else None
+    if adapter is None or name == "whatsapp_cloud":
+        return None
+    user, chat = sender.get("user_id"), sender.get("chat_id")
+    dm = sender.get("chat_type", "dm") in ("dm", "thread")
+    try:
+        if name == "yuanbao":
+            policy = adapter._access_policy
+            return bool(policy.is_dm_intake_allowed(user) if dm else policy.is_group_allowed(chat))
+        if dm:
+            return bool(adapter._is_dm_intake_allowed(user))
+        if name == "weixin":
+            return None  # its group gate is inline in the message handler
+        if name in ("wecom", "qqbot"):
+            return bool(adapter._is_group_allowed(chat, user))
+        return bool(adapter._is_group_allowed(chat))
+    except Exception as exc:
+        return f"error: {type(exc).__name__}: {exc}"
+
+
+def answer(batch: probe.Batch, request: dict) -> dict:
+    home = request["home"]
+    out: dict = {"home": home, "results": [], "live": [], "error": None}
+    batch._reset(home)
+    try:
+        probe._cli_dotenv_load()
+        probe._gateway_dotenv_load()
+        import gateway.run as gr
+
+        cfg = probe._runner_config(gr)
+        runner = _runner(cfg)
+        out["live"] = sorted(p.value for p in runner.adapters)
+        out["adapter_errors"] = runner.adapter_errors
+        from gateway.config import Platform
+
+        out["behavior"] = {s["platform"]: runner._get_unauthorized_dm_behavior(Platform(s["platform"]))
+                           for s in request["senders"]}
+        for sender in request["senders"]:
+            try:
+                out["results"].append(bool(runner._is_user_authorized(_source(sender))))
+            except Exception as exc:
+                out["results"].append(f"error: {type(exc).__name__}: {exc}")
+        out["intake"] = [_intake(runner, sender) for sender in request["senders"]]
+    except Exception as exc:
+        out["error"] = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=6)}"
+    finally:
+        os.environ.clear()
+        os.environ.update(batch._baseline_env)
+    return out
+
+
+def main() -> int:
+    probe._own_stdout()
+    batch = probe.Batch()
+    for line in sys.stdin:
+        if line.strip():
+            probe._OUT.write(json.dumps(answer(batch, json.loads(line))) + "\n")
+            probe._OUT.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

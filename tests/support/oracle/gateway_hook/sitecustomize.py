@@ -1,0 +1,56 @@
+"""Stop a real ``hermes gateway run`` right after its startup policy check.
+
+Put this directory on ``PYTHONPATH`` and set ``ORACLE_GATEWAY_REPORT=<file>``.
+When ``gateway.run`` is imported, its ``_own_policy_open_startup_violation`` is
+wrapped (``GatewayRunner.start()`` looks the name up at call time): the wrapper
+writes ``{"reason", "order"}`` -- the check's answer and the enabled platforms in
+the config's own order -- to the report file and exits the process at once, so
+homes that pass the check do not go on to connect adapters.
+
+Nothing else is changed: everything up to the check is Hermes's real start-up.
+Used by ``tests/conformance/test_probe.py`` to prove ``probe.py`` answers like the
+real gateway.
+"""
+
+import importlib.abc
+import importlib.machinery
+import json
+import os
+import sys
+
+_REPORT = os.environ.get("ORACLE_GATEWAY_REPORT")
+
+
+def _wrap(module) -> None:
+    real = module._own_policy_open_startup_violation
+
+    def checked(config):
+        reason = real(config)
+        order = [p.value for p, c in getattr(config, "platforms", {}).items() if c.enabled]
+        with open(_REPORT, "w", encoding="utf-8") as fh:
+            json.dump({"reason": reason, "order": order}, fh)
+        os._exit(0)
+
+    module._own_policy_open_startup_violation = checked
+
+
+class _Finder(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name != "gateway.run":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        if spec is None or spec.loader is None:
+            return spec
+        exec_module = spec.loader.exec_module
+
+        def exec_and_wrap(module):
+            exec_module(module)
+            _wrap(module)
+
+        spec.loader.exec_module = exec_and_wrap
+        return spec
+
+
+if _REPORT:
+    sys.meta_path.insert(0, _Finder())

@@ -1,0 +1,274 @@
+"""Oracle probe: ask the real Hermes (0.18.x or 0.19.0) whether its gateway would start.
+
+Runs INSIDE an oracle venv (``$HERMES_ORACLE_VENV/bin/python probe.py ...``),
+imports Hermes and never our code. The same file serves every version: where
+0.18.x lacks a 0.19 name it uses what 0.18's own runner does (see ``_runner_config``). For every home it
+prints one JSON line::
+
+    {"home", "would_start", "refusal_platform", "refusal_reason", "enabled",
+     "error", "order", "debug"}
+
+``enabled`` is the sorted list of platforms whose ``PlatformConfig.enabled`` is
+true; ``order`` is the same set in Hermes's own dict order (the startup check
+reports the *first* violating platform in that order). ``error`` is
+``"Type: message"`` when ``load_gateway_config()`` raises (Hermes would crash at
+startup, so ``would_start`` is false).
+
+The sequence reproduces ``hermes gateway run`` up to the startup check, which
+loads ``.env`` TWICE before building the config (``hermes_cli/main.py:654`` and
+the ``gateway.run`` import, ``gateway/run.py:1425``). The second load matters:
+``${VAR}`` referring to a key defined later in ``.env`` is empty after one load
+but resolved after two. After the config it replays the one read of config.yaml that
+``GatewayRunner.__init__`` makes before the check (``_runner_reads_config``): a config.yaml
+holding an alias to itself crashes the real gateway there, not in its config loader.
+
+Modes:
+  probe.py --fresh HOME      one home per process; HERMES_HOME must already be
+                             HOME. Exactly the real import order. Slow (~1 s).
+  probe.py HOME [HOME ...]   batch: many homes in one process.
+  probe.py                   stream: read one home path per stdin line, answer
+                             one JSON line per home (flushed), until EOF.
+
+Batch/stream mode imports Hermes once against an empty baseline home, then for
+each home restores ``os.environ`` to that baseline and clears every cache that
+could carry state from one home to the next. ``test_oracle_probe.py`` proves it
+answers exactly like ``--fresh``. Homes that batch mode cannot isolate (a
+``plugins/`` dir, a ``plugins:`` config key, profile multiplexing) are
+re-evaluated in a ``--fresh`` subprocess automatically.
+
+Importing Hermes loads ``$HERMES_HOME/.env`` and may rewrite it: only ever pass
+copies of homes. The caller provides a clean environment (see oracle/__init__.py).
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import traceback
+from pathlib import Path
+
+# Env vars shown in "debug" (policy, opt-in, enablement switches).
+_DEBUG_SUFFIXES = ("_DM_POLICY", "_GROUP_POLICY", "_ALLOW_ALL_USERS", "_ENABLED")
+
+# The caller's clean environment, before Hermes imports start mutating it.
+_ORIGINAL_ENV = dict(os.environ)
+
+_OUT = sys.stdout  # replaced in main(): Hermes prints freely, our stdout is JSON only
+
+
+def _site_root() -> Path:
+    import hermes_cli
+
+    # hermes_cli/main.py: PROJECT_ROOT = Path(__file__).parent.parent.resolve()
+    return Path(hermes_cli.__file__).parent.parent.resolve()
+
+
+def _cli_dotenv_load() -> None:
+    """The load ``hermes_cli/main.py`` does at CLI start (before gateway.run)."""
+    from hermes_cli.env_loader import load_hermes_dotenv
+
+    load_hermes_dotenv(project_env=_site_root() / ".env")
+
+
+def _gateway_dotenv_load() -> None:
+    """The load ``gateway/run.py`` does at import time."""
+    from hermes_cli.env_loader import load_hermes_dotenv
+    from hermes_constants import get_hermes_home
+
+    load_hermes_dotenv(hermes_home=get_hermes_home(), project_env=_site_root() / ".env")
+
+
+def _crashed(home: str, exc: BaseException) -> dict:
+    """Hermes raised before its startup check: the gateway would crash, not start."""
+    return {
+        "home": home, "would_start": False, "refusal_platform": None, "refusal_reason": None,
+        "enabled": [], "order": [], "error": f"{type(exc).__name__}: {exc}",
+        "debug": {"traceback": traceback.format_exc(limit=4)},
+    }
+
+
+def _runner_config(gr):
+    """The config ``GatewayRunner.__init__`` builds: 0.19.0 calls ``load_gateway_config_for_runner``
+    (a profile re-scope only under multiplexing); 0.18.x plain ``load_gateway_config``."""
+    return getattr(gr, "load_gateway_config_for_runner", gr.load_gateway_config)()
+
+
+def _runner_reads_config(gr) -> None:
+    """What ``GatewayRunner.__init__`` does with config.yaml before the startup check: it reads it again
+    with ``${VAR}`` expanded over the whole tree (``_load_reasoning_config`` and friends call
+    ``_load_gateway_runtime_config``, which lets the expansion's errors escape), so a config.yaml holding
+    an alias to itself crashes the real gateway although its config loader read it fine. The runner
+    reads the module's ``_hermes_home``, fixed at import: point it at this home for the call."""
+    load = getattr(gr, "_load_gateway_runtime_config", None)
+    if load is None:
+        return
+    saved = gr._hermes_home
+    gr._hermes_home = Path(os.environ["HERMES_HOME"])
+    try:
+        load()
+    finally:
+        gr._hermes_home = saved
+
+
+def _decide(home: str) -> dict:
+    """Build the config the GatewayRunner would use and run the startup check."""
+    import gateway.run as gr
+
+    try:
+        cfg = _runner_config(gr)
+        _runner_reads_config(gr)
+    except Exception as exc:  # Hermes would crash in GatewayRunner.__init__
+        return _crashed(home, exc)
+    # Before 0.18.0 there is no startup refusal: no rule means no gate.
+    check = getattr(gr, "_own_policy_open_startup_violation", None)
+    reason = check(cfg) if check is not None else None
+    order = [p.value for p, c in cfg.platforms.items() if c.enabled]
+    debug = {
+        "multiplex": bool(getattr(cfg, "multiplex_profiles", False)),
+        "extra": {
+            p.value: {k: c.extra[k] for k in ("dm_policy", "group_policy", "allow_from") if k in c.extra}
+            for p, c in cfg.platforms.items()
+        },
+        "disabled": sorted(p.value for p, c in cfg.platforms.items() if not c.enabled),
+        "env": {
+            k: v
+            for k, v in sorted(os.environ.items())
+            if k.endswith(_DEBUG_SUFFIXES) and _ORIGINAL_ENV.get(k) != v
+        },
+    }
+    return {
+        "home": home, "would_start": reason is None,
+        "refusal_platform": reason.split(":", 1)[0] if reason else None, "refusal_reason": reason,
+        "enabled": sorted(order), "order": order, "error": None, "debug": debug,
+    }
+
+
+def run_fresh(home: str) -> dict:
+    """Exactly the real start-up order; HERMES_HOME must already equal *home*."""
+    if os.path.realpath(os.environ.get("HERMES_HOME", "")) != os.path.realpath(home):
+        raise SystemExit("--fresh needs HERMES_HOME set to the home")
+    try:
+        _cli_dotenv_load()
+        import gateway.run  # noqa: F401  (its import performs the second load)
+    except Exception as exc:
+        return _crashed(home, exc)
+    return _decide(home)
+
+
+class Batch:
+    """Evaluate many homes in one process, each from a clean slate."""
+
+    def __init__(self) -> None:
+        self._baseline_home = tempfile.mkdtemp(prefix="oracle-baseline-")
+        atexit.register(shutil.rmtree, self._baseline_home, True)
+        os.environ["HERMES_HOME"] = self._baseline_home
+        _cli_dotenv_load()
+        import gateway.run as gr
+
+        # Warm-up: plugin discovery and platform registry happen on the first
+        # config load; do it on the empty home so every home sees the same
+        # registry (and the env mutations discovery makes are in the baseline).
+        _runner_config(gr)
+        self._baseline_env = dict(os.environ)
+
+    def _reset(self, home: str) -> None:
+        import hermes_cli.config as hc
+        import hermes_cli.env_loader as el
+        import hermes_cli.managed_scope as ms
+
+        os.environ.clear()
+        os.environ.update(self._baseline_env)
+        os.environ["HERMES_HOME"] = home
+        el.reset_secret_source_cache()
+        el._SECRET_SOURCES.clear()
+        el._WARNED_KEYS.clear()
+        getattr(el, "_WARNED_UTF32_PATHS", set()).clear()  # 0.19.0 only
+        hc._LOAD_CONFIG_CACHE.clear()
+        hc._RAW_CONFIG_CACHE.clear()
+        hc.invalidate_env_cache()
+        ms.invalidate_managed_cache()
+
+    @staticmethod
+    def _needs_isolation(home: str) -> bool:
+        p = Path(home)
+        if (p / "plugins").exists():
+            return True
+        try:
+            import yaml
+
+            data = yaml.safe_load((p / "config.yaml").read_text(encoding="utf-8"))
+        except Exception:
+            return False
+        return isinstance(data, dict) and "plugins" in data
+
+    def evaluate(self, home: str) -> dict:
+        home = str(Path(home).absolute())
+        if self._needs_isolation(home):
+            return _fresh_subprocess(home)
+        self._reset(home)
+        try:
+            _cli_dotenv_load()
+            _gateway_dotenv_load()
+            result = _decide(home)
+        except Exception as exc:  # a .env load that raises would crash Hermes at start-up too
+            result = _crashed(home, exc)
+        finally:
+            os.environ.clear()
+            os.environ.update(self._baseline_env)
+        if result["debug"].get("multiplex"):
+            return _fresh_subprocess(home)  # profile scopes are process state
+        return result
+
+
+def _fresh_subprocess(home: str) -> dict:
+    env = dict(_ORIGINAL_ENV)
+    env["HERMES_HOME"] = home
+    proc = subprocess.run(
+        [sys.executable, os.path.abspath(__file__), "--fresh", home],
+        env=env, capture_output=True, text=True, timeout=300,
+    )
+    lines = [ln for ln in proc.stdout.splitlines() if ln.strip()]
+    if proc.returncode != 0 or not lines:
+        raise RuntimeError(f"fresh probe failed for {home}: {proc.stderr[-2000:]}")
+    result = json.loads(lines[-1])
+    result["debug"]["isolated"] = True
+    return result
+
+
+def _emit(result: dict) -> None:
+    _OUT.write(json.dumps(result, sort_keys=True) + "\n")
+    _OUT.flush()
+
+
+def _own_stdout() -> None:
+    """Keep the real stdout for JSON; send everything else (Hermes's prints, child processes) to stderr."""
+    global _OUT
+    _OUT = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    logging.disable(logging.CRITICAL)
+
+
+def main(argv: list[str]) -> int:
+    _own_stdout()
+    if argv[:1] == ["--fresh"]:
+        if len(argv) != 2:
+            raise SystemExit("usage: probe.py --fresh HOME")
+        _emit(run_fresh(argv[1]))
+        return 0
+    batch = Batch()
+    homes = argv if argv else (line.rstrip("\n") for line in sys.stdin)
+    for home in homes:
+        if home:
+            _emit(batch.evaluate(home))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

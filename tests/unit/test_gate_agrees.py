@@ -1,0 +1,60 @@
+"""`check` and `check --gate` are one decision: on every conformance home, for every modelled Hermes version
+the conformance suites judge, the gate exits 78 exactly when `check` exits 78 (a refusal or a crash at
+start, wizard/faces/gate.py), and 0 otherwise.
+
+The homes are the hand-written ones (tests/support/oracle/cases.py) and the generated corpus (tests/support/homegen.py);
+no oracle is needed: both sides are ours, run in-process with the same environment.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+
+import homegen
+import pytest
+from oracle import VERSIONS
+from oracle.cases import CASES
+
+from hermes_wizard.faces.cli import main
+
+GENERATED = 300
+
+
+def _run(argv: list[str]) -> tuple[int, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            rc = main(argv)
+        except SystemExit as exc:
+            rc = exc.code if isinstance(exc.code, int) else 2
+    return rc or 0, out.getvalue() + err.getvalue()
+
+
+@pytest.fixture(scope="module")
+def conformance_homes(tmp_path_factory):
+    root = tmp_path_factory.mktemp("conformance-homes")
+    homes = [(f"hand-written {case.name!r}", case.write(root / case.name)) for case in CASES]
+    homes += [(repr(spec), spec.write(root / f"gen{i:04d}")) for i, spec in enumerate(homegen.corpus(GENERATED))]
+    return homes
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_check_and_the_gate_never_disagree(conformance_homes, version):
+    pin = ["--hermes-version", version]
+    disagreements, stopped = [], 0
+    for label, home in conformance_homes:
+        check_rc, report = _run(["check", "--home", str(home), "--format", "json", *pin])
+        gate_rc, line = _run(["check", "--gate", "--home", str(home), *pin])
+        stopped += gate_rc == 78
+        if gate_rc not in (0, 78) or (gate_rc == 78) != (check_rc == 78):
+            try:
+                refusal = json.loads(report).get("refusal")
+            except ValueError:
+                refusal = report[-300:]
+            disagreements.append(f"{label}: check exit {check_rc} (refusal {refusal}), gate exit {gate_rc}: "
+                                 f"{line.strip()[-300:]}")
+    assert not disagreements, f"{len(disagreements)} of {len(conformance_homes)} homes:\n" + "\n".join(
+        disagreements[:20])
+    assert stopped, "no home stopped by the gate: the comparison compared nothing"

@@ -1,0 +1,207 @@
+"""Issue 23 (R1-R5): where the real Hermes crashes at start on a value, `check` says so (HW021 "the gateway
+crashes at start"), naming the file and the value and how to remove it, exits 78,
+and the gate stops the start.  Which homes crash for which version is pinned against both oracles in
+tests/support/oracle/cases.py (`loader-*`); this file holds the words."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import uuid
+from pathlib import Path
+
+import pytest
+
+from hermes_wizard.faces.cli import main
+
+W = "WEIXIN_ACCOUNT_ID=test-bot@im.bot\nWEIXIN_TOKEN=dummy-ilink-token-123456\n"
+GJ = "gateway.json"
+# name -> (files, versions that crash, words the finding must hold, words its fix must hold)
+CRASHES = {
+    "sessions_dir null": ({GJ: '{"sessions_dir": null}'}, ("0.19.0", "0.18.2"),
+                          ("gateway.json's sessions_dir is null",), ("remove sessions_dir from gateway.json",)),
+    "sessions_dir number": ({GJ: '{"sessions_dir": 5}'}, ("0.19.0", "0.18.2"),
+                            ("gateway.json's sessions_dir is 5",), ("remove sessions_dir",)),
+    "streaming bool": ({GJ: '{"streaming": true}'}, ("0.18.2",), ("gateway.json's streaming is true",),
+                       ("remove streaming from gateway.json",)),
+    "reset_by_type exclude": ({GJ: '{"reset_by_type": {"dm": {"notify_exclude_platforms": 5}}}'}, ("0.19.0", "0.18.2"),
+                              ("gateway.json's reset_by_type.dm.notify_exclude_platforms is 5",),
+                              ("remove reset_by_type.dm.notify_exclude_platforms from gateway.json",)),
+    "reset_by_platform exclude": ({GJ: '{"reset_by_platform": {"telegram": {"notify_exclude_platforms": true}}}'},
+                                  ("0.19.0", "0.18.2"),
+                                  ("reset_by_platform.telegram.notify_exclude_platforms is true",),
+                                  ("gateway.json",)),
+    "session_reset exclude": ({"config.yaml": "session_reset:\n  notify_exclude_platforms: 3\n"}, ("0.19.0", "0.18.2"),
+                              ("config.yaml's session_reset.notify_exclude_platforms is 3",), ("config.yaml",)),
+    "profile_routes number": ({GJ: '{"profile_routes": 7}'}, ("0.19.0",), ("gateway.json's profile_routes is 7",),
+                              ("remove profile_routes from gateway.json",)),
+    "UTF-32 .env": ({".env": b"\xff\xfe\x00\x00" + W.encode("utf-32-le")}, ("0.19.0",),
+                    (".env is UTF-32", "embedded null byte"), ("iconv -f UTF-32 -t UTF-8",)),
+}
+
+
+def _run(*argv: str) -> tuple[int, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = main(list(argv))
+    return rc, out.getvalue() + err.getvalue()
+
+
+def _home(root: Path, files: dict) -> Path:
+    root.mkdir()
+    for rel, data in files.items():
+        (root / rel).write_bytes(data if isinstance(data, bytes) else data.encode())
+    return root
+
+
+@pytest.mark.parametrize("version", ["0.19.0", "0.18.2"])
+@pytest.mark.parametrize("name", list(CRASHES))
+def test_check_names_the_value_hermes_crashes_on(tmp_path, name, version):
+    files, crashing, words, fix_words = CRASHES[name]
+    home = _home(tmp_path / "home", files)
+    rc, out = _run("check", "--home", str(home), "--format", "json", "--hermes-version", version)
+    report = json.loads(out[:out.rindex("}") + 1])
+    gate_rc, line = _run("check", "--gate", "--home", str(home), "--hermes-version", version)
+    if version not in crashing:
+        assert rc != 78 and report["would_start"] and gate_rc == 0, (out, line)
+        return
+    assert rc == 78 and report["would_start"] is False and report["refusal"]["platform"] is None, out
+    found = [f for f in report["findings"] if f["code"] == "HW021"]
+    assert found and found[0]["message"].startswith("the gateway crashes at start: "), report["findings"]
+    for word in words:
+        assert word in found[0]["message"], found[0]
+    for word in fix_words:
+        assert word in found[0]["fix"], found[0]
+    assert gate_rc == 78 and "would crash at start" in line, line
+    if name == "UTF-32 .env":  # 0.19's sanitizer refuses to touch UTF-32: it does not rewrite the file
+        assert "HW014" not in {f["code"] for f in report["findings"]}, report["findings"]
+
+
+# --- doctor removes a gateway.json value Hermes crashes on, through the Plan (backed up, verified, undoable) ---
+OPEN = W + "WEIXIN_DM_POLICY=open\n"
+REPAIRABLE = {
+    "sessions_dir and reset_by_type": ('{"sessions_dir": null, "reset_by_type": {"dm": {"notify_exclude_platforms": 5, '
+                                       '"at_hour": 3}}, "platforms": {"telegram": {"enabled": false}}}',
+                                       ("sessions_dir", "reset_by_type.dm.notify_exclude_platforms")),
+    "reset_by_platform": ('{"reset_by_platform": {"telegram": {"notify_exclude_platforms": true}}}',
+                          ("reset_by_platform.telegram.notify_exclude_platforms",)),
+    "profile_routes": ('{"profile_routes": 5, "stt_enabled": false}', ("profile_routes",)),
+    "streaming": ('{"streaming": true, "stt_enabled": false}', ("streaming",)),
+}
+
+
+@pytest.mark.parametrize("version", ["0.19.0", "0.18.2"])
+@pytest.mark.parametrize("name", list(REPAIRABLE))
+def test_doctor_removes_the_value_hermes_crashes_on(tmp_path, name, version, hermes_oracle_at):
+    from oracle.compare import _environ
+
+    hermes = hermes_oracle_at(version)
+    text, keys = REPAIRABLE[name]
+    home = _home(tmp_path / "home", {".env": OPEN, GJ: text})
+    (home / ".env").chmod(0o600)
+    before = hermes.evaluate(home)
+    original = {rel: (home / rel).read_bytes() for rel in (".env", GJ)}
+    with _environ(hermes.host_env()):
+        rc, out = _run("doctor", "--fix", "--yes", "--home", str(home), "--hermes-version", version)
+        after = hermes.evaluate(home)
+        assert after["would_start"] is True and after["error"] is None, (out, after)
+        assert rc == 0 and "Verified: the gateway will start (weixin)." in out, out
+        data = json.loads((home / GJ).read_text())
+        if before["error"]:  # what Hermes crashed on is gone, and only that
+            for key in keys:
+                assert f"gateway.json: {key} removed" in out, out
+            expected = json.loads(text)
+            for key in keys:
+                *parents, leaf = key.split(".")
+                node = expected
+                for part in parents:
+                    node = node[part]
+                del node[leaf]
+            assert data == expected, data
+        else:  # this Hermes starts with the value: it stays
+            assert "gateway.json" not in out and data == json.loads(text), out
+        again_rc, again = _run("doctor", "--fix", "--yes", "--home", str(home), "--hermes-version", version)
+        assert again_rc == 0 and "Nothing to fix." in again, again
+        undo_rc, undone = _run("undo", "--yes", "--home", str(home))
+    assert undo_rc == 0, undone
+    assert {rel: (home / rel).read_bytes() for rel in (".env", GJ)} == original
+
+
+@pytest.mark.parametrize("version", ["0.19.0", "0.18.2"])
+@pytest.mark.parametrize("bom, codec", [(b"\xff\xfe\x00\x00", "utf-32-le"), (b"\x00\x00\xfe\xff", "utf-32-be")])
+def test_doctor_converts_a_utf32_env(tmp_path, version, bom, codec, hermes_oracle_at):
+    """0.19 crashes at start on it (R4); 0.18 loses its first key. Either way doctor writes it as UTF-8 and
+    Hermes then starts (before: 0.19 planned nothing, 0.18 stopped with exit 70 on the UTF-32 it could not decode)."""
+    from oracle.compare import _environ
+
+    hermes = hermes_oracle_at(version)
+    home = _home(tmp_path / "home", {".env": bom + OPEN.encode(codec)})
+    (home / ".env").chmod(0o600)
+    original = (home / ".env").read_bytes()
+    assert hermes.evaluate(home)["would_start"] is False
+    with _environ(hermes.host_env()):
+        rc, out = _run("doctor", "--fix", "--yes", "--home", str(home), "--hermes-version", version)
+        after = hermes.evaluate(home)
+        assert rc == 0 and "Verified: the gateway will start" in out and ".env: UTF-32 → UTF-8" in out, out
+        assert after["would_start"] is True and after["error"] is None, (out, after)
+        assert (home / ".env").read_bytes().startswith(b"#") or (home / ".env").read_bytes().isascii()
+        again_rc, again = _run("doctor", "--fix", "--yes", "--home", str(home), "--hermes-version", version)
+        assert again_rc == 0 and "Nothing to fix." in again, again
+        assert _run("undo", "--yes", "--home", str(home))[0] == 0
+    assert (home / ".env").read_bytes() == original
+
+
+def test_root_never_edits_a_gateway_json_linked_outside_the_home(tmp_path):
+    """The owner links gateway.json to a file of someone else's that makes Hermes crash: root's doctor judges
+    it (Hermes, as the owner, reads it) but never writes through the link — the file outside is unchanged."""
+    from unit.test_apply import tree, wizard_cli
+
+    if os.geteuid() != 0 or not shutil.which("useradd"):
+        pytest.skip("needs root and useradd")
+    name = "hwt" + uuid.uuid4().hex[:8]
+    if subprocess.run(["useradd", "-M", "-s", "/bin/sh", name], capture_output=True).returncode != 0:
+        pytest.skip("cannot create a user")
+    try:
+        import pwd
+
+        uid, gid = pwd.getpwnam(name).pw_uid, pwd.getpwnam(name).pw_gid
+        base = Path(tempfile.mkdtemp(prefix="hw-root-"))
+        os.chmod(base, 0o755)
+        decoy = base / "etc"
+        decoy.mkdir()
+        (decoy / "gateway.json").write_text('{"sessions_dir": null, "keep": "root-owned"}')
+        os.chmod(decoy / "gateway.json", 0o644)
+        home = base / "home"
+        home.mkdir()
+        (home / ".env").write_text(OPEN)
+        (home / ".env").chmod(0o600)
+        (home / GJ).symlink_to(decoy / "gateway.json")
+        for path in (home, home / ".env"):
+            os.chown(path, uid, gid)
+        os.lchown(home / GJ, uid, gid)
+        before = tree(decoy)
+        judged = wizard_cli("check", "--home", str(home))
+        assert judged.returncode == 78 and "sessions_dir is null" in judged.stdout, judged.stdout + judged.stderr
+        fixed = wizard_cli("doctor", "--fix", "--yes", "--home", str(home))
+        assert fixed.returncode not in (0, 70) and "Traceback" not in fixed.stderr, fixed.stdout + fixed.stderr
+        assert tree(decoy) == before
+        assert os.readlink(home / GJ) == str(decoy / "gateway.json")
+    finally:
+        subprocess.run(["userdel", name], capture_output=True)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def test_the_gateway_json_diff_masks_its_credentials(tmp_path):
+    """The rewritten gateway.json is shown as a diff: a token or key kept in it never appears in clear."""
+    text = ('{"sessions_dir": null, "platforms": {"telegram": {"enabled": true, "token": '
+            '"7123456789:AAHsecretTokenValue_0123", "extra": {"api_key": "sk-verysecretvalue123"}}}}')
+    home = _home(tmp_path / "home", {GJ: text})
+    rc, out = _run("doctor", "--dry-run", "--home", str(home), "--plain")
+    assert "gateway.json: sessions_dir removed" in out and '"sessions_dir"' in out, out
+    assert "AAHsecret" not in out and "verysecret" not in out, out
+    assert (home / GJ).read_text() == text  # --dry-run writes nothing
