@@ -18,7 +18,7 @@ import os
 import sys
 import time
 
-from hermes_wizard.core.kinds import ExitCode
+from hermes_wizard.core.exitcodes import ExitCode
 
 
 def add_parser(sub, common) -> None:
@@ -102,7 +102,7 @@ def _one_sender(args, view, platform: str) -> int:
             print(f"    but: the {platform} adapter drops this message before the gateway sees it ({intake_rule})")
         if not enabled:
             print(f"    note: {platform} is not enabled in this home: the gateway would not receive the message")
-    return ExitCode.OK if decision.authorized else 1
+    return ExitCode.OK if decision.authorized else ExitCode.PROBLEMS
 
 
 def _overview(args, view, platform: str | None) -> int:

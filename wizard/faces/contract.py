@@ -12,7 +12,7 @@ import os
 import sys
 from collections.abc import Callable
 
-from hermes_wizard.core.kinds import ExitCode
+from hermes_wizard.core.exitcodes import ExitCode
 from hermes_wizard.core.safetext import OutputError
 
 

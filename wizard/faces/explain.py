@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from hermes_wizard.core.kinds import ExitCode
+from hermes_wizard.core.exitcodes import ExitCode
 
 
 def run_explain(args) -> int:
@@ -20,7 +20,7 @@ def run_explain(args) -> int:
         else:
             for c in rows:
                 print(f"{c.code}  {c.name:<34} {c.severity:<8} {c.summary}")
-        return 0
+        return ExitCode.OK
     found = get_check(args.code)
     if found is None:
         from hermes_wizard.core.safetext import visible
@@ -38,7 +38,7 @@ def run_explain(args) -> int:
 
         print(f"{found.code} {found.name} ({found.severity})\n\n{found.summary}\n\nWhat\n{para(found.what)}\n\n"
               f"Why\n{para(found.why)}\n\nFix\n{para(found.fix)}")
-    return 0
+    return ExitCode.OK
 
 
 def _check_json(c) -> dict:

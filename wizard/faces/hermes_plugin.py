@@ -24,6 +24,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from hermes_wizard.core.exitcodes import ExitCode
 from hermes_wizard.core.keyring_store import PLUGIN_NAME
 
 COMMAND = PLUGIN_NAME  # `hermes wizard`
@@ -85,7 +86,7 @@ def _run(args) -> None:
     argv = list(getattr(args, "wizard_args", None) or [])
     if not argv:
         print(_description(), file=sys.stderr)
-        sys.exit(2)
+        sys.exit(ExitCode.USAGE)
     sys.exit(main(wizard_argv(argv, active_home(), sys.executable)))  # Hermes ignores a handler's return value
 
 

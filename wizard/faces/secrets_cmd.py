@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import sys
 
-from hermes_wizard.core.kinds import ExitCode
+from hermes_wizard.core.exitcodes import ExitCode
 from hermes_wizard.core.safetext import visible
 from hermes_wizard.faces.doctor import _confirm, _say, _words
 from hermes_wizard.faces.selection import select_homes

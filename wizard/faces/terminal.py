@@ -21,6 +21,8 @@ import shlex
 import sys
 from dataclasses import dataclass
 
+from hermes_wizard.core.exitcodes import ExitCode
+
 MIN_COLUMNS, MIN_ROWS = 60, 20
 TUI, PLAIN, NONE = "tui", "plain", "none"
 SSH_VARIABLES = ("SSH_CONNECTION", "SSH_TTY", "SSH_CLIENT")
@@ -121,7 +123,7 @@ def no_terminal(args) -> int:
         else:
             print(f"Hermes home: {visible(raw)} (not created yet)")
         print(_guidance(args.command, place), file=sys.stderr)
-    return 2
+    return ExitCode.USAGE
 
 
 def _guidance(command: str, place: str) -> str:

@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hermes_wizard.core.exitcodes import ExitCode
 from hermes_wizard.core.frozenmap import FrozenMap
 from hermes_wizard.core.homeroot import home_owner
-from hermes_wizard.core.kinds import ExitCode, Severity, TransportState, Verdict
+from hermes_wizard.core.kinds import Severity, TransportState, Verdict
 from hermes_wizard.core.safetext import policy_word
 from hermes_wizard.core.smallfile import reading_for
 from hermes_wizard.hermes.models import model_for
