@@ -19,6 +19,7 @@ import sys
 import time
 
 from hermes_wizard.core.exitcodes import ExitCode
+from hermes_wizard.core.safetext import to_stderr
 
 
 def add_parser(sub, common) -> None:
@@ -39,7 +40,7 @@ def run_access(args) -> int:
     from hermes_wizard.hermes.v0_19.catalog import PLATFORMS, platform_value
 
     def usage(message: str) -> int:
-        print(f"hermes-wizard access: {message}", file=sys.stderr)
+        to_stderr(f"hermes-wizard access: {message}")
         return ExitCode.USAGE
 
     if getattr(args, "all_profiles", False):

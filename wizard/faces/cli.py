@@ -14,6 +14,7 @@ from pathlib import Path
 
 from hermes_wizard.core.exitcodes import ExitCode
 from hermes_wizard.core.kinds import DEAD_TRANSPORT_CHOICES, OPEN_POLICY_CHOICES
+from hermes_wizard.core.safetext import to_stderr
 from hermes_wizard.faces.contract import guarded
 from hermes_wizard.faces.selection import profile_name as _profile_name
 
@@ -45,8 +46,17 @@ def build_parser():
 
     class _Parser(argparse.ArgumentParser):
         def error(self, message: str):  # argparse exits 2 on its own; keep the message short
-            self.print_usage(sys.stderr)
+            self._print_message(self.format_usage())  # to stderr, as argparse does
             self.exit(ExitCode.USAGE, f"hermes-wizard: error: {message}\n")
+
+        def _print_message(self, message: str, file=None) -> None:  # argparse's own writes (usage, errors)
+            if not message or (file is not None and file is not sys.stderr):
+                super()._print_message(message, file)  # --help and --version go to stdout as argparse writes them
+                return
+            try:  # stderr: through the one writer, escaped (an error message quotes what was typed)
+                to_stderr(message, end="")
+            except OSError:  # as argparse: a usage message that cannot be written is not an error of its own
+                pass
 
     parser = _Parser(prog="hermes-wizard", description="Setup wizard and doctor for the Hermes messaging gateway.")
     parser.add_argument("--version", action="store_true", help="print this tool's version and the Hermes versions "
@@ -149,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.version:
         return _version()
     if args.command is None:
-        parser.print_help(sys.stderr)
+        to_stderr(parser.format_help(), end="")
         return ExitCode.USAGE
     if getattr(args, "target", None):
         from hermes_wizard.hermes.versions import MODELLED, is_modelled
@@ -264,7 +274,7 @@ def _run_interactive(args) -> int:
     except HomeError as exc:
         from hermes_wizard.core.safetext import visible
 
-        print(f"hermes-wizard: {visible(str(exc))}", file=sys.stderr)
+        to_stderr(f"hermes-wizard: {visible(str(exc))}")
         return ExitCode.USAGE
     save, keyring = getattr(args, "save_answers", None), getattr(args, "secrets", None) == "keyring"
     if face == terminal.PLAIN:

@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 
 from hermes_wizard.core.exitcodes import ExitCode
-from hermes_wizard.core.safetext import visible
+from hermes_wizard.core.safetext import to_stderr, visible
 from hermes_wizard.faces.setup_flags import usage_code
 
 MAX_ANSWERS = 256 * 1024
@@ -37,7 +37,7 @@ def _say(text: str = "") -> None:
 
 def _complain(lines) -> None:
     for line in lines:
-        print(f"hermes-wizard: {visible(line)}", file=sys.stderr)
+        to_stderr(f"hermes-wizard: {visible(line)}")
 
 
 def run_declared(args, stdin=None) -> int:

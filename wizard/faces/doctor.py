@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 from hermes_wizard.core.exitcodes import ExitCode
-from hermes_wizard.core.safetext import visible
+from hermes_wizard.core.safetext import to_stderr, visible
 from hermes_wizard.faces.selection import select_homes
 
 
@@ -75,14 +75,14 @@ def _doctor(args, homes, runner) -> int:
         refused = refusals(home, (ENV, YAML))
         if refused:  # a FIFO, device, directory, link loop or huge file: never read, never written
             for line in refused:
-                print(f"hermes-wizard: {visible(line)}", file=sys.stderr)
+                to_stderr(f"hermes-wizard: {visible(line)}")
             codes.append(ExitCode.PROBLEMS)
             continue
         if args.fix and not args.dry_run:
             try:
                 recovered = recover_home(home)
             except ApplyError as exc:
-                print(f"hermes-wizard: {exc}", file=sys.stderr)
+                to_stderr(f"hermes-wizard: {exc}")
                 codes.append(ExitCode.PROBLEMS)
                 continue
             if recovered:
@@ -138,7 +138,7 @@ def _doctor(args, homes, runner) -> int:
         try:
             result = apply_plan(plan, base_env=base_env, reason="doctor --fix", facts=facts, runner=runner)
         except ApplyError as exc:
-            print(f"hermes-wizard: {exc}", file=sys.stderr)
+            to_stderr(f"hermes-wizard: {exc}")
             codes.append(ExitCode.PROBLEMS)
             continue
         if result.written and editing:
@@ -269,8 +269,7 @@ def _restart_hint(home) -> str:
 
 def _confirm(question: str = "Apply these changes?", verb: str = "apply") -> bool:
     if not sys.stdin.isatty():
-        print(f"hermes-wizard: no terminal to ask for confirmation; add --yes to {verb} without asking",
-              file=sys.stderr)
+        to_stderr(f"hermes-wizard: no terminal to ask for confirmation; add --yes to {verb} without asking")
         return False
     try:
         return input(f"{question} [y/N] ").strip().lower() in ("y", "yes")

@@ -3,9 +3,8 @@
 
 from __future__ import annotations
 
-import sys
-
 from hermes_wizard.core.exitcodes import ExitCode
+from hermes_wizard.core.safetext import to_stderr
 
 
 def run_explain(args) -> int:
@@ -25,8 +24,7 @@ def run_explain(args) -> int:
     if found is None:
         from hermes_wizard.core.safetext import visible
 
-        print(f"hermes-wizard: no check {visible(args.code)!r}; `hermes-wizard explain` lists them",
-              file=sys.stderr)
+        to_stderr(f"hermes-wizard: no check {visible(args.code)!r}; `hermes-wizard explain` lists them")
         return ExitCode.USAGE
     if args.format == "json":
         print(json.dumps(_check_json(found), indent=2))

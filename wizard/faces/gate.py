@@ -20,6 +20,7 @@ import sys
 from types import SimpleNamespace
 
 from hermes_wizard.core.exitcodes import ExitCode
+from hermes_wizard.core.safetext import to_stderr
 
 
 def fast_args(argv: list[str]) -> SimpleNamespace | None:
@@ -81,6 +82,6 @@ def _journal(line: str) -> None:
     disk, a closed stderr) is lost, never the verdict: the exit code is what systemd acts on."""
     try:
         if sys.stderr is not None:
-            print(line, file=sys.stderr, flush=True)
+            to_stderr(line, flush=True)
     except (OSError, ValueError):
         pass

@@ -22,10 +22,8 @@ no terminal without --yes, or the question answered no.
 
 from __future__ import annotations
 
-import sys
-
 from hermes_wizard.core.exitcodes import ExitCode
-from hermes_wizard.core.safetext import visible
+from hermes_wizard.core.safetext import to_stderr, visible
 from hermes_wizard.faces.doctor import _confirm, _say, _words
 from hermes_wizard.faces.selection import select_homes
 
@@ -45,7 +43,7 @@ def run_undo(args) -> int:
     except ApplyError as exc:
         if not args.dry_run:
             _clean_up(home)
-        print(f"hermes-wizard: {visible(str(exc))}", file=sys.stderr)
+        to_stderr(f"hermes-wizard: {visible(str(exc))}")
         return ExitCode.PROBLEMS
     from hermes_wizard.core.safetext import hide
     from hermes_wizard.judge.masking import secret_values
@@ -61,7 +59,7 @@ def run_undo(args) -> int:
     try:
         result = undo_latest(home, expect=preview.set_name, hermes_python=getattr(args, "hermes_python", None))
     except ApplyError as exc:
-        print(f"hermes-wizard: {visible(str(exc))}", file=sys.stderr)
+        to_stderr(f"hermes-wizard: {visible(str(exc))}")
         return ExitCode.PROBLEMS
     if result.recovered:
         _say(visible(result.recovered))

@@ -12,11 +12,10 @@ importable without them).
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from hermes_wizard.core.exitcodes import ExitCode
-from hermes_wizard.core.safetext import visible
+from hermes_wizard.core.safetext import to_stderr, visible
 
 CANCELLED = "Cancelled. No changes were made."
 
@@ -43,12 +42,12 @@ def run_plain(command: str, home: Path, profile: str = "default", *, ssh: bool |
                                 ssh=terminal.over_ssh() if ssh is None else ssh,
                                 echo_hidden=terminal.echo_can_be_hidden() if echo_hidden is None else echo_hidden)
         if not ready:
-            print(CANCELLED, file=sys.stderr)
+            to_stderr(CANCELLED)
             return ExitCode.PROBLEMS
         flow = flows.doctor if command == "doctor" else flows.setup
         steps = flow(asker, session, home, profile)
     except (KeyboardInterrupt, EOFError):  # only questions were asked: nothing was written
-        print(f"\n{CANCELLED}", file=sys.stderr)
+        to_stderr(f"\n{CANCELLED}")
         return ExitCode.INTERRUPTED
     if steps is None:
         asker.say("No changes were made.")
@@ -91,7 +90,7 @@ def run_platform_step(platform: str, home: Path, profile: str = "default", *, wi
             asker.say("No changes were made by hermes-wizard.")
             return ExitCode.OK
     except (KeyboardInterrupt, EOFError):
-        print(f"\n{CANCELLED}", file=sys.stderr)
+        to_stderr(f"\n{CANCELLED}")
         return ExitCode.INTERRUPTED
     outcome = flows.apply(asker, session, ())
     if outcome.failed:
