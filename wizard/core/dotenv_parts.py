@@ -24,22 +24,35 @@ from types import ModuleType
 
 
 def _dotenv_module(name: str) -> ModuleType:
-    if "dotenv" in sys.modules:  # already paid for: the package's own module
-        __import__(f"dotenv.{name}")
-        return sys.modules[f"dotenv.{name}"]
+    if "dotenv" not in sys.modules:
+        try:
+            return _file_module(name)
+        except (ImportError, OSError):  # not a folder of source files (a zip, a frozen build): the usual way
+            pass
+    __import__(f"dotenv.{name}")  # already paid for, or the only way: the package's own module
+    return sys.modules[f"dotenv.{name}"]
+
+
+def _file_module(name: str) -> ModuleType:
     own = f"{__name__}._{name}"
     if own in sys.modules:
         return sys.modules[own]
     package = find_spec("dotenv")  # locates the package without running its __init__
     if package is None or not package.submodule_search_locations:
-        raise ImportError("python-dotenv is not installed")
-    path = str(Path(list(package.submodule_search_locations)[0]) / f"{name}.py")
-    loader = SourceFileLoader(own, path)  # the same cached bytecode as a normal import of the file
+        raise ImportError("python-dotenv is not installed as a folder")
+    path = Path(list(package.submodule_search_locations)[0]) / f"{name}.py"
+    if not path.is_file():
+        raise ImportError(f"no {path}")
+    loader = SourceFileLoader(own, str(path))  # the same cached bytecode as a normal import of the file
     spec = spec_from_loader(own, loader)
     assert spec is not None
     module = module_from_spec(spec)
     sys.modules[own] = module
-    loader.exec_module(module)
+    try:
+        loader.exec_module(module)
+    except BaseException:
+        del sys.modules[own]
+        raise
     return module
 
 
