@@ -1,14 +1,15 @@
-"""The domain's words, each with one home: severities, platform verdicts, transport states and
-exit codes (what a Plan does — change, keyring and service actions — is wizard/plan/actions.py).
+"""The domain's words, each with one home: severities, platform verdicts and transport states (what a
+Plan does — change, keyring and service actions — is wizard/plan/actions.py; exit codes are
+wizard/core/exitcodes.py).
 
-They are `str` (or `int`) enums, so a value compares equal to the word it replaces, prints
+They are `str` enums, so a value compares equal to the word it replaces, prints
 as that word and goes into JSON as that word: the CLI and JSON contracts of DESIGN.md are
 the values here.  `enum` is already imported by `re`, so this costs the check path nothing.
 """
 
 from __future__ import annotations
 
-from enum import Enum, IntEnum
+from enum import Enum
 
 
 class Word(str, Enum):
@@ -68,17 +69,6 @@ class TransportState(Word):
     MISSING_ACCOUNT = "missing-account"
     NO_STORE = "no-store"
 
-
-class ExitCode(IntEnum):
-    """Exit codes of `check` and `doctor` (DESIGN.md)."""
-
-    OK = 0  # the gateway would start and no error findings
-    PROBLEMS = 1  # error findings (it would start), changes pending, a failed write
-    USAGE = 2
-    INTERNAL = 70  # a bug of ours, reported in one line
-    IO_ERROR = 74  # EX_IOERR: the output could not be written (stdout closed, a full disk)
-    CONFIG = 78  # EX_CONFIG: Hermes would refuse to start
-    INTERRUPTED = 130
 
 # The doctor's repair options (wizard/plan/repairs.py RepairOptions), offered by `doctor --open-policy` and
 # `--dead-transport`: here, so the command line names them without importing the repair machinery.

@@ -12,6 +12,9 @@ clipboard; bidi overrides make text read differently than it is).
 * `json_text(payload)` — `json.dumps` whose output never carries such a
   character raw (json escapes C0 itself; DEL, C1, bidi and surrogates are
   escaped here as `\\uXXXX`, which a JSON parser reads back unchanged).
+* `to_stderr(text)` — the one writer of standard error: every message of this tool's own reaches
+  stderr through it, escaped like `visible_lines` (tests/unit/test_stderr_writer.py holds every
+  other module to it).
 * `guarded_output()` — for the duration of a headless command, sys.stdout and
   sys.stderr escape whatever dangerous character still reaches them (a backstop:
   renderers escape their fields themselves, so a value's newline shows as `\\n`).
@@ -137,6 +140,19 @@ def speak_as(command: str) -> None:
 
 def as_spoken(text: str) -> str:
     return re.sub(_OWN_COMMAND, _SPOKEN_AS[0], text) if _SPOKEN_AS and "hermes-wizard " in text else text
+
+
+def to_stderr(text: str = "", *, end: str = "\n", flush: bool = False) -> None:
+    """Write `text` and `end` to standard error, as `print(text, file=sys.stderr)` would, with every
+    dangerous character escaped (line breaks kept): a message may carry a home's text, and the gate and
+    the usage errors write outside `guarded_output`, whose stream also masks secrets.  Nothing is written
+    when the stream is closed (`2>&-`); a stream that fails raises, as print's would."""
+    stream = sys.stderr
+    if stream is None:
+        return
+    stream.write(visible_lines(text) + end)
+    if flush:
+        stream.flush()
 
 
 class OutputError(OSError):

@@ -18,7 +18,8 @@ import os
 import sys
 import time
 
-from hermes_wizard.core.kinds import ExitCode
+from hermes_wizard.core.exitcodes import ExitCode
+from hermes_wizard.core.safetext import to_stderr
 
 
 def add_parser(sub, common) -> None:
@@ -39,7 +40,7 @@ def run_access(args) -> int:
     from hermes_wizard.hermes.v0_19.catalog import PLATFORMS, platform_value
 
     def usage(message: str) -> int:
-        print(f"hermes-wizard access: {message}", file=sys.stderr)
+        to_stderr(f"hermes-wizard access: {message}")
         return ExitCode.USAGE
 
     if getattr(args, "all_profiles", False):
@@ -102,7 +103,7 @@ def _one_sender(args, view, platform: str) -> int:
             print(f"    but: the {platform} adapter drops this message before the gateway sees it ({intake_rule})")
         if not enabled:
             print(f"    note: {platform} is not enabled in this home: the gateway would not receive the message")
-    return ExitCode.OK if decision.authorized else 1
+    return ExitCode.OK if decision.authorized else ExitCode.PROBLEMS
 
 
 def _overview(args, view, platform: str | None) -> int:

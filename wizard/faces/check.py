@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import sys
 
-from hermes_wizard.core.kinds import ExitCode
+from hermes_wizard.core.exitcodes import ExitCode
 from hermes_wizard.faces.contract import guarded
 from hermes_wizard.faces.selection import select_homes
 

@@ -12,11 +12,11 @@ import os
 import sys
 from pathlib import Path
 
-from hermes_wizard.core.kinds import DEAD_TRANSPORT_CHOICES, OPEN_POLICY_CHOICES, ExitCode
+from hermes_wizard.core.exitcodes import ExitCode
+from hermes_wizard.core.kinds import DEAD_TRANSPORT_CHOICES, OPEN_POLICY_CHOICES
+from hermes_wizard.core.safetext import to_stderr
 from hermes_wizard.faces.contract import guarded
 from hermes_wizard.faces.selection import profile_name as _profile_name
-
-EX_USAGE, EX_CONFIG = ExitCode.USAGE, ExitCode.CONFIG
 
 
 def _common(parser) -> None:
@@ -46,8 +46,17 @@ def build_parser():
 
     class _Parser(argparse.ArgumentParser):
         def error(self, message: str):  # argparse exits 2 on its own; keep the message short
-            self.print_usage(sys.stderr)
-            self.exit(EX_USAGE, f"hermes-wizard: error: {message}\n")
+            self._print_message(self.format_usage())  # to stderr, as argparse does
+            self.exit(ExitCode.USAGE, f"hermes-wizard: error: {message}\n")
+
+        def _print_message(self, message: str, file=None) -> None:  # argparse's own writes (usage, errors)
+            if not message or (file is not None and file is not sys.stderr):
+                super()._print_message(message, file)  # --help and --version go to stdout as argparse writes them
+                return
+            try:  # stderr: through the one writer, escaped (an error message quotes what was typed)
+                to_stderr(message, end="")
+            except OSError:  # as argparse: a usage message that cannot be written is not an error of its own
+                pass
 
     parser = _Parser(prog="hermes-wizard", description="Setup wizard and doctor for the Hermes messaging gateway.")
     parser.add_argument("--version", action="store_true", help="print this tool's version and the Hermes versions "
@@ -144,14 +153,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
     except SystemExit as exited:
-        if exited.code == EX_USAGE and _detailed(argv):  # there 2 means "changed": a mistyped flag is an error
-            raise SystemExit(1) from None
+        if exited.code == ExitCode.USAGE and _detailed(argv):  # there 2 means "changed": a mistyped flag is an error
+            raise SystemExit(ExitCode.PROBLEMS) from None
         raise
     if args.version:
         return _version()
     if args.command is None:
-        parser.print_help(sys.stderr)
-        return EX_USAGE
+        to_stderr(parser.format_help(), end="")
+        return ExitCode.USAGE
     if getattr(args, "target", None):
         from hermes_wizard.hermes.versions import MODELLED, is_modelled
 
@@ -235,7 +244,7 @@ def _version() -> int:
         mine = "unknown (not installed)"
     print(f"hermes-wizard {mine}\nmodels Hermes {', '.join(MODELLED)}; any other version is detected and judged "
           "by the nearest model, and the pre-start gate lets it start")
-    return 0
+    return ExitCode.OK
 
 
 def _can_ask() -> bool:
@@ -265,8 +274,8 @@ def _run_interactive(args) -> int:
     except HomeError as exc:
         from hermes_wizard.core.safetext import visible
 
-        print(f"hermes-wizard: {visible(str(exc))}", file=sys.stderr)
-        return EX_USAGE
+        to_stderr(f"hermes-wizard: {visible(str(exc))}")
+        return ExitCode.USAGE
     save, keyring = getattr(args, "save_answers", None), getattr(args, "secrets", None) == "keyring"
     if face == terminal.PLAIN:
         from hermes_wizard.faces.plain import run_plain
@@ -281,7 +290,7 @@ def _run_tui(command: str, home: Path, profile: str, save_answers: str | None = 
     outcome = WizardApp(home, profile, mode=command, save_answers=save_answers, keyring=keyring).run()
     if outcome is None or not outcome.applied:
         print("No changes were made.")
-        return 0
+        return ExitCode.OK
     result = outcome.result
     assert result is not None  # an applied outcome carries its ApplyResult
     if outcome.saved is not None:
@@ -289,7 +298,7 @@ def _run_tui(command: str, home: Path, profile: str, save_answers: str | None = 
 
         print(as_spoken(f"Answers: {outcome.saved} (no secret in it; `hermes-wizard setup --answers` applies them)"))
     print(f"Backup: {result.backup}/")
-    return 0 if result.report.would_start else EX_CONFIG
+    return ExitCode.OK if result.report.would_start else ExitCode.CONFIG
 
 
 def _home_exists(explicit: str | None) -> bool:
@@ -311,7 +320,7 @@ def _demo(args) -> int:
     code = main(["doctor", "--home", str(home)] + (["--plain"] if args.plain else []))
     print(f"\ndemo: the copy is at {home} (doctor exit code {code}; 78 means Hermes would refuse to start)\n"
           f"demo: try also: hermes-wizard check --home {home}   (and setup, doctor --fix --yes, undo)")
-    return 0 if code in (0, 1, 78) else code
+    return ExitCode.OK if code in (ExitCode.OK, ExitCode.PROBLEMS, ExitCode.CONFIG) else code
 
 
 if __name__ == "__main__":

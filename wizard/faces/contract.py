@@ -12,8 +12,8 @@ import os
 import sys
 from collections.abc import Callable
 
-from hermes_wizard.core.kinds import ExitCode
-from hermes_wizard.core.safetext import OutputError
+from hermes_wizard.core.exitcodes import ExitCode
+from hermes_wizard.core.safetext import OutputError, to_stderr
 
 
 def guarded(body: Callable[[], int]) -> int:
@@ -29,15 +29,14 @@ def guarded(body: Callable[[], int]) -> int:
     except KeyboardInterrupt:
         from hermes_wizard.core.atomic import writes_began
 
-        print("hermes-wizard: interrupted; no changes were made unless a write had completed" if writes_began()
-              else "Cancelled. No changes were made.", file=sys.stderr)
+        to_stderr("hermes-wizard: interrupted; no changes were made unless a write had completed" if writes_began()
+                  else "Cancelled. No changes were made.")
         return ExitCode.INTERRUPTED
     except Exception as exc:  # a bug of ours: one clear line, no traceback (HERMES_WIZARD_DEBUG=1 shows it)
         if os.environ.get("HERMES_WIZARD_DEBUG"):
             raise
-        print(f"hermes-wizard: internal error ({type(exc).__name__}: {exc}); nothing was written unless a "
-              "message above says so. Please report it (rerun with HERMES_WIZARD_DEBUG=1 for details).",
-              file=sys.stderr)
+        to_stderr(f"hermes-wizard: internal error ({type(exc).__name__}: {exc}); nothing was written unless a "
+                  "message above says so. Please report it (rerun with HERMES_WIZARD_DEBUG=1 for details).")
         return ExitCode.INTERNAL
 
 
@@ -45,7 +44,7 @@ def report_output_error(reason: str) -> int:
     """One line on stderr (when it still works) for output that could not be written; the exit code."""
     try:
         if sys.stderr is not None:
-            print(f"hermes-wizard: cannot write the output: {reason}", file=sys.stderr, flush=True)
+            to_stderr(f"hermes-wizard: cannot write the output: {reason}", flush=True)
     except (OSError, ValueError):  # stderr fails too: the exit code is all that is left
         pass
     return ExitCode.IO_ERROR

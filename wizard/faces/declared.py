@@ -24,11 +24,10 @@ import os
 import sys
 from pathlib import Path
 
-from hermes_wizard.core.kinds import ExitCode
-from hermes_wizard.core.safetext import visible
+from hermes_wizard.core.exitcodes import ExitCode
+from hermes_wizard.core.safetext import to_stderr, visible
 from hermes_wizard.faces.setup_flags import usage_code
 
-EX_CONFIG = ExitCode.CONFIG
 MAX_ANSWERS = 256 * 1024
 
 
@@ -38,7 +37,7 @@ def _say(text: str = "") -> None:
 
 def _complain(lines) -> None:
     for line in lines:
-        print(f"hermes-wizard: {visible(line)}", file=sys.stderr)
+        to_stderr(f"hermes-wizard: {visible(line)}")
 
 
 def run_declared(args, stdin=None) -> int:
@@ -116,7 +115,7 @@ def _apply(args, session) -> int:
         if why := usable_for(session.report.home):
             _complain([f"secrets: keyring was asked, but {why}; nothing "
                        "was written (use `secrets: env` to keep them in .env, mode 0600)"])
-            return 1
+            return ExitCode.PROBLEMS
     plan, outlook = session.plan(), session.outlook()
     home = session.report.home
     if plan:
@@ -129,7 +128,7 @@ def _apply(args, session) -> int:
         _say(line)
     if not outlook.would_start:
         _say("Nothing was written: Hermes would refuse to start with these answers (see above).")
-        return EX_CONFIG
+        return ExitCode.CONFIG
     if not plan or args.dry_run:
         if plan:
             _say("Dry run: nothing was written.")
@@ -138,7 +137,7 @@ def _apply(args, session) -> int:
         result = apply_plan(plan, reason="hermes-wizard setup --answers", facts=session.report.facts)
     except ApplyError as exc:
         _complain([str(exc)])
-        return 1
+        return ExitCode.PROBLEMS
     if result.backup is not None:
         _say(f"Backup: {visible(result.backup)}/")
     done = outcome.written(result.report, home)
@@ -151,12 +150,12 @@ def _apply(args, session) -> int:
 
 def _code(args, report, changed: bool, dry: bool) -> int:
     if not report.would_start:
-        return EX_CONFIG
+        return ExitCode.CONFIG
     if report.errors():
-        return 1
+        return ExitCode.PROBLEMS
     if args.detailed_exitcode:
-        return 2 if changed else 0
-    return 1 if dry and changed else 0
+        return ExitCode.CHANGED if changed else ExitCode.OK
+    return ExitCode.PROBLEMS if dry and changed else ExitCode.OK
 
 
 def _declaration(args, stdin):

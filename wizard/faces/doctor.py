@@ -23,11 +23,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from hermes_wizard.core.kinds import ExitCode
-from hermes_wizard.core.safetext import visible
+from hermes_wizard.core.exitcodes import ExitCode
+from hermes_wizard.core.safetext import to_stderr, visible
 from hermes_wizard.faces.selection import select_homes
-
-EX_USAGE, EX_CONFIG = ExitCode.USAGE, ExitCode.CONFIG
 
 
 def _say(text: str = "") -> None:
@@ -41,7 +39,7 @@ def run_doctor(args) -> int:
 
     homes = select_homes(args)
     if homes is None:
-        return EX_USAGE
+        return ExitCode.USAGE
     # The service checks may ask systemd (a dry run asks nothing and prints what it would run).
     service.configure(unit=args.unit, runner=Runner(dry_run=args.dry_run))
     try:
@@ -69,7 +67,7 @@ def _doctor(args, homes, runner) -> int:
     options = RepairOptions(open_policy=args.open_policy, dead_transport=args.dead_transport)
     request = ServiceRequest(install_gate=args.install_gate, restart=args.restart, settle=args.settle,
                              wizard=Path(args.wizard_path) if args.wizard_path else None)
-    codes = []
+    codes: list[int] = []
     acted = False
     for profile, home in homes:
         if len(homes) > 1:
@@ -77,15 +75,15 @@ def _doctor(args, homes, runner) -> int:
         refused = refusals(home, (ENV, YAML))
         if refused:  # a FIFO, device, directory, link loop or huge file: never read, never written
             for line in refused:
-                print(f"hermes-wizard: {visible(line)}", file=sys.stderr)
-            codes.append(1)
+                to_stderr(f"hermes-wizard: {visible(line)}")
+            codes.append(ExitCode.PROBLEMS)
             continue
         if args.fix and not args.dry_run:
             try:
                 recovered = recover_home(home)
             except ApplyError as exc:
-                print(f"hermes-wizard: {exc}", file=sys.stderr)
-                codes.append(1)
+                to_stderr(f"hermes-wizard: {exc}")
+                codes.append(ExitCode.PROBLEMS)
                 continue
             if recovered:
                 _say(visible(recovered))
@@ -103,7 +101,7 @@ def _doctor(args, homes, runner) -> int:
         for line in service.notes:
             _say(line)
         if service.unmet:  # a service step asked for that will not be done: not a full success
-            codes.append(1)
+            codes.append(ExitCode.PROBLEMS)
         plan = (repair.plan if editing else repair.plan.without_changes()).with_service(service.steps)
         if not repair.plan and not service.steps:
             from hermes_wizard.faces.outcome import is_clean, written
@@ -130,18 +128,18 @@ def _doctor(args, homes, runner) -> int:
                 _dry_run(service.steps)
             else:
                 _say("Run `hermes-wizard doctor --fix` to apply (it backs up every file first).")
-            codes.append(1)
+            codes.append(ExitCode.PROBLEMS)
             continue
         if not args.yes and not _confirm("Apply these changes?" if not service.steps else
                                          "Apply these changes and run the service steps above?"):
             _say("No changes were made.")
-            codes.append(1 if sys.stdin.isatty() else EX_USAGE)
+            codes.append(ExitCode.PROBLEMS if sys.stdin.isatty() else ExitCode.USAGE)
             continue
         try:
             result = apply_plan(plan, base_env=base_env, reason="doctor --fix", facts=facts, runner=runner)
         except ApplyError as exc:
-            print(f"hermes-wizard: {exc}", file=sys.stderr)
-            codes.append(1)
+            to_stderr(f"hermes-wizard: {exc}")
+            codes.append(ExitCode.PROBLEMS)
             continue
         if result.written and editing:
             for line in repair.done:
@@ -149,12 +147,14 @@ def _doctor(args, homes, runner) -> int:
         codes += _said_after(result, plan, home, facts, base_env, args)
         if repair.plan and not editing:
             _say("The file changes above are not applied without --fix.")
-            codes.append(1)
+            codes.append(ExitCode.PROBLEMS)
     from hermes_wizard.faces.judging import plugin_tip
 
     if acted and (tip := plugin_tip(facts)):  # said with a repair, not on every clean run
         _say(visible(tip))
-    return EX_CONFIG if EX_CONFIG in codes else (EX_USAGE if EX_USAGE in codes else max(codes or [0]))
+    if ExitCode.CONFIG in codes:
+        return ExitCode.CONFIG
+    return ExitCode.USAGE if ExitCode.USAGE in codes else max(codes or [ExitCode.OK])
 
 
 def _said_after(result, plan, home, facts, base_env, args) -> list[int]:
@@ -163,7 +163,7 @@ def _said_after(result, plan, home, facts, base_env, args) -> list[int]:
         _say(f"Stopped {unit} (the loop is over).")
     for failure in result.service_failures:
         _say(f"Could not stop the loop: {failure}")
-    codes = [1] if result.service_failures else []
+    codes: list[int] = [ExitCode.PROBLEMS] if result.service_failures else []
     after = result.report
     if result.backup is not None:
         _say(f"Backup: {visible(result.backup)}/")
@@ -176,7 +176,7 @@ def _said_after(result, plan, home, facts, base_env, args) -> list[int]:
         if after.would_start and hermes_refuses:
             _say("Written, but the installed Hermes disagrees with hermes-wizard: trust Hermes, and report it "
                  "(`hermes-wizard check --verify --format json`).")
-            codes.append(EX_CONFIG)
+            codes.append(ExitCode.CONFIG)
         else:
             _say(said.verdict)
             for line in said.findings:
@@ -188,7 +188,7 @@ def _said_after(result, plan, home, facts, base_env, args) -> list[int]:
     for line in restart_lines(result, said.clean):
         _say(line)
     if result.running is False or result.gate_not_done:  # a service step asked for and not done
-        codes.append(1)
+        codes.append(ExitCode.PROBLEMS)
     restarted = {step.unit for step in plan.service if step.action == "restart"}
     for unit in result.stopped:
         if unit not in restarted:
@@ -198,7 +198,7 @@ def _said_after(result, plan, home, facts, base_env, args) -> list[int]:
     if plan.changes and (result.running is None and not result.stopped or not said.clean):
         _say(said.next_step)
     verdict = _verdict(after)
-    return [verdict] + codes if verdict != EX_CONFIG else [EX_CONFIG]
+    return [verdict] + codes if verdict != ExitCode.CONFIG else [ExitCode.CONFIG]
 
 
 def _describe_service(report) -> None:
@@ -269,8 +269,7 @@ def _restart_hint(home) -> str:
 
 def _confirm(question: str = "Apply these changes?", verb: str = "apply") -> bool:
     if not sys.stdin.isatty():
-        print(f"hermes-wizard: no terminal to ask for confirmation; add --yes to {verb} without asking",
-              file=sys.stderr)
+        to_stderr(f"hermes-wizard: no terminal to ask for confirmation; add --yes to {verb} without asking")
         return False
     try:
         return input(f"{question} [y/N] ").strip().lower() in ("y", "yes")
@@ -279,7 +278,9 @@ def _confirm(question: str = "Apply these changes?", verb: str = "apply") -> boo
 
 
 def _verdict(report) -> int:
-    return 0 if report.would_start and not report.errors() else (EX_CONFIG if not report.would_start else 1)
+    if not report.would_start:
+        return ExitCode.CONFIG
+    return ExitCode.PROBLEMS if report.errors() else ExitCode.OK
 
 
 def _words(report) -> str:

@@ -3,9 +3,8 @@
 
 from __future__ import annotations
 
-import sys
-
-from hermes_wizard.core.kinds import ExitCode
+from hermes_wizard.core.exitcodes import ExitCode
+from hermes_wizard.core.safetext import to_stderr
 
 
 def run_explain(args) -> int:
@@ -20,13 +19,12 @@ def run_explain(args) -> int:
         else:
             for c in rows:
                 print(f"{c.code}  {c.name:<34} {c.severity:<8} {c.summary}")
-        return 0
+        return ExitCode.OK
     found = get_check(args.code)
     if found is None:
         from hermes_wizard.core.safetext import visible
 
-        print(f"hermes-wizard: no check {visible(args.code)!r}; `hermes-wizard explain` lists them",
-              file=sys.stderr)
+        to_stderr(f"hermes-wizard: no check {visible(args.code)!r}; `hermes-wizard explain` lists them")
         return ExitCode.USAGE
     if args.format == "json":
         print(json.dumps(_check_json(found), indent=2))
@@ -38,7 +36,7 @@ def run_explain(args) -> int:
 
         print(f"{found.code} {found.name} ({found.severity})\n\n{found.summary}\n\nWhat\n{para(found.what)}\n\n"
               f"Why\n{para(found.why)}\n\nFix\n{para(found.fix)}")
-    return 0
+    return ExitCode.OK
 
 
 def _check_json(c) -> dict:

@@ -19,7 +19,8 @@ import os
 import sys
 from types import SimpleNamespace
 
-EX_CONFIG = 78
+from hermes_wizard.core.exitcodes import ExitCode
+from hermes_wizard.core.safetext import to_stderr
 
 
 def fast_args(argv: list[str]) -> SimpleNamespace | None:
@@ -43,16 +44,16 @@ def run_gate(args) -> int:
 
         homes = select_homes(args)
         if homes is None:
-            return 0
+            return ExitCode.OK
         profile, home = homes[0]
         facts = host_facts(args, home)
         judged = facts.hermes
         if judged is not None and judged.source != "target" and not (judged.modelled or judged.version is None):
             _journal(f"hermes-wizard gate: Hermes {judged.version} is not modelled by this hermes-wizard; the gate "
                      "is not active for it, letting the gateway start")
-            return 0
+            return ExitCode.OK
         if judged is not None and not judged.refuses:
-            return 0
+            return ExitCode.OK
         from hermes_wizard.hermes.models import model_for
 
         snapshot = take_snapshot(home, profile, dict(os.environ), model=model_for(judged), keyring="assume")
@@ -60,20 +61,20 @@ def run_gate(args) -> int:
         found = violations(effective)
     except Exception as exc:  # the gate must never be the reason a gateway does not start
         _journal(f"hermes-wizard gate: could not judge ({type(exc).__name__}); letting the gateway start")
-        return 0
+        return ExitCode.OK
     from hermes_wizard.core.safetext import visible
 
     if effective.crash is not None:  # the engine's would_start: a crash first, then the refusal
         _journal(f"hermes-wizard gate: Hermes would crash at start ({visible(effective.crash)}); not starting it, "
                  f"as it would crash again on every restart. Fix: hermes-wizard doctor --home {visible(home)}")
-        return EX_CONFIG
+        return ExitCode.CONFIG
     if not found:
-        return 0
+        return ExitCode.OK
     first = found[0]
     _journal(f"hermes-wizard gate: Hermes would refuse to start ({first.reason}: {' and '.join(first.open_sides())} "
              f"is open, {first.allow_all_env} not set); not starting it. Fix: hermes-wizard doctor --fix --yes "
              f"--home {visible(home)}")
-    return EX_CONFIG
+    return ExitCode.CONFIG
 
 
 def _journal(line: str) -> None:
@@ -81,6 +82,6 @@ def _journal(line: str) -> None:
     disk, a closed stderr) is lost, never the verdict: the exit code is what systemd acts on."""
     try:
         if sys.stderr is not None:
-            print(line, file=sys.stderr, flush=True)
+            to_stderr(line, flush=True)
     except (OSError, ValueError):
         pass

@@ -24,7 +24,9 @@ import shlex
 import sys
 from pathlib import Path
 
+from hermes_wizard.core.exitcodes import ExitCode
 from hermes_wizard.core.keyring_store import PLUGIN_NAME
+from hermes_wizard.core.safetext import to_stderr
 
 COMMAND = PLUGIN_NAME  # `hermes wizard`
 TAKES_HOME = frozenset({"setup", "doctor", "check", "undo", "access", "pairing"})
@@ -84,8 +86,8 @@ def _run(args) -> None:
     speak_as(f"hermes {COMMAND}")  # its advice names the command that works here
     argv = list(getattr(args, "wizard_args", None) or [])
     if not argv:
-        print(_description(), file=sys.stderr)
-        sys.exit(2)
+        to_stderr(_description())
+        sys.exit(ExitCode.USAGE)
     sys.exit(main(wizard_argv(argv, active_home(), sys.executable)))  # Hermes ignores a handler's return value
 
 

@@ -16,8 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from hermes_wizard.core.kinds import ExitCode
-from hermes_wizard.core.safetext import visible, visible_lines
+from hermes_wizard.core.exitcodes import ExitCode
+from hermes_wizard.core.safetext import to_stderr, visible, visible_lines
 
 
 def add_parser(sub, common) -> None:
@@ -35,7 +35,7 @@ def run_pairing_cmd(args) -> int:
     from hermes_wizard.hermes.v0_19.catalog import PLATFORMS, platform_value
 
     def usage(message: str) -> int:
-        print(f"hermes-wizard pairing: {message}", file=sys.stderr)
+        to_stderr(f"hermes-wizard pairing: {message}")
         return ExitCode.USAGE
 
     if getattr(args, "all_profiles", False):
@@ -59,9 +59,9 @@ def run_pairing_cmd(args) -> int:
     facts = host_facts(args, home)
     python = hermes_python(facts.site_packages)
     if python is None:
-        print("hermes-wizard pairing: Hermes's Python was not found (name it with --hermes-python PATH); "
-              "pairing is done by Hermes's own code", file=sys.stderr)
-        return 1
+        to_stderr("hermes-wizard pairing: Hermes's Python was not found (name it with --hermes-python PATH); "
+                  "pairing is done by Hermes's own code")
+        return ExitCode.PROBLEMS
     if args.action == "list":
         return _list(args, home, python, platform)
     return _change(args, home, profile, python, platform or "", args.value, facts)
@@ -72,7 +72,7 @@ def _ask(home: Path, python: Path, *argv: str) -> dict[str, Any] | None:
 
     answer = run_pairing(home, python, *argv)
     if answer.get("failure"):
-        print(f"hermes-wizard pairing: Hermes could not be asked: {visible(answer['failure'])}", file=sys.stderr)
+        to_stderr(f"hermes-wizard pairing: Hermes could not be asked: {visible(answer['failure'])}")
         return None
     return answer
 
@@ -80,7 +80,7 @@ def _ask(home: Path, python: Path, *argv: str) -> dict[str, Any] | None:
 def _list(args, home: Path, python: Path, platform: str | None) -> int:
     answer = _ask(home, python, "list")
     if answer is None:
-        return 1
+        return ExitCode.PROBLEMS
     pending = [p for p in answer.get("pending", []) if platform is None or p.get("platform") == platform]
     approved = [a for a in answer.get("approved", []) if platform is None or a.get("platform") == platform]
     if args.format == "json":
@@ -114,25 +114,25 @@ def _list(args, home: Path, python: Path, platform: str | None) -> int:
 def _change(args, home: Path, profile: str, python: Path, platform: str, value: str, facts) -> int:
     preview = _preview(home, profile, python, platform, value, args.action, facts)
     if preview is None:
-        return 1
+        return ExitCode.PROBLEMS
     print(preview)
     if not args.yes:
         if not sys.stdin.isatty():
-            print("Nothing changed: confirm with --yes (no terminal to ask on).", file=sys.stderr)
+            to_stderr("Nothing changed: confirm with --yes (no terminal to ask on).")
             return ExitCode.USAGE
         if input(f"{args.action.capitalize()}? [y/N] ").strip().lower() not in ("y", "yes"):
             print("Nothing changed.")
-            return 1
+            return ExitCode.PROBLEMS
     answer, backup, problem = journalled(home, python, args.action, platform, value)
     if answer is None:
-        print(f"hermes-wizard pairing: {problem}", file=sys.stderr)
-        return 1
+        to_stderr(f"hermes-wizard pairing: {problem}")
+        return ExitCode.PROBLEMS
     print(visible_lines(answer.get("said", "").strip()) or "(Hermes said nothing)")
     if backup is not None:
         print(f"Backup: {visible(backup)}/ (hermes-wizard undo takes it back, through Hermes)")
     before, after = answer.get("before") or [], answer.get("after") or []
     done = after != before if args.action == "approve" else len(after) < len(before)
-    return ExitCode.OK if done else 1
+    return ExitCode.OK if done else ExitCode.PROBLEMS
 
 
 def journalled(home: Path, python: Path, action: str, platform: str, value: str):

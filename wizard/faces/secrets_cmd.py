@@ -18,10 +18,8 @@ terminal without --yes, or the question answered no.
 
 from __future__ import annotations
 
-import sys
-
-from hermes_wizard.core.kinds import ExitCode
-from hermes_wizard.core.safetext import visible
+from hermes_wizard.core.exitcodes import ExitCode
+from hermes_wizard.core.safetext import to_stderr, visible
 from hermes_wizard.faces.doctor import _confirm, _say, _words
 from hermes_wizard.faces.selection import select_homes
 
@@ -38,8 +36,7 @@ def run_secrets(args) -> int:
     from hermes_wizard.plan.keyring_steps import plan_to_env, plan_to_keyring
 
     if args.all_profiles:
-        print("hermes-wizard: secrets migrate moves one home's secrets at a time: use --home or --profile",
-              file=sys.stderr)
+        to_stderr("hermes-wizard: secrets migrate moves one home's secrets at a time: use --home or --profile")
         return ExitCode.USAGE
     homes = select_homes(args)
     if homes is None:
@@ -94,7 +91,7 @@ def run_secrets(args) -> int:
     try:
         result = apply_plan(plan, facts=facts, reason=f"secrets migrate --to {args.to}")
     except ApplyError as exc:
-        print(f"hermes-wizard: {visible(str(exc))}", file=sys.stderr)
+        to_stderr(f"hermes-wizard: {visible(str(exc))}")
         return ExitCode.PROBLEMS
     _say(f"Backup: {visible(result.backup)}/  (`hermes-wizard undo` moves them back)")
     for line in result.service_failures:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
+
+from hermes_wizard.core.safetext import to_stderr
 
 
 def select_homes(args) -> list[tuple[str, Path]] | None:
@@ -16,13 +17,13 @@ def select_homes(args) -> list[tuple[str, Path]] | None:
         if getattr(args, "all_profiles", False):
             found, refused = profiles(root)
             for why in refused:  # said, never silently dropped: root is never led outside the home
-                print(f"hermes-wizard: not used: {visible(why)}", file=sys.stderr)
+                to_stderr(f"hermes-wizard: not used: {visible(why)}")
             return found
         if args.profile:
             return [(args.profile, profile_home(root, args.profile))]
         return [(profile_name(root), root)]
     except HomeError as exc:
-        print(f"hermes-wizard: {visible(str(exc))}", file=sys.stderr)
+        to_stderr(f"hermes-wizard: {visible(str(exc))}")
         return None
 
 

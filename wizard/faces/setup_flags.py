@@ -25,7 +25,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from hermes_wizard.core.kinds import ExitCode
+from hermes_wizard.core.exitcodes import ExitCode
 
 OPEN_FLAG = "--i-understand-open"
 
@@ -114,7 +114,7 @@ def wants_declared(args) -> bool:
 
 def usage_code(args) -> int:
     """The exit code of bad input: 2, except under --detailed-exitcode, where 2 means "changed"."""
-    return 1 if getattr(args, "detailed_exitcode", False) else ExitCode.USAGE
+    return ExitCode.PROBLEMS if getattr(args, "detailed_exitcode", False) else ExitCode.USAGE
 
 
 def flags_tree(args, stdin=None):

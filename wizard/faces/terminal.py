@@ -21,6 +21,9 @@ import shlex
 import sys
 from dataclasses import dataclass
 
+from hermes_wizard.core.exitcodes import ExitCode
+from hermes_wizard.core.safetext import to_stderr
+
 MIN_COLUMNS, MIN_ROWS = 60, 20
 TUI, PLAIN, NONE = "tui", "plain", "none"
 SSH_VARIABLES = ("SSH_CONNECTION", "SSH_TTY", "SSH_CLIENT")
@@ -112,7 +115,7 @@ def no_terminal(args) -> int:
             root = resolve_root(args.home) if raw.is_dir() else None
             home = profile_home(root, args.profile) if root is not None and args.profile else root
         except HomeError as exc:
-            print(f"hermes-wizard: {visible(str(exc))}", file=sys.stderr)
+            to_stderr(f"hermes-wizard: {visible(str(exc))}")
             home = None
         if home is not None and home.is_dir():
             report = evaluate(home, args.profile or "default")
@@ -120,8 +123,8 @@ def no_terminal(args) -> int:
             print(render_text(report))
         else:
             print(f"Hermes home: {visible(raw)} (not created yet)")
-        print(_guidance(args.command, place), file=sys.stderr)
-    return 2
+        to_stderr(_guidance(args.command, place))
+    return ExitCode.USAGE
 
 
 def _guidance(command: str, place: str) -> str:

@@ -22,14 +22,10 @@ no terminal without --yes, or the question answered no.
 
 from __future__ import annotations
 
-import sys
-
-from hermes_wizard.core.kinds import ExitCode
-from hermes_wizard.core.safetext import visible
+from hermes_wizard.core.exitcodes import ExitCode
+from hermes_wizard.core.safetext import to_stderr, visible
 from hermes_wizard.faces.doctor import _confirm, _say, _words
 from hermes_wizard.faces.selection import select_homes
-
-EX_USAGE = ExitCode.USAGE
 
 
 def run_undo(args) -> int:
@@ -38,7 +34,7 @@ def run_undo(args) -> int:
 
     homes = select_homes(args)
     if homes is None:
-        return EX_USAGE
+        return ExitCode.USAGE
     home = homes[0][1]
     try:
         if args.list:
@@ -47,8 +43,8 @@ def run_undo(args) -> int:
     except ApplyError as exc:
         if not args.dry_run:
             _clean_up(home)
-        print(f"hermes-wizard: {visible(str(exc))}", file=sys.stderr)
-        return 1
+        to_stderr(f"hermes-wizard: {visible(str(exc))}")
+        return ExitCode.PROBLEMS
     from hermes_wizard.core.safetext import hide
     from hermes_wizard.judge.masking import secret_values
 
@@ -56,25 +52,25 @@ def run_undo(args) -> int:
     question = _show(preview)
     if args.dry_run:
         _say("Nothing was restored (--dry-run).")
-        return 0
+        return ExitCode.OK
     if not args.yes and not _confirm(question, verb="restore"):
         _say("Nothing was restored.")
-        return EX_USAGE
+        return ExitCode.USAGE
     try:
         result = undo_latest(home, expect=preview.set_name, hermes_python=getattr(args, "hermes_python", None))
     except ApplyError as exc:
-        print(f"hermes-wizard: {visible(str(exc))}", file=sys.stderr)
-        return 1
+        to_stderr(f"hermes-wizard: {visible(str(exc))}")
+        return ExitCode.PROBLEMS
     if result.recovered:
         _say(visible(result.recovered))
         _say(f"Now: {_words(result.report)}")
-        return 0
+        return ExitCode.OK
     _say(f"Restored {visible(', '.join(result.files) or 'no file')} from {visible(result.restored_from)}/")
     for line in result.service_lines:
         _say(visible(line))
     _say(f"The replaced versions are in {visible(result.backup)}/ (run `hermes-wizard undo` again to go back).")
     _say(f"Now: {_words(result.report)}")
-    return 1 if result.service_left else 0
+    return ExitCode.PROBLEMS if result.service_left else ExitCode.OK
 
 
 def _clean_up(home) -> None:
@@ -92,13 +88,13 @@ def _clean_up(home) -> None:
 def _list(sets, home) -> int:
     if not sets:
         _say(f"No backups in {visible(home)}: nothing to undo.")
-        return 0
+        return ExitCode.OK
     _say("Backup sets, newest first (`hermes-wizard undo` restores the first):")
     for summary in sets:
         files = f"refused: {summary.refused}" if summary.refused else ", ".join(summary.files) or "no file"
         service = "; and a service drop-in" if summary.service else ""
         _say(visible(f"{summary.name}  {summary.reason or '(no reason)'}  [{files}{service}]"))
-    return 0
+    return ExitCode.OK
 
 
 def _show(preview) -> str:

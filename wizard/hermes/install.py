@@ -21,16 +21,16 @@ from __future__ import annotations
 
 import os
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
-from hermes_wizard.core.records import record
 from hermes_wizard.core.smallfile import read_head, reading_for
 
 DIST_PREFIX = "hermes_agent-"
 MAX_METADATA_READ = 64 * 1024  # the Version: header is near the top; a hostile file cannot make us read more
 
 
-@record
+@dataclass(frozen=True)
 class Install:
     version: str | None  # as the metadata spells it, e.g. "0.19.0"; None: not found
     prefix: Path | None  # the venv (or interpreter prefix) Hermes is installed in

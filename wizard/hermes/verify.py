@@ -15,9 +15,9 @@ Contract: `ask(...)` never raises; a failure to ask is an answer with `error` se
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
-from hermes_wizard.core.records import factory, record
 from hermes_wizard.core.safetext import visible
 
 SCRIPT = Path(__file__).with_name("ask_hermes.py")
@@ -29,13 +29,13 @@ _FIXED = {"PATH", "HOME", "HERMES_HOME", "LANG", "LC_ALL", "PYTHONPATH", "PYTHON
 CLOSED_PORT = "http://127.0.0.1:9"  # discard: any connection attempt fails at once
 
 
-@record
+@dataclass(frozen=True)
 class HermesAnswer:
     python: str
     version: str | None = None
     would_start: bool | None = None
     refusal_platform: str | None = None
-    enabled: list[str] = factory(list)
+    enabled: tuple[str, ...] = ()
     error: str | None = None  # Hermes crashed loading its config (a verdict: it would not start)
     failure: str | None = None  # we could not ask (no verdict)
 
@@ -116,7 +116,7 @@ def ask(home: Path, python: Path, base_env: dict[str, str]) -> HermesAnswer:
     enabled = data.get("enabled")
     return HermesAnswer(str(python), _text(data.get("hermes")), _flag(data.get("would_start")),
                         _text(data.get("refusal_platform")),
-                        [_shown(str(x)) for x in enabled] if isinstance(enabled, list) else [],
+                        tuple(_shown(str(x)) for x in enabled) if isinstance(enabled, list) else (),
                         _text(data.get("error")))
 
 

@@ -16,8 +16,7 @@ Contract: pure functions of version strings; `parse` never raises.
 from __future__ import annotations
 
 import re
-
-from hermes_wizard.core.records import record
+from dataclasses import dataclass
 
 MODELLED: tuple[str, ...] = ("0.18.0", "0.18.1", "0.18.2", "0.19.0")  # oldest first
 FIRST_REFUSING = (0, 18, 0)  # the open-policy startup refusal arrived in 0.18.0
@@ -71,7 +70,7 @@ def _name(release: tuple[int, int, int]) -> str:
     return ".".join(map(str, release))
 
 
-@record
+@dataclass(frozen=True)
 class Judgement:
     """Which Hermes a report is for, how that was learnt, and which model judged it.
 

@@ -12,11 +12,11 @@ own text: faces escape them before display (wizard/core/safetext.py).
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from hermes_wizard.core.homeroot import home_owner
-from hermes_wizard.core.records import factory, record
 from hermes_wizard.core.smallfile import reading_for
 from hermes_wizard.hermes.models import model_for
 from hermes_wizard.hermes.v0_19.access_files import AccessFiles, read_access_files
@@ -27,7 +27,7 @@ from hermes_wizard.judge.provenance import env_source, find_yaml, yaml_source
 CHAT_TYPES = ("dm", "group", "channel", "forum")
 
 
-@record
+@dataclass(frozen=True)
 class AccessView:
     report: HomeReport
     files: AccessFiles
@@ -87,25 +87,25 @@ def _yaml_bridge(view: AccessView, platform: str, variable: str) -> str | None:
     return yaml_source(view.report.snapshot, path).split(" (", 1)[0] if path else None
 
 
-@record
+@dataclass
 class Side:
     """Who gets through on one side (dm or group) of a platform."""
 
     everyone: str | None = None  # the opt-in that opens it (a variable name or rule)
     everyone_source: str | None = None
-    allowlisted: list[tuple[str, str, str | None]] = factory(list)  # (id, variable, name the store knows)
+    allowlisted: list[tuple[str, str, str | None]] = field(default_factory=list)  # (id, variable, name the store knows)
     adapter_allowlist: str | None = None  # an own-policy adapter's allowlist (where it is set)
     disabled: str | None = None  # the adapter drops this side at intake (where its policy is set)
     dropped_by: str = ""  # the policy value that makes it drop them ("disabled", WhatsApp groups: "pairing"...)
 
 
-@record
+@dataclass(frozen=True)
 class PlatformAccess:
     name: str
     dm: Side
     group: Side
-    approved: list[tuple[str, str]] = factory(list)  # (id, user_name)
-    pending: list[tuple[str, str, int]] = factory(list)  # (id, user_name, age in minutes)
+    approved: list[tuple[str, str]] = field(default_factory=list)  # (id, user_name)
+    pending: list[tuple[str, str, int]] = field(default_factory=list)  # (id, user_name, age in minutes)
     error: str | None = None
 
 

@@ -8,12 +8,15 @@ Contract: read-only; never raises for anything found on disk.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hermes_wizard.core.exitcodes import ExitCode
+from hermes_wizard.core.frozenmap import FrozenMap
 from hermes_wizard.core.homeroot import home_owner
-from hermes_wizard.core.kinds import ExitCode, Severity, TransportState, Verdict
-from hermes_wizard.core.records import factory, record
+from hermes_wizard.core.kinds import Severity, TransportState, Verdict
 from hermes_wizard.core.safetext import policy_word
 from hermes_wizard.core.smallfile import reading_for
 from hermes_wizard.hermes.models import model_for
@@ -30,7 +33,7 @@ if TYPE_CHECKING:
     from hermes_wizard.hermes.verify import HermesAnswer
 
 
-@record
+@dataclass(frozen=True)
 class PlatformRow:
     name: str
     enabled: bool
@@ -47,20 +50,28 @@ class PlatformRow:
                 "verdict": self.verdict}
 
 
-@record
+@dataclass(frozen=True)
 class HomeReport:
+    """What `check` says about one home: a value, equal to another report judged alike, and hashable.
+
+    The verdict (violations, findings, rows, the Hermes answer) is tuples of frozen values. The evidence it was
+    judged from, `snapshot` (the files as read, Hermes's parsed YAML included), `effective` (Hermes's state
+    resolved from them) and `facts` (the host as detected), belongs to the readers, which build it as they
+    read: it takes part in equality but not in the hash (equal reports still hash alike), and nothing in
+    the report writes to it."""
+
     home: Path
     profile: str
-    snapshot: Snapshot
-    effective: Effective
-    violations: list[gate.Violation]
-    findings: list[Finding]
-    transports: dict[str, Transport] = factory(dict)
-    rows: list[PlatformRow] = factory(list)
-    facts: HostFacts | None = None  # the host facts it was judged with (reused by simulations)
+    snapshot: Snapshot = field(hash=False)
+    effective: Effective = field(hash=False)
+    violations: tuple[gate.Violation, ...]
+    findings: tuple[Finding, ...]
+    transports: Mapping[str, Transport] = field(default_factory=FrozenMap)  # enabled platform -> its transport
+    rows: tuple[PlatformRow, ...] = ()
+    facts: HostFacts | None = field(default=None, hash=False)  # judged with these (reused by simulations)
     # A version without the startup refusal (before 0.18) starts anyway: what it would refuse
     # after an upgrade is kept here, not in `violations` (today's truth decides the exit code).
-    upgrade_violations: list[gate.Violation] = factory(list)
+    upgrade_violations: tuple[gate.Violation, ...] = ()
     hermes_answer: HermesAnswer | None = None  # the installed Hermes's own verdict (`--verify`), when asked
 
     @property
@@ -123,10 +134,9 @@ def evaluate(home: Path, profile: str = "default", *, base_env: dict[str, str] |
 
         answer = ask_installed(home, facts.site_packages, base_env)
     findings = run_checks(Context(snapshot, effective, violations, transports, facts, upgrade, answer))
-    report = HomeReport(home, profile, snapshot, effective, violations, findings, transports, facts=facts,
-                        upgrade_violations=upgrade, hermes_answer=answer)
-    report.rows = _rows(effective, violations, transports, upgrade)
-    return report
+    return HomeReport(home, profile, snapshot, effective, tuple(violations), tuple(findings), FrozenMap(transports),
+                      tuple(_rows(effective, violations, transports, upgrade)), facts=facts,
+                      upgrade_violations=tuple(upgrade), hermes_answer=answer)
 
 
 

@@ -89,8 +89,7 @@ def env_masks(text: str, secret_keys=()) -> tuple[dict[int, int], set[str]]:
 
     A secret binding's first line is masked after its first `=`, the lines its
     quoted value continues on entirely; so is any line naming a secret `NAME=`."""
-    from dotenv.parser import parse_stream
-
+    from hermes_wizard.core.dotenv_parts import parse_stream
     from hermes_wizard.hermes.v0_19.envfile import _glued_segments
 
     if not secret_keys and not _MAYBE_SECRET.search(text):

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import codecs
 import difflib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hermes_wizard.core.frozenmap import FrozenMap
 from hermes_wizard.core.homefs import ApplyError, fingerprint_in, read_in_home
-from hermes_wizard.core.records import factory, record
 from hermes_wizard.judge.masking import MASK, is_secret_name  # noqa: F401  (re-exported: the faces import them from here)
 from hermes_wizard.plan.actions import ChangeAction
 from hermes_wizard.plan.envedit import EnvEdit, apply_edits
@@ -28,7 +30,7 @@ if TYPE_CHECKING:
 ENV, YAML, GATEWAY_JSON = ".env", "config.yaml", "gateway.json"
 
 
-@record
+@dataclass(frozen=True)
 class Change:
     """One edit.  `key` is an env name for `.env`, a dotted YAML path for config.yaml.
 
@@ -51,16 +53,21 @@ class Change:
                 f"platform={self.platform!r}, reason={self.reason!r})")
 
 
-@record
+@dataclass(frozen=True)
 class Plan:
     """`changes` edit the home's files; `service` (wizard/plan/service_steps.py) act on the units
     that run it — both previewed alike, applied by hermes_wizard.write.apply, recorded in the backup set."""
 
     home: Path
-    fingerprints: dict = factory(dict)  # file -> sha256 of what was read (None: absent)
+    # file -> sha256 of what was read (None: absent); given as any mapping, kept as a FrozenMap
+    fingerprints: Mapping[str, str | None] = field(default_factory=FrozenMap)
     changes: tuple[Change, ...] = ()
     service: tuple[ServiceStep, ...] = ()
     keyring: tuple[KeyringStep, ...] = ()  # OS keyring entries stored or deleted (wizard/plan/keyring_steps.py)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.fingerprints, FrozenMap):  # a caller's dict never stays shared with the plan
+            object.__setattr__(self, "fingerprints", FrozenMap(self.fingerprints))
 
     def __bool__(self) -> bool:
         return bool(self.changes or self.service or self.keyring)

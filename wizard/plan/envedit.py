@@ -19,10 +19,9 @@ from __future__ import annotations
 
 import io
 import re
+from dataclasses import dataclass
 
-from dotenv.parser import parse_stream
-
-from hermes_wizard.core.records import record
+from hermes_wizard.core.dotenv_parts import parse_stream
 
 DISABLED_MARKER = "#hermes-wizard-off: "
 _BARE_SAFE = re.compile(r"[A-Za-z0-9_@%+=:,./-]*")
@@ -36,7 +35,7 @@ class UnwritableValue(ValueError):
     """A value that cannot be written so every reader sees the same thing."""
 
 
-@record
+@dataclass(frozen=True)
 class EnvEdit:
     """Set `key` to `value`; `value=None` comments the assignment out (reversibly)."""
 

@@ -14,6 +14,8 @@ reads the keyring (KeyringUnavailable when it cannot).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from hermes_wizard.core.keyring_store import PLUGIN_NAME, SERVICE, SOURCE_NAME, entry_for
 from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
 from hermes_wizard.judge.masking import is_secret_name
@@ -21,15 +23,15 @@ from hermes_wizard.plan.actions import ChangeAction, KeyringAction
 from hermes_wizard.plan.changes import ENV, YAML, Change, Plan
 
 
+@dataclass(frozen=True)
 class KeyringStep:
     """Store or delete one entry; `secret` is the value a STORE writes (None for DELETE)."""
 
-    __slots__ = ("action", "variable", "service", "username", "secret")
-
-    def __init__(self, action: KeyringAction, variable: str, service: str, username: str,
-                 secret: str | None = None) -> None:
-        self.action, self.variable, self.service, self.username, self.secret = (
-            action, variable, service, username, secret)
+    action: KeyringAction
+    variable: str
+    service: str
+    username: str
+    secret: str | None = None
 
     def __repr__(self) -> str:
         return f"KeyringStep({self.action.value} {self.variable})"

@@ -15,7 +15,8 @@ one plain-words line per repair.
 
 from __future__ import annotations
 
-from hermes_wizard.core.records import record
+from dataclasses import dataclass
+
 from hermes_wizard.hermes.models import model_for
 from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
 from hermes_wizard.hermes.v0_19.envrules import ALLOW_ALL_TRUE, TRUTHY
@@ -41,13 +42,13 @@ FORCING_CREDENTIALS = {"weixin": ("WEIXIN_TOKEN", "WEIXIN_ACCOUNT_ID"), "qqbot":
                        "wecom": ("WECOM_BOT_ID", "WECOM_SECRET"), "yuanbao": ("YUANBAO_APP_ID", "YUANBAO_APP_KEY")}
 
 
-@record
+@dataclass(frozen=True)
 class RepairOptions:
     open_policy: str = "pairing"
     dead_transport: str = "disable"
 
 
-@record
+@dataclass(frozen=True)
 class Repair:
     plan: Plan
     notes: tuple[str, ...]  # each repair as planned (future: "whatsapp: will be disabled (...)")

@@ -22,9 +22,9 @@ prints it and exits 1, the file repairs still apply.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from hermes_wizard.core.records import factory, record
 from hermes_wizard.core.safetext import visible
 from hermes_wizard.plan.actions import ServiceAction
 from hermes_wizard.service import actions, dropin
@@ -34,7 +34,7 @@ from hermes_wizard.service.dropdir import DropinFolder, FolderRefused
 from hermes_wizard.service.systemd import systemctl
 
 
-@record
+@dataclass(frozen=True)
 class ServiceStep:
     action: ServiceAction
     unit: str  # hermes-gateway.service
@@ -73,7 +73,7 @@ class ServiceStep:
         return f"restart: {' '.join(self.argv())}, then watch it for {self.settle:g} s before saying it runs"
 
 
-@record
+@dataclass(frozen=True)
 class ServiceRequest:
     """What the user asked of the service (doctor's flags)."""
 
@@ -83,11 +83,11 @@ class ServiceRequest:
     wizard: Path | None = None  # the hermes-wizard the gate runs (default: this installation's)
 
 
-@record
+@dataclass
 class ServicePlan:
     steps: tuple[ServiceStep, ...] = ()
-    notes: list[str] = factory(list)  # what was decided not to do, and why
-    unmet: list[str] = factory(list)  # the notes saying something asked for will not be done
+    notes: list[str] = field(default_factory=list)  # what was decided not to do, and why
+    unmet: list[str] = field(default_factory=list)  # the notes saying something asked for will not be done
 
 
 def plan_service(home: Path, profile: str, request: ServiceRequest, *, editing: bool, will_start: bool,

@@ -22,7 +22,8 @@ Contract: pure — nothing here writes; only hermes_wizard.write.apply does, wit
 
 from __future__ import annotations
 
-from hermes_wizard.core.records import factory, record
+from dataclasses import dataclass, field
+
 from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
 from hermes_wizard.hermes.v0_19.envrules import ALLOW_ALL_TRUE
 from hermes_wizard.plan.answers import (
@@ -49,13 +50,14 @@ class AnswerError(ValueError):
     """An answer the session refuses, in words for the user (an allowlist of nobody, an unconfirmed open)."""
 
 
-@record
+@dataclass
 class PlatformAnswer:
-    typed: dict[str, str] = factory(dict)  # credential drafts, exactly as typed
+    typed: dict[str, str] = field(default_factory=dict)  # credential drafts, exactly as typed
     access: str | None = None  # one of ACCESS_MODES; None: not answered
-    ids: list[str] = factory(list)
+    ids: list[str] = field(default_factory=list)
     group: str | None = None  # one of GROUP_POLICIES; None: not answered
-    drafts: dict[str, str] = factory(dict)  # a screen's unkept choices (Esc keeps them): never in the plan
+    # a screen's unkept choices (Esc keeps them): never in the plan
+    drafts: dict[str, str] = field(default_factory=dict)
 
 
 class Session:

@@ -13,20 +13,20 @@ Contract: never raises; secret values live only in `values` (callers register th
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hermes_wizard.core.records import factory, record
 from hermes_wizard.hermes.v0_19.secret_sources import KeyringRefs, keyring_refs
 
 ASSUMED = "keyring-entry"  # stands in for a value that could not (or must not) be read
 
 
-@record
+@dataclass
 class KeyringSecrets:
-    refs: KeyringRefs = factory(KeyringRefs)
-    values: dict[str, str] = factory(dict)  # VARIABLE -> secret (or ASSUMED)
-    missing: list[str] = factory(list)  # mapped, but the keyring has no such entry
+    refs: KeyringRefs = field(default_factory=KeyringRefs)
+    values: dict[str, str] = field(default_factory=dict)  # VARIABLE -> secret (or ASSUMED)
+    missing: list[str] = field(default_factory=list)  # mapped, but the keyring has no such entry
     unreadable: str | None = None  # why the keyring could not be read here
     assumed: bool = False  # some values are ASSUMED, not read
 

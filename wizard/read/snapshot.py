@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import os
 import stat
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hermes_wizard.core.records import factory, record
 from hermes_wizard.core.smallfile import read_as_stated
 from hermes_wizard.hermes.v0_19.envfile import EnvFile, read_env_file
 from hermes_wizard.hermes.v0_19.yamlfile import YamlFile, read_yaml_file
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 MAX_SMALL_FILE = 1024 * 1024
 
 
-@record
+@dataclass
 class JsonFile:
     path: Path
     exists: bool = False
@@ -71,12 +71,12 @@ def read_json_file(path: Path, content: bytes | None = None) -> JsonFile:
     return result
 
 
-@record
+@dataclass
 class StartsLog:
     """`gateway-starts.log`: one UNIX timestamp per gateway start (last 40 kept)."""
 
     exists: bool = False
-    starts: list[float] = factory(list)
+    starts: list[float] = field(default_factory=list)
     garbage_lines: int = 0
 
 
@@ -103,7 +103,7 @@ def read_starts_log(path: Path) -> StartsLog:
     return log
 
 
-@record
+@dataclass(frozen=True)
 class Snapshot:
     """What was on disk for one Hermes home at the time of reading."""
 

@@ -12,8 +12,8 @@ such, never as fixed.  Every command goes through the given `Runner` (dry-run pr
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
-from hermes_wizard.core.records import record
 from hermes_wizard.service import loop
 from hermes_wizard.service.systemd import (
     Runner,
@@ -30,7 +30,7 @@ SETTLE_S = 12.0  # > RestartSec=5 + a 1.2 s refusal: one full loop turn is seen
 POLL_S = 2.0
 
 
-@record
+@dataclass(frozen=True)
 class Outcome:
     ok: bool
     words: str  # one sentence for the user

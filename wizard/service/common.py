@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import os
 import stat
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from hermes_wizard.core.records import factory, record
 from hermes_wizard.core.smallfile import unreadable_for
 
 GATE_DROPIN = "hermes-wizard-gate.conf"
@@ -19,7 +19,7 @@ UNIT_PREFIX = "hermes-gateway"
 MAX_UNIT_BYTES = 256 * 1024
 
 
-@record
+@dataclass(frozen=True)
 class Gate:
     """Our gate drop-in as found on disk: the wizard it runs and the home it judges."""
 
@@ -28,7 +28,7 @@ class Gate:
     home: str | None
 
 
-@record
+@dataclass
 class Unit:
     path: Path
     manager: str  # "systemd" | "launchd" | "s6"
@@ -38,7 +38,7 @@ class Unit:
     profile: str | None = None
     restart: str = "no"  # effective Restart= (launchd KeepAlive / s6 supervision count as "always")
     prevents_78: bool = False  # exit 78 (Hermes's fatal-config code) is not restarted
-    dropins: list[Path] = factory(list)
+    dropins: list[Path] = field(default_factory=list)
     gate: Gate | None = None
     fallback: Path | None = None
     python: str | None = None  # the interpreter (or hermes script) the service starts

@@ -16,9 +16,9 @@ fails leaves its fields None and its reason in `problems`.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from hermes_wizard.core.records import factory, record
 from hermes_wizard.service.systemd import Runner, int_or_none, journal_argv, journal_lines, parse_show, show_argv
 
 REFUSING = re.compile(r"Refusing to start: (\S+) has dm_policy/group_policy set to 'open'")
@@ -28,18 +28,18 @@ SKIPPED = "Skipped due to 'exec-condition'"
 COUNTER = re.compile(r"restart counter is at (\d+)")
 
 
-@record
+@dataclass
 class Evidence:
     unit: str
-    props: dict[str, str] = factory(dict)
-    refusals: list[str] = factory(list)  # Hermes's refusal lines, oldest first
-    gate_lines: list[str] = factory(list)  # our gate's one-liners
+    props: dict[str, str] = field(default_factory=dict)
+    refusals: list[str] = field(default_factory=list)  # Hermes's refusal lines, oldest first
+    gate_lines: list[str] = field(default_factory=list)  # our gate's one-liners
     skips: int = 0  # starts skipped by ExecCondition=
     counter: int | None = None  # the last "restart counter is at N" in the journal
     state_reason: str | None = None  # gateway_state.json exit_reason of a failed start
     starts_last_hour: int = 0
     last_reason: str | None = None
-    problems: list[str] = factory(list)
+    problems: list[str] = field(default_factory=list)
 
     @property
     def restarts(self) -> int | None:

@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import os
 import sys
-
-from hermes_wizard.core.records import record
+from dataclasses import dataclass
 
 SHOW_PROPERTIES = ("NRestarts", "ActiveState", "SubState", "Result", "ExecMainStatus", "ExecMainCode")
 
 
-@record
+@dataclass(frozen=True)
 class Result:
     argv: list[str]
     rc: int = 0

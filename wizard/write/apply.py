@@ -23,12 +23,12 @@ kill any single step.  Everything created belongs to the home's owner.
 from __future__ import annotations
 
 import errno
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hermes_wizard.core.atomic import _ANY, FileOps, Lock, begin_writing, clean_stale_tmp, write_atomic
 from hermes_wizard.core.homefs import ApplyError, HomeDir, digest, look, read_file
-from hermes_wizard.core.records import factory, record
 from hermes_wizard.hermes.models import model_for
 from hermes_wizard.plan.actions import ChangeAction
 from hermes_wizard.plan.changes import ENV, Plan, env_misreads, plan_files, planned_contents, planned_env_edits
@@ -37,15 +37,15 @@ if TYPE_CHECKING:
     from hermes_wizard.judge.engine import HomeReport
 
 
-@record
+@dataclass(frozen=True)
 class ApplyResult:
     backup: Path | None
     written: list[str]  # files replaced or re-moded
     report: HomeReport  # judged from disk after writing
-    stopped: list[str] = factory(list)  # units whose loop was stopped before the files changed
-    service_lines: list[str] = factory(list)  # what the service steps did, one line each
-    service_failures: list[str] = factory(list)
-    restarts: list = factory(list)  # hermes_wizard.service.actions.Outcome of each restart, watched
+    stopped: list[str] = field(default_factory=list)  # units whose loop was stopped before the files changed
+    service_lines: list[str] = field(default_factory=list)  # what the service steps did, one line each
+    service_failures: list[str] = field(default_factory=list)
+    restarts: list = field(default_factory=list)  # hermes_wizard.service.actions.Outcome of each restart, watched
     gate_not_done: str = ""  # why a planned drop-in is not in place (the file repair was kept), or ""
 
     @property

@@ -17,11 +17,11 @@ takes out a gate drop-in the set installed (the rule for those: wizard/write/ser
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hermes_wizard.core.homefs import ApplyError, DanglingLink, HomeDir, digest, look, read_file
-from hermes_wizard.core.records import factory, record
 from hermes_wizard.write.apply import FileOps, Lock
 from hermes_wizard.write.backups import (
     BACKUP_DIR,
@@ -39,18 +39,19 @@ if TYPE_CHECKING:
     from hermes_wizard.judge.engine import HomeReport
 
 
-@record
+@dataclass(frozen=True)
 class UndoResult:
     restored_from: Path | None
     files: list[str]
     backup: Path | None  # the state before this undo
     report: object
     recovered: str | None = None  # the line about an interrupted run rolled back instead
-    service_lines: list[str] = factory(list)  # drop-ins taken out or put back (wizard/write/service_apply.py)
+    # drop-ins taken out or put back (wizard/write/service_apply.py)
+    service_lines: list[str] = field(default_factory=list)
     service_left: bool = False  # a drop-in the set journalled was left as it is (a refused folder, a unit gone)
 
 
-@record
+@dataclass(frozen=True)
 class SetSummary:
     name: str
     reason: str  # from the set's manifest: attacker-writable text, escaped where printed
@@ -59,7 +60,7 @@ class SetSummary:
     refused: str | None = None
 
 
-@record
+@dataclass(frozen=True)
 class UndoPreview:
     set_name: str | None  # None: an interrupted run would be rolled back instead (`interrupted`)
     reason: str
@@ -68,9 +69,10 @@ class UndoPreview:
     service: bool
     report: HomeReport  # the engine's report of the home as the restore leaves it
     interrupted: str | None = None
-    secrets_changed: list[str] = factory(list)  # .env secrets whose (masked, so unseen) value the restore changes
-    service_left: list[str] = factory(list)  # the journalled drop-ins the restore would leave, and why
-    pairing: list[str] = factory(list)  # what the undo does to the pairing store, in words
+    # .env secrets whose (masked, so unseen) value the restore changes
+    secrets_changed: list[str] = field(default_factory=list)
+    service_left: list[str] = field(default_factory=list)  # the journalled drop-ins the restore would leave, and why
+    pairing: list[str] = field(default_factory=list)  # what the undo does to the pairing store, in words
 
 
 def list_sets(home: Path) -> list[SetSummary]:

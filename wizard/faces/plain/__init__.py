@@ -12,10 +12,10 @@ importable without them).
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-from hermes_wizard.core.safetext import visible
+from hermes_wizard.core.exitcodes import ExitCode
+from hermes_wizard.core.safetext import to_stderr, visible
 
 CANCELLED = "Cancelled. No changes were made."
 
@@ -42,16 +42,16 @@ def run_plain(command: str, home: Path, profile: str = "default", *, ssh: bool |
                                 ssh=terminal.over_ssh() if ssh is None else ssh,
                                 echo_hidden=terminal.echo_can_be_hidden() if echo_hidden is None else echo_hidden)
         if not ready:
-            print(CANCELLED, file=sys.stderr)
-            return 1
+            to_stderr(CANCELLED)
+            return ExitCode.PROBLEMS
         flow = flows.doctor if command == "doctor" else flows.setup
         steps = flow(asker, session, home, profile)
     except (KeyboardInterrupt, EOFError):  # only questions were asked: nothing was written
-        print(f"\n{CANCELLED}", file=sys.stderr)
-        return 130
+        to_stderr(f"\n{CANCELLED}")
+        return ExitCode.INTERRUPTED
     if steps is None:
         asker.say("No changes were made.")
-        return 0
+        return ExitCode.OK
     if save_answers:  # before apply spends the answers; nothing is applied when it cannot be written
         from hermes_wizard.write.saved_answers import SavedAnswersError
         from hermes_wizard.write.saved_answers import save_answers as save
@@ -60,11 +60,11 @@ def run_plain(command: str, home: Path, profile: str = "default", *, ssh: bool |
             asker.say(f"Answers: {visible(str(save(session, save_answers)))} (no secret in it)")
         except SavedAnswersError as exc:
             asker.say(f"hermes-wizard: {visible(str(exc))}; nothing was written")
-            return 1
+            return ExitCode.PROBLEMS
     outcome = flows.apply(asker, session, steps)  # asks nothing; a Ctrl+C here is the CLI's to word
     if outcome.failed:
-        return 1
-    return 0 if outcome.result.report.would_start else 78
+        return ExitCode.PROBLEMS
+    return ExitCode.OK if outcome.result.report.would_start else ExitCode.CONFIG
 
 
 def run_platform_step(platform: str, home: Path, profile: str = "default", *, width: int | None = None) -> int:
@@ -88,11 +88,11 @@ def run_platform_step(platform: str, home: Path, profile: str = "default", *, wi
         choose_access(asker, session, platform)
         if not flows.review(asker, session, ()):
             asker.say("No changes were made by hermes-wizard.")
-            return 0
+            return ExitCode.OK
     except (KeyboardInterrupt, EOFError):
-        print(f"\n{CANCELLED}", file=sys.stderr)
-        return 130
+        to_stderr(f"\n{CANCELLED}")
+        return ExitCode.INTERRUPTED
     outcome = flows.apply(asker, session, ())
     if outcome.failed:
-        return 1
-    return 0 if outcome.result.report.would_start else 78
+        return ExitCode.PROBLEMS
+    return ExitCode.OK if outcome.result.report.would_start else ExitCode.CONFIG

@@ -22,10 +22,10 @@ from __future__ import annotations
 import json
 import os
 import stat
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hermes_wizard.core.records import factory, record
 from hermes_wizard.core.smallfile import read_regular, reading_for
 
 MAX_STORE_BYTES = 4 * 1024 * 1024
@@ -33,7 +33,7 @@ MAX_JSON_FILES = 20_000  # pairing files looked at per folder
 MAX_ALIAS_BYTES = 64 * 1024  # an alias file holds one JSON string
 
 
-@record
+@dataclass(frozen=True)
 class Parsed:
     """One JSON file as Hermes's `_load_json` sees it: `data`, or `crash` (Hermes raises)."""
 
@@ -42,15 +42,15 @@ class Parsed:
     crash: str | None = None
 
 
-@record
+@dataclass
 class AccessFiles:
     pairing_dir: Path
-    approved: dict[str, Parsed] = factory(dict)  # platform -> what is_approved iterates
-    pending: dict[str, Parsed] = factory(dict)  # platform -> the pending requests file
+    approved: dict[str, Parsed] = field(default_factory=dict)  # platform -> what is_approved iterates
+    pending: dict[str, Parsed] = field(default_factory=dict)  # platform -> the pending requests file
     rate_limits: Parsed | None = None
     session_dir: Path | None = None  # WhatsApp's bridge session folder (its alias files)
     owner: int | None = None  # read alias files as this user could (root judging another user's home)
-    aliases: dict[str, Parsed | None] = factory(dict)  # "lid-mapping-<id><suffix>" -> its JSON, once read
+    aliases: dict[str, Parsed | None] = field(default_factory=dict)  # "lid-mapping-<id><suffix>" -> its JSON, once read
     merged_from: Path | None = None  # the other folder whose files the store merges in
     crash: str | None = None  # Hermes cannot even open the store (its folder cannot be made): the gateway crashes
 

@@ -41,9 +41,9 @@ raises: where Hermes itself raises, the decision is `error` (not authorized).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from hermes_wizard.core.records import record
 from hermes_wizard.hermes.v0_19 import adapters
 from hermes_wizard.hermes.v0_19.access_files import AccessFiles
 from hermes_wizard.hermes.v0_19.identity import approved_match, expand_whatsapp, normalize_whatsapp
@@ -71,7 +71,7 @@ TRUE = {"true", "1", "yes"}
 GROUPISH = {"group", "forum", "channel"}
 
 
-@record
+@dataclass(frozen=True)
 class Sender:
     platform: str
     user_id: str | None
@@ -81,7 +81,7 @@ class Sender:
     user_name: str | None = None
 
 
-@record
+@dataclass(frozen=True)
 class Decision:
     authorized: bool
     rule: str

@@ -11,18 +11,17 @@ IDs have a checkable shape.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
-from hermes_wizard.core.records import record
 
-
-@record
+@dataclass(frozen=True)
 class Gate:
     dm_env: str | None
     group_env: str | None
     allow_all_env: str
 
 
-@record
+@dataclass(frozen=True)
 class Spec:
     name: str  # Hermes's own platform value
     label: str

@@ -13,17 +13,17 @@ to connect with a non-retryable error (or the bridge could never log in).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from hermes_wizard.core.kinds import TransportState
-from hermes_wizard.core.records import record
 from hermes_wizard.core.smallfile import read_as_stated, read_regular
 from hermes_wizard.hermes.v0_19.state import PlatformState
 
 MAX_CREDS_BYTES = 1024 * 1024
 
 
-@record
+@dataclass(frozen=True)
 class Transport:
     state: TransportState
     detail: str  # plain words

@@ -19,13 +19,11 @@ import functools
 import io
 import os
 import stat
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from dotenv.parser import parse_stream
-from dotenv.variables import parse_variables
-
-from hermes_wizard.core.records import factory, record
+from hermes_wizard.core.dotenv_parts import parse_stream, parse_variables
 from hermes_wizard.core.smallfile import read_as_stated
 
 if TYPE_CHECKING:
@@ -37,7 +35,7 @@ MAX_ENV_BYTES = 4 * 1024 * 1024
 _CREDENTIAL_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_KEY")
 
 
-@record
+@dataclass(frozen=True)
 class EnvEntry:
     """One assignment as python-dotenv saw it (the last one wins for a key)."""
 
@@ -47,7 +45,7 @@ class EnvEntry:
     raw: str  # the original text of the assignment (may contain a secret)
 
 
-@record
+@dataclass
 class EnvFile:
     """The result of reading one `.env`."""
 
@@ -57,15 +55,15 @@ class EnvFile:
     ignored: bool = False  # Hermes does not load it (directory, dangling symlink)
     blocks_start: str | None = None  # Hermes hangs or crashes on this file
     blocks_fix: str | None = None  # what ends that, when it is not "make it a regular file"
-    values: dict[str, str] = factory(dict)  # what reaches os.environ
-    entries: dict[str, EnvEntry] = factory(dict)  # last binding per key
-    duplicates: dict[str, list[int]] = factory(dict)  # key -> all lines
-    invalid_lines: list[int] = factory(list)  # lines dotenv could not parse
+    values: dict[str, str] = field(default_factory=dict)  # what reaches os.environ
+    entries: dict[str, EnvEntry] = field(default_factory=dict)  # last binding per key
+    duplicates: dict[str, list[int]] = field(default_factory=dict)  # key -> all lines
+    invalid_lines: list[int] = field(default_factory=list)  # lines dotenv could not parse
     encoding: str = "utf-8"
     bom_key: str | None = None  # first key glued to a UTF-8 BOM (Hermes ignores it)
     sanitizer_rewrites: bool = False  # Hermes would rewrite this file at startup
-    stripped_credentials: list[str] = factory(list)
-    simple_values: dict[str, str] = factory(dict)  # Hermes's get_env_value fallback parse
+    stripped_credentials: list[str] = field(default_factory=list)
+    simple_values: dict[str, str] = field(default_factory=dict)  # Hermes's get_env_value fallback parse
     mode: int | None = None
     uid: int | None = None
     size: int = 0

@@ -14,13 +14,14 @@ Hermes's order, so `violations(...)[0]` is the platform Hermes names.
 
 from __future__ import annotations
 
-from hermes_wizard.core.records import record
+from dataclasses import dataclass
+
 from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
 from hermes_wizard.hermes.v0_19.envrules import allow_all
 from hermes_wizard.hermes.v0_19.state import Effective, PlatformState
 
 
-@record
+@dataclass(frozen=True)
 class Policies:
     dm: str
     group: str
@@ -28,7 +29,7 @@ class Policies:
     group_from_extra: bool
 
 
-@record
+@dataclass(frozen=True)
 class Violation:
     platform: str
     dm: str

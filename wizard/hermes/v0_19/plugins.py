@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import os
 import shutil
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hermes_wizard.core.records import factory, record
 from hermes_wizard.hermes.install import detect as detect_install
 from hermes_wizard.hermes.versions import Judgement, judgement
 
@@ -47,7 +47,7 @@ SDK_MODULES: dict[str, tuple[str, ...]] = {
 }
 
 
-@record
+@dataclass
 class HostFacts:
     """What Hermes's own Python and PATH provide (decides plugin `check_fn`s)."""
 
@@ -56,7 +56,7 @@ class HostFacts:
     raft_cli: bool = False
     photon_sidecar: bool = False
     site_packages: Path | None = None
-    notes: list[str] = factory(list)
+    notes: list[str] = field(default_factory=list)
     hermes: Judgement | None = None  # which Hermes judges (None: the newest model, as if assumed)
 
     def has(self, *names: str) -> bool:

@@ -17,11 +17,11 @@ Contract: pure; nothing here reads the keyring (wizard/read/keyring_read.py does
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from hermes_wizard.core.keyring_store import PLUGIN_NAME, SOURCE_NAME, belongs_to
-from hermes_wizard.core.records import factory, record
 from hermes_wizard.core.smallfile import read_head
 
 MAX_ENTRY_POINTS_BYTES = 64 * 1024  # a real entry_points.txt is a few hundred bytes
@@ -29,13 +29,14 @@ MAX_ENTRY_POINTS_BYTES = 64 * 1024  # a real entry_points.txt is a few hundred b
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-@record
+@dataclass
 class KeyringRefs:
     """What config.yaml says about secrets kept in the OS keyring."""
 
-    mapped: dict[str, tuple[str, str]] = factory(dict)  # VARIABLE -> (service, username)
-    invalid: list[str] = factory(list)  # entries Hermes's source would skip, in words
-    foreign: dict[str, tuple[str, str]] = factory(dict)  # VARIABLE -> (service, username) not this home's entry
+    mapped: dict[str, tuple[str, str]] = field(default_factory=dict)  # VARIABLE -> (service, username)
+    invalid: list[str] = field(default_factory=list)  # entries Hermes's source would skip, in words
+    # VARIABLE -> (service, username) not this home's entry
+    foreign: dict[str, tuple[str, str]] = field(default_factory=dict)
     source_enabled: bool = False
     plugin_listed: bool = False  # plugins.enabled names it and plugins.disabled does not
 

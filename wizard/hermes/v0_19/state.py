@@ -5,12 +5,11 @@ Shared by the resolver, the env override blocks, the plugin pass and the checks.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
-from hermes_wizard.core.records import factory, record
 
-
-@record
+@dataclass
 class PlatformState:
     """Mirror of Hermes's `PlatformConfig`, reduced to what decisions need."""
 
@@ -18,10 +17,10 @@ class PlatformState:
     token: Any = None
     api_key: Any = None
     home_channel: Any = None
-    extra: dict = factory(dict)
+    extra: dict = field(default_factory=dict)
 
 
-@record
+@dataclass
 class Effective:
     """What the gateway would run with."""
 
@@ -31,8 +30,8 @@ class Effective:
     crash: str | None = None  # load_gateway_config() would raise this
     crash_fix: str | None = None  # what removes that crash, when the model knows the value at fault
     crash_key: tuple[str, ...] | None = None  # gateway.json's key path of that value, when removing it ends it
-    placeholder_disabled: dict[str, str] = factory(dict)  # platform -> env name
-    yaml_explicit: dict[str, Any] = factory(dict)  # platform -> YAML `enabled` value
+    placeholder_disabled: dict[str, str] = field(default_factory=dict)  # platform -> env name
+    yaml_explicit: dict[str, Any] = field(default_factory=dict)  # platform -> YAML `enabled` value
 
     def enabled(self) -> list[str]:
         return [name for name, state in self.platforms.items() if state.enabled]

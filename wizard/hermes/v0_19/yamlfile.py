@@ -11,12 +11,12 @@ silently falls back to `.env`/gateway.json values, which checks must report.
 from __future__ import annotations
 
 import stat
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from hermes_wizard.core.records import record
 from hermes_wizard.core.smallfile import read_as_stated
 
 # Beyond this size the pure-Python parser Hermes uses takes many seconds; we
@@ -28,7 +28,7 @@ MAX_YAML_BYTES = 64 * 1024 * 1024
 MAX_EXPANDED_NODES = 10_000_000
 
 
-@record
+@dataclass(frozen=True)
 class YamlError:
     message: str
     line: int | None = None
@@ -38,7 +38,7 @@ class YamlError:
         return f"line {self.line}, column {self.column}" if self.line else "?"
 
 
-@record
+@dataclass
 class YamlFile:
     path: Path
     exists: bool = False
@@ -49,8 +49,9 @@ class YamlFile:
     parsed_with_libyaml: bool = False
     expanded_nodes: int = 0  # node count with every alias expanded (capped)
     cycle_line: int | None = None  # 1-based line of a collection that contains itself through an alias
-    _root: Any = None
-    _keys: Any = None  # id(mapping node) -> {key text: (line, value node)}, built once per mapping
+    _root: Any = field(default=None, init=False, repr=False, compare=False)  # the node tree: a cache, not the value
+    # id(mapping node) -> {key text: (line, value node)}, built once per mapping
+    _keys: Any = field(default=None, init=False, repr=False, compare=False)
 
     def mapping(self) -> dict:
         """The top level when it is a mapping, else an empty dict."""

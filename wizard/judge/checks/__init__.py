@@ -9,11 +9,11 @@ check-crashed` finding naming it, never a traceback.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hermes_wizard.core.kinds import Severity
-from hermes_wizard.core.records import factory, record
 from hermes_wizard.hermes.v0_19.credentials import Transport
 from hermes_wizard.hermes.v0_19.gate import Violation
 from hermes_wizard.hermes.v0_19.plugins import HostFacts
@@ -23,7 +23,7 @@ from hermes_wizard.read.snapshot import Snapshot
 if TYPE_CHECKING:
     from hermes_wizard.hermes.verify import HermesAnswer
 
-@record
+@dataclass(frozen=True)
 class Finding:
     code: str
     name: str
@@ -37,7 +37,7 @@ class Finding:
                 "message": self.message, "fix": self.fix}
 
 
-@record
+@dataclass(frozen=True)
 class Hit:
     """What a check function yields; the registry turns it into a Finding."""
 
@@ -47,7 +47,7 @@ class Hit:
     severity: str | None = None  # overrides the check's default severity
 
 
-@record
+@dataclass(frozen=True)
 class Check:
     code: str
     name: str
@@ -63,14 +63,14 @@ class Check:
                        hit.fix)
 
 
-@record
+@dataclass(frozen=True)
 class Context:
     snapshot: Snapshot
     effective: Effective
     violations: list[Violation]
     transports: dict[str, Transport]
     facts: HostFacts
-    upgrade_violations: list[Violation] = factory(list)  # refusals of a newer Hermes, not of this one
+    upgrade_violations: list[Violation] = field(default_factory=list)  # refusals of a newer Hermes, not of this one
     hermes_answer: HermesAnswer | None = None  # the installed Hermes's own verdict, when asked (--verify)
 
     @property
