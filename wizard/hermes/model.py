@@ -86,6 +86,14 @@ class Model:
         return ()
 
     # --- authorization ---------------------------------------------------------------------------
+    pairing_store_merges: bool = True  # the store merges the legacy and new pairing folders (0.18+)
+
+    def access_files(self, home: Any, owner: int | None = None) -> Any:
+        """The pairing store and WhatsApp alias files as this version reads them (an `AccessFiles`)."""
+        from hermes_wizard.hermes.v0_19.access_files import read_access_files
+
+        return read_access_files(home, owner, merges=self.pairing_store_merges)
+
     def authorizer(self) -> Any:
         """This version's `_is_user_authorized` (a `hermes_wizard.hermes.v0_19.authz.Authorizer`)."""
         raise NotImplementedError

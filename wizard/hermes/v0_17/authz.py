@@ -12,6 +12,11 @@ Citations are into the 0.17.0 wheel, gateway/authz_mixin.py `_is_user_authorized
 - Own-policy adapters default to `open` (whatsapp.py, wecom.py, weixin.py DMs, qqbot/adapter.py,
   whatsapp_cloud.py:225-241 through WHATSAPP_DM_POLICY): an adapter without a configured policy forwards
   every sender; the authorizer still trusts it only for `allowlist`.
+- Intake (what a live own-policy adapter forwards): 0.17's adapters have one gate per side,
+  `_is_dm_allowed` / `_is_group_allowed` (whatsapp_common.py:150-164, weixin.py:1472, wecom.py:863-880,
+  qqbot/adapter.py:3145-3158, yuanbao.py:1548-1561): `disabled` drops, `allowlist` admits its list, and
+  every other policy (open, pairing, anything) forwards; WeCom groups then check `groups.<chat>.allow_from`.
+  WhatsApp's allowlist is a plain set lookup there (no phone/LID aliases).
 - A stranger's DM: the per-platform `unauthorized_dm_behavior`, then the global one, then the policy in
   the platform's *config* (`extra.dm_policy`, not the live adapter's), then the allowlists; Email has no
   "ignore" default of its own.
@@ -24,7 +29,7 @@ from typing import Any
 from hermes_wizard.hermes.v0_18.authz import Authorizer018
 from hermes_wizard.hermes.v0_19 import adapters
 from hermes_wizard.hermes.v0_19.access_files import AccessFiles
-from hermes_wizard.hermes.v0_19.authz import ALLOWED_USERS, GROUP_USERS_AND_CHATS, Decision, Sender
+from hermes_wizard.hermes.v0_19.authz import ALLOWED_USERS, GROUP_USERS_AND_CHATS, OWN_POLICY, Decision, Sender
 
 ALLOW_BOTS = {"discord": "DISCORD_ALLOW_BOTS", "feishu": "FEISHU_ALLOW_BOTS"}
 # rules that decide before 0.17's bot admission is reached
@@ -45,6 +50,47 @@ class Authorizer017(Authorizer018):
                 and env.get(var, "none").lower().strip() in {"mentions", "all"}):
             return Decision(True, "bot-admission", var)
         return decided
+
+    def intake(self, env: dict[str, str], platforms: dict[str, Any], files: AccessFiles,
+               s: Sender) -> tuple[bool | None, str]:
+        from hermes_wizard.hermes.v0_19 import intake as later
+
+        p, group = s.platform, s.chat_type not in ("dm", "thread")
+        state = platforms.get(p)
+        if (p not in OWN_POLICY or p == "whatsapp_cloud" or state is None or not state.enabled
+                or (group and p == "weixin")):
+            return None, ""
+        extra = state.extra if isinstance(state.extra, dict) else {}
+        side = "group" if group else "dm"
+        if p == "yuanbao":  # its AccessPolicy's own, default open (yuanbao.py:5050-5064)
+            own = extra.get(f"{side}_policy") or env.get(f"YUANBAO_{side.upper()}_POLICY", "open")
+            policy = str(own).strip().lower()
+        else:
+            policy = self.adapter_policy(env, p, extra, side)[0]
+        why = f"{side}_policy {policy or 'empty'}"
+        try:
+            if policy == "disabled":
+                return False, why
+            if policy == "allowlist":
+                sender, chat = str(s.user_id or ""), str(s.chat_id or "")
+                if p == "whatsapp":  # a plain set lookup, no aliases (whatsapp.py:278-280)
+                    keys = ("group_allow_from", "groupAllowFrom") if group else ("allow_from", "allowFrom")
+                    listed = (chat if group else sender) in adapters._coerce_allow_list(
+                        extra.get(keys[0]) or extra.get(keys[1]))
+                elif group:
+                    listed = later._group_listed(env, p, extra, files, chat)
+                else:
+                    listed = later._dm_listed(env, p, extra, files, sender.strip() if p == "yuanbao" else sender)
+                if not listed:
+                    return False, why + (" (its group list)" if group else " (its allow list)")
+            if group and p == "wecom":
+                chosen = later._wecom_group(extra, str(s.chat_id or ""))
+                senders = later._wecom_list(chosen.get("allow_from") or chosen.get("allowFrom"))
+                if senders:
+                    return later._wecom_matches(senders, str(s.user_id)), why + " (groups.<chat>.allow_from)"
+            return True, why
+        except Exception as exc:  # the adapter (or an alias file) makes Hermes raise
+            return False, f"Hermes raises {type(exc).__name__}"
 
     def adapter_policy(self, env: dict[str, str], p: str, extra: dict, side: str) -> tuple[str, str]:
         key = f"{side}_policy"

@@ -55,6 +55,7 @@ class Hermes017(Hermes0180):
     version = "0.17.0"
     has_startup_refusal = False
     enable_pass_honors_explicit = False
+    pairing_store_merges = False  # one folder, the legacy one whenever it exists (see authz)
 
     def plugin_platforms(self) -> tuple[str, ...]:
         return PLUGIN_PLATFORMS
