@@ -38,6 +38,9 @@ REPO = Path(__file__).resolve().parents[2]
 PROBE = Path(__file__).with_name("probe.py")
 HERMES_VERSION = "0.19.0"  # the default oracle (the newest modelled Hermes)
 VERSIONS = ("0.19.0", "0.18.2", "0.17.0")  # every version the conformance suites judge for
+# The versions with the open-policy startup refusal (0.18.0 and later): where a suite's question is the
+# refusal (repairing a refusing home), it is asked of these only; 0.17 starts or crashes.
+REFUSING_VERSIONS = ("0.19.0", "0.18.2")
 TIMEOUT = 120.0
 
 
