@@ -1,17 +1,21 @@
 """Hermes 0.17.0's authorization: 0.18's (allow-all flags read unstripped), except where 0.17 differs.
 
-Citations are into the 0.17.0 wheel, gateway/authz_mixin.py `_is_user_authorized` (:176-409) and
+Citations are into the 0.17.0 wheel, gateway/authz_mixin.py `_is_user_authorized` (:176-453) and
 `_get_unauthorized_dm_behavior` (:455-536):
 
 - No relay rule: 0.18 trusts an upstream-authorized relay adapter; 0.17 has no such branch, and
   `relay` has no allowlist variable, so its senders meet the no-allowlist default (deny, or
   GATEWAY_ALLOW_ALL_USERS).
-- Bot admission (`<PLATFORM>_ALLOW_BOTS` = mentions|all) knows Discord and Feishu only (:265-268) and
-  comes after the no-user-id guard and the platform allow-all flag (:291-297): a bot message without a
+- Bot admission (`<PLATFORM>_ALLOW_BOTS` = mentions|all) knows Discord and Feishu only (:275-278) and
+  comes after the no-user-id guard and the platform allow-all flag (:306-309): a bot message without a
   user ID is denied, and Telegram/Slack bots are judged as people.
-- Own-policy adapters default to `open` (whatsapp.py, wecom.py, weixin.py DMs, qqbot/adapter.py,
-  whatsapp_cloud.py:225-241 through WHATSAPP_DM_POLICY): an adapter without a configured policy forwards
-  every sender; the authorizer still trusts it only for `allowlist`.
+- Own-policy adapters default to `open` (gateway/platforms/whatsapp.py:277-279, wecom.py:163-174,
+  weixin.py:1195 for DMs, qqbot/adapter.py:211-215, whatsapp_cloud.py:225-241 through WHATSAPP_DM_POLICY):
+  an adapter without a configured policy forwards every sender; the authorizer still trusts it only for
+  `allowlist`.
+- The pairing store (gateway/pairing.py:52-104) is the legacy `pairing/` whenever it exists, merges
+  nothing, and WhatsApp's alias files are read from `whatsapp/session/` only (gateway/whatsapp_identity.py:85):
+  the model's `access_files` reads them so (`pairing_store_merges = False`).
 - Intake (what a live own-policy adapter forwards): 0.17's adapters have one gate per side,
   `_is_dm_allowed` / `_is_group_allowed` (whatsapp_common.py:150-164, weixin.py:1472, wecom.py:863-880,
   qqbot/adapter.py:3145-3158, yuanbao.py:1548-1561): `disabled` drops, `allowlist` admits its list, and

@@ -9,12 +9,12 @@ What 0.17.0 decides differently from 0.18.0 (citations into the 0.17.0 wheel):
   WhatsApp, Matrix, DingTalk, Feishu, WeCom, Email and SMS are core adapters (gateway/platforms/*.py),
   enabled only by YAML and the env override blocks — never by the plugin enable pass.  A WhatsApp with
   YAML extras or a `creds.json` but no `WHATSAPP_ENABLED` stays off.
-- **The plugin enable pass ignores explicit disables** (config.py:2066-2170): `check_fn`, then
+- **The plugin enable pass ignores explicit disables** (config.py:2066-2173): `check_fn`, then
   `is_connected`, and a plugin platform whose YAML says `enabled: false` is switched on again.
-- **A top-level `<platform>: {enabled: ...}` marks the choice explicit for Slack only** (config.py:1029-1030),
+- **A top-level `<platform>: {enabled: ...}` marks the choice explicit for Slack only** (config.py:1023-1030),
   so env credentials re-enable e.g. a top-level `signal: {enabled: false}` (`_enable_from_env`,
   :1388-1397).  (0.17 pops the marker there, 0.18 reads it; nothing in 0.17 reads it later.)
-- **`PlatformConfig.from_dict`** (config.py:358-392) has no `typing_indicator`: a non-mapping `extra`
+- **`PlatformConfig.from_dict`** (config.py:357-390) has no `typing_indicator`: a non-mapping `extra`
   crashes only when `gateway_restart_notification` is not given.
 - The `.env` known names (hermes_cli/config.py `OPTIONAL_ENV_VARS | _EXTRA_ENV_KEYS`: 293 of them), the
   glued-line splitter, `load_env`, the YAML→env bridges and two port reads: see `loader`.
