@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The one test command: scripts/test.sh [pytest args...]   (works from any directory)
 # Installs the machine's packages the tests use when it can (scripts/system-deps.sh: as root; else it names them
-# in one line), makes .venv with hermes-wizard[test], the Hermes oracle venvs (0.19.0 and 0.18.2) and the plugin
+# in one line), makes .venv with hermes-wizard[test], the Hermes oracle venvs (0.19.0, 0.18.2, 0.17.0) and the plugin
 # venv (scripts/plugin-venv.sh), then runs pytest.
 # Exits with pytest's code, except "no tests collected" (5), which is a failure (1).
 set -euo pipefail
@@ -11,9 +11,11 @@ bash "$hw_repo/scripts/system-deps.sh"
 ensure_venv test
 HERMES_ORACLE_VENV="$(bash "$hw_repo/scripts/oracle-venv.sh" | tail -n 1)"
 export HERMES_ORACLE_VENV
-# The conformance suites also judge every home for Hermes 0.18.2 (tests/support/oracle/__init__.py VERSIONS).
+# The conformance suites also judge every home for Hermes 0.18.2 and 0.17.0 (tests/support/oracle/__init__.py VERSIONS).
 HERMES_ORACLE_VENV_0_18_2="$(bash "$hw_repo/scripts/oracle-venv.sh" 0.18.2 | tail -n 1)"
 export HERMES_ORACLE_VENV_0_18_2
+HERMES_ORACLE_VENV_0_17_0="$(bash "$hw_repo/scripts/oracle-venv.sh" 0.17.0 | tail -n 1)"
+export HERMES_ORACLE_VENV_0_17_0
 # tests/system/test_hermes_plugin.py runs `hermes wizard` and the gateway from Hermes 0.19.0 with this package installed.
 HERMES_PLUGIN_VENV="$(bash "$hw_repo/scripts/plugin-venv.sh" | tail -n 1)"
 export HERMES_PLUGIN_VENV

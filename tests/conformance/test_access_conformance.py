@@ -59,13 +59,18 @@ CASES = {
                             "whatsapp/session/lid-mapping-15551234567.json": '"99887766554433@lid"'},
                            _sender("whatsapp", "99887766554433@lid"), (True, "allowlist")),
     # ... and the pairing store matches through the same aliases
+    # (0.17 reads the alias files from whatsapp/session/ only: this one is not found)
     "whatsapp-paired-by-lid": ({".env": WA, "pairing/whatsapp-approved.json": '{"+15551234567": {}}',
                                 "platforms/whatsapp/session/lid-mapping-99887766554433_reverse.json": '"15551234567"'},
-                               _sender("whatsapp", "99887766554433@lid"), (True, "pairing-approved")),
-    # approved users in the folder not in use are merged in by the store
+                               _sender("whatsapp", "99887766554433@lid"),
+                               {"0.19.0": (True, "pairing-approved"), "0.18.2": (True, "pairing-approved"),
+                                "0.17.0": (False, "no-allowlist")}),
+    # approved users in the folder not in use are merged in by the store (0.18+; 0.17 reads pairing/ alone)
     "pairing-folders-merged": ({".env": TOKEN, "pairing/telegram-approved.json": '{"1": {}}',
                                 "platforms/pairing/telegram-approved.json": '{"5": {}}'},
-                               _sender("telegram", "5"), (True, "pairing-approved")),
+                               _sender("telegram", "5"), {"0.19.0": (True, "pairing-approved"),
+                                                          "0.18.2": (True, "pairing-approved"),
+                                                          "0.17.0": (False, "no-allowlist")}),
     # an approved file holding a number: Hermes's loop raises, the message is not served
     "approved-file-a-number": ({".env": TOKEN, "platforms/pairing/telegram-approved.json": "5"},
                                _sender("telegram", "5"), (False, "error")),
@@ -101,11 +106,18 @@ CASES = {
     "global-wildcard": ({".env": TOKEN + "GATEWAY_ALLOWED_USERS=1,*\n"}, _sender("telegram", "9"),
                         (True, "allowlist-wildcard")),
     # bots: only mentions/all admit them, and only on the four platforms that have the switch
+    # (0.17: Discord and Feishu only, after the no-user-id guard)
     "bots-admitted": ({".env": TOKEN + "TELEGRAM_ALLOW_BOTS= ALL\n"}, _sender("telegram", None, is_bot=True),
-                      (True, "bot-admission")),
+                      {"0.19.0": (True, "bot-admission"), "0.18.2": (True, "bot-admission"),
+                       "0.17.0": (False, "no-user-id")}),
     # YAML allow_bots is copied (lower-cased) into TELEGRAM_ALLOW_BOTS by the plugin's YAML hook
     "yaml-allow-bots": ({".env": TOKEN, "config.yaml": "telegram:\n  allow_bots: Mentions\n"},
-                        _sender("telegram", None, "group", "-5", is_bot=True), (True, "bot-admission")),
+                        _sender("telegram", None, "group", "-5", is_bot=True),
+                        {"0.19.0": (True, "bot-admission"), "0.18.2": (True, "bot-admission"),
+                         "0.17.0": (False, "no-user-id")}),
+    # 0.17's Discord bot admission comes after the no-user-id guard and the allow-all flag
+    "discord-bot-0.17": ({".env": "DISCORD_BOT_TOKEN=MTAdemo.discord.token0\nDISCORD_ALLOW_BOTS=all\n"},
+                         _sender("discord", "77", is_bot=True), (True, "bot-admission")),
     # SimpleX also matches the sender's display name
     "simplex-display-name": ({".env": "SIMPLEX_ALLOWED_USERS=alice\n"}, _sender("simplex", "42", user_name="alice"),
                              (True, "allowlist")),
@@ -114,7 +126,9 @@ CASES = {
 
 def _expected(case, version):
     want = CASES[case][2]
-    return want[version] if isinstance(want, dict) else want
+    if isinstance(want, dict):  # 0.17 answers as 0.18.2 unless pinned
+        return want.get(version, want.get("0.18.2")) if version == "0.17.0" else want[version]
+    return want
 
 
 def _write(root: Path, files: dict[str, str]) -> Path:
@@ -174,7 +188,8 @@ INTAKE_CASES = {
     # a paired user is authorized, and still never heard in a group
     "whatsapp-groups-dropped-under-pairing": (
         {".env": WA, "platforms/pairing/whatsapp-approved.json": '{"15551234567": {}}'},
-        _sender("whatsapp", "15551234567@s.whatsapp.net", "group", "g@g.us"), True, False),
+        _sender("whatsapp", "15551234567@s.whatsapp.net", "group", "g@g.us"), True, False,
+        {"0.17.0": (True, True)}),  # 0.17's adapters default to open and forward every group
     # WeCom: a dm allowlist in YAML is trusted by the authorizer for anyone; the adapter forwards its list only
     "wecom-adapter-list-at-intake": (
         {".env": "WECOM_BOT_ID=aibot-1\nWECOM_SECRET=s3cr3t-wecom\n",
@@ -187,7 +202,8 @@ INTAKE_CASES = {
 @pytest.mark.parametrize("case", list(INTAKE_CASES))
 def test_adapter_intake_as_pinned(case, version, tmp_path, hermes_oracle_at):
     require_oracle(version)
-    files, sender, authorized, forwarded = INTAKE_CASES[case]
+    files, sender, authorized, forwarded, *by_version = INTAKE_CASES[case]
+    authorized, forwarded = (by_version[0] if by_version else {}).get(version, (authorized, forwarded))
     home = _write(tmp_path / "home", files)
     (answer,) = ask(version, [(home, [sender])], tmp_path / "oracle")
     assert (answer["results"][0], answer["intake"][0]) == (authorized, forwarded), answer
@@ -200,4 +216,5 @@ def test_adapter_intake_as_pinned(case, version, tmp_path, hermes_oracle_at):
     with _environ(hermes_oracle_at(version).host_env()), contextlib.redirect_stdout(out):
         main(argv)
     data = json.loads(out.getvalue())
-    assert (data["authorized"], data["reaches_gateway"], data["gets_through"]) == (authorized, forwarded, False)
+    assert (data["authorized"], data["reaches_gateway"], data["gets_through"]) == (authorized, forwarded,
+                                                                                   authorized and forwarded)

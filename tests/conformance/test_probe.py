@@ -149,5 +149,7 @@ def test_missing_venv_fails_under_ci_and_skips_locally(ci, version, monkeypatch,
 def test_each_version_has_its_own_venv(monkeypatch):
     monkeypatch.delenv("HERMES_ORACLE_VENV", raising=False)
     monkeypatch.delenv("HERMES_ORACLE_VENV_0_18_2", raising=False)
+    monkeypatch.delenv("HERMES_ORACLE_VENV_0_17_0", raising=False)
     assert oracle.venv_dir() == oracle.REPO / ".cache" / "oracle-venv"
     assert oracle.venv_dir("0.18.2") == oracle.REPO / ".cache" / "oracle-venv-0.18.2"
+    assert oracle.venv_dir("0.17.0") == oracle.REPO / ".cache" / "oracle-venv-0.17.0"

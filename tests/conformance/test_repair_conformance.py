@@ -1,6 +1,7 @@
 """Repair conformance: after ``doctor --fix --yes`` the real Hermes starts, as we said it would.
 
-Everything runs once per Hermes version in ``oracle.VERSIONS``: the oracle of that version
+Everything runs once per Hermes version in ``oracle.REFUSING_VERSIONS`` (0.17 has no refusal to
+repair: its homes start or crash, tests/conformance/v0_17): the oracle of that version
 decides which homes violate and judges the repaired ones, and our side (doctor, check) is
 told that version (``--hermes-version``), each with the same budget (``BUDGET``).
 
@@ -187,7 +188,7 @@ class Sweep:
     options: dict = field(default_factory=dict)
 
 
-@pytest.fixture(scope="module", params=oracle.VERSIONS)
+@pytest.fixture(scope="module", params=oracle.REFUSING_VERSIONS)
 def sweep(request, hermes_oracle_at, tmp_path_factory) -> Sweep:
     version = request.param
     hermes_oracle = hermes_oracle_at(version)
@@ -722,7 +723,7 @@ def _repair_case(case: Case, hermes_oracle, tmp_path) -> tuple[Repaired, list]:
 
 
 if PINNED:  # defined only while a bug is pinned: an empty parametrize is a skip, which CI=true fails
-    @pytest.mark.parametrize("version", oracle.VERSIONS)
+    @pytest.mark.parametrize("version", oracle.REFUSING_VERSIONS)
     @pytest.mark.parametrize("case", PINNED)
     def test_pinned_engine_bug(case, version, hermes_oracle_at, tmp_path):
         """Fails (an xfail) while the bug is there; problems no bug explains fail for real."""
@@ -733,7 +734,7 @@ if PINNED:  # defined only while a bug is pinned: an empty parametrize is a skip
         assert not mine, f"{BUGS[case.note][1]}:\n" + "\n".join(mine) + f"\n{item.show()}"
 
 
-@pytest.mark.parametrize("version", oracle.VERSIONS)
+@pytest.mark.parametrize("version", oracle.REFUSING_VERSIONS)
 @pytest.mark.parametrize("case", FIXED, ids=lambda c: c.name)
 def test_fixed_engine_bug_stays_fixed(case, version, hermes_oracle_at, tmp_path):
     """No problem but those of a still-open bug (which has its own pin)."""
@@ -743,7 +744,7 @@ def test_fixed_engine_bug_stays_fixed(case, version, hermes_oracle_at, tmp_path)
 
 
 # --- end to end: the demo home, repaired, then the real `hermes gateway run` -----------------------------------
-@pytest.mark.parametrize("version", oracle.VERSIONS)
+@pytest.mark.parametrize("version", oracle.REFUSING_VERSIONS)
 def test_repaired_demo_home_gets_past_the_real_gateway(version, tmp_path):
     oracle.require_oracle(version)
     home = BY_NAME["death-loop"].write(tmp_path / "demo")  # .env gets 0600

@@ -90,7 +90,7 @@ def test_the_installed_commands_work_without_the_source_tree(installed, tmp_path
     where = _run([str(venv / "bin" / "python"), "-c", "import hermes_wizard.screens as s; print(s.__file__)"], cwd, env)
     assert str(venv) in where.stdout and str(REPO) not in where.stdout
     version = _run([tool, "--version"], cwd, env)
-    assert version.returncode == 0 and "models Hermes 0.18.0, 0.18.1, 0.18.2, 0.19.0" in version.stdout
+    assert version.returncode == 0 and "models Hermes 0.17.0, 0.18.0, 0.18.1, 0.18.2, 0.19.0" in version.stdout
     demo = _run([tool, "demo"], cwd, env, stdin=subprocess.DEVNULL)
     assert demo.returncode == 0, demo.stderr
     assert "WHATSAPP_ENABLED=false" in demo.stdout and "the gateway will start" in demo.stdout

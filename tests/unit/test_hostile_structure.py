@@ -81,7 +81,7 @@ SELF_REFERENCING = {"list": "a: &a [*a]\n", "map": "a: &a {b: *a}\n",
                     "deeper": "model: x\nagents:\n  - name: &n\n      sub: [1, {again: *n}]\n"}
 
 
-@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("version", VERSIONS + ("0.17.0",))  # 0.17 has no refusal, but crashes the same way
 @pytest.mark.parametrize("shape", list(SELF_REFERENCING))
 def test_a_self_referencing_alias_is_answered_at_once(tmp_path, shape, version):
     home = make_home(tmp_path / "home", {".env": OPEN, "config.yaml": SELF_REFERENCING[shape]})

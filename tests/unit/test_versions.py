@@ -56,7 +56,8 @@ def test_version_rules():
     assert MODELLED[-1] == "0.19.0" and is_modelled("0.19.0") and is_modelled("0.19")
     assert not is_modelled("0.19.0rc1") and not is_modelled("0.19.0+fork") and not is_modelled("0.20.0")
     assert nearest_model("0.20.1") == MODELLED[-1] and nearest_model("garbage") == MODELLED[-1]
-    assert nearest_model("0.1.0") == MODELLED[0] == "0.18.0"
+    assert nearest_model("0.1.0") == MODELLED[0] == "0.17.0" and not is_modelled("0.16.3")
+    assert nearest_model("0.17.4") == "0.17.0" and is_modelled("0.17.0") and not is_modelled("0.17.4")
     assert nearest_model("0.18.3") == "0.18.2" and nearest_model("0.18.2.post1") == "0.18.2"
     assert refuses_open_policies("0.18.0") and refuses_open_policies("0.20.0") and refuses_open_policies(None)
     assert not refuses_open_policies("0.17.9")
@@ -160,7 +161,7 @@ def test_hostile_metadata_cannot_reach_the_terminal_or_read_forever(capsys, demo
 def test_version_flag(capsys):
     assert main(["--version"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("hermes-wizard ") and "models Hermes 0.18.0, 0.18.1, 0.18.2, 0.19.0" in out
+    assert out.startswith("hermes-wizard ") and "models Hermes 0.17.0, 0.18.0, 0.18.1, 0.18.2, 0.19.0" in out
 
 
 def test_an_editable_install_is_found_and_its_checkout_gives_the_version(demo):

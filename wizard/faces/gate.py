@@ -6,8 +6,8 @@ start-up (HW021: its config loader or runner raises, or a file it reads first ha
 like a refusal because under the shipped unit (`Restart=always`) it loops the same way, every few
 seconds, forever, taking the healthy platforms down with it; `ExecCondition=` exiting 78 stops the loop
 and leaves the reason in the journal.  Otherwise 0 — and never an obstacle of our own making: a version
-this tool does not model, a version without the refusal, or any failure of the wizard itself lets the
-gateway start.
+this tool does not model, an open policy under a version without the refusal (0.17: only its crashes are
+gated), or any failure of the wizard itself lets the gateway start.
 
 It runs before every start, so it imports as little as it can: its few flags are read without
 argparse (wizard/faces/fastargs.py); anything else goes through the full command line.
@@ -52,13 +52,13 @@ def run_gate(args) -> int:
             _journal(f"hermes-wizard gate: Hermes {judged.version} is not modelled by this hermes-wizard; the gate "
                      "is not active for it, letting the gateway start")
             return ExitCode.OK
-        if judged is not None and not judged.refuses:
-            return ExitCode.OK
         from hermes_wizard.hermes.models import model_for
 
-        snapshot = take_snapshot(home, profile, dict(os.environ), model=model_for(judged), keyring="assume")
+        model = model_for(judged)
+        snapshot = take_snapshot(home, profile, dict(os.environ), model=model, keyring="assume")
         effective = resolve(snapshot, facts)
-        found = violations(effective)
+        # A Hermes without the open-policy refusal (0.17) still crashes at start: gated like check's 78.
+        found = violations(effective) if model.has_startup_refusal and (judged is None or judged.refuses) else []
     except Exception as exc:  # the gate must never be the reason a gateway does not start
         _journal(f"hermes-wizard gate: could not judge ({type(exc).__name__}); letting the gateway start")
         return ExitCode.OK

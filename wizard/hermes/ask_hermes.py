@@ -16,7 +16,7 @@ Prints one JSON line on stdout:
     {"hermes": version, "would_start": bool|null, "refusal_platform", "refusal_reason",
      "enabled": [...], "error": "Type: message"|null, "rule_found": bool}
 or {"failure": "why"} when the home could not be copied.  `would_start` is null when this Hermes has no
-startup rule we know how to call.
+startup rule we know how to call; a Hermes before 0.18.0 has none at all (true when its config loads).
 """
 
 from __future__ import annotations
@@ -128,6 +128,14 @@ def _answer(**fields) -> dict:
     return base
 
 
+def _before_the_rule(version: str | None) -> bool:
+    """Is this a Hermes older than 0.18.0, the release that brought the open-policy startup rule?"""
+    import re
+
+    match = re.match(r"(\d+)\.(\d+)", version or "")
+    return match is not None and (int(match.group(1)), int(match.group(2))) < (0, 18)
+
+
 def _version() -> str | None:
     try:
         from importlib.metadata import version
@@ -167,8 +175,8 @@ def decide() -> dict:
     except Exception as exc:  # the gateway would crash before its startup check
         return _answer(error=f"{type(exc).__name__}: {exc}", would_start=False, rule_found=rule is not None)
     enabled = sorted(platform.value for platform, cfg in config.platforms.items() if cfg.enabled)
-    if rule is None:
-        return _answer(enabled=enabled)
+    if rule is None:  # before 0.18.0 there is no rule to ask: a config that loads is a gateway that starts
+        return _answer(enabled=enabled, would_start=True if _before_the_rule(_version()) else None)
     reason = rule(config)
     return _answer(would_start=reason is None, refusal_reason=reason, enabled=enabled, rule_found=True,
                    refusal_platform=reason.split(":", 1)[0] if reason else None)

@@ -46,7 +46,36 @@ class Model:
     def check_from_dict(self, gw_data: Any) -> None:
         """Raise a LoaderCrash where this version's `GatewayConfig.from_dict` crashes (outside any guard)."""
 
+    def marks_toplevel_enabled(self, name: str) -> bool:
+        """Does a top-level `<name>: {enabled: ...}` block mark the choice as explicit, so that env
+        credentials do not re-enable a platform YAML disabled?  (0.18+: every platform.)"""
+        return True
+
+    def bridge_yaml_to_env(self, yaml_cfg: dict, gateway_platforms: Any, platforms_data: dict,
+                           environ: dict) -> None:
+        """The YAML→env bridges (allowlists, policies) of the YAML phase; may raise where Hermes's do."""
+        from hermes_wizard.hermes.v0_19.plugins import apply_yaml_hooks  # 0.18+: every bridge is a plugin hook
+
+        apply_yaml_hooks(yaml_cfg, gateway_platforms, platforms_data, environ, self)
+
+    def check_env_overrides(self, environ: dict[str, str]) -> None:
+        """Raise a LoaderCrash where this version's env override blocks crash (0.18+: nowhere)."""
+
+    def simple_env(self, raw: bytes) -> dict[str, str]:
+        """`hermes_cli.config.load_env`: the plain `.env` parse `get_env_value` falls back to."""
+        from hermes_wizard.hermes.v0_19.envfile import simple_parse
+
+        return simple_parse(raw)
+
     # --- plugins ------------------------------------------------------------------------------
+    enable_pass_honors_explicit: bool = True  # the plugin enable pass skips a platform YAML disabled
+
+    def plugin_platforms(self) -> tuple[str, ...]:
+        """The bundled plugin platforms, in the registry's order (the plugin enable pass visits them)."""
+        from hermes_wizard.hermes.v0_19.plugins import PLUGIN_ORDER
+
+        return PLUGIN_ORDER
+
     discord_seeds_extra: bool  # the discord YAML hook seeds missed_message_backfill / websocket_* keys
     telegram_free_response_topics: bool
     dingtalk_nested_allowed_users: bool
@@ -57,9 +86,20 @@ class Model:
         return ()
 
     # --- authorization ---------------------------------------------------------------------------
+    pairing_store_merges: bool = True  # the store merges the legacy and new pairing folders (0.18+)
+
+    def access_files(self, home: Any, owner: int | None = None) -> Any:
+        """The pairing store and WhatsApp alias files as this version reads them (an `AccessFiles`)."""
+        from hermes_wizard.hermes.v0_19.access_files import read_access_files
+
+        return read_access_files(home, owner, merges=self.pairing_store_merges)
+
     def authorizer(self) -> Any:
         """This version's `_is_user_authorized` (a `hermes_wizard.hermes.v0_19.authz.Authorizer`)."""
         raise NotImplementedError
+
+    # --- the startup rule -------------------------------------------------------------------------
+    has_startup_refusal: bool = True  # the open-policy refusal (versions.refuses_open_policies agrees)
 
     # --- the service ----------------------------------------------------------------------------
     unit_prevents_exit_78: bool  # Hermes's own unit has RestartPreventExitStatus=78

@@ -15,6 +15,7 @@ from hermes_wizard.hermes.versions import MODELLED, NEWEST, Judgement
 
 # version → (module, class) of its model
 MODEL_CLASSES = {
+    "0.17.0": ("hermes_wizard.hermes.v0_17.model", "Hermes017"),
     "0.18.0": ("hermes_wizard.hermes.v0_18.model", "Hermes0180"),
     "0.18.1": ("hermes_wizard.hermes.v0_18.model", "Hermes0181"),
     "0.18.2": ("hermes_wizard.hermes.v0_18.model", "Hermes0182"),

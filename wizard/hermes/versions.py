@@ -6,8 +6,8 @@ version that model is:
   - for any other version, the nearest modelled one — and the report says the version is
     not modelled; `check --gate` then lets the gateway start, so the gate never blocks a
     Hermes it does not understand;
-  - versions before `FIRST_REFUSING` have no startup refusal at all: judged by the oldest
-    model's loader, with the refusal turned into an upgrade finding.
+  - versions before `FIRST_REFUSING` have no startup refusal at all (0.17.0 is modelled so, and the
+    oldest model judges anything older): the refusal becomes an upgrade finding.
 `--hermes-version X` replaces detection; `--target X` judges as X would (an upgrade preflight).
 
 Contract: pure functions of version strings; `parse` never raises.
@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-MODELLED: tuple[str, ...] = ("0.18.0", "0.18.1", "0.18.2", "0.19.0")  # oldest first
+MODELLED: tuple[str, ...] = ("0.17.0", "0.18.0", "0.18.1", "0.18.2", "0.19.0")  # oldest first
 FIRST_REFUSING = (0, 18, 0)  # the open-policy startup refusal arrived in 0.18.0
 NEWEST = MODELLED[-1]
 

@@ -19,7 +19,7 @@ from typing import Any
 from hermes_wizard.core.homeroot import home_owner
 from hermes_wizard.core.smallfile import reading_for
 from hermes_wizard.hermes.models import model_for
-from hermes_wizard.hermes.v0_19.access_files import AccessFiles, read_access_files
+from hermes_wizard.hermes.v0_19.access_files import AccessFiles
 from hermes_wizard.hermes.v0_19.authz import ALWAYS, GROUP_CHATS, GROUP_USERS, OWN_POLICY, Decision, Sender
 from hermes_wizard.judge.engine import HomeReport, evaluate
 from hermes_wizard.judge.provenance import env_source, find_yaml, yaml_source
@@ -37,9 +37,10 @@ class AccessView:
 def load_view(home: Path, profile: str = "default", *, base_env: dict[str, str] | None = None,
               facts: Any = None) -> AccessView:
     report = evaluate(home, profile, base_env=base_env, facts=facts)
+    model = model_for(report.facts.hermes if report.facts else None)
     with reading_for(home_owner(home)):
-        files = read_access_files(home, home_owner(home))
-    return AccessView(report, files, model_for(report.facts.hermes if report.facts else None).authorizer())
+        files = model.access_files(home, home_owner(home))
+    return AccessView(report, files, model.authorizer())
 
 
 def decide(view: AccessView, sender: Sender) -> Decision:

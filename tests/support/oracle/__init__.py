@@ -5,8 +5,8 @@ Every function takes the Hermes ``version`` to ask (default ``HERMES_VERSION``,
 conformance suites judge for. The venv of a version (``pip install
 hermes-agent==<version>``, made by ``scripts/oracle-venv.sh [VERSION]``) is
 ``$HERMES_ORACLE_VENV`` / ``<repo>/.cache/oracle-venv`` for 0.19.0 and
-``$HERMES_ORACLE_VENV_0_18_2`` / ``<repo>/.cache/oracle-venv-0.18.2`` for 0.18.2
-(dots become underscores). Nothing here imports Hermes; the probe runs in a
+``$HERMES_ORACLE_VENV_0_18_2`` / ``<repo>/.cache/oracle-venv-0.18.2`` for 0.18.2, and so on for
+0.17.0 (dots become underscores). Nothing here imports Hermes; the probe runs in a
 subprocess with a clean environment:
 
 * ``PATH`` = a shim dir + ``/usr/bin:/bin``. The shim holds a fake ``node`` so
@@ -37,7 +37,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[3]
 PROBE = Path(__file__).with_name("probe.py")
 HERMES_VERSION = "0.19.0"  # the default oracle (the newest modelled Hermes)
-VERSIONS = ("0.19.0", "0.18.2")  # every version the conformance suites judge for
+VERSIONS = ("0.19.0", "0.18.2", "0.17.0")  # every version the conformance suites judge for
+# The versions with the open-policy startup refusal (0.18.0 and later): where a suite's question is the
+# refusal (repairing a refusing home), it is asked of these only; 0.17 starts or crashes.
+REFUSING_VERSIONS = ("0.19.0", "0.18.2")
 TIMEOUT = 120.0
 
 

@@ -1,14 +1,15 @@
 """Oracle authorization probe: ask the real Hermes whether each sender of a home is authorized.
 
-Runs INSIDE an oracle venv (0.18.x or 0.19.0), imports Hermes and never our code.  Reads one
+Runs INSIDE an oracle venv (0.17.0, 0.18.x or 0.19.0), imports Hermes and never our code.  Reads one
 JSON object per stdin line, ``{"home": PATH, "senders": [{platform, user_id, chat_type, chat_id,
 is_bot, user_name}, ...]}``, and answers one JSON line ``{"home", "results", "live", "error"}``:
 ``results[i]`` is ``true``/``false`` from ``GatewayRunner._is_user_authorized`` or
 ``"error: Type: message"`` when it raises; ``adapter_errors`` names the own-policy adapters whose
 constructor raises (the gateway's ``start()`` would crash on them: nothing is authorized at all);
 ``intake[i]`` is the live own-policy adapter's own gate for that sender (``_is_dm_intake_allowed``
-/ ``_is_group_allowed``; null without one, for WhatsApp Cloud and for Weixin groups); ``behavior`` maps each
-sender's platform to ``_get_unauthorized_dm_behavior`` (pair | ignore).
+-- 0.17: ``_is_dm_allowed``, the only DM gate its message handlers ask -- / ``_is_group_allowed``;
+null without one, for WhatsApp Cloud and for Weixin groups); ``behavior`` maps each sender's platform to
+``_get_unauthorized_dm_behavior`` (pair | ignore).
 
 Each home is loaded as ``probe.Batch`` loads it (environment reset, both ``.env`` loads, the
 runner's config).  The runner is built without starting it (``object.__new__``) and given what
@@ -33,14 +34,25 @@ import probe
 OWN_POLICY = ("whatsapp", "whatsapp_cloud", "weixin", "wecom", "qqbot", "yuanbao")
 # The adapter classes, for when `_create_adapter` declines because this venv lacks the platform's SDK
 # (aiohttp, cryptography...): the oracle models a host that has it, where the adapter would be built.
+# WhatsApp and WeCom are plugins from 0.18.0 on, core adapters in 0.17.0: the first module that exists.
 ADAPTER_CLASSES = {
-    "whatsapp": ("hermes_plugins.whatsapp_platform.adapter", "WhatsAppAdapter"),
-    "whatsapp_cloud": ("gateway.platforms.whatsapp_cloud", "WhatsAppCloudAdapter"),
-    "weixin": ("gateway.platforms.weixin", "WeixinAdapter"),
-    "wecom": ("hermes_plugins.wecom_platform.adapter", "WeComAdapter"),
-    "qqbot": ("gateway.platforms.qqbot.adapter", "QQAdapter"),
-    "yuanbao": ("gateway.platforms.yuanbao", "YuanbaoAdapter"),
+    "whatsapp": (("hermes_plugins.whatsapp_platform.adapter", "gateway.platforms.whatsapp"), "WhatsAppAdapter"),
+    "whatsapp_cloud": (("gateway.platforms.whatsapp_cloud",), "WhatsAppCloudAdapter"),
+    "weixin": (("gateway.platforms.weixin",), "WeixinAdapter"),
+    "wecom": (("hermes_plugins.wecom_platform.adapter", "gateway.platforms.wecom"), "WeComAdapter"),
+    "qqbot": (("gateway.platforms.qqbot.adapter",), "QQAdapter"),
+    "yuanbao": (("gateway.platforms.yuanbao",), "YuanbaoAdapter"),
 }
+
+
+def _adapter_class(platform: str):
+    modules, name = ADAPTER_CLASSES[platform]
+    for module in modules[:-1]:
+        try:
+            return getattr(importlib.import_module(module), name)
+        except ModuleNotFoundError:
+            continue
+    return getattr(importlib.import_module(modules[-1]), name)
 
 
 def _runner(cfg):
@@ -60,8 +72,7 @@ def _runner(cfg):
             try:
                 adapter = runner._create_adapter(platform, pcfg)
                 if adapter is None:
-                    module, name = ADAPTER_CLASSES[platform.value]
-                    adapter = getattr(importlib.import_module(module), name)(pcfg)
+                    adapter = _adapter_class(platform.value)(pcfg)
             except Exception as exc:  # `start()` does not catch this: the gateway would not run at all
                 runner.adapter_errors[platform.value] = f"{type(exc).__name__}: {exc}"
                 continue
@@ -93,9 +104,11 @@ def _intake(runner, sender: dict):
     try:
         if name == "yuanbao":
             policy = adapter._access_policy
-            return bool(policy.is_dm_intake_allowed(user) if dm else policy.is_group_allowed(chat))
+            dm_gate = getattr(policy, "is_dm_intake_allowed", None) or policy.is_dm_allowed  # 0.17: one DM gate
+            return bool(dm_gate(user) if dm else policy.is_group_allowed(chat))
         if dm:
-            return bool(adapter._is_dm_intake_allowed(user))
+            dm_gate = getattr(adapter, "_is_dm_intake_allowed", None) or adapter._is_dm_allowed  # 0.17: one DM gate
+            return bool(dm_gate(user))
         if name == "weixin":
             return None  # its group gate is inline in the message handler
         if name in ("wecom", "qqbot"):

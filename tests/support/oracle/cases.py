@@ -24,6 +24,8 @@ from pathlib import Path
 from . import REPO
 
 DEMO_HOME = REPO / "assets" / "homes" / "death-loop"
+V18 = "0.18.2"
+V17 = "0.17.0"  # expected: 0.18.2's answers turned into starts (no refusal), unless `expect_by` says otherwise
 
 W = "WEIXIN_ACCOUNT_ID=test-bot@im.bot\nWEIXIN_TOKEN=dummy-ilink-token-123456\n"
 QQ = "QQ_APP_ID=102030405\nQQ_CLIENT_SECRET=qq-secret-9z8y\n"
@@ -42,7 +44,12 @@ class Case:
     expect_by: dict = field(default_factory=dict)  # version -> expect, where it differs from 0.19.0's
 
     def expected(self, version: str = "0.19.0"):
-        return self.expect_by.get(version, self.expect)
+        if version in self.expect_by:
+            return self.expect_by[version]
+        if version == V17:  # 0.18.2's answer, except that 0.17 has no refusal: a home it refuses starts
+            answer = self.expected(V18)
+            return (True, None, answer[2]) if isinstance(answer, tuple) and answer[0] is False else answer
+        return self.expect
 
     def write(self, dst: Path) -> Path:
         if self.source is not None:
@@ -150,10 +157,11 @@ CASES = [
     _c("enabled-yes-string", yaml='platforms:\n  wecom:\n    enabled: "yes"\n    dm_policy: open\n',
        expect=(False, "wecom", {"wecom"})),
     _c("whatsapp-extras-no-enabled", yaml="platforms:\n  whatsapp:\n    extra:\n      dm_policy: open\n",
-       expect=(False, "whatsapp", {"whatsapp"}), note="plugin pass enables it (node present)"),
+       expect=(False, "whatsapp", {"whatsapp"}), expect_by={"0.17.0": (True, None, set())},
+       note="plugin pass enables it (node present); in 0.17 WhatsApp is a core adapter the pass never enables"),
     _c("whatsapp-enabled-on", "WHATSAPP_ENABLED=on\nWHATSAPP_DM_POLICY=open\n",
-       expect=(False, "whatsapp", {"whatsapp"}),
-       note="research h05: 'on' enables WhatsApp from 0.18.1 on (0.18.0 started with nothing enabled)"),
+       expect=(False, "whatsapp", {"whatsapp"}), expect_by={"0.17.0": (True, None, set())},
+       note="research h05: 'on' enables WhatsApp from 0.18.1 on (0.18.0 and 0.17.0 start with nothing enabled)"),
     _c("whatsapp-enabled-no-beats-yaml", "WHATSAPP_ENABLED=no\n",
        "platforms:\n  whatsapp:\n    enabled: true\n    dm_policy: open\n", expect=(True, None, set())),
     _c("order-yaml-first", W + "WEIXIN_DM_POLICY=open\n" + WECOM + "WECOM_DM_POLICY=open\n",
@@ -179,7 +187,6 @@ CASES = [
 
 
 # --- Hermes 0.18.2 vs 0.19.0 (research §1-§2, §8; homes h01..h10) -----------------
-V18 = "0.18.2"
 START_NONE = (True, None, set())
 VERSION_CASES = [
     _c("v-gateway-null", W, "gateway:\nweixin:\n  dm_policy: open\n", expect=REFUSE_WX,

@@ -1,4 +1,4 @@
-"""Oracle probe: ask the real Hermes (0.18.x or 0.19.0) whether its gateway would start.
+"""Oracle probe: ask the real Hermes (0.17.0, 0.18.x or 0.19.0) whether its gateway would start.
 
 Runs INSIDE an oracle venv (``$HERMES_ORACLE_VENV/bin/python probe.py ...``),
 imports Hermes and never our code. The same file serves every version: where
@@ -125,7 +125,7 @@ def _decide(home: str) -> dict:
         _runner_reads_config(gr)
     except Exception as exc:  # Hermes would crash in GatewayRunner.__init__
         return _crashed(home, exc)
-    # Before 0.18.0 there is no startup refusal: no rule means no gate.
+    # Before 0.18.0 (0.17.0) there is no startup refusal: no rule means no gate; a config that loads starts.
     check = getattr(gr, "_own_policy_open_startup_violation", None)
     reason = check(cfg) if check is not None else None
     order = [p.value for p, c in cfg.platforms.items() if c.enabled]

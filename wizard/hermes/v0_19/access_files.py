@@ -132,16 +132,26 @@ def _json_files(folder: Path, limit: int) -> list[Path]:
     return [folder / name for name in sorted(names)]
 
 
-def read_access_files(home: Path, owner: int | None = None) -> AccessFiles:
-    """The pairing store now; WhatsApp's alias files later, on demand, read as `owner` could."""
+def read_access_files(home: Path, owner: int | None = None, *, merges: bool = True) -> AccessFiles:
+    """The pairing store now; WhatsApp's alias files later, on demand, read as `owner` could.
+
+    `merges=False` is Hermes 0.17.0's store (gateway/pairing.py:52-104, hermes_constants.py:224-242): the
+    legacy `pairing/` whenever it exists (even empty), nothing merged from the other folder, and the alias
+    files always in `whatsapp/session/` (gateway/whatsapp_identity.py:85)."""
     home = Path(home)
-    active = hermes_dir(home, "platforms/pairing", "pairing")
     old, new = home / "pairing", home / "platforms" / "pairing"
+    if merges:
+        active = hermes_dir(home, "platforms/pairing", "pairing")
+    else:
+        active = old if old.exists() else new
     alternate = new if active == old else old
     files = AccessFiles(pairing_dir=active, owner=owner)
     files.crash = _cannot_make(active)
     for path in _json_files(active, MAX_JSON_FILES):
         _file_into(files, path.name, _load(path))
+    if not merges:
+        files.session_dir = home / "whatsapp" / "session"
+        return files
     if alternate.is_dir() and _real(alternate) != _real(active):
         files.merged_from = alternate
         for path in _json_files(alternate, MAX_JSON_FILES):

@@ -211,7 +211,7 @@ def read_env_file(path: Path, base_env: dict[str, str] | None = None, content: b
 def _parse_into(result: EnvFile, raw: bytes, base_env: dict[str, str] | None, model: Model | None) -> EnvFile:
     decoded = model.decode_env(raw) if model is not None else decode_like_hermes_019(raw, known_keys())
     text, result.encoding, result.sanitizer_rewrites = decoded
-    result.simple_values = _simple_parse(raw)
+    result.simple_values = model.simple_env(raw) if model is not None else simple_parse(raw)
     bindings = []
     for binding in parse_stream(io.StringIO(text)):
         if binding.error:
@@ -279,7 +279,7 @@ def _interpolate(pairs, base_env: dict[str, str]) -> dict[str, str | None]:
     return resolved
 
 
-def _simple_parse(raw: bytes) -> dict[str, str]:
+def simple_parse(raw: bytes) -> dict[str, str]:
     """`hermes_cli.config.load_env`, the fallback of `get_env_value`: no interpolation,
     no inline comments, `export ` and one level of quotes stripped, last one wins."""
     values: dict[str, str] = {}

@@ -118,8 +118,9 @@ def _join(value: Any) -> str:
 
 
 def apply_yaml_hooks(yaml_cfg: dict, gateway_platforms: Any, platforms_data: dict, environ: dict,
-                     model: Model) -> None:
-    """The eight plugin YAML→env hooks, reduced to what access and enablement read."""
+                     model: Model, names: tuple[str, ...] = HOOK_ORDER) -> None:
+    """The plugin YAML→env hooks of `names` (default: the eight of 0.18+), reduced to what access and
+    enablement read."""
     def block_for(name: str) -> dict | None:
         candidate = yaml_cfg.get(name)
         if isinstance(candidate, dict):
@@ -133,7 +134,7 @@ def apply_yaml_hooks(yaml_cfg: dict, gateway_platforms: Any, platforms_data: dic
         if not environ.get(env_name):
             environ[env_name] = value
 
-    for name in HOOK_ORDER:
+    for name in names:
         block = block_for(name)
         if block is None:
             continue
@@ -348,9 +349,10 @@ def enable_pass(platforms: dict, environ: dict[str, str], facts: HostFacts, simp
     """The registry-driven plugin enable pass (gateway/config.py:2370-2522)."""
     from hermes_wizard.hermes.v0_19.state import PlatformState
 
-    for name in PLUGIN_ORDER:
+    for name in model.plugin_platforms():
         existing = platforms.get(name)
-        if existing is not None and not existing.enabled and existing.extra.get("_enabled_explicit", False):
+        if (model.enable_pass_honors_explicit and existing is not None and not existing.enabled
+                and existing.extra.get("_enabled_explicit", False)):
             continue
         seed = _seed(name, environ, model)
         if existing is None or not existing.enabled:

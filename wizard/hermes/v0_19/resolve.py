@@ -60,6 +60,7 @@ def resolve(snapshot: Snapshot, facts: plugins.HostFacts) -> Effective:
         effective.platforms = _from_dict(gw_data)
         gwdata.check_values(gw_data, snapshot.gateway_json.data, model.parses_profile_routes)
         reset = _reset_policy(gw_data)
+        model.check_env_overrides(environ)
         envrules.apply_env_overrides(effective.platforms, environ, reset, model.enabled_flag)
         plugins.enable_pass(effective.platforms, environ, facts, snapshot.env.simple_values, model)
         envrules.apply_relay(effective.platforms, environ)
@@ -186,11 +187,12 @@ def _yaml_phase(yaml_cfg: Any, gw_data: Any, environ: dict, effective: Effective
         plat_block, extra = plugins.ensure_extra(platforms_data, name)
         if explicit:
             plat_block["enabled"] = block["enabled"]
-            extra["_enabled_explicit"] = True
+            if model.marks_toplevel_enabled(name):
+                extra["_enabled_explicit"] = True
             effective.yaml_explicit[name] = block["enabled"]
         extra.update(bridged)
 
-    plugins.apply_yaml_hooks(yaml_cfg, gateway_platforms, platforms_data, environ, model)
+    model.bridge_yaml_to_env(yaml_cfg, gateway_platforms, platforms_data, environ)
 
     top_mention = yaml_cfg.get("require_mention")
     if top_mention is not None:

@@ -22,11 +22,11 @@ def _access(ctx: Context) -> tuple[Any, Any]:
     from hermes_wizard.core.homeroot import home_owner
     from hermes_wizard.core.smallfile import reading_for
     from hermes_wizard.hermes.models import model_for
-    from hermes_wizard.hermes.v0_19.access_files import read_access_files
 
+    model = model_for(ctx.facts.hermes)
     with reading_for(home_owner(ctx.home)):
-        files = read_access_files(ctx.home, home_owner(ctx.home))
-    return model_for(ctx.facts.hermes).authorizer(), files
+        files = model.access_files(ctx.home, home_owner(ctx.home))
+    return model.authorizer(), files
 
 
 def _decide(ctx: Context, auth: Any, files: Any, platform: str, user: str, chat: str = "dm") -> Any:

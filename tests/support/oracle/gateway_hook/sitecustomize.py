@@ -5,7 +5,9 @@ When ``gateway.run`` is imported, its ``_own_policy_open_startup_violation`` is
 wrapped (``GatewayRunner.start()`` looks the name up at call time): the wrapper
 writes ``{"reason", "order"}`` -- the check's answer and the enabled platforms in
 the config's own order -- to the report file and exits the process at once, so
-homes that pass the check do not go on to connect adapters.
+homes that pass the check do not go on to connect adapters.  A Hermes without the
+check (0.17) is stopped the same way as ``GatewayRunner.start()`` begins (reason
+null): its runner was built, with the config, and nothing refuses after that.
 
 Nothing else is changed: everything up to the check is Hermes's real start-up.
 Used by ``tests/conformance/test_probe.py`` to prove ``probe.py`` answers like the
@@ -21,15 +23,26 @@ import sys
 _REPORT = os.environ.get("ORACLE_GATEWAY_REPORT")
 
 
+def _report(reason, config) -> None:
+    order = [p.value for p, c in getattr(config, "platforms", {}).items() if c.enabled]
+    with open(_REPORT, "w", encoding="utf-8") as fh:
+        json.dump({"reason": reason, "order": order}, fh)
+    os._exit(0)
+
+
 def _wrap(module) -> None:
-    real = module._own_policy_open_startup_violation
+    real = getattr(module, "_own_policy_open_startup_violation", None)
+    if real is None:  # before 0.18.0 there is no check: stop where the runner, config built, starts
+        runner = module.GatewayRunner
+
+        async def started(self):
+            _report(None, self.config)
+
+        runner.start = started
+        return
 
     def checked(config):
-        reason = real(config)
-        order = [p.value for p, c in getattr(config, "platforms", {}).items() if c.enabled]
-        with open(_REPORT, "w", encoding="utf-8") as fh:
-            json.dump({"reason": reason, "order": order}, fh)
-        os._exit(0)
+        _report(real(config), config)
 
     module._own_policy_open_startup_violation = checked
 

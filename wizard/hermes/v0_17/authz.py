@@ -1,0 +1,129 @@
+"""Hermes 0.17.0's authorization: 0.18's (allow-all flags read unstripped), except where 0.17 differs.
+
+Citations are into the 0.17.0 wheel, gateway/authz_mixin.py `_is_user_authorized` (:176-453) and
+`_get_unauthorized_dm_behavior` (:455-536):
+
+- No relay rule: 0.18 trusts an upstream-authorized relay adapter; 0.17 has no such branch, and
+  `relay` has no allowlist variable, so its senders meet the no-allowlist default (deny, or
+  GATEWAY_ALLOW_ALL_USERS).
+- Bot admission (`<PLATFORM>_ALLOW_BOTS` = mentions|all) knows Discord and Feishu only (:275-278) and
+  comes after the no-user-id guard and the platform allow-all flag (:306-309): a bot message without a
+  user ID is denied, and Telegram/Slack bots are judged as people.
+- Own-policy adapters default to `open` (gateway/platforms/whatsapp.py:277-279, wecom.py:163-174,
+  weixin.py:1195 for DMs, qqbot/adapter.py:211-215, whatsapp_cloud.py:225-241 through WHATSAPP_DM_POLICY):
+  an adapter without a configured policy forwards every sender; the authorizer still trusts it only for
+  `allowlist`.
+- The pairing store (gateway/pairing.py:52-104) is the legacy `pairing/` whenever it exists, merges
+  nothing, and WhatsApp's alias files are read from `whatsapp/session/` only (gateway/whatsapp_identity.py:85):
+  the model's `access_files` reads them so (`pairing_store_merges = False`).
+- Intake (what a live own-policy adapter forwards): 0.17's adapters have one gate per side,
+  `_is_dm_allowed` / `_is_group_allowed` (whatsapp_common.py:150-164, weixin.py:1472, wecom.py:863-880,
+  qqbot/adapter.py:3145-3158, yuanbao.py:1548-1561): `disabled` drops, `allowlist` admits its list, and
+  every other policy (open, pairing, anything) forwards; WeCom groups then check `groups.<chat>.allow_from`.
+  WhatsApp's allowlist is a plain set lookup there (no phone/LID aliases).
+- A stranger's DM: the per-platform `unauthorized_dm_behavior`, then the global one, then the policy in
+  the platform's *config* (`extra.dm_policy`, not the live adapter's), then the allowlists; Email has no
+  "ignore" default of its own.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hermes_wizard.hermes.v0_18.authz import Authorizer018
+from hermes_wizard.hermes.v0_19 import adapters
+from hermes_wizard.hermes.v0_19.access_files import AccessFiles
+from hermes_wizard.hermes.v0_19.authz import ALLOWED_USERS, GROUP_USERS_AND_CHATS, OWN_POLICY, Decision, Sender
+
+ALLOW_BOTS = {"discord": "DISCORD_ALLOW_BOTS", "feishu": "FEISHU_ALLOW_BOTS"}
+# rules that decide before 0.17's bot admission is reached
+_BEFORE_BOTS = {"platform-always", "chat-allowlist", "no-user-id", "platform-allow-all", "error"}
+_OPEN_BY_DEFAULT = ("whatsapp", "wecom", "weixin", "qqbot")
+
+
+class Authorizer017(Authorizer018):
+    version = "0.17.0"
+
+    def _decide(self, env: dict[str, str], platforms: dict[str, Any], files: AccessFiles, s: Sender) -> Decision:
+        if s.platform == "relay":  # no upstream trust: judged as a platform without an allowlist
+            platforms = {name: state for name, state in platforms.items() if name != "relay"}
+        person = Sender(s.platform, s.user_id, s.chat_type, s.chat_id, False, s.user_name)
+        decided = super()._decide(env, platforms, files, person)  # 0.18's rules, bot admission aside
+        var = ALLOW_BOTS.get(s.platform)
+        if (s.is_bot and var and decided.rule not in _BEFORE_BOTS
+                and env.get(var, "none").lower().strip() in {"mentions", "all"}):
+            return Decision(True, "bot-admission", var)
+        return decided
+
+    def intake(self, env: dict[str, str], platforms: dict[str, Any], files: AccessFiles,
+               s: Sender) -> tuple[bool | None, str]:
+        from hermes_wizard.hermes.v0_19 import intake as later
+
+        p, group = s.platform, s.chat_type not in ("dm", "thread")
+        state = platforms.get(p)
+        if (p not in OWN_POLICY or p == "whatsapp_cloud" or state is None or not state.enabled
+                or (group and p == "weixin")):
+            return None, ""
+        extra = state.extra if isinstance(state.extra, dict) else {}
+        side = "group" if group else "dm"
+        if p == "yuanbao":  # its AccessPolicy's own, default open (yuanbao.py:5050-5064)
+            own = extra.get(f"{side}_policy") or env.get(f"YUANBAO_{side.upper()}_POLICY", "open")
+            policy = str(own).strip().lower()
+        else:
+            policy = self.adapter_policy(env, p, extra, side)[0]
+        why = f"{side}_policy {policy or 'empty'}"
+        try:
+            if policy == "disabled":
+                return False, why
+            if policy == "allowlist":
+                sender, chat = str(s.user_id or ""), str(s.chat_id or "")
+                if p == "whatsapp":  # a plain set lookup, no aliases (whatsapp.py:278-280)
+                    keys = ("group_allow_from", "groupAllowFrom") if group else ("allow_from", "allowFrom")
+                    listed = (chat if group else sender) in adapters._coerce_allow_list(
+                        extra.get(keys[0]) or extra.get(keys[1]))
+                elif group:
+                    listed = later._group_listed(env, p, extra, files, chat)
+                else:
+                    listed = later._dm_listed(env, p, extra, files, sender.strip() if p == "yuanbao" else sender)
+                if not listed:
+                    return False, why + (" (its group list)" if group else " (its allow list)")
+            if group and p == "wecom":
+                chosen = later._wecom_group(extra, str(s.chat_id or ""))
+                senders = later._wecom_list(chosen.get("allow_from") or chosen.get("allowFrom"))
+                if senders:
+                    return later._wecom_matches(senders, str(s.user_id)), why + " (groups.<chat>.allow_from)"
+            return True, why
+        except Exception as exc:  # the adapter (or an alias file) makes Hermes raise
+            return False, f"Hermes raises {type(exc).__name__}"
+
+    def adapter_policy(self, env: dict[str, str], p: str, extra: dict, side: str) -> tuple[str, str]:
+        key = f"{side}_policy"
+        if p == "qqbot":
+            return str(extra.get(key, "open")).strip().lower(), key if key in extra else "default"
+        if p == "whatsapp_cloud" and not extra.get(key):  # extra, else the cloud variable, else WhatsApp's
+            cloud, shared = f"WHATSAPP_CLOUD_{side.upper()}_POLICY", f"WHATSAPP_{side.upper()}_POLICY"
+            var = cloud if env.get(cloud) else shared
+            return env.get(var, "open").strip().lower(), var if var in env else "default"
+        if p in _OPEN_BY_DEFAULT and not extra.get(key) and not (p, side) == ("weixin", "group"):
+            var = f"{p.upper()}_{side.upper()}_POLICY"
+            return env.get(var, "open").strip().lower(), var if var in env else "default"
+        return adapters.effective_policy(env, p, extra, side)
+
+    def unauthorized_dm_behavior(self, env: dict[str, str], platforms: dict[str, Any], p: str,
+                                 global_behavior: str = "pair") -> str:
+        state = platforms.get(p)
+        extra = state.extra if state is not None and isinstance(state.extra, dict) else {}
+        if "unauthorized_dm_behavior" in extra:
+            value = extra["unauthorized_dm_behavior"]
+            normalized = value.strip().lower() if isinstance(value, str) else ""
+            return normalized if normalized in {"pair", "ignore"} else global_behavior
+        if global_behavior != "pair":
+            return global_behavior
+        policy = str(extra.get("dm_policy") or "").strip().lower()
+        if policy == "pairing":
+            return "pair"
+        if policy in {"allowlist", "disabled"}:
+            return "ignore"
+        names = [ALLOWED_USERS.get(p, "") if p != "yuanbao" else "", *GROUP_USERS_AND_CHATS.get(p, ()),
+                 "GATEWAY_ALLOWED_USERS"]
+        return "ignore" if any(env.get(name, "").strip() for name in names if name) else "pair"
