@@ -4,6 +4,13 @@
 # in one line), makes .venv with hermes-wizard[test], the Hermes oracle venvs (0.19.0, 0.18.2, 0.17.0) and the plugin
 # venv (scripts/plugin-venv.sh), then runs pytest.
 # Exits with pytest's code, except "no tests collected" (5), which is a failure (1).
+#
+# The fast loop, for every change:   scripts/test.sh --fast [pytest args...]
+#   = -m "not slow" -n 2 --dist loadgroup: everything but what builds or installs something or runs the real
+#   Hermes for many seconds (the full conformance budgets, the wheel, the plugin venv, a booted systemd, ssh,
+#   ansible), on two pytest-xdist workers; loadgroup keeps a module sharing one booted systemd or one built
+#   wheel (xdist_group) in one worker. Add --durations=40 to see where the time goes.
+# The whole suite (CI, .ci/run):     scripts/test.sh
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
 
@@ -21,6 +28,10 @@ HERMES_PLUGIN_VENV="$(bash "$hw_repo/scripts/plugin-venv.sh" | tail -n 1)"
 export HERMES_PLUGIN_VENV
 
 cd "$hw_repo"
+if [ "${1:-}" = "--fast" ]; then
+    shift
+    set -- -m "not slow" -n 2 --dist loadgroup "$@"
+fi
 rc=0
 "$hw_venv/bin/python" -m pytest "$@" || rc=$?
 if [ "$rc" -eq 5 ]; then

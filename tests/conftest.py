@@ -43,6 +43,9 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "keyring: talks to a real Secret Service (gnome-keyring under D-Bus)")
     config.addinivalue_line("markers", "ssh: runs a real sshd and ssh client")
     config.addinivalue_line("markers", "wheel: builds the wheel and installs it in fresh venvs")
+    config.addinivalue_line("markers", "stand_in: a smaller run of its module's slow tests, for the fast loop; "
+                                       "deselected wherever one of those slow tests is selected")
+    config.pluginmanager.register(StandIns(), "hermes-wizard-stand-ins")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -51,6 +54,20 @@ def pytest_collection_modifyitems(config, items):
         if item.path.is_relative_to(CONFORMANCE) or {"hermes_oracle", "hermes_oracle_at"} & set(
                 getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.oracle)
+
+
+class StandIns:
+    """A `stand_in` test is a smaller run of its module's slow tests (tests/conformance/test_repair_conformance.py:
+    a fifth of the sweep), so the fast loop (-m "not slow") keeps the proof at a smaller size. Where a slow test
+    of that module is selected too (the whole suite), the stand-in would only repeat part of it: deselected."""
+
+    @pytest.hookimpl(trylast=True)  # after -m and -k have deselected
+    def pytest_collection_modifyitems(self, config, items):
+        full = {item.path for item in items if item.get_closest_marker("slow")}
+        repeats = [item for item in items if item.get_closest_marker("stand_in") and item.path in full]
+        if repeats:
+            config.hook.pytest_deselected(items=repeats)
+            items[:] = [item for item in items if item not in repeats]
 # ---- end markers --------------------------------------------------------------------------------
 
 # ---- under CI=true a real component may not skip ------------------------------------------------

@@ -18,6 +18,8 @@ from oracle import VERSIONS, missing_reason, require_oracle
 from oracle.authz import ask
 from oracle.compare import _environ
 
+# One worker runs the module (xdist --dist loadgroup): the module-scoped answers start each Hermes once.
+pytestmark = pytest.mark.xdist_group("access-conformance")
 TOKEN = "TELEGRAM_BOT_TOKEN=7123456789:AAHdemoTokenNotReal_0123\n"
 WA = "WHATSAPP_ENABLED=true\n"
 

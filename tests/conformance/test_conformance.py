@@ -11,7 +11,8 @@ with ``check --hermes-version <version>``. A disagreement prints the home's
 files and both answers.
 
 Generation is derandomized (same homes every run, CI-stable); set
-``CONFORMANCE_RANDOM=1`` to explore new ones, ``CONFORMANCE_EXAMPLES=N`` for more.
+``CONFORMANCE_RANDOM=1`` to explore new ones, ``CONFORMANCE_EXAMPLES=N`` for more. The full size is marked
+slow; the fast loop (``-m "not slow"``) compares a quarter of it (``QUICK_*``) instead.
 """
 
 from __future__ import annotations
@@ -31,6 +32,10 @@ from oracle.fixtures import STATS
 MIN_GENERATED = 300
 # Hypothesis draws some homes more than once; this many draws give >= MIN_GENERATED distinct ones.
 EXAMPLES = max(int(os.environ.get("CONFORMANCE_EXAMPLES", "0") or 0), 640)
+# The fast loop's stand-in (`-m "not slow"`): a quarter of the draws, the same comparison. The full run is
+# marked slow; where it is selected, the quick one is not (tests/conftest.py, stand_in).
+QUICK_EXAMPLES, QUICK_MIN_GENERATED = 160, 75
+SIZES = [pytest.param("full", marks=pytest.mark.slow), pytest.param("quick", marks=pytest.mark.stand_in)]
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -44,14 +49,16 @@ def test_hand_written_home_matches_hermes(case, version, hermes_oracle_at, tmp_p
     assert_conforms(home, answer, label=label, host_env=hermes_oracle.host_env(), version=version)
 
 
+@pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("version", VERSIONS)
-def test_generated_homes_match_hermes(version, hermes_oracle_at, tmp_path_factory):
+def test_generated_homes_match_hermes(version, size, hermes_oracle_at, tmp_path_factory):
     hermes_oracle = hermes_oracle_at(version)
+    examples, minimum = (EXAMPLES, MIN_GENERATED) if size == "full" else (QUICK_EXAMPLES, QUICK_MIN_GENERATED)
     root = Path(tmp_path_factory.mktemp("generated"))
     answers: dict = {}  # home key -> Hermes's answer; duplicates reuse it (hypothesis replays examples)
     host = hermes_oracle.host_env()
 
-    @settings(max_examples=EXAMPLES, derandomize=not env_flag("CONFORMANCE_RANDOM"), database=None,
+    @settings(max_examples=examples, derandomize=not env_flag("CONFORMANCE_RANDOM"), database=None,
               deadline=None, suppress_health_check=list(HealthCheck))
     @given(spec=homegen.homes())
     def check(spec: homegen.HomeSpec) -> None:
@@ -66,4 +73,4 @@ def test_generated_homes_match_hermes(version, hermes_oracle_at, tmp_path_factor
     finally:  # the count says how far the comparison got, also when it stopped at a disagreement
         STATS[version]["generated"] += len(answers)
     print(f"compared {len(answers)} distinct generated homes with Hermes {version}")
-    assert len(answers) >= MIN_GENERATED, f"only {len(answers)} distinct generated homes were compared"
+    assert len(answers) >= minimum, f"only {len(answers)} distinct generated homes were compared"

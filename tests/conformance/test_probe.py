@@ -6,7 +6,9 @@
 * the section 7.2 reference cases and the traps in cases.py come out as recorded;
 * homes are never modified, and a missing venv fails under CI / skips locally.
 
-Every test runs once per Hermes version. None of this needs our engine.
+Every test runs once per Hermes version. None of this needs our engine. The first two start a fresh Hermes
+(or its real gateway) per home, for many seconds: they are marked slow, so the fast loop trusts the harness
+they prove and the whole suite (CI) proves it.
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ def _strip(result: dict) -> dict:
     return out
 
 
+@pytest.mark.slow  # a fresh Hermes process per home, ~30 of them per version
 @pytest.mark.parametrize("version", oracle.VERSIONS)
 def test_batch_and_stream_match_fresh_processes(version, varied_homes, tmp_path):
     oracle.require_oracle(version)
@@ -75,6 +78,7 @@ def test_batch_and_stream_match_fresh_processes(version, varied_homes, tmp_path)
     assert {r["would_start"] for r in fresh} == {True, False}
 
 
+@pytest.mark.slow  # a real `hermes gateway run` per home, ~30 of them per version
 @pytest.mark.parametrize("version", oracle.VERSIONS)
 def test_probe_agrees_with_real_gateway(version, tmp_path):
     oracle.require_oracle(version)

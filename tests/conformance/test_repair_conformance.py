@@ -3,7 +3,8 @@
 Everything runs once per Hermes version in ``oracle.REFUSING_VERSIONS`` (0.17 has no refusal to
 repair: its homes start or crash, tests/conformance/v0_17): the oracle of that version
 decides which homes violate and judges the repaired ones, and our side (doctor, check) is
-told that version (``--hermes-version``), each with the same budget (``BUDGET``).
+told that version (``--hermes-version``), each with the same budget (``BUDGET``; marked slow, the fast
+loop runs a fifth of it, ``QUICK``, instead).
 
 The homes: every VIOLATING one (Hermes's own startup gate refuses it; the oracle
 decides, tests/support/oracle/) among at least ``BUDGET[version][1]`` distinct
@@ -79,6 +80,9 @@ _RUNS = int(os.environ.get("REPAIR_RUNS", "0") or 0)
 # repaired with --open-policy optin, and with allowlist). 0.19.0: 1400 draws, ~1110 distinct, ~310 violating.
 # Every modelled version's suite is as large as 0.19.0's was before versions were modelled (issue 9).
 BUDGET = {"0.19.0": (max(_RUNS, 140), 300, 50), "0.18.2": (max(_RUNS, 140), 300, 50)}
+# The fast loop's stand-in for a version's sweep (`-m "not slow"`): a fifth of the draws, the same checks.
+# The full budget is marked slow; where it is selected, the quick sweep is not (tests/conftest.py, stand_in).
+QUICK = (28, 50, 10)
 GATE_TRUE = {"true", "1", "yes"}  # what Hermes's gate accepts as an opt-in (lower-cased, not stripped)
 MEANT_TRUE = GATE_TRUE | {"on"}  # what a user evidently meant as one (compared stripped)
 ALLOWLIST_ENV = re.compile(r"ALLOWED_(USERS|CHATS|GROUPS)$|ALLOW_FROM$|ALLOWLIST", re.I)
@@ -180,6 +184,7 @@ def repair_all(jobs: list, pipe: Pipeline) -> list[Repaired]:
 @dataclass
 class Sweep:
     version: str = oracle.HERMES_VERSION
+    budget: tuple = ()  # (hypothesis runs, min violating homes, min per --open-policy choice)
     seconds: dict = field(default_factory=dict)  # wall time per phase
     drawn: int = 0  # distinct generated homes
     generated: int = 0  # ...that Hermes refuses
@@ -188,11 +193,22 @@ class Sweep:
     options: dict = field(default_factory=dict)
 
 
-@pytest.fixture(scope="module", params=oracle.REFUSING_VERSIONS)
+# One worker per sweep (xdist --dist loadgroup): the sweep is module-scoped, and pytest-xdist would
+# otherwise spread its tests over both workers, each then drawing, repairing and judging the same sweep.
+SWEEPS = [pytest.param((version, "full"), id=version,
+                       marks=[pytest.mark.slow, pytest.mark.xdist_group(f"repair-sweep-{version}")])
+          for version in oracle.REFUSING_VERSIONS]
+SWEEPS += [pytest.param((version, "quick"), id=f"{version}-quick",
+                        marks=[pytest.mark.stand_in, pytest.mark.xdist_group(f"repair-sweep-{version}-quick")])
+           for version in oracle.REFUSING_VERSIONS]
+
+
+@pytest.fixture(scope="module", params=SWEEPS)
 def sweep(request, hermes_oracle_at, tmp_path_factory) -> Sweep:
-    version = request.param
+    version, size = request.param
     hermes_oracle = hermes_oracle_at(version)
-    runs_wanted, min_violating, min_per_option = BUDGET[version]
+    budget = BUDGET[version] if size == "full" else QUICK
+    runs_wanted, min_violating, min_per_option = budget
     root = Path(tmp_path_factory.mktemp("repair"))
     host = hermes_oracle.host_env()
     t0 = time.perf_counter()
@@ -221,7 +237,7 @@ def sweep(request, hermes_oracle_at, tmp_path_factory) -> Sweep:
               if label.startswith("generated")) < min_violating and runs < 4 * runs_wanted:
         draw_runs(runs, 10)  # top up (random mode): the count depends only on the homes, so it stays deterministic
         answers, runs = answers + pipe.drain(), runs + 10
-    result = Sweep(version=version, drawn=len(seen))
+    result = Sweep(version=version, budget=budget, drawn=len(seen))
     violating = [Repaired(label, Path(answer["home"]), answer, version=version) for label, answer in answers
                  if answer["error"] is None and not answer["would_start"]]
     t1 = time.perf_counter()
@@ -567,7 +583,7 @@ def test_enough_violating_homes_were_repaired(sweep):
                                                                        *sweep.options.items()]}
     left = [i for i in sweep.default if not_fixed_lines(i.out)]
     design = [i for i in left if all(not_fixed_reason(i, ln) == "by design" for ln in not_fixed_lines(i.out))]
-    _, min_violating, min_per_option = BUDGET[sweep.version]
+    _, min_violating, min_per_option = sweep.budget
     line = (f"hermes repair conformance ({sweep.version}): {len(sweep.default)} homes Hermes refuses repaired "
             f"with doctor --fix --yes ({sweep.generated} generated of {sweep.drawn} distinct, "
             f"{sweep.hand_written} hand-written); "
@@ -640,7 +656,7 @@ def test_second_run_changes_nothing(sweep):
 @pytest.mark.parametrize("choice", ["optin", "allowlist"])
 def test_other_open_policy_choices(sweep, choice):
     items = sweep.options[choice]
-    assert len(items) >= BUDGET[sweep.version][2]
+    assert len(items) >= sweep.budget[2]
     judge(items, lambda i: ([p] if (p := gate_problem(i)) and not _empty_allowlist_refused(i) else [])
           + prediction_problems(i) + opened(i) + enabled_problems(i), f"--open-policy {choice}")
 

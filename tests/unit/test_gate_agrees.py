@@ -20,6 +20,8 @@ from oracle.cases import CASES
 from hermes_wizard.faces.cli import main
 
 GENERATED = 300
+# One worker runs the module (xdist --dist loadgroup): the module-scoped homes are then generated once.
+pytestmark = pytest.mark.xdist_group("gate-agrees")
 
 
 def _run(argv: list[str]) -> tuple[int, str]:

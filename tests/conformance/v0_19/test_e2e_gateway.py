@@ -18,6 +18,8 @@ import pytest
 from oracle.cases import BY_NAME, DEMO_HOME
 from oracle.compare import run_ours
 
+# One worker runs the module (xdist --dist loadgroup): its module-scoped real gateway run is then made once.
+pytestmark = pytest.mark.xdist_group("e2e-gateway")
 REFUSAL = re.compile(r"Refusing to start: (\S+) has dm_policy/group_policy set to 'open'")
 
 
