@@ -15,7 +15,7 @@ The layout of tests/ (DESIGN.md), and where a new test goes:
   fake Hermes, tmux drivers. It is on ``sys.path``: ``import oracle``, ``import homegen``.
 
 ``tests/`` is on ``sys.path`` too, so a test that reuses another test module's fixture or helper names its
-package: ``from unit.test_apply import tree``.
+package: ``from system.test_root_homes import user_home``; a helper many modules share belongs in ``support/``.
 """
 
 # ---- hermes oracle / conformance (tests/support/oracle/) ------------------------------------
@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 TESTS = Path(__file__).resolve().parent
-for _folder in (TESTS, TESTS / "support"):  # `import oracle`, `from unit.test_apply import ...` from any rootdir
+for _folder in (TESTS, TESTS / "support"):  # `import oracle`, `from system.test_root_homes import ...`
     if str(_folder) not in sys.path:
         sys.path.insert(0, str(_folder))
 

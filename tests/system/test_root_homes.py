@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from unit.test_apply import SCENARIOS, _set_plan, build, doctor_plan, mode_of, tree, wizard_cli
+from apply_homes import SCENARIOS, build, doctor_plan, mode_of, set_plan, tree, wizard_cli
 
 from hermes_wizard.core.homefs import ApplyError
 from hermes_wizard.plan.changes import ENV, YAML, Change
@@ -140,7 +140,7 @@ def test_root_mode_fix_never_reaches_a_swapped_in_symlink(place, owner):
     try:
         for _ in range(30):
             try:
-                apply_plan(_set_plan(home, MODE_ONLY), base_env={})
+                apply_plan(set_plan(home, MODE_ONLY), base_env={})
             except (ApplyError, OSError):
                 pass  # refused or lost the race: fine, as long as nothing outside changed
     finally:

@@ -14,9 +14,9 @@ import subprocess
 import sys
 
 import pytest
+from apply_homes import ROOT, mode_of, wizard_cli
 from fake_systemd import user_unit
 from service_box import UNIT, doctor  # box, owner and place, the fixtures, are the conftests'
-from unit.test_apply import ROOT, mode_of, wizard_cli
 from unit.test_service_hostile import ALICE, alices_units
 
 from hermes_wizard.plan.changes import ENV, YAML

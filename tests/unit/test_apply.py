@@ -14,8 +14,8 @@ What is exercised, and how:
 * real faults: a directory or an edit appearing between planning and applying, a
   lock held by another process, a full tmpfs, a read-only mount, a rename onto a
   directory;
-* modes, owners and symlinks; backup sets, pruning and undo; `doctor --dry-run` and
-  `doctor --fix` without a terminal writing nothing.
+Modes, owners, symlinks, backup sets, undo and the doctor's CLI: tests/unit/test_apply_files.py; the homes
+and observations both use: tests/support/apply_homes.py.
 
 """
 
@@ -25,143 +25,39 @@ import errno
 import json
 import os
 import shutil
-import stat
 import subprocess
 import sys
 import tempfile
-import time
-import types
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from apply_homes import (
+    ROOT,
+    SCENARIOS,
+    YAML_WEIXIN_OPEN,
+    build,
+    check_backup,
+    converge,
+    doctor_plan,
+    expected_after,
+    leftovers,
+    mode_of,
+    state,
+    states,
+    tree,
+    wizard_cli,
+)
 
 from hermes_wizard.core.atomic import LOCK_FILE, TMP_MARK, FileOps
-from hermes_wizard.judge.engine import evaluate
-from hermes_wizard.plan.changes import ENV, YAML, Change, Plan, fingerprint, planned_contents
-from hermes_wizard.plan.repairs import plan_repairs
-from hermes_wizard.write import backups as backups_mod
+from hermes_wizard.plan.changes import ENV, YAML
 from hermes_wizard.write.apply import ApplyError, apply_plan
 from hermes_wizard.write.backups import BACKUP_DIR, backup_sets
 from hermes_wizard.write.undo import undo_latest
 
-ROOT = Path(__file__).resolve().parents[2]
 DRIVER = Path(__file__).resolve().parents[1] / "support" / "apply_kill_driver.py"
 NOBODY = 65534
 IS_ROOT = os.geteuid() == 0
-
-# ---------------------------------------------------------------------------------------------- homes
-
-TELEGRAM = ("TELEGRAM_BOT_TOKEN=7123456789:AAHdemoTokenNotRealNotReal_0123456789\n"
-            "TELEGRAM_ALLOWED_USERS=123456789\n")
-WEIXIN = "WEIXIN_ACCOUNT_ID=b0f5c1d2e3a4@im.bot\nWEIXIN_TOKEN=demo-ilink-token-0000000000000000\n"
-YAML_TELEGRAM = "# Hermes config\nplatforms:\n  telegram:\n    enabled: true\n"
-YAML_WEIXIN_OPEN = YAML_TELEGRAM + "  weixin:\n    extra:\n      dm_policy: open\n"
-
-# name -> (.env text, .env mode, config.yaml text); each plans a different shape of repair
-SCENARIOS = {
-    # .env content only: WEIXIN_DM_POLICY open -> pairing
-    "env-only": ("# hermes\n" + TELEGRAM + WEIXIN + "WEIXIN_DM_POLICY=open\n", 0o600, YAML_TELEGRAM),
-    # .env content (WhatsApp has no creds.json: disabled) and config.yaml content (weixin dm open -> pairing)
-    "two-files": (TELEGRAM + WEIXIN + "WHATSAPP_ENABLED=true\nWHATSAPP_MODE=bot\nWHATSAPP_DM_POLICY=open\n", 0o600,
-                  YAML_WEIXIN_OPEN),
-    # .env mode only (0644 -> 0600, through FileOps.chmod) and config.yaml content
-    "mode-and-yaml": (TELEGRAM + WEIXIN, 0o644, YAML_WEIXIN_OPEN),
-}
-
-
-def build(home: Path, scenario: str = "two-files") -> Path:
-    env, env_mode, yaml_text = SCENARIOS[scenario]
-    home.mkdir(parents=True, exist_ok=True)
-    (home / ENV).write_text(env)
-    os.chmod(home / ENV, env_mode)
-    (home / YAML).write_text(yaml_text)
-    os.chmod(home / YAML, 0o644)
-    return home
-
-
-def doctor_plan(home: Path) -> Plan:
-    return plan_repairs(evaluate(home, base_env={})).plan
-
-
-def state(path: Path):
-    """(bytes, mode, uid, gid) of a file, following symlinks."""
-    st = os.stat(path)
-    return path.read_bytes(), stat.S_IMODE(st.st_mode), st.st_uid, st.st_gid
-
-
-def states(home: Path, names=(ENV, YAML)) -> dict:
-    return {name: state(home / name) for name in names}
-
-
-def mode_of(path: Path) -> int:
-    return stat.S_IMODE(os.stat(path).st_mode)
-
-
-def leftovers(*dirs: Path) -> list[Path]:
-    return [p for d in dirs for p in Path(d).rglob(f".*{TMP_MARK}*")]
-
-
-def tree(root: Path, but_lock: bool = False) -> dict:
-    """Everything observable about a tree: type+mode, owner, size, mtime, bytes / link target.
-
-    `but_lock`: leave out the lock file (and so the home's own mtime), the one thing an apply
-    creates before it refuses."""
-    out = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in ["", *dirnames, *filenames]:
-            path = Path(dirpath) / name if name else Path(dirpath)
-            rel = str(path.relative_to(root))
-            if but_lock and rel == LOCK_FILE:
-                continue
-            st = os.lstat(path)
-            body = (path.read_bytes() if stat.S_ISREG(st.st_mode)
-                    else os.readlink(path) if stat.S_ISLNK(st.st_mode) else None)
-            mtime = None if but_lock and rel == "." else st.st_mtime_ns
-            out[rel] = (st.st_mode, st.st_uid, st.st_gid, st.st_size, mtime, body)
-    return out
-
-
-def expected_after(plan: Plan, before: dict) -> dict:
-    """name -> (bytes, mode) once `plan` is applied."""
-    new = planned_contents(plan)
-    modes = {c.file: int(c.after, 8) for c in plan.changes if c.action == "mode"}
-    return {name: (new.get(name, data), modes.get(name, mode)) for name, (data, mode, _, _) in before.items()}
-
-
-def check_backup(home: Path, folder: Path, originals: dict) -> None:
-    """The set holds exactly the original bytes (0600) and their modes/owners, in a 0700 folder."""
-    assert mode_of(home / BACKUP_DIR) == 0o700
-    assert mode_of(folder) == 0o700
-    assert mode_of(folder / "manifest.json") == 0o600
-    manifest = json.loads((folder / "manifest.json").read_text())
-    assert set(manifest["files"]) == set(originals)
-    for name, (data, mode, uid, gid) in originals.items():
-        entry = manifest["files"][name]
-        assert entry == {"existed": True, "mode": mode, "uid": uid, "gid": gid}, name
-        assert (folder / name).read_bytes() == data, name
-        assert mode_of(folder / name) == 0o600, name
-
-
-def converge(home: Path, expected: dict) -> None:
-    """A fresh doctor plan applies cleanly, lands on `expected`, and a third plan is empty."""
-    plan = doctor_plan(home)
-    if plan:
-        result = apply_plan(plan, base_env={})
-        assert result.report.would_start
-    for name, (data, mode) in expected.items():
-        assert (home / name).read_bytes() == data, name
-        assert mode_of(home / name) == mode, name
-    assert not doctor_plan(home), doctor_plan(home).changes
-    assert leftovers(home) == []
-
-
-def wizard_cli(*args: str, **kwargs) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k != "HERMES_HOME"}
-    env["PYTHONPATH"] = str(ROOT)
-    return subprocess.run([sys.executable, "-m", "hermes_wizard", *args], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=60, **kwargs)
-
 
 # ------------------------------------------------------------------------------- recording / faulting
 
@@ -632,219 +528,4 @@ def test_real_read_only_file_system(tmpfs):
     with pytest.raises(ApplyError, match="nothing was written") as info:
         apply_plan(plan, base_env={})
     assert "Read-only file system" in str(info.value)
-    assert tree(home) == snapshot
-
-
-# ------------------------------------------------------------------------------- 4. modes and owners
-
-
-def _set_plan(home: Path, *changes: Change) -> Plan:
-    return Plan(home, {ENV: fingerprint(home / ENV), YAML: fingerprint(home / YAML)}, changes)
-
-
-POLICY_EDIT = Change(ENV, "WEIXIN_DM_POLICY", "open", "pairing", platform="weixin")
-
-
-def test_0640_env_keeps_its_mode_after_a_content_edit(tmp_path):
-    home = build(tmp_path / "home", "env-only")
-    os.chmod(home / ENV, 0o640)
-    apply_plan(_set_plan(home, POLICY_EDIT), base_env={})
-    assert b"WEIXIN_DM_POLICY=pairing\n" in (home / ENV).read_bytes()
-    assert mode_of(home / ENV) == 0o640
-
-
-def test_0640_env_gets_the_planned_mode_with_a_content_edit(tmp_path):
-    home = build(tmp_path / "home", "env-only")
-    os.chmod(home / ENV, 0o640)
-    apply_plan(_set_plan(home, POLICY_EDIT, Change(ENV, "<mode>", "0640", "0600", "mode")), base_env={})
-    assert b"WEIXIN_DM_POLICY=pairing\n" in (home / ENV).read_bytes()
-    assert mode_of(home / ENV) == 0o600
-
-
-def test_mode_only_plan_changes_only_the_mode(tmp_path):
-    home = build(tmp_path / "home", "env-only")
-    os.chmod(home / ENV, 0o644)
-    env_before, yaml_before = os.stat(home / ENV), (state(home / YAML), os.stat(home / YAML).st_mtime_ns)
-    data = (home / ENV).read_bytes()
-    result = apply_plan(_set_plan(home, Change(ENV, "<mode>", "0644", "0600", "mode")), base_env={})
-    after = os.stat(home / ENV)
-    assert stat.S_IMODE(after.st_mode) == 0o600
-    assert (home / ENV).read_bytes() == data
-    assert (after.st_ino, after.st_mtime_ns, after.st_uid, after.st_gid) == (
-        env_before.st_ino, env_before.st_mtime_ns, env_before.st_uid, env_before.st_gid)
-    assert (state(home / YAML), os.stat(home / YAML).st_mtime_ns) == yaml_before
-    assert result.written == [ENV]
-    assert json.loads((result.backup / "manifest.json").read_text())["files"][ENV]["mode"] == 0o644
-
-
-@pytest.mark.skipif(not IS_ROOT, reason="chown to another user needs root")
-def test_chowned_env_keeps_its_owner_after_an_edit(tmp_path):
-    home = build(tmp_path / "home", "env-only")
-    os.chown(home / ENV, NOBODY, NOBODY)
-    apply_plan(_set_plan(home, POLICY_EDIT), base_env={})
-    st = os.stat(home / ENV)
-    assert (st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)) == (NOBODY, NOBODY, 0o600)
-    assert b"WEIXIN_DM_POLICY=pairing\n" in (home / ENV).read_bytes()
-
-
-def _symlinked_home(tmp_path: Path) -> tuple[Path, Path]:
-    home = build(tmp_path / "home", "env-only")
-    real = tmp_path / "secrets" / "hermes.env"
-    real.parent.mkdir()
-    (home / ENV).rename(real)
-    os.symlink(real, home / ENV)
-    return home, real
-
-
-def test_symlinked_env_with_same_owner_is_written_through(tmp_path):
-    home, real = _symlinked_home(tmp_path)
-    os.chmod(real, 0o640)
-    old = real.read_bytes()
-    result = apply_plan(_set_plan(home, POLICY_EDIT), base_env={})
-    assert (home / ENV).is_symlink() and os.readlink(home / ENV) == str(real)
-    assert real.read_bytes() == old.replace(b"WEIXIN_DM_POLICY=open", b"WEIXIN_DM_POLICY=pairing")
-    assert mode_of(real) == 0o640
-    assert (result.backup / ENV).read_bytes() == old
-    assert leftovers(home, real.parent) == []
-
-
-@pytest.mark.skipif(not IS_ROOT, reason="chown to another user needs root")
-def test_symlink_to_a_file_of_another_owner_is_refused(tmp_path):
-    home, real = _symlinked_home(tmp_path)
-    os.chown(real, NOBODY, NOBODY)
-    plan = _set_plan(home, POLICY_EDIT)
-    snapshot, target = tree(home, but_lock=True), tree(real.parent)
-    with pytest.raises(ApplyError, match="owned by another user"):
-        apply_plan(plan, base_env={})
-    assert tree(real.parent) == target
-    assert tree(home, but_lock=True) == snapshot
-    assert backup_sets(home) == []
-
-
-# ---------------------------------------------------------------------------------------- 5. backups
-
-
-class FakeClock:
-    """Stands in for the `time` module inside hermes_wizard.write.backups (make_backup names sets by the second)."""
-
-    def __init__(self, start: float = 1_790_000_000.0) -> None:
-        self.now = start
-
-    def strftime(self, fmt: str) -> str:
-        return time.strftime(fmt, time.localtime(self.now))
-
-
-def _round_plan(home: Path, i: int) -> Plan:
-    """Alternating plans: the policy flips pairing/allowlist, and a round marker records which apply it was."""
-    policy = ("pairing", "allowlist")[i % 2]
-    return _set_plan(home, Change(ENV, "WEIXIN_DM_POLICY", None, policy), Change(ENV, "HW_TEST_ROUND", None, str(i)))
-
-
-def _round_in(data: bytes) -> int | None:
-    for line in data.decode().splitlines():
-        if line.startswith("HW_TEST_ROUND="):
-            return int(line.split("=", 1)[1])
-    return None
-
-
-def _apply_rounds(home: Path, rounds: int, clock: FakeClock, step: float) -> None:
-    for i in range(rounds):
-        apply_plan(_round_plan(home, i), base_env={})
-        clock.now += step
-
-
-def test_backup_set_layout(tmp_path):
-    home = build(tmp_path / "home", "mode-and-yaml")
-    os.chmod(home / YAML, 0o664)
-    before = states(home)
-    result = apply_plan(doctor_plan(home), base_env={})
-    check_backup(home, result.backup, before)
-    assert backup_sets(home) == [result.backup]
-
-
-def test_only_the_last_20_backup_sets_are_kept(tmp_path, monkeypatch):
-    home = build(tmp_path / "home", "env-only")
-    clock = FakeClock()
-    monkeypatch.setattr(backups_mod, "time", types.SimpleNamespace(strftime=clock.strftime))
-    _apply_rounds(home, 25, clock, step=1.0)
-    sets = backup_sets(home)
-    assert len(sets) == 20 and len(list((home / BACKUP_DIR).iterdir())) == 20
-    # the set made by apply i holds the .env from before it: round i-1; applies 5..24 survive
-    assert [_round_in((s / ENV).read_bytes()) for s in sets] == list(range(4, 24))
-
-
-
-def test_25_backup_sets_made_in_one_second_keep_the_newest_20(tmp_path, monkeypatch):
-    home = build(tmp_path / "home", "env-only")
-    clock = FakeClock()
-    monkeypatch.setattr(backups_mod, "time", types.SimpleNamespace(strftime=clock.strftime))
-    _apply_rounds(home, 25, clock, step=0.0)
-    sets = backup_sets(home)
-    assert len(sets) == 20
-    assert [_round_in((s / ENV).read_bytes()) for s in sets] == list(range(4, 24))
-
-
-def test_undo_after_11_applies_in_one_second_restores_the_latest(tmp_path, monkeypatch):
-    home = build(tmp_path / "home", "env-only")
-    clock = FakeClock()
-    monkeypatch.setattr(backups_mod, "time", types.SimpleNamespace(strftime=clock.strftime))
-    _apply_rounds(home, 11, clock, step=0.0)
-    assert _round_in((home / ENV).read_bytes()) == 10
-    undo_latest(home, base_env={})
-    assert _round_in((home / ENV).read_bytes()) == 9
-
-
-def test_undo_restores_bytes_and_mode_and_can_itself_be_undone(tmp_path):
-    home = build(tmp_path / "home", "two-files")
-    os.chmod(home / ENV, 0o640)
-    before = states(home)
-    plan = doctor_plan(home)
-    assert (ENV, "mode") in {(c.file, c.action) for c in plan.changes}
-    applied = apply_plan(plan, base_env={})
-    after = states(home)
-    assert after[ENV][1] == 0o600 and after != before
-
-    first = undo_latest(home, base_env={})
-    assert first.restored_from == applied.backup
-    assert sorted(first.files) == [ENV, YAML]
-    data, _, uid, gid = before[ENV]
-    # bytes and owner; the mode only where it is no looser: a restore never loosens a secrets file (0640)
-    assert states(home) == before | {ENV: (data, 0o600, uid, gid)}
-    assert not first.report.would_start
-    check_backup(home, first.backup, after)  # what the undo replaced was backed up first
-
-    second = undo_latest(home, base_env={})
-    assert second.restored_from == first.backup
-    assert states(home) == after
-    assert second.report.would_start
-    assert leftovers(home) == []
-
-
-# ------------------------------------------------------------------------------------ 6. doctor CLI
-
-
-def test_doctor_dry_run_writes_nothing_and_exits_1_then_0(tmp_path):
-    home = build(tmp_path / "home", "two-files")
-    snapshot = tree(home)
-    pending = wizard_cli("doctor", "--dry-run", "--home", str(home))
-    assert pending.returncode == 1, pending.stdout + pending.stderr
-    assert "+WHATSAPP_ENABLED=false" in pending.stdout and "dm_policy: pairing" in pending.stdout
-    assert tree(home) == snapshot
-
-    apply_plan(doctor_plan(home), base_env={})
-    snapshot = tree(home)
-    clean = wizard_cli("doctor", "--dry-run", "--home", str(home))
-    assert clean.returncode == 0, clean.stdout + clean.stderr
-    assert "Nothing to fix" in clean.stdout
-    assert tree(home) == snapshot
-
-
-@pytest.mark.parametrize("args,code", [(("--fix",), 2), ((), 1)], ids=["fix-without-tty", "no-fix"])
-def test_doctor_without_consent_writes_nothing(tmp_path, args, code):
-    home = build(tmp_path / "home", "two-files")
-    snapshot = tree(home)
-    done = wizard_cli("doctor", *args, "--home", str(home), stdin=subprocess.DEVNULL)
-    assert done.returncode == code, done.stdout + done.stderr
-    if "--fix" in args:
-        assert "--yes" in done.stderr and "No changes were made" in done.stdout
     assert tree(home) == snapshot

@@ -159,7 +159,7 @@ def test_doctor_converts_a_utf32_env(tmp_path, version, bom, codec, hermes_oracl
 def test_root_never_edits_a_gateway_json_linked_outside_the_home(tmp_path):
     """The owner links gateway.json to a file of someone else's that makes Hermes crash: root's doctor judges
     it (Hermes, as the owner, reads it) but never writes through the link — the file outside is unchanged."""
-    from unit.test_apply import tree, wizard_cli
+    from apply_homes import tree, wizard_cli
 
     if os.geteuid() != 0 or not shutil.which("useradd"):
         pytest.skip("needs root and useradd")
