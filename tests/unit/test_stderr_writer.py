@@ -9,6 +9,8 @@ package (wizard/hermes/ask_hermes.py, pairing_hermes.py)."""
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 from hermes_wizard.core.safetext import to_stderr
@@ -58,3 +60,12 @@ def test_the_writer_escapes_what_it_writes(capsys):
     to_stderr("usage: ...\n", end="")
     assert capsys.readouterr().err == ("hermes-wizard: no such home: /h\\x1b]52;c;aGk=\\x07\\u202e\nnext line\n"
                                        "usage: ...\n")
+
+
+def test_argparse_errors_reach_stderr_escaped():
+    """argparse quotes a stray argument raw ("unrecognized arguments: ..."): through the one writer an OSC 52
+    sequence in it (a clipboard write) is shown escaped, not sent to the terminal."""
+    done = subprocess.run([sys.executable, "-m", "hermes_wizard", "check", "stray\x1b]52;c;aGk=\x07"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "unrecognized arguments: stray\\x1b]52;c;aGk=\\x07" in done.stderr and "\x1b" not in done.stderr
