@@ -14,7 +14,7 @@ from textual.widgets import Button, Footer, Input, Label, RadioSet, Static
 from hermes_wizard.core.safetext import visible_lines
 from hermes_wizard.faces.sources import own_id_help
 from hermes_wizard.faces.wording import current_access
-from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
+from hermes_wizard.hermes.loader.catalog import PLATFORMS
 from hermes_wizard.plan.answers import ACCESS_MODES, ACCESS_WORDS, GROUP_POLICIES, GROUP_WORDS, id_problems, split_ids
 from hermes_wizard.screens.base import WizardScreen
 from hermes_wizard.screens.messages import AccessKept

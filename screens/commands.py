@@ -15,7 +15,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.screen import ModalScreen
 
 from hermes_wizard.faces.wording import platform_title
-from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
+from hermes_wizard.hermes.loader.catalog import PLATFORMS
 from hermes_wizard.screens.messages import FindingsRequested, PlatformChosen, ReviewRequested
 
 if TYPE_CHECKING:

@@ -20,7 +20,7 @@ from textual.widgets import DataTable, Footer, Static
 
 from hermes_wizard.core.safetext import visible
 from hermes_wizard.faces.wording import credential_state, plural
-from hermes_wizard.hermes.v0_19.catalog import ALIASES, PLATFORMS
+from hermes_wizard.hermes.loader.catalog import ALIASES, PLATFORMS
 from hermes_wizard.screens.base import WizardScreen
 from hermes_wizard.screens.messages import PlatformChosen, ReviewRequested
 from hermes_wizard.screens.widgets import wizard_header

@@ -16,7 +16,7 @@ import pytest
 from oracle import require_oracle, venv_python
 
 from hermes_wizard.faces.cli import main
-from hermes_wizard.hermes.v0_19 import gate
+from hermes_wizard.hermes.loader import gate
 
 pytestmark = pytest.mark.oracle  # every test here runs the real Hermes 0.19.0
 

@@ -38,8 +38,8 @@ def run_gate(args) -> int:
     try:
         from hermes_wizard.faces.judging import host_facts
         from hermes_wizard.faces.selection import select_homes
-        from hermes_wizard.hermes.v0_19.gate import violations
-        from hermes_wizard.hermes.v0_19.resolve import resolve
+        from hermes_wizard.hermes.loader.gate import violations
+        from hermes_wizard.hermes.loader.resolve import resolve
         from hermes_wizard.read.snapshot import take_snapshot
 
         homes = select_homes(args)

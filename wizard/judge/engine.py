@@ -19,12 +19,12 @@ from hermes_wizard.core.homeroot import home_owner
 from hermes_wizard.core.kinds import Severity, TransportState, Verdict
 from hermes_wizard.core.safetext import policy_word
 from hermes_wizard.core.smallfile import reading_for
+from hermes_wizard.hermes.loader import gate
+from hermes_wizard.hermes.loader.catalog import PLATFORMS
+from hermes_wizard.hermes.loader.credentials import Transport, transport_for
+from hermes_wizard.hermes.loader.plugins import HostFacts
+from hermes_wizard.hermes.loader.resolve import Effective, resolve
 from hermes_wizard.hermes.models import model_for
-from hermes_wizard.hermes.v0_19 import gate
-from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
-from hermes_wizard.hermes.v0_19.credentials import Transport, transport_for
-from hermes_wizard.hermes.v0_19.plugins import HostFacts
-from hermes_wizard.hermes.v0_19.resolve import Effective, resolve
 from hermes_wizard.hermes.versions import Judgement, judgement
 from hermes_wizard.judge.checks import Context, Finding, run_checks
 from hermes_wizard.read.snapshot import Snapshot, take_snapshot

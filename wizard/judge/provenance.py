@@ -5,8 +5,8 @@ Contract: pure lookups over a Snapshot; never returns a secret value.
 
 from __future__ import annotations
 
-from hermes_wizard.hermes.v0_19.catalog import PLATFORMS, platform_value
-from hermes_wizard.hermes.v0_19.yamlfile import lookup
+from hermes_wizard.hermes.loader.catalog import PLATFORMS, platform_value
+from hermes_wizard.hermes.loader.yamlfile import lookup
 from hermes_wizard.read.snapshot import Snapshot
 
 

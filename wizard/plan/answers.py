@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import re
 
+from hermes_wizard.hermes.loader.catalog import PLATFORMS
+from hermes_wizard.hermes.loader.envrules import ALLOW_ALL_TRUE
+from hermes_wizard.hermes.loader.yamlfile import lookup
 from hermes_wizard.hermes.models import model_for
-from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
-from hermes_wizard.hermes.v0_19.envrules import ALLOW_ALL_TRUE
-from hermes_wizard.hermes.v0_19.yamlfile import lookup
 from hermes_wizard.judge.provenance import platform_blocks, yaml_paths
 from hermes_wizard.plan.actions import ChangeAction
 from hermes_wizard.plan.changes import ENV, YAML, Change, Plan, is_secret_name, planned_contents

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hermes_wizard.core.keyring_store import PLUGIN_NAME, SERVICE, SOURCE_NAME, entry_for
-from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
+from hermes_wizard.hermes.loader.catalog import PLATFORMS
 from hermes_wizard.judge.masking import is_secret_name
 from hermes_wizard.plan.actions import ChangeAction, KeyringAction
 from hermes_wizard.plan.changes import ENV, YAML, Change, Plan
@@ -133,7 +133,7 @@ def plan_to_env(report, variables=None) -> Plan:
 
 
 def _yaml(report, key: str, value: str, reason: str) -> Change:
-    from hermes_wizard.hermes.v0_19.yamlfile import lookup
+    from hermes_wizard.hermes.loader.yamlfile import lookup
 
     data = report.snapshot.yaml.mapping()
     current = lookup(data, tuple(key.split(".")))

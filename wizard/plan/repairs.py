@@ -18,9 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hermes_wizard.hermes.models import model_for
-from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
-from hermes_wizard.hermes.v0_19.envrules import ALLOW_ALL_TRUE, TRUTHY
-from hermes_wizard.hermes.v0_19.yamlfile import lookup
+from hermes_wizard.hermes.loader.catalog import PLATFORMS
+from hermes_wizard.hermes.loader.envrules import ALLOW_ALL_TRUE, TRUTHY
+from hermes_wizard.hermes.loader.yamlfile import lookup
 from hermes_wizard.judge.engine import HomeReport, evaluate
 from hermes_wizard.judge.provenance import platform_blocks, yaml_paths
 from hermes_wizard.plan.actions import ChangeAction
@@ -315,7 +315,7 @@ class _Builder:
         a value it reads would change, the file is left as it is and the note says why."""
         from pathlib import Path
 
-        from hermes_wizard.hermes.v0_19.envfile import read_env_file
+        from hermes_wizard.hermes.loader.envfile import read_env_file
 
         env = self.snapshot.env
         model = self.model

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
-from hermes_wizard.hermes.v0_19.envrules import ALLOW_ALL_TRUE
+from hermes_wizard.hermes.loader.catalog import PLATFORMS
+from hermes_wizard.hermes.loader.envrules import ALLOW_ALL_TRUE
 from hermes_wizard.plan.answers import (
     ACCESS_MODES,
     EMPTY_ALLOWLIST,

@@ -12,7 +12,7 @@ from hermes_wizard.core.safetext import visible
 from hermes_wizard.faces.pair_now import can_pair, login_for
 from hermes_wizard.faces.sources import credentials_from, own_id_help
 from hermes_wizard.faces.wording import credential_state, current_access, disk_words, plural
-from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
+from hermes_wizard.hermes.loader.catalog import PLATFORMS
 from hermes_wizard.plan.answers import (
     ACCESS_MODES,
     ACCESS_WORDS,

@@ -58,7 +58,7 @@ def usable_secret(value: Any) -> bool:
 
 def apply_env_overrides(platforms: dict, environ: dict[str, str], reset: dict,
                         enabled_flag: Callable[[str], bool] = is_truthy) -> None:
-    from hermes_wizard.hermes.v0_19.state import PlatformState
+    from hermes_wizard.hermes.loader.state import PlatformState
 
     @overload
     def get(name: str) -> str | None: ...
@@ -234,7 +234,7 @@ def apply_env_overrides(platforms: dict, environ: dict[str, str], reset: dict,
 
 def apply_relay(platforms: dict, environ: dict[str, str]) -> None:
     """The relay block runs after the plugin pass and honors explicit disables."""
-    from hermes_wizard.hermes.v0_19.state import PlatformState
+    from hermes_wizard.hermes.loader.state import PlatformState
 
     url = (environ.get("GATEWAY_RELAY_URL") or "").strip()
     existing = platforms.get("relay")

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
-from hermes_wizard.hermes.v0_19.envrules import allow_all
-from hermes_wizard.hermes.v0_19.state import Effective, PlatformState
+from hermes_wizard.hermes.loader.catalog import PLATFORMS
+from hermes_wizard.hermes.loader.envrules import allow_all
+from hermes_wizard.hermes.loader.state import Effective, PlatformState
 
 
 @dataclass(frozen=True)

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hermes_wizard.core.kinds import Severity
-from hermes_wizard.hermes.v0_19.credentials import Transport
-from hermes_wizard.hermes.v0_19.gate import Violation
-from hermes_wizard.hermes.v0_19.plugins import HostFacts
-from hermes_wizard.hermes.v0_19.state import Effective
+from hermes_wizard.hermes.loader.credentials import Transport
+from hermes_wizard.hermes.loader.gate import Violation
+from hermes_wizard.hermes.loader.plugins import HostFacts
+from hermes_wizard.hermes.loader.state import Effective
 from hermes_wizard.read.snapshot import Snapshot
 
 if TYPE_CHECKING:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
-from hermes_wizard.hermes.v0_19.envrules import ALLOW_ALL_TRUE, TRUTHY
-from hermes_wizard.hermes.v0_19.gate import opted_in, policies
+from hermes_wizard.hermes.loader.catalog import PLATFORMS
+from hermes_wizard.hermes.loader.envrules import ALLOW_ALL_TRUE, TRUTHY
+from hermes_wizard.hermes.loader.gate import opted_in, policies
 from hermes_wizard.judge.checks import Context, Hit, check
 from hermes_wizard.judge.provenance import env_source, find_yaml, policy_source, yaml_source
 
@@ -144,7 +144,7 @@ approves it on this machine. Codes expire after one hour.""",
        why="""A new setup looks broken ('the bot doesn't answer') when it is waiting for your approval.""",
        fix="""Message the bot, then run `hermes pairing approve <platform> <CODE>` with the code it replies.""")
 def pairing_only(ctx: Context):
-    from hermes_wizard.hermes.v0_19.credentials import approved_users
+    from hermes_wizard.hermes.loader.credentials import approved_users
     from hermes_wizard.judge.checks.reach import nobody_waiting
 
     env = ctx.effective.environ

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import re
 
-from hermes_wizard.hermes.v0_19.catalog import ALIASES, KNOWN_NAMES, PLATFORMS
-from hermes_wizard.hermes.v0_19.yamlfile import lookup
+from hermes_wizard.hermes.loader.catalog import ALIASES, KNOWN_NAMES, PLATFORMS
+from hermes_wizard.hermes.loader.yamlfile import lookup
 from hermes_wizard.judge.checks import Context, Hit, check
 
 SECRET_KEYS = re.compile(r"(token|secret|password|api_key|apikey|access_key|private_key)$", re.I)

@@ -1,11 +1,11 @@
-"""Secrets kept in the OS keyring (hermes-wizard's secret source, wizard/hermes/v0_19/secret_sources.py).
+"""Secrets kept in the OS keyring (hermes-wizard's secret source, wizard/hermes/loader/secret_sources.py).
 
 HW505 guards the rule that an entry belongs to its home (wizard/core/keyring_store.py `belongs_to`)."""
 
 from __future__ import annotations
 
 from hermes_wizard.core.keyring_store import PLUGIN_NAME, SOURCE_NAME
-from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
+from hermes_wizard.hermes.loader.catalog import PLATFORMS
 from hermes_wizard.judge.checks import Context, Hit, check
 
 MIGRATE = "hermes-wizard secrets migrate --to keyring"
@@ -47,7 +47,7 @@ def keyring_source_inactive(ctx: Context):
     kept = ctx.snapshot.keyring
     if kept is None or not kept.refs.mapped:
         return
-    from hermes_wizard.hermes.v0_19.secret_sources import plugin_installed
+    from hermes_wizard.hermes.loader.secret_sources import plugin_installed
 
     reason = kept.refs.inactive_because(plugin_installed(ctx.facts.site_packages), ctx.effective.environ)
     if reason:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
+from hermes_wizard.hermes.loader.catalog import PLATFORMS
 from hermes_wizard.judge.checks import Context, Hit, check
 from hermes_wizard.judge.provenance import env_source
 
@@ -37,7 +37,7 @@ def enabled_despite_false(ctx: Context):
         state = ctx.effective.platforms.get(name)
         if state is None or not state.enabled:
             continue
-        from hermes_wizard.hermes.v0_19.envrules import coerce_bool
+        from hermes_wizard.hermes.loader.envrules import coerce_bool
         if coerce_bool(raw, False):
             continue
         known = PLATFORMS[name].credentials if name in PLATFORMS else ()
@@ -86,7 +86,7 @@ def missing_credentials(ctx: Context):
        why="""The platform is configured but never starts, with nothing but a debug log line.""",
        fix="""Install Hermes's messaging extras into its venv: pip install 'hermes-agent[messaging]'.""")
 def sdk_missing(ctx: Context):
-    from hermes_wizard.hermes.v0_19.plugins import SDK_MODULES
+    from hermes_wizard.hermes.loader.plugins import SDK_MODULES
 
     if ctx.facts.modules is None:
         return

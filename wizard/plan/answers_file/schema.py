@@ -2,7 +2,7 @@
 checked against the schema and turned into `Declared` platforms, every problem collected with its place.
 
     platforms:
-      <name>:                 # a platform Hermes 0.19 knows (wizard/hermes/v0_19/catalog.py)
+      <name>:                 # a platform Hermes 0.19 knows (wizard/hermes/loader/catalog.py)
         enabled: true         # default true; false turns it off (nothing else may be said then)
         env: {KEY: "value", SECRET_KEY: {from_env: VAR}}   # KEY: one of the platform's credentials
         dm_policy: pairing    # pairing | allowlist | open
@@ -27,7 +27,7 @@ import difflib
 import re
 from dataclasses import dataclass, field
 
-from hermes_wizard.hermes.v0_19.catalog import ALIASES, PLATFORMS
+from hermes_wizard.hermes.loader.catalog import ALIASES, PLATFORMS
 from hermes_wizard.judge.masking import is_secret_name
 from hermes_wizard.plan.answers import GROUP_POLICIES, credential_error
 from hermes_wizard.plan.answers_file.tree import Item, Number

@@ -11,7 +11,7 @@ Contract: pure; AnswerError from the session passes through (the schema has rule
 
 from __future__ import annotations
 
-from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
+from hermes_wizard.hermes.loader.catalog import PLATFORMS
 from hermes_wizard.judge.masking import is_secret_name
 from hermes_wizard.plan.answers_file.schema import Declared
 
