@@ -14,7 +14,14 @@ Contract: a model is stateless; its methods are pure functions of their argument
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hermes_wizard.hermes.loader.catalog import Spec
+    from hermes_wizard.hermes.loader.gate import Violation
+    from hermes_wizard.hermes.loader.plugins import HostFacts
+    from hermes_wizard.hermes.loader.state import Effective
+    from hermes_wizard.read.snapshot import Snapshot
 
 
 class Model:
@@ -105,6 +112,35 @@ class Model:
 
     # --- the service ----------------------------------------------------------------------------
     unit_prevents_exit_78: bool  # Hermes's own unit has RestartPreventExitStatus=78
+
+    # --- judging a home: the engine asks these (defaults: the shared loader, wizard/hermes/loader/) ---
+    def resolve(self, snapshot: Snapshot, facts: HostFacts) -> Effective:
+        """What this version's `load_gateway_config()` builds from the home (`loader.resolve`)."""
+        from hermes_wizard.hermes.loader.resolve import resolve
+
+        return resolve(snapshot, facts, self)
+
+    def open_policy_violations(self, effective: Effective) -> list[Violation]:
+        """What the open-policy startup rule finds in `effective`, in Hermes's order (the first is the one
+        it names).  Found even where `has_startup_refusal` is False: the engine then reports them as what
+        an upgrade would refuse."""
+        from hermes_wizard.hermes.loader.gate import violations
+
+        return violations(effective, self.platforms())
+
+    # --- facts the plan, checks and faces need (defaults: the shared catalog and env rules) ----------
+    def platforms(self) -> dict[str, Spec]:
+        """Every platform this version knows, by Hermes's name (`Platform` values), in catalog order:
+        display name, credentials, allowlist and allow-all variables, the startup gate's policy variables."""
+        from hermes_wizard.hermes.loader.catalog import PLATFORMS
+
+        return PLATFORMS
+
+    def forcing_credentials(self, name: str) -> tuple[str, ...]:
+        """`.env` credentials whose env override block enables `name` over YAML's `enabled: false`."""
+        from hermes_wizard.hermes.loader.envrules import FORCING_CREDENTIALS
+
+        return FORCING_CREDENTIALS.get(name, ())
 
     def __repr__(self) -> str:
         return f"<Hermes {self.version} model>"

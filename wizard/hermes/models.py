@@ -40,3 +40,9 @@ def all_models() -> dict[str, Model]:
 def model_for(judgement: Judgement | None) -> Model:
     """The model of the version a report is judged as (the newest when nothing is known)."""
     return model_of(judgement.judged_as if judgement is not None else NEWEST)
+
+
+def refuses_at_start(judgement: Judgement | None) -> bool:
+    """Does the Hermes judged here refuse to start on an open policy?  Its model must have the refusal,
+    and so must the version itself (an older one judged by the oldest model does not)."""
+    return model_for(judgement).has_startup_refusal and (judgement is None or judgement.refuses)

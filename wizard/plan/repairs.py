@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hermes_wizard.hermes.models import model_for
 from hermes_wizard.hermes.loader.catalog import PLATFORMS
 from hermes_wizard.hermes.loader.envrules import ALLOW_ALL_TRUE, TRUTHY
 from hermes_wizard.hermes.loader.yamlfile import lookup
+from hermes_wizard.hermes.models import model_for
 from hermes_wizard.judge.engine import HomeReport, evaluate
 from hermes_wizard.judge.provenance import platform_blocks, yaml_paths
 from hermes_wizard.plan.actions import ChangeAction

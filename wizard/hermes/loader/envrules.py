@@ -14,6 +14,10 @@ from typing import Any, overload
 TRUTHY = frozenset({"1", "true", "yes", "on"})  # utils.TRUTHY_STRINGS, used for *_ENABLED
 FALSY = frozenset({"false", "0", "no", "off"})
 ALLOW_ALL_TRUE = frozenset({"true", "1", "yes"})  # the gate: lower-cased, NOT stripped, no "on"
+# `.env` credentials whose override block below enables the platform whatever YAML said (`force`, not
+# `enable_from_env`): removing them is the only way to keep such a platform off.
+FORCING_CREDENTIALS = {"weixin": ("WEIXIN_TOKEN", "WEIXIN_ACCOUNT_ID"), "qqbot": ("QQ_APP_ID", "QQ_CLIENT_SECRET"),
+                       "wecom": ("WECOM_BOT_ID", "WECOM_SECRET"), "yuanbao": ("YUANBAO_APP_ID", "YUANBAO_APP_KEY")}
 PLACEHOLDERS = frozenset({"*", "**", "***", "changeme", "your_api_key", "your_api_key_here", "your-api-key",
                           "placeholder", "example", "dummy", "null", "none"})
 

@@ -39,11 +39,8 @@ if TYPE_CHECKING:
     from hermes_wizard.read.snapshot import Snapshot
 
 
-def resolve(snapshot: Snapshot, facts: plugins.HostFacts) -> Effective:
-    """What the Hermes version `facts.hermes` names would build (the newest modelled by default)."""
-    from hermes_wizard.hermes.models import model_for
-
-    model = model_for(facts.hermes)
+def resolve(snapshot: Snapshot, facts: plugins.HostFacts, model: Model) -> Effective:
+    """What the Hermes version `model` models would build (`Model.resolve` is the way in)."""
     environ = process_environment(snapshot, facts)
     gw_data = gwdata.base_layer(snapshot.gateway_json)
     effective = Effective(platforms={}, environ=environ)
