@@ -35,6 +35,12 @@ class Spec:
     id_hint: str = ""
     token_env: str | None = None  # placeholder-token check (PLATFORM_TOKEN_ENV_NAMES)
     always_authorized: bool = False  # webhook-like: no per-user access control
+    # policy variables an adapter reads although the startup gate does not cover it: (dm, group)
+    ungated_policy_env: tuple[str | None, str | None] = (None, None)
+    # the `config.extra` key the adapter's own intake allowlist is read from, when it never reads
+    # `allowlist_env` (its top-level YAML block is where a user writes it)
+    adapter_allowlist_key: str | None = None
+    enabled_env: str | None = None  # the env switch that turns the platform on or off (both ways)
 
     def id_ok(self, value: str) -> bool:
         return self.id_pattern is None or re.fullmatch(self.id_pattern, value) is not None
@@ -52,12 +58,14 @@ _SPECS = (
          "WHATSAPP_ALLOW_ALL_USERS", Gate("WHATSAPP_DM_POLICY", "WHATSAPP_GROUP_POLICY",
                                           "WHATSAPP_ALLOW_ALL_USERS"),
          id_pattern=r"\+?\d{6,15}(@s\.whatsapp\.net|@lid|:\d+)?",
-         id_hint="phone numbers with country code, digits only (15551234567)"),
+         id_hint="phone numbers with country code, digits only (15551234567)",
+         adapter_allowlist_key="allow_from", enabled_env="WHATSAPP_ENABLED"),
     Spec("whatsapp_cloud", "WhatsApp Cloud API",
          ("WHATSAPP_CLOUD_PHONE_NUMBER_ID", "WHATSAPP_CLOUD_ACCESS_TOKEN"),
          "WHATSAPP_CLOUD_ALLOWED_USERS", "WHATSAPP_CLOUD_ALLOW_ALL_USERS",
          dm_default="open", group_default="open", id_pattern=r"\+?[\d ()-]{6,20}",
-         id_hint="WhatsApp IDs (digits with country code)"),
+         id_hint="WhatsApp IDs (digits with country code)",
+         ungated_policy_env=("WHATSAPP_CLOUD_DM_POLICY", "WHATSAPP_CLOUD_GROUP_POLICY")),
     Spec("slack", "Slack", ("SLACK_BOT_TOKEN", "SLACK_APP_TOKEN"), "SLACK_ALLOWED_USERS",
          "SLACK_ALLOW_ALL_USERS", id_pattern=r"[UW][A-Z0-9]{6,}", id_hint="member IDs such as U0123ABCD",
          token_env="SLACK_BOT_TOKEN"),
@@ -84,7 +92,7 @@ _SPECS = (
          always_authorized=True),
     Spec("feishu", "Feishu / Lark", ("FEISHU_APP_ID", "FEISHU_APP_SECRET"), "FEISHU_ALLOWED_USERS",
          "FEISHU_ALLOW_ALL_USERS", group_default="allowlist", id_pattern=r"(ou|u|on)_[A-Za-z0-9]+",
-         id_hint="open_id (ou_…), user_id (u_…) or union_id (on_…)"),
+         id_hint="open_id (ou_…), user_id (u_…) or union_id (on_…)", ungated_policy_env=(None, "FEISHU_GROUP_POLICY")),
     Spec("wecom", "WeCom", ("WECOM_BOT_ID", "WECOM_SECRET"), "WECOM_ALLOWED_USERS",
          "WECOM_ALLOW_ALL_USERS", Gate("WECOM_DM_POLICY", "WECOM_GROUP_POLICY", "WECOM_ALLOW_ALL_USERS")),
     Spec("wecom_callback", "WeCom (callback)",
