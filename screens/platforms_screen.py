@@ -104,7 +104,8 @@ class PlatformsScreen(WizardScreen):
         table = self.query_one(DataTable)
         kept = self._cursor_name()
         table.clear()
-        order = sorted(PLATFORMS, key=lambda n: (not (n in rows and rows[n].enabled), PLATFORMS[n].label.lower()))
+        specs = report.model.platforms()  # the judged version's platforms
+        order = sorted(specs, key=lambda n: (not (n in rows and rows[n].enabled), specs[n].label.lower()))
         for name in order:
             row = rows.get(name)
             enabled = bool(row and row.enabled)

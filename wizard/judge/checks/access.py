@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hermes_wizard.hermes.loader.envrules import ALLOW_ALL_TRUE, TRUTHY
 from hermes_wizard.hermes.loader.gate import opted_in, policies
+from hermes_wizard.hermes.versions import FIRST_REFUSING_NAME
 from hermes_wizard.judge.checks import Context, Hit, check
 from hermes_wizard.judge.provenance import env_source, find_yaml, policy_source, yaml_source
 
@@ -12,9 +13,10 @@ APPROVE = "hermes pairing approve {platform} <CODE>"
 
 @check("HW101", "open-policy-without-opt-in", "error",
        "An own-policy platform is 'open' without an allow-all opt-in: Hermes refuses to start.",
-       what="""weixin, whatsapp, wecom, qqbot and yuanbao enforce dm_policy/group_policy themselves. If either is
-'open' and neither GATEWAY_ALLOW_ALL_USERS nor the platform's own *_ALLOW_ALL_USERS is true/1/yes, Hermes 0.19
-refuses to start the whole gateway (gateway/run.py:7462).""",
+       what=f"""weixin, whatsapp, wecom, qqbot and yuanbao enforce dm_policy/group_policy themselves. If either is
+'open' and neither GATEWAY_ALLOW_ALL_USERS nor the platform's own *_ALLOW_ALL_USERS is true/1/yes, Hermes
+{FIRST_REFUSING_NAME} and later refuse to start the whole gateway (gateway/run.py,
+`_own_policy_open_startup_violation`).""",
        why="""The refusal exits 0, so systemd (Restart=always) restarts it every 5 seconds, forever, and every
 other platform (your working Telegram bot) goes down with it. Only the first such platform is named in the log.""",
        fix="""Pick one: set the policy to pairing (recommended: strangers get a code you approve), to allowlist

@@ -139,7 +139,7 @@ def _platform(name: str, item: Item, environ, problems: list[str], warnings: lis
     for key in ("dm_policy", "allowed_users", "allow_all", "group_policy"):
         if key in fields and not controlled:
             problems.append(f"{fields[key].where}: {at}.{key}: {spec.label} has no per-user access control in "
-                            "Hermes 0.19 (anyone who can reach it is served); remove it")
+                            "Hermes (anyone who can reach it is served); remove it")
     if not controlled:
         return decl
     decl.dm_policy = _choice(fields.get("dm_policy"), f"{at}.dm_policy", DM_POLICIES, problems)
@@ -148,7 +148,7 @@ def _platform(name: str, item: Item, environ, problems: list[str], warnings: lis
             decl.group_policy = _choice(fields["group_policy"], f"{at}.group_policy", GROUP_POLICIES, problems)
         else:
             problems.append(f"{fields['group_policy'].where}: {at}.group_policy: {spec.label} has no group policy "
-                            "in Hermes 0.19 (only whatsapp, weixin, wecom, qqbot and yuanbao do); remove it")
+                            "in Hermes (only whatsapp, weixin, wecom, qqbot and yuanbao do); remove it")
     if "allowed_users" in fields:
         decl.allowed_users = _ids(fields["allowed_users"], f"{at}.allowed_users", problems)
         from hermes_wizard.plan.answers import id_problems, unmatchable_ids

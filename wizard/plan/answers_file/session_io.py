@@ -65,7 +65,7 @@ def render_answers(session, secret_env_names: dict[str, str] | None = None) -> s
         entry: dict = {"enabled": True}
         if env:
             entry["env"] = env
-        spec = PLATFORMS[name]
+        spec = session.report.model.platforms()[name]
         if spec.allowlist_env or spec.allow_all_env or spec.gate:  # the schema refuses access words elsewhere
             if answer.access is not None:
                 entry["dm_policy"] = answer.access
