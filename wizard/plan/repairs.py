@@ -197,8 +197,9 @@ class _Builder:
     def _disable(self, name: str) -> list[Change] | None:
         reason = "transport cannot connect"
         steps: list[list[Change]] = []
-        if name == "whatsapp":
-            steps.append([self._env_set("WHATSAPP_ENABLED", "false", name, reason)])
+        switch = self.platforms[name].enabled_env if name in self.platforms else None
+        if switch:  # WhatsApp's WHATSAPP_ENABLED
+            steps.append([self._env_set(switch, "false", name, reason)])
         forcing = [k for k in self.model.forcing_credentials(name) if k in self.snapshot.env.entries]
         if forcing:
             steps.append([Change(ENV, k, None, None, ChangeAction.DISABLE, name, reason, is_secret_name(k))

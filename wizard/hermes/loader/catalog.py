@@ -41,6 +41,7 @@ class Spec:
     # `allowlist_env` (its top-level YAML block is where a user writes it)
     adapter_allowlist_key: str | None = None
     enabled_env: str | None = None  # the env switch that turns the platform on or off (both ways)
+    policy_env_into_extra: bool = False  # its env override block copies the policy variables into `extra`
 
     def id_ok(self, value: str) -> bool:
         return self.id_pattern is None or re.fullmatch(self.id_pattern, value) is not None
@@ -100,13 +101,15 @@ _SPECS = (
          "WECOM_CALLBACK_ALLOW_ALL_USERS"),
     Spec("weixin", "Weixin (WeChat)", ("WEIXIN_ACCOUNT_ID", "WEIXIN_TOKEN"), "WEIXIN_ALLOWED_USERS",
          "WEIXIN_ALLOW_ALL_USERS", Gate("WEIXIN_DM_POLICY", "WEIXIN_GROUP_POLICY", "WEIXIN_ALLOW_ALL_USERS"),
-         group_default="disabled", token_env="WEIXIN_TOKEN", id_hint="iLink user IDs such as o9cq80…@im.wechat"),
+         group_default="disabled", token_env="WEIXIN_TOKEN", id_hint="iLink user IDs such as o9cq80…@im.wechat",
+         policy_env_into_extra=True),
     Spec("bluebubbles", "iMessage (BlueBubbles)", ("BLUEBUBBLES_SERVER_URL", "BLUEBUBBLES_PASSWORD"),
          "BLUEBUBBLES_ALLOWED_USERS", "BLUEBUBBLES_ALLOW_ALL_USERS", id_hint="email addresses or phone numbers"),
     Spec("qqbot", "QQ Bot", ("QQ_APP_ID", "QQ_CLIENT_SECRET"), "QQ_ALLOWED_USERS", "QQ_ALLOW_ALL_USERS",
          Gate(None, None, "QQ_ALLOW_ALL_USERS"), id_hint="user OpenIDs"),
     Spec("yuanbao", "Yuanbao", ("YUANBAO_APP_ID", "YUANBAO_APP_SECRET"), "YUANBAO_ALLOWED_USERS",
-         "YUANBAO_ALLOW_ALL_USERS", Gate("YUANBAO_DM_POLICY", "YUANBAO_GROUP_POLICY", "YUANBAO_ALLOW_ALL_USERS")),
+         "YUANBAO_ALLOW_ALL_USERS", Gate("YUANBAO_DM_POLICY", "YUANBAO_GROUP_POLICY", "YUANBAO_ALLOW_ALL_USERS"),
+         policy_env_into_extra=True),
     Spec("relay", "Relay (experimental)", ("GATEWAY_RELAY_URL",), always_authorized=True),
     Spec("google_chat", "Google Chat", ("GOOGLE_CHAT_SERVICE_ACCOUNT_JSON", "GOOGLE_CHAT_PROJECT_ID"),
          "GOOGLE_CHAT_ALLOWED_USERS", "GOOGLE_CHAT_ALLOW_ALL_USERS", id_hint="sender email addresses"),

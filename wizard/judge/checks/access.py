@@ -30,7 +30,8 @@ def open_policy_without_opt_in(ctx: Context):
         where = []
         for side in violation.open_sides():
             short = side.split("_")[0]
-            source = policy_source(ctx.snapshot, violation.platform, short, getattr(seen, f"{short}_from_extra"))
+            source = policy_source(ctx.snapshot, platforms[violation.platform], short,
+                                   getattr(seen, f"{short}_from_extra"))
             where.append(f'{side} is "open" ({source})')
         first = (" Hermes names this one and stops." if index == 0
                  else f" (Hermes stops at {ctx.violations[0].platform} first.)")
@@ -262,7 +263,7 @@ def _closing_fix(ctx: Context, name: str, allow_all_env: str) -> str:
     if not open_sides:
         return f"remove {allow_all_env} to close it"
     assert seen is not None  # open sides were found in it
-    sources = {side: policy_source(ctx.snapshot, name, side, getattr(seen, f"{side}_from_extra"))
+    sources = {side: policy_source(ctx.snapshot, platforms[name], side, getattr(seen, f"{side}_from_extra"))
                for side in open_sides}
     where = " and ".join(f"{side}_policy to pairing ({source})" for side, source in sources.items())
     return (f"to close it, set {where}, then remove {allow_all_env} (removing only the opt-in leaves the policy "

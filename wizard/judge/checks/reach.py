@@ -124,9 +124,9 @@ def nobody_waiting(ctx: Context) -> list[str]:
     from hermes_wizard.hermes.access.authz import OWN_POLICY
     from hermes_wizard.hermes.access.identity import stored_ids
 
-    env, out = ctx.effective.environ, list[str]()
+    env, out, specs = ctx.effective.environ, list[str](), ctx.model.platforms()
     enabled = [name for name, state in ctx.effective.platforms.items() if state.enabled
-               and name not in ("homeassistant", "webhook", "relay", "api_server", "msgraph_webhook")]
+               and not (name in specs and specs[name].always_authorized)]  # no per-user access control
     if not enabled:
         return out
     auth, files = _access(ctx)
