@@ -18,7 +18,7 @@ from hermes_wizard.faces.gate import run_gate
 from hermes_wizard.hermes import models
 from hermes_wizard.hermes.loader.plugins import HostFacts
 from hermes_wizard.hermes.v0_19.model import Hermes019
-from hermes_wizard.hermes.versions import judgement
+from hermes_wizard.hermes.versions import MODELLED, judgement
 from hermes_wizard.judge.engine import evaluate
 
 
@@ -71,3 +71,12 @@ def test_checks_read_platform_facts_from_the_judged_model(home, monkeypatch):
     assert "telegram" in {f.platform for f in _judged(home).findings if f.code == "HW102"}
     monkeypatch.setitem(models._LOADED, "0.19.0", WithoutRefusalOrTelegram())
     assert "telegram" not in {f.platform for f in _judged(home).findings if f.code == "HW102"}
+
+
+@pytest.mark.parametrize("version", [*MODELLED, None, "0.9.0", "0.16.4", "0.17.9", "0.18.3", "0.19.1rc1", "0.20.0",
+                                     "1.2.3", "not a version"])
+def test_whether_hermes_refuses_is_one_answer(version):
+    """The engine and the gate ask the judging model; the version string's reading (used in wording for a
+    version that is not modelled) says the same for every version, modelled or not."""
+    judged = judgement(version, None, "given")
+    assert models.refuses_at_start(judged) == judged.refuses

@@ -108,7 +108,7 @@ class Model:
         raise NotImplementedError
 
     # --- the startup rule -------------------------------------------------------------------------
-    has_startup_refusal: bool = True  # the open-policy refusal (versions.refuses_open_policies agrees)
+    has_startup_refusal: bool = True  # the open-policy refusal (what models.refuses_at_start answers)
 
     # --- the service ----------------------------------------------------------------------------
     unit_prevents_exit_78: bool  # Hermes's own unit has RestartPreventExitStatus=78

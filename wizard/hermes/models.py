@@ -43,6 +43,7 @@ def model_for(judgement: Judgement | None) -> Model:
 
 
 def refuses_at_start(judgement: Judgement | None) -> bool:
-    """Does the Hermes judged here refuse to start on an open policy?  Its model must have the refusal,
-    and so must the version itself (an older one judged by the oldest model does not)."""
-    return model_for(judgement).has_startup_refusal and (judgement is None or judgement.refuses)
+    """Does the Hermes judged here refuse to start on an open policy?  The one answer the engine and the
+    gate use: the judging model's (`Judgement.refuses` reads the same from the version string, for the
+    wording of a version that is not modelled; tests/unit/test_version_seam.py keeps the two equal)."""
+    return model_for(judgement).has_startup_refusal
