@@ -14,7 +14,7 @@ from textual.widgets import Button, Footer, Input, Label, RadioSet, Static
 from hermes_wizard.core.safetext import visible_lines
 from hermes_wizard.faces.sources import own_id_help
 from hermes_wizard.faces.wording import current_access
-from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
+from hermes_wizard.hermes.loader.catalog import Spec
 from hermes_wizard.plan.answers import ACCESS_MODES, ACCESS_WORDS, GROUP_POLICIES, GROUP_WORDS, id_problems, split_ids
 from hermes_wizard.screens.base import WizardScreen
 from hermes_wizard.screens.messages import AccessKept
@@ -43,7 +43,11 @@ class AccessScreen(WizardScreen):
     def __init__(self, platform: str) -> None:
         super().__init__()
         self.platform = platform
-        self.spec = PLATFORMS[platform]
+
+    @property
+    def spec(self) -> Spec:
+        """The platform as the judged Hermes version knows it (its model's catalog)."""
+        return self.wizard.report.model.platforms()[self.platform]
 
     def compose(self) -> ComposeResult:
         # What the plan will leave (the doctor's repair, other answers), not what is on disk: the choice

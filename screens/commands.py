@@ -15,7 +15,6 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.screen import ModalScreen
 
 from hermes_wizard.faces.wording import platform_title
-from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
 from hermes_wizard.screens.messages import FindingsRequested, PlatformChosen, ReviewRequested
 
 if TYPE_CHECKING:
@@ -36,8 +35,9 @@ class WizardCommands(Provider):
         if app.mode == "doctor":
             commands.append(("Findings", "what is wrong and how it will be fixed",
                              partial(app.post_message, FindingsRequested())))
-        commands += [(f"Go to platform: {platform_title(name)}", f"credentials and access for {PLATFORMS[name].label}",
-                      partial(app.post_message, PlatformChosen(name))) for name in sorted(PLATFORMS)]
+        specs = app.report.model.platforms()  # the judged version's platforms
+        commands += [(f"Go to platform: {platform_title(name)}", f"credentials and access for {specs[name].label}",
+                      partial(app.post_message, PlatformChosen(name))) for name in sorted(specs)]
         return commands
 
     async def discover(self) -> Hits:

@@ -12,7 +12,7 @@ from hermes_wizard.core.safetext import visible_lines
 from hermes_wizard.faces.pair_now import LOGIN_WORDS, can_pair, login_for
 from hermes_wizard.faces.sources import credentials_from
 from hermes_wizard.faces.wording import disk_words, platform_title
-from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
+from hermes_wizard.hermes.loader.catalog import Spec
 from hermes_wizard.plan.changes import is_secret_name
 from hermes_wizard.screens.base import WizardScreen
 from hermes_wizard.screens.messages import CredentialsKept, HomeReread, PairingRequested
@@ -37,7 +37,11 @@ class PlatformScreen(WizardScreen):
     def __init__(self, platform: str) -> None:
         super().__init__()
         self.platform = platform
-        self.spec = PLATFORMS[platform]
+
+    @property
+    def spec(self) -> Spec:
+        """The platform as the judged Hermes version knows it (its model's catalog)."""
+        return self.wizard.report.model.platforms()[self.platform]
 
     def compose(self) -> ComposeResult:
         report = self.wizard.report

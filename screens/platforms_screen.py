@@ -20,7 +20,7 @@ from textual.widgets import DataTable, Footer, Static
 
 from hermes_wizard.core.safetext import visible
 from hermes_wizard.faces.wording import credential_state, plural
-from hermes_wizard.hermes.v0_19.catalog import ALIASES, PLATFORMS
+from hermes_wizard.hermes.loader.catalog import ALIASES, PLATFORMS
 from hermes_wizard.screens.base import WizardScreen
 from hermes_wizard.screens.messages import PlatformChosen, ReviewRequested
 from hermes_wizard.screens.widgets import wizard_header
@@ -104,7 +104,8 @@ class PlatformsScreen(WizardScreen):
         table = self.query_one(DataTable)
         kept = self._cursor_name()
         table.clear()
-        order = sorted(PLATFORMS, key=lambda n: (not (n in rows and rows[n].enabled), PLATFORMS[n].label.lower()))
+        specs = report.model.platforms()  # the judged version's platforms
+        order = sorted(specs, key=lambda n: (not (n in rows and rows[n].enabled), specs[n].label.lower()))
         for name in order:
             row = rows.get(name)
             enabled = bool(row and row.enabled)

@@ -31,7 +31,7 @@ FIRST_SEED = int(os.environ.get("ACCESS_FIRST_SEED", "0") or 0)  # explore other
 
 
 def _facts(version: str, host_env: dict, home: Path):
-    from hermes_wizard.hermes.v0_19.plugins import HostFacts
+    from hermes_wizard.hermes.loader.plugins import HostFacts
     from hermes_wizard.hermes.versions import judgement
 
     facts = HostFacts.detect(home, str(venv_python(version)), {**os.environ, **host_env})
@@ -40,7 +40,7 @@ def _facts(version: str, host_env: dict, home: Path):
 
 
 def _sender(sender: dict):
-    from hermes_wizard.hermes.v0_19.authz import Sender
+    from hermes_wizard.hermes.access.authz import Sender
 
     return Sender(sender["platform"], sender["user_id"], sender["chat_type"], sender["chat_id"], sender["is_bot"],
                   sender["user_name"])

@@ -432,8 +432,8 @@ def _env_values(state: dict, version: str = oracle.HERMES_VERSION) -> dict:
     UTF-16 file as UTF-8, so its first key is not read)."""
     if state[".env"] is None:
         return {}
+    from hermes_wizard.hermes.loader.envfile import read_env_file
     from hermes_wizard.hermes.models import model_of
-    from hermes_wizard.hermes.v0_19.envfile import read_env_file
 
     return read_env_file(Path(".env"), {}, content=state[".env"][0], model=model_of(version)).values
 

@@ -71,7 +71,7 @@ def modules_loaded(tmp_path, *flags: str) -> tuple[str, set[str]]:
 
 def test_the_gate_imports_no_argparse_and_no_check_registry(tmp_path):
     _, loaded = modules_loaded(tmp_path, "--gate")
-    assert "hermes_wizard.hermes.v0_19.gate" in loaded  # it did judge
+    assert "hermes_wizard.hermes.loader.gate" in loaded  # it did judge
     assert not loaded & {"argparse", "hermes_wizard.faces.cli", "hermes_wizard.core.kinds",
                          "hermes_wizard.judge.checks", "hermes_wizard.judge.engine", "subprocess", "textual",
                          "dotenv.main", "logging"}

@@ -64,7 +64,8 @@ def _encoded(text: str, encoding: str) -> bytes:
 
 @pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be", "latin-1"])
 def test_doctor_fix_writes_a_non_utf8_env_in_its_own_encoding(tmp_path, capsys, hermes_oracle, encoding):
-    from hermes_wizard.hermes.v0_19.envfile import read_env_file
+    from hermes_wizard.hermes.loader.envfile import read_env_file
+    from hermes_wizard.hermes.models import model_for
 
     original = _encoded("NAME=caf\u00e9\r\n" + W.replace("\n", "\r\n") + "WEIXIN_DM_POLICY=open\r\n", encoding)
     home = home_with(tmp_path, original)
@@ -75,7 +76,7 @@ def test_doctor_fix_writes_a_non_utf8_env_in_its_own_encoding(tmp_path, capsys, 
     assert written[:2] == original[:2]  # same BOM (or none): the file keeps its encoding
     bom = len(original[:2]) if encoding != "latin-1" else 0
     assert written == original.replace(_encoded("=open", encoding)[bom:], _encoded("=pairing", encoding)[bom:])
-    env = read_env_file(home / ".env")
+    env = read_env_file(home / ".env", model=model_for(None))
     assert env.values["WEIXIN_DM_POLICY"] == "pairing" and env.values["NAME"] == "caf\u00e9"
     after = hermes_oracle.evaluate(home)
     assert after["would_start"] and after["enabled"] == ["weixin"], after
@@ -92,7 +93,7 @@ def test_a_utf32_env_is_refused_with_the_true_reason(tmp_path):
 
 
 def test_an_edit_that_would_read_differently_is_never_written(tmp_path):
-    """The planned bytes are read back through hermes_wizard.hermes.v0_19.envfile: a value dotenv would read
+    """The planned bytes are read back through hermes_wizard.hermes.loader.envfile: a value dotenv would read
     otherwise is refused."""
     from hermes_wizard.plan.changes import ENV, Change, Plan, UnwritableFile, planned_contents
 
@@ -118,7 +119,7 @@ def test_line_of_walks_each_mapping_once_however_many_keys_are_asked(tmp_path):
     """Counted, not timed: asking the line of each of n keys used to walk the mapping n times (O(n²))."""
     import yaml
 
-    from hermes_wizard.hermes.v0_19.yamlfile import read_yaml_file
+    from hermes_wizard.hermes.loader.yamlfile import read_yaml_file
 
     keys = 400
     path = tmp_path / "config.yaml"

@@ -3,11 +3,21 @@
 Every import counts — module-level and the lazy ones inside functions — except those under
 `if TYPE_CHECKING:` (annotations only: they never run).  The one allowed cycle is the check
 registry: `hermes_wizard.judge.checks` loads its check modules, which import the registry.
+
+The version seam (wizard/hermes/model.py): a Hermes version is one package, `hermes_wizard.hermes.v<M>_<m>`.
+Here every import counts, annotations included:
+  * nothing outside `wizard/hermes/` imports a version package: it asks `models.model_for(judgement)`;
+  * the shared code of `wizard/hermes/` (the loader, the authorizer, the contract) imports none either:
+    it is the contract's default, and the model a caller hands it answers where versions differ;
+  * a version package imports at most one other version package, and only the adjacent version its
+    model derives from (0.18 overrides 0.19, 0.17 overrides 0.18, a 0.20 would extend 0.19): a chain,
+    so retiring a version touches only its neighbour.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,11 +37,12 @@ def _modules(folder: str, package: str) -> dict[str, Path]:
     return found
 
 
-def _runtime_imports(path: Path, name: str, known: dict[str, Path]) -> set[str]:
+def _runtime_imports(path: Path, name: str, known: dict[str, Path], annotations: bool = False) -> set[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    skipped = {id(node) for guard in ast.walk(tree) if isinstance(guard, ast.If)
-               and ast.unparse(guard.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
-               for stmt in guard.body for node in ast.walk(stmt)}
+    skipped = set() if annotations else {
+        id(node) for guard in ast.walk(tree) if isinstance(guard, ast.If)
+        and ast.unparse(guard.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
+        for stmt in guard.body for node in ast.walk(stmt)}
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     out = set()
     for node in ast.walk(tree):
@@ -55,9 +66,9 @@ def _runtime_imports(path: Path, name: str, known: dict[str, Path]) -> set[str]:
     return out
 
 
-def _graph() -> dict[str, set[str]]:
+def _graph(annotations: bool = False) -> dict[str, set[str]]:
     known = {**_modules("wizard", "hermes_wizard"), **_modules("screens", SCREENS)}
-    return {name: _runtime_imports(path, name, known) for name, path in known.items()}
+    return {name: _runtime_imports(path, name, known, annotations) for name, path in known.items()}
 
 
 def _layer(module: str) -> int | None:
@@ -91,6 +102,41 @@ def test_nothing_in_wizard_imports_the_textual_face_but_the_cli_choosing_it():
     edges = [(src, dst) for src, targets in _graph().items() if not src.startswith(SCREENS)
              for dst in targets if dst.startswith(SCREENS)]
     assert edges == [FACE_SELECTION]
+
+
+VERSION_PACKAGE = re.compile(r"hermes_wizard\.hermes\.v(\d+)_(\d+)(?:\.|$)")
+
+
+def _version_of(module: str) -> tuple[int, int] | None:
+    """(major, minor) of the version package `module` belongs to, or None for any other module."""
+    found = VERSION_PACKAGE.match(module)
+    return (int(found[1]), int(found[2])) if found else None
+
+
+def test_nothing_outside_wizard_hermes_imports_a_version_package():
+    edges = sorted(f"{src} imports {dst}" for src, targets in _graph(annotations=True).items()
+                   if not src.startswith("hermes_wizard.hermes") for dst in targets if _version_of(dst))
+    assert not edges, "ask models.model_for(judgement) instead of importing a Hermes version:\n" + "\n".join(edges)
+
+
+def test_the_shared_hermes_code_imports_no_version_package():
+    edges = sorted(f"{src} imports {dst}" for src, targets in _graph(annotations=True).items()
+                   if src.startswith("hermes_wizard.hermes") and not _version_of(src)
+                   for dst in targets if _version_of(dst))
+    assert not edges, "the shared loader is every version's default; it asks the Model:\n" + "\n".join(edges)
+
+
+def test_a_version_package_imports_only_the_adjacent_version_it_derives_from():
+    graph = _graph(annotations=True)
+    versions = sorted({v for module in graph if (v := _version_of(module))})
+    imported: dict[tuple[int, int], set[tuple[int, int]]] = {v: set() for v in versions}
+    for src, targets in graph.items():
+        if (own := _version_of(src)) is not None:
+            imported[own] |= {v for dst in targets if (v := _version_of(dst)) not in (None, own)}
+    wrong = [f"v{a[0]}_{a[1]} imports {', '.join(f'v{b[0]}_{b[1]}' for b in sorted(others))}"
+             for a, others in imported.items()
+             if len(others) > 1 or any(abs(versions.index(b) - versions.index(a)) != 1 for b in others)]
+    assert not wrong, "a version package builds on one neighbour only:\n" + "\n".join(wrong)
 
 
 def _strongly_connected(graph: dict[str, set[str]]) -> list[set[str]]:

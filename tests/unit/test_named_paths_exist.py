@@ -1,6 +1,6 @@
 """Every repo path a docstring, comment or script names exists, and nothing points outside the repo.
 
-A moved module leaves its old path in the docstrings that cite it ("see wizard/hermes/v0_19/envfile.py"),
+A moved module leaves its old path in the docstrings that cite it ("see wizard/hermes/v0_XX/envfile.py"),
 and a reader following it finds nothing; the research notes in ../shared/reference are not in a clone at
 all.  Paths are recognised by their first folder (wizard/, screens/, tests/, scripts/, benchmarks/,
 assets/, .ci/); a placeholder (`v<major>_<minor>`, `v0_XX`, `*`, `{...}`) is not a path.

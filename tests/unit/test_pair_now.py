@@ -27,7 +27,7 @@ def whatsapp_home(tmp_path: Path) -> Path:
 
 def with_hermes(home: Path, hermes: Path) -> object:
     """The home's report, judged with `hermes`'s venv as the Hermes that runs it."""
-    from hermes_wizard.hermes.v0_19.plugins import HostFacts
+    from hermes_wizard.hermes.loader.plugins import HostFacts
 
     return evaluate(home, facts=HostFacts.detect(home, hermes_python=str(hermes.with_name("python"))))
 

@@ -108,7 +108,7 @@ def test_weixin_groups_show_the_adapters_default_disabled(tmp_path, capsys):
     import glob
     import os
 
-    from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
+    from hermes_wizard.hermes.loader.catalog import PLATFORMS
 
     oracle = os.environ.get("HERMES_ORACLE_VENV", "/work/main/.cache/oracle-venv")
     source = glob.glob(f"{oracle}/lib/python3*/site-packages/gateway/platforms/weixin.py")

@@ -16,7 +16,7 @@ import pytest
 from oracle import require_oracle, venv_python
 
 from hermes_wizard.faces.cli import main
-from hermes_wizard.hermes.v0_19 import gate
+from hermes_wizard.hermes.model import Model
 
 pytestmark = pytest.mark.oracle  # every test here runs the real Hermes 0.19.0
 
@@ -71,7 +71,7 @@ def test_hermes_itself_agrees_after_the_repair(capsys, demo):
 
 
 def test_a_wrong_model_is_caught_with_both_verdicts(capsys, demo, monkeypatch):
-    monkeypatch.setattr(gate, "violations", lambda effective: [])  # a model that forgot the refusal
+    monkeypatch.setattr(Model, "open_policy_violations", lambda self, effective: [])  # a model forgot the refusal
     code, report = verify(capsys, demo)
     assert report["would_start"] is True  # what the broken model believes
     disagreement = [f for f in report["findings"] if f["code"] == "HW160"]

@@ -37,7 +37,7 @@ def add_parser(sub, common) -> None:
 
 def run_access(args) -> int:
     from hermes_wizard.faces.selection import select_homes
-    from hermes_wizard.hermes.v0_19.catalog import PLATFORMS, platform_value
+    from hermes_wizard.hermes.loader.catalog import PLATFORMS, platform_value
 
     def usage(message: str) -> int:
         to_stderr(f"hermes-wizard access: {message}")
@@ -73,7 +73,7 @@ def run_access(args) -> int:
 
 def _one_sender(args, view, platform: str) -> int:
     from hermes_wizard.core.safetext import json_text, visible
-    from hermes_wizard.hermes.v0_19.authz import Sender
+    from hermes_wizard.hermes.access.authz import Sender
     from hermes_wizard.judge.access import decide, source_of
 
     sender = Sender(platform, args.sender, args.chat, args.chat_id, bool(args.bot), args.name)

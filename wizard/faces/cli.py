@@ -316,7 +316,7 @@ def _demo(args) -> int:
     home = Path(tempfile.mkdtemp(prefix="hermes-wizard-demo.")) / "home"
     shutil.copytree(example_home(), home)
     (home / ".env").chmod(0o600)  # a real home keeps its secrets at 0600
-    print(f"demo: the doctor on a copy of the example home with the 0.19 restart loop, at {home}\n", flush=True)
+    print(f"demo: the doctor on a copy of the example home with its restart loop, at {home}\n", flush=True)
     code = main(["doctor", "--home", str(home)] + (["--plain"] if args.plain else []))
     print(f"\ndemo: the copy is at {home} (doctor exit code {code}; 78 means Hermes would refuse to start)\n"
           f"demo: try also: hermes-wizard check --home {home}   (and setup, doctor --fix --yes, undo)")

@@ -38,8 +38,7 @@ def run_gate(args) -> int:
     try:
         from hermes_wizard.faces.judging import host_facts
         from hermes_wizard.faces.selection import select_homes
-        from hermes_wizard.hermes.v0_19.gate import violations
-        from hermes_wizard.hermes.v0_19.resolve import resolve
+        from hermes_wizard.hermes.models import model_for, refuses_at_start
         from hermes_wizard.read.snapshot import take_snapshot
 
         homes = select_homes(args)
@@ -52,13 +51,11 @@ def run_gate(args) -> int:
             _journal(f"hermes-wizard gate: Hermes {judged.version} is not modelled by this hermes-wizard; the gate "
                      "is not active for it, letting the gateway start")
             return ExitCode.OK
-        from hermes_wizard.hermes.models import model_for
-
-        model = model_for(judged)
+        model = model_for(judged)  # the version's own resolver and startup rule, as `check` judges it
         snapshot = take_snapshot(home, profile, dict(os.environ), model=model, keyring="assume")
-        effective = resolve(snapshot, facts)
+        effective = model.resolve(snapshot, facts)
         # A Hermes without the open-policy refusal (0.17) still crashes at start: gated like check's 78.
-        found = violations(effective) if model.has_startup_refusal and (judged is None or judged.refuses) else []
+        found = model.open_policy_violations(effective) if refuses_at_start(judged) else []
     except Exception as exc:  # the gate must never be the reason a gateway does not start
         _journal(f"hermes-wizard gate: could not judge ({type(exc).__name__}); letting the gateway start")
         return ExitCode.OK

@@ -162,7 +162,7 @@ def _verdict_lines(platform: str, home: Path) -> list[str]:
     from hermes_wizard.core.safetext import visible
     from hermes_wizard.faces.outcome import written
     from hermes_wizard.faces.selection import profile_name
-    from hermes_wizard.hermes.v0_19.plugins import HostFacts
+    from hermes_wizard.hermes.loader.plugins import HostFacts
     from hermes_wizard.judge.engine import evaluate
 
     facts = HostFacts.detect(home, sys.executable, dict(os.environ))

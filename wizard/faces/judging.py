@@ -12,7 +12,7 @@ from pathlib import Path
 
 def host_facts(args, home: Path):
     """The host facts of the Hermes that runs `home`, with the version the arguments ask to judge for."""
-    from hermes_wizard.hermes.v0_19.plugins import HostFacts
+    from hermes_wizard.hermes.loader.plugins import HostFacts
     from hermes_wizard.hermes.versions import judgement
 
     facts = HostFacts.detect(home, args.hermes_python, dict(os.environ))
@@ -28,7 +28,7 @@ def plugin_tip(facts) -> str | None:
     site = getattr(facts, "site_packages", None)
     if site is None:
         return None
-    from hermes_wizard.hermes.v0_19.secret_sources import plugin_installed
+    from hermes_wizard.hermes.loader.secret_sources import plugin_installed
 
     if plugin_installed(site) is not False:
         return None

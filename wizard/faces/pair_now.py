@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hermes_wizard.core.homeroot import foreign_owner
-from hermes_wizard.hermes.v0_19.plugins import node_present
+from hermes_wizard.hermes.loader.plugins import node_present
 
 LOGIN_WORDS = {"whatsapp": ("whatsapp",), "weixin": ("gateway", "setup")}
 WHAT_TO_CHOOSE = {"whatsapp": "choose the mode, then scan the QR code with the phone that owns the number",

@@ -32,7 +32,7 @@ def add_parser(sub, common) -> None:
 
 def run_pairing_cmd(args) -> int:
     from hermes_wizard.faces.selection import select_homes
-    from hermes_wizard.hermes.v0_19.catalog import PLATFORMS, platform_value
+    from hermes_wizard.hermes.loader.catalog import PLATFORMS, platform_value
 
     def usage(message: str) -> int:
         to_stderr(f"hermes-wizard pairing: {message}")
@@ -212,7 +212,7 @@ def preview(home: Path, profile: str, python: Path, platform: str, value: str, a
             lines.append(f"  Hermes also adds {who} to {allowlist_var} in .env (it mirrors approvals into a "
                          "configured allowlist).")
         return True, "\n".join(lines)
-    from hermes_wizard.hermes.v0_19.identity import approved_match
+    from hermes_wizard.hermes.access.identity import approved_match
 
     stored = approved_match(platform, value, view.files)
     if stored is None:

@@ -50,6 +50,6 @@ def plan_notes(session, repair) -> list[str]:
 
 
 def _platforms() -> frozenset[str]:
-    from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
+    from hermes_wizard.hermes.loader.catalog import PLATFORMS
 
     return frozenset(PLATFORMS)

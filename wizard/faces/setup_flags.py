@@ -162,7 +162,7 @@ def flags_tree(args, stdin=None):
 
 def _platform_item(group: dict, problems: list[str], extra_env: dict[str, str], stdin):
     """One --platform and the flags after it, as the answers file's platform entry."""
-    from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
+    from hermes_wizard.hermes.loader.catalog import PLATFORMS
     from hermes_wizard.judge.masking import is_secret_name
     from hermes_wizard.plan.answers_file.tree import Item
 

@@ -94,12 +94,10 @@ def credential_state(report, name: str, short: bool = False) -> str:
     """One word or two for a platform's credentials: the transport's state on disk (`not-paired`,
     `empty-creds`, …) when one was checked, else present / missing / missing KEY (`short`: "incomplete",
     for a table column; the platform's own screen names the key)."""
-    from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
-
     transport = report.transports.get(name)
     if transport is not None and transport.state != "unchecked":
         return transport.state
-    spec = PLATFORMS[name]
+    spec = report.model.platforms()[name]
     missing = [key for key in spec.credentials if not report.effective.environ.get(key, "").strip()]
     if not missing:
         return "present"
@@ -125,13 +123,11 @@ def current_access(report, platform: str, before=None) -> str:
     """The access mode a platform has in `report` (what an access question offers first): pairing for one
     that is off, open when opted in or open by policy, allowlist when IDs are listed.  With `before` (the
     home on disk, `report` being the plan's outlook): disabled when the plan turns an enabled platform off."""
-    from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
-
     row = next((r for r in report.rows if r.name == platform), None)
     if row is None or not row.enabled:
         was = next((r for r in before.rows if r.name == platform), None) if before is not None else None
         return "disabled" if was is not None and was.enabled else "pairing"
-    spec = PLATFORMS[platform]
+    spec = report.model.platforms()[platform]
     if row.opted_in or "open" in (row.dm_policy, row.group_policy):
         return "open"
     if spec.allowlist_env and report.effective.environ.get(spec.allowlist_env, "").strip():
@@ -141,7 +137,7 @@ def current_access(report, platform: str, before=None) -> str:
 
 def platform_title(name: str) -> str:
     """A platform as people know it, then its id once: "Weixin (WeChat) · weixin" (never "(WeChat) (weixin)")."""
-    from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
+    from hermes_wizard.hermes.loader.catalog import PLATFORMS
 
     spec = PLATFORMS.get(name)
     return f"{spec.label} · {name}" if spec else name

@@ -1,18 +1,27 @@
 """The seam between the shared loader and what one Hermes version decides.
 
-The reader and resolver (`wizard/hermes/v0_19/envfile.py`, `resolve.py`, `envrules.py`, `plugins.py`)
-follow the pipeline every modelled Hermes shares — two `.env` loads, the three YAML places, the env override
-blocks, the plugin enable pass, the startup gate — and ask a `Model` at each point where versions differ.
-One subclass per version, in `wizard/hermes/v<major>_<minor>/`, each overriding its predecessor's answers
-only where that version changed them.  Every difference is pinned by conformance tests against the real
-Hermes of that version (tests/support/oracle).
+The shared loader (wizard/hermes/loader/: `envfile`, `resolve`, `envrules`, `plugins`, `gate`) and authorizer
+(wizard/hermes/access/) follow the pipeline every modelled Hermes shares — two `.env` loads, the three YAML
+places, the env override blocks, the plugin enable pass, the startup gate — and ask a `Model` at each point
+where versions differ: that shared code is the contract's default.  One subclass per version, in
+`wizard/hermes/v<major>_<minor>/` (one folder each), overriding the adjacent version's answers only where
+that version changed them.  Nothing outside wizard/hermes/ imports a version package: it asks
+`models.model_for(judgement)` (tests/unit/test_layers.py).  Every difference is pinned by conformance tests
+against the real Hermes of that version (tests/support/oracle).
 
 Contract: a model is stateless; its methods are pure functions of their arguments.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hermes_wizard.hermes.loader.catalog import Spec
+    from hermes_wizard.hermes.loader.gate import Violation
+    from hermes_wizard.hermes.loader.plugins import HostFacts
+    from hermes_wizard.hermes.loader.state import Effective
+    from hermes_wizard.read.snapshot import Snapshot
 
 
 class Model:
@@ -54,7 +63,7 @@ class Model:
     def bridge_yaml_to_env(self, yaml_cfg: dict, gateway_platforms: Any, platforms_data: dict,
                            environ: dict) -> None:
         """The YAML→env bridges (allowlists, policies) of the YAML phase; may raise where Hermes's do."""
-        from hermes_wizard.hermes.v0_19.plugins import apply_yaml_hooks  # 0.18+: every bridge is a plugin hook
+        from hermes_wizard.hermes.loader.plugins import apply_yaml_hooks  # 0.18+: every bridge is a plugin hook
 
         apply_yaml_hooks(yaml_cfg, gateway_platforms, platforms_data, environ, self)
 
@@ -63,7 +72,7 @@ class Model:
 
     def simple_env(self, raw: bytes) -> dict[str, str]:
         """`hermes_cli.config.load_env`: the plain `.env` parse `get_env_value` falls back to."""
-        from hermes_wizard.hermes.v0_19.envfile import simple_parse
+        from hermes_wizard.hermes.loader.envfile import simple_parse
 
         return simple_parse(raw)
 
@@ -72,7 +81,7 @@ class Model:
 
     def plugin_platforms(self) -> tuple[str, ...]:
         """The bundled plugin platforms, in the registry's order (the plugin enable pass visits them)."""
-        from hermes_wizard.hermes.v0_19.plugins import PLUGIN_ORDER
+        from hermes_wizard.hermes.loader.plugins import PLUGIN_ORDER
 
         return PLUGIN_ORDER
 
@@ -90,19 +99,48 @@ class Model:
 
     def access_files(self, home: Any, owner: int | None = None) -> Any:
         """The pairing store and WhatsApp alias files as this version reads them (an `AccessFiles`)."""
-        from hermes_wizard.hermes.v0_19.access_files import read_access_files
+        from hermes_wizard.hermes.access.access_files import read_access_files
 
         return read_access_files(home, owner, merges=self.pairing_store_merges)
 
     def authorizer(self) -> Any:
-        """This version's `_is_user_authorized` (a `hermes_wizard.hermes.v0_19.authz.Authorizer`)."""
+        """This version's `_is_user_authorized` (a `hermes_wizard.hermes.access.authz.Authorizer`)."""
         raise NotImplementedError
 
     # --- the startup rule -------------------------------------------------------------------------
-    has_startup_refusal: bool = True  # the open-policy refusal (versions.refuses_open_policies agrees)
+    has_startup_refusal: bool = True  # the open-policy refusal (what models.refuses_at_start answers)
 
     # --- the service ----------------------------------------------------------------------------
     unit_prevents_exit_78: bool  # Hermes's own unit has RestartPreventExitStatus=78
+
+    # --- judging a home: the engine asks these (defaults: the shared loader, wizard/hermes/loader/) ---
+    def resolve(self, snapshot: Snapshot, facts: HostFacts) -> Effective:
+        """What this version's `load_gateway_config()` builds from the home (`loader.resolve`)."""
+        from hermes_wizard.hermes.loader.resolve import resolve
+
+        return resolve(snapshot, facts, self)
+
+    def open_policy_violations(self, effective: Effective) -> list[Violation]:
+        """What the open-policy startup rule finds in `effective`, in Hermes's order (the first is the one
+        it names).  Found even where `has_startup_refusal` is False: the engine then reports them as what
+        an upgrade would refuse."""
+        from hermes_wizard.hermes.loader.gate import violations
+
+        return violations(effective, self.platforms())
+
+    # --- facts the plan, checks and faces need (defaults: the shared catalog and env rules) ----------
+    def platforms(self) -> dict[str, Spec]:
+        """Every platform this version knows, by Hermes's name (`Platform` values), in catalog order:
+        display name, credentials, allowlist and allow-all variables, the startup gate's policy variables."""
+        from hermes_wizard.hermes.loader.catalog import PLATFORMS
+
+        return PLATFORMS
+
+    def forcing_credentials(self, name: str) -> tuple[str, ...]:
+        """`.env` credentials whose env override block enables `name` over YAML's `enabled: false`."""
+        from hermes_wizard.hermes.loader.envrules import FORCING_CREDENTIALS
+
+        return FORCING_CREDENTIALS.get(name, ())
 
     def __repr__(self) -> str:
         return f"<Hermes {self.version} model>"

@@ -40,3 +40,10 @@ def all_models() -> dict[str, Model]:
 def model_for(judgement: Judgement | None) -> Model:
     """The model of the version a report is judged as (the newest when nothing is known)."""
     return model_of(judgement.judged_as if judgement is not None else NEWEST)
+
+
+def refuses_at_start(judgement: Judgement | None) -> bool:
+    """Does the Hermes judged here refuse to start on an open policy?  The one answer the engine and the
+    gate use: the judging model's (`Judgement.refuses` reads the same from the version string, for the
+    wording of a version that is not modelled; tests/unit/test_version_seam.py keeps the two equal)."""
+    return model_for(judgement).has_startup_refusal

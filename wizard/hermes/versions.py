@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 MODELLED: tuple[str, ...] = ("0.17.0", "0.18.0", "0.18.1", "0.18.2", "0.19.0")  # oldest first
 FIRST_REFUSING = (0, 18, 0)  # the open-policy startup refusal arrived in 0.18.0
+FIRST_REFUSING_NAME = ".".join(map(str, FIRST_REFUSING))  # as the explanations say it
 NEWEST = MODELLED[-1]
 
 # Compiled on first use (re's cache): a check on a host where no Hermes is found never reads a version.

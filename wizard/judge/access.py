@@ -18,9 +18,9 @@ from typing import Any
 
 from hermes_wizard.core.homeroot import home_owner
 from hermes_wizard.core.smallfile import reading_for
+from hermes_wizard.hermes.access.access_files import AccessFiles
+from hermes_wizard.hermes.access.authz import ALWAYS, GROUP_CHATS, GROUP_USERS, OWN_POLICY, Decision, Sender
 from hermes_wizard.hermes.models import model_for
-from hermes_wizard.hermes.v0_19.access_files import AccessFiles
-from hermes_wizard.hermes.v0_19.authz import ALWAYS, GROUP_CHATS, GROUP_USERS, OWN_POLICY, Decision, Sender
 from hermes_wizard.judge.engine import HomeReport, evaluate
 from hermes_wizard.judge.provenance import env_source, find_yaml, yaml_source
 
@@ -72,7 +72,7 @@ def source_of(view: AccessView, decision: Decision, platform: str) -> str | None
     return None
 
 
-# variables a platform's YAML hook sets from config.yaml when still unset (wizard/hermes/v0_19/plugins.py)
+# variables a platform's YAML hook sets from config.yaml when still unset (wizard/hermes/loader/plugins.py)
 _FROM_YAML = {"WHATSAPP_ALLOWED_USERS": "allow_from", "WHATSAPP_GROUP_ALLOWED_USERS": "group_allow_from",
               "WHATSAPP_DM_POLICY": "dm_policy", "WHATSAPP_GROUP_POLICY": "group_policy",
               "TELEGRAM_ALLOWED_USERS": "allow_from", "TELEGRAM_GROUP_ALLOWED_USERS": "group_allow_from",
@@ -152,7 +152,7 @@ def _side(view: AccessView, name: str, side: str, known: dict[str, str]) -> Side
         extra = state.extra if isinstance(state.extra, dict) else {}
         policy, where = auth.adapter_policy(env, name, extra, side)
         # the adapter drops these at intake: they never reach the authorizer (under pairing, every
-        # own-policy adapter but WhatsApp Cloud drops group messages: wizard/hermes/v0_19/intake.py)
+        # own-policy adapter but WhatsApp Cloud drops group messages: wizard/hermes/access/intake.py)
         if policy == "disabled" or (side == "group" and policy == "pairing" and name != "whatsapp_cloud"):
             result.disabled, result.dropped_by = _policy_source(view, name, where), policy or "empty"
             return result

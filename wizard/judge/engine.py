@@ -1,7 +1,9 @@
 """The engine: Snapshot → Effective → Findings → HomeReport, for one home or many.
 
 `evaluate(home)` is what every face calls; `HomeReport.as_json()` is the `check
---format json` contract of DESIGN.md.
+--format json` contract of DESIGN.md.  A home is judged with the model of the Hermes version it is
+judged as (`models.model_for`): its resolver, its startup rule, its platforms; `HomeReport.model` hands
+that model to whatever reads the report (plan, checks, faces), so no layer above names a version.
 
 Contract: read-only; never raises for anything found on disk.
 """
@@ -19,17 +21,18 @@ from hermes_wizard.core.homeroot import home_owner
 from hermes_wizard.core.kinds import Severity, TransportState, Verdict
 from hermes_wizard.core.safetext import policy_word
 from hermes_wizard.core.smallfile import reading_for
-from hermes_wizard.hermes.models import model_for
-from hermes_wizard.hermes.v0_19 import gate
-from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
-from hermes_wizard.hermes.v0_19.credentials import Transport, transport_for
-from hermes_wizard.hermes.v0_19.plugins import HostFacts
-from hermes_wizard.hermes.v0_19.resolve import Effective, resolve
+from hermes_wizard.hermes.loader import gate
+from hermes_wizard.hermes.loader.credentials import Transport, transport_for
+from hermes_wizard.hermes.loader.plugins import HostFacts
+from hermes_wizard.hermes.loader.state import Effective
+from hermes_wizard.hermes.models import model_for, refuses_at_start
 from hermes_wizard.hermes.versions import Judgement, judgement
 from hermes_wizard.judge.checks import Context, Finding, run_checks
 from hermes_wizard.read.snapshot import Snapshot, take_snapshot
 
 if TYPE_CHECKING:
+    from hermes_wizard.hermes.loader.catalog import Spec
+    from hermes_wizard.hermes.model import Model
     from hermes_wizard.hermes.verify import HermesAnswer
 
 
@@ -80,6 +83,11 @@ class HomeReport:
         return judged if judged is not None else judgement(None, None, "assumed")
 
     @property
+    def model(self) -> Model:
+        """The model of the version this report was judged as: ask it for that Hermes's facts."""
+        return model_for(self.hermes)
+
+    @property
     def would_start(self) -> bool:
         return self.effective.crash is None and not self.violations
 
@@ -118,15 +126,15 @@ def evaluate(home: Path, profile: str = "default", *, base_env: dict[str, str] |
     facts = facts or HostFacts.detect(home, environ=base_env)
     # root judging a user's home reads what its gateway (the user) could; whose it is comes from the folder
     # itself (a profile: through its root), never from where a link leads
+    model = model_for(facts.hermes)
     with reading_for(home_owner(home)):
-        snapshot = take_snapshot(home, profile, base_env, overrides, model_for(facts.hermes),
-                                 keyring_planned=keyring_planned)
-        effective = resolve(snapshot, facts)
+        snapshot = take_snapshot(home, profile, base_env, overrides, model, keyring_planned=keyring_planned)
+        effective = model.resolve(snapshot, facts)
         transports = {name: transport_for(name, home, state, effective.environ)
                       for name, state in effective.platforms.items() if state.enabled}
-    violations = gate.violations(effective)
+    violations = model.open_policy_violations(effective)
     upgrade: list[gate.Violation] = []
-    if facts.hermes is not None and not facts.hermes.refuses:
+    if not refuses_at_start(facts.hermes):
         violations, upgrade = [], violations
     answer = None
     if verify:
@@ -135,23 +143,24 @@ def evaluate(home: Path, profile: str = "default", *, base_env: dict[str, str] |
         answer = ask_installed(home, facts.site_packages, base_env)
     findings = run_checks(Context(snapshot, effective, violations, transports, facts, upgrade, answer))
     return HomeReport(home, profile, snapshot, effective, tuple(violations), tuple(findings), FrozenMap(transports),
-                      tuple(_rows(effective, violations, transports, upgrade)), facts=facts,
+                      tuple(_rows(effective, violations, transports, upgrade, model.platforms())), facts=facts,
                       upgrade_violations=tuple(upgrade), hermes_answer=answer)
 
 
 
 
 def _rows(effective: Effective, violations: list[gate.Violation], transports: dict[str, Transport],
-          upgrade: list[gate.Violation]) -> list[PlatformRow]:
+          upgrade: list[gate.Violation], platforms: dict[str, Spec]) -> list[PlatformRow]:
     refusing = {v.platform for v in violations}
     open_today = {v.platform for v in upgrade}  # open, and not refused by this (pre-0.18) Hermes
     rows = []
     for name, state in effective.platforms.items():
-        if name not in PLATFORMS:
+        spec = platforms.get(name)
+        if spec is None:
             continue
-        seen = gate.policies(name, state, effective.environ)
+        seen = gate.policies(name, state, effective.environ, platforms)
         transport = transports.get(name)
-        opted = gate.opted_in(name, effective.environ)
+        opted = gate.opted_in(name, effective.environ, platforms)
         if not state.enabled:
             verdict = Verdict.DISABLED
         elif name in refusing:
@@ -163,28 +172,26 @@ def _rows(effective: Effective, violations: list[gate.Violation], transports: di
         else:
             verdict = Verdict.OK
         # A policy is shown as a plain word or by its size: an unsplit glued line can carry a token.
-        rows.append(PlatformRow(name, state.enabled, _shown_policy(name, seen, "dm", effective.environ),
-                                _shown_policy(name, seen, "group", effective.environ),
+        rows.append(PlatformRow(name, state.enabled, _shown_policy(spec, seen, "dm", effective.environ),
+                                _shown_policy(spec, seen, "group", effective.environ),
                                 opted, transport.state if transport else TransportState.UNCHECKED, verdict,
-                                _access_words(name, state, seen, opted, effective.environ, name in open_today)))
+                                _access_words(spec, seen, opted, effective.environ, name in open_today)))
     rows.sort(key=lambda r: (not r.enabled, r.name))
     return rows
 
 
-def _shown_policy(name: str, seen, side: str, environ: dict[str, str]) -> str | None:
+def _shown_policy(spec: Spec, seen, side: str, environ: dict[str, str]) -> str | None:
     """The policy the platform's adapter applies: the gate reads an unset policy as pairing, but an
     adapter has its own default (Weixin groups: disabled, gateway/platforms/weixin.py)."""
     if seen is None:
         return None
-    spec = PLATFORMS[name]
     env_name = getattr(spec.gate, f"{side}_env") if spec.gate else None
     if not getattr(seen, f"{side}_from_extra") and not (env_name and str(environ.get(env_name) or "").strip()):
         return policy_word(getattr(spec, f"{side}_default"))
     return policy_word(getattr(seen, side))
 
 
-def _access_words(name: str, state, seen, opted: bool, environ: dict[str, str], open_unrefused: bool = False) -> str:
-    spec = PLATFORMS[name]
+def _access_words(spec: Spec, seen, opted: bool, environ: dict[str, str], open_unrefused: bool = False) -> str:
     if spec.always_authorized:
         return "no per-user access control"
     if opted:
@@ -198,6 +205,6 @@ def _access_words(name: str, state, seen, opted: bool, environ: dict[str, str], 
         return f"allowlist ({len(listed)} user{'s' if len(listed) != 1 else ''})"
     if seen is not None:
         # the policies the adapter applies, as the row and JSON show them (not the gate's reading of an unset one)
-        return (f"dm {_shown_policy(name, seen, 'dm', environ)}, "
-                f"groups {_shown_policy(name, seen, 'group', environ)}")
+        return (f"dm {_shown_policy(spec, seen, 'dm', environ)}, "
+                f"groups {_shown_policy(spec, seen, 'group', environ)}")
     return "pairing (no allowlist)"

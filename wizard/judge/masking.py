@@ -33,7 +33,7 @@ import re
 from typing import Any
 
 from hermes_wizard.core.safetext import MASK, MIN_SCRUBBED, scrub  # noqa: F401  (scrub: re-exported)
-from hermes_wizard.hermes.v0_19.catalog import SECRET_VALUED
+from hermes_wizard.hermes.loader.catalog import SECRET_VALUED
 
 _SECRET_NAME = re.compile(r"(TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|_KEY|PRIVATE|CREDENTIAL|COOKIE)", re.I)
 _ENV_NAME = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_.]*)['\"]?\s*=")
@@ -90,13 +90,15 @@ def env_masks(text: str, secret_keys=()) -> tuple[dict[int, int], set[str]]:
     A secret binding's first line is masked after its first `=`, the lines its
     quoted value continues on entirely; so is any line naming a secret `NAME=`."""
     from hermes_wizard.core.dotenv_parts import parse_stream
-    from hermes_wizard.hermes.v0_19.envfile import _glued_segments
+    from hermes_wizard.hermes.loader.envfile import _glued_segments
+    from hermes_wizard.hermes.models import model_for
 
     if not secret_keys and not _MAYBE_SECRET.search(text):
         # Every name judged below is a piece of `text`: with no secret-looking piece anywhere there is
         # nothing to mask, and the dotenv parse (most of a check's masking time) is skipped.
         return {}, set()
     secret = lambda name: name in secret_keys or is_secret_name(name)
+    keys = model_for(None).env_keys()  # glued lines split as the newest Hermes does: the widest mask
     lines = split_lines(text)
     spans: dict[int, int | None] = {}  # None: mask from the line's first `=`
     values: set[str] = set()
@@ -108,7 +110,7 @@ def env_masks(text: str, secret_keys=()) -> tuple[dict[int, int], set[str]]:
         raw = binding.original.string
         at, offset = offset, offset + len(raw)
         body = raw.strip()
-        segments = _glued_segments(body) if body.count("=") >= 2 else [body]
+        segments = _glued_segments(body, keys) if body.count("=") >= 2 else [body]
         names = _names_on(body) | {seg.split("=", 1)[0].strip() for seg in segments if "=" in seg}
         if binding.key is not None:
             names.add(binding.key)

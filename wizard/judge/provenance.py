@@ -5,8 +5,8 @@ Contract: pure lookups over a Snapshot; never returns a secret value.
 
 from __future__ import annotations
 
-from hermes_wizard.hermes.v0_19.catalog import PLATFORMS, platform_value
-from hermes_wizard.hermes.v0_19.yamlfile import lookup
+from hermes_wizard.hermes.loader.catalog import Spec, platform_value
+from hermes_wizard.hermes.loader.yamlfile import lookup
 from hermes_wizard.read.snapshot import Snapshot
 
 
@@ -62,13 +62,13 @@ def find_yaml(snapshot: Snapshot, name: str, key: str) -> tuple[str, ...] | None
     return None
 
 
-def policy_source(snapshot: Snapshot, name: str, side: str, from_extra: bool) -> str:
-    """Where the gate's dm/group policy for `name` came from (`side` is "dm" or "group")."""
-    spec = PLATFORMS[name]
+def policy_source(snapshot: Snapshot, spec: Spec, side: str, from_extra: bool) -> str:
+    """Where the gate's dm/group policy for the platform `spec` (the judged model's) came from (`side` is
+    "dm" or "group")."""
+    name = spec.name
     env_name = getattr(spec.gate, f"{side}_env") if spec.gate else None
     key = f"{side}_policy"
-    bridged_from_env = name in ("weixin", "yuanbao")
-    if env_name and (not from_extra or bridged_from_env) and _env_has(snapshot, env_name):
+    if env_name and (not from_extra or spec.policy_env_into_extra) and _env_has(snapshot, env_name):
         return env_source(snapshot, env_name)
     path = find_yaml(snapshot, name, key)
     if path is not None:

@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import re
 
-from hermes_wizard.hermes.models import model_for
-from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
-from hermes_wizard.hermes.v0_19.envrules import ALLOW_ALL_TRUE
-from hermes_wizard.hermes.v0_19.yamlfile import lookup
+from hermes_wizard.hermes.loader.catalog import PLATFORMS
+from hermes_wizard.hermes.loader.envrules import ALLOW_ALL_TRUE
+from hermes_wizard.hermes.loader.yamlfile import lookup
 from hermes_wizard.judge.provenance import platform_blocks, yaml_paths
 from hermes_wizard.plan.actions import ChangeAction
 from hermes_wizard.plan.changes import ENV, YAML, Change, Plan, is_secret_name, planned_contents
@@ -120,7 +119,7 @@ def credential_changes(report, platform: str, values: dict[str, str]) -> list[Ch
 
 def policy_changes(report, platform: str, side: str, value: str) -> list[Change]:
     """Set a gated platform's dm/group policy everywhere Hermes might read it from."""
-    spec = PLATFORMS[platform]
+    spec = report.model.platforms()[platform]
     changes = []
     env_name = getattr(spec.gate, f"{side}_env") if spec.gate else None
     if env_name:
@@ -142,7 +141,7 @@ def access_changes(report, platform: str, mode: str, ids: list[str] | tuple = ()
     """Changes that give `platform` the access `mode` (one of ACCESS_MODES)."""
     if mode not in ACCESS_MODES:
         raise ValueError(f"unknown access mode {mode!r}")
-    spec = PLATFORMS[platform]
+    spec = report.model.platforms()[platform]
     if mode == "disabled":
         return enable_changes(report, platform, False)
     if mode == "allowlist" and not [i for i in ids if i.strip()]:
@@ -161,15 +160,15 @@ def access_changes(report, platform: str, mode: str, ids: list[str] | tuple = ()
         listed = ",".join(ids)
         if mode == "allowlist" or (mode == "pairing" and ids):
             changes.append(_env(report, spec.allowlist_env, listed, platform, "who may use the agent"))
-        if mode == "allowlist" and platform == "whatsapp":
-            changes.append(Change(YAML, "whatsapp.allow_from", None, listed, platform=platform,
-                                  reason="the WhatsApp adapter reads its allowlist from YAML"))
+        if mode == "allowlist" and spec.adapter_allowlist_key:
+            changes.append(Change(YAML, f"{platform}.{spec.adapter_allowlist_key}", None, listed, platform=platform,
+                                  reason=f"the {spec.label} adapter reads its allowlist from YAML"))
     return [c for c in changes if c.before != c.after]
 
 
 def opt_in_changes(report, platform: str) -> list[Change]:
     """The platform's own allow-all set to true (what an open DM or group policy needs); never the global one."""
-    allow_all = PLATFORMS[platform].allow_all_env
+    allow_all = report.model.platforms()[platform].allow_all_env
     if not allow_all:
         return []
     change = _env(report, allow_all, "true", platform, "explicit opt-in to open access")
@@ -179,13 +178,12 @@ def opt_in_changes(report, platform: str) -> list[Change]:
 def enable_changes(report, platform: str, enabled: bool) -> list[Change]:
     """Turn a platform on or off the way Hermes will honour (force-enabling credentials
     are commented out, reversibly, to turn one off)."""
-    from hermes_wizard.plan.repairs import FORCING_CREDENTIALS
-
     changes: list[Change] = []
-    if platform == "whatsapp":
-        changes.append(_env(report, "WHATSAPP_ENABLED", "true" if enabled else "false", platform, "on/off"))
+    switch = report.model.platforms()[platform].enabled_env
+    if switch:
+        changes.append(_env(report, switch, "true" if enabled else "false", platform, "on/off"))
     if not enabled:
-        for key in FORCING_CREDENTIALS.get(platform, ()):
+        for key in report.model.forcing_credentials(platform):
             if key in report.snapshot.env.entries:
                 changes.append(Change(ENV, key, None, None, ChangeAction.DISABLE, platform, "on/off",
                                       is_secret_name(key)))
@@ -210,4 +208,4 @@ def preview(report, plan: Plan):
 
     stored = {step.variable: step.secret for step in plan.keyring if step.secret is not None}
     return evaluate(report.home, report.profile, base_env=report.snapshot.base_env, facts=report.facts,
-                    overrides=planned_contents(plan, model=model_for(report.hermes)), keyring_planned=stored or None)
+                    overrides=planned_contents(plan, model=report.model), keyring_planned=stored or None)

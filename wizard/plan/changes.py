@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from hermes_wizard.core.frozenmap import FrozenMap
 from hermes_wizard.core.homefs import ApplyError, fingerprint_in, read_in_home
+from hermes_wizard.hermes.models import model_for
 from hermes_wizard.judge.masking import MASK, is_secret_name  # noqa: F401  (re-exported: the faces import them from here)
 from hermes_wizard.plan.actions import ChangeAction
 from hermes_wizard.plan.envedit import EnvEdit, apply_edits
@@ -120,6 +121,7 @@ def planned_contents(plan: Plan, current: dict[str, bytes | None] | None = None,
     """The new bytes of every file whose content the plan changes (mode-only excluded); the new `.env`
     must read as planned by the Hermes `model` judges for (the newest modelled by default)."""
     current = current if current is not None else {name: read_bytes(plan.home / name) for name in (ENV, YAML)}
+    model = model if model is not None else model_for(None)
     out: dict[str, bytes] = {}
     env_edits = planned_env_edits(plan)
     reencode = any(c.file == ENV and c.action == ChangeAction.REENCODE for c in plan.changes)
@@ -128,7 +130,7 @@ def planned_contents(plan: Plan, current: dict[str, bytes | None] | None = None,
         text, encode = _utf32_text(raw) if reencode and _is_utf32(raw) else decode_env(raw)
         if reencode:
             encode = _utf8
-        known = model.env_keys() if model is not None else None  # how that Hermes splits a glued line
+        known = model.env_keys()  # how that Hermes splits a glued line
         out[ENV] = encode(apply_edits(text, env_edits, known) if env_edits else text)
         if problem := env_misreads(out[ENV], env_edits, model):
             raise UnwritableFile(f".env: {problem}; nothing is written this way")
@@ -231,9 +233,9 @@ def decode_env(raw: bytes):
 def env_misreads(data: bytes, edits: list[EnvEdit], model: Model | None = None) -> str | None:
     """Why `data`, read as the Hermes of `model` reads a `.env` (the shared reader asks the model how
     to decode it), does not hold what `edits` planned; None when every edited key reads as planned."""
-    from hermes_wizard.hermes.v0_19.envfile import read_env_file
+    from hermes_wizard.hermes.loader.envfile import read_env_file
 
-    entries = read_env_file(Path(ENV), content=data, model=model).entries
+    entries = read_env_file(Path(ENV), content=data, model=model if model is not None else model_for(None)).entries
     for edit in edits:
         entry = entries.get(edit.key)
         if edit.remove:

@@ -142,7 +142,10 @@ def apply_edits(text: str, edits: list[EnvEdit], known: frozenset[str] | None = 
 
 
 def _unglue(text: str, keys: set[str], known: frozenset[str] | None) -> str:
-    from hermes_wizard.hermes.v0_19.envfile import _glued_segments
+    from hermes_wizard.hermes.loader.envfile import _glued_segments
+    from hermes_wizard.hermes.models import model_for
+
+    known = known if known is not None else model_for(None).env_keys()
 
     out: list[str] = []
     for line in text.splitlines(keepends=True):

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hermes_wizard.core.keyring_store import PLUGIN_NAME, SERVICE, SOURCE_NAME, entry_for
-from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
+from hermes_wizard.hermes.loader.catalog import PLATFORMS
 from hermes_wizard.judge.masking import is_secret_name
 from hermes_wizard.plan.actions import ChangeAction, KeyringAction
 from hermes_wizard.plan.changes import ENV, YAML, Change, Plan
@@ -100,7 +100,7 @@ def keyring_changes(report, secrets: dict[str, str]) -> tuple[list[Change], list
             steps.append(KeyringStep(KeyringAction.STORE, variable, service, username, value))
         if variable in entries:  # whatever the keyring holds, a line in .env would win: it goes
             current = report.snapshot.env.values.get(variable)
-            changes.append(Change(ENV, variable, current, None, ChangeAction.REMOVE, _platform_of(variable),
+            changes.append(Change(ENV, variable, current, None, ChangeAction.REMOVE, _platform_of(report, variable),
                                   "kept in the OS keyring", secret=True))
         changes += [_yaml(report, f"secrets.{SOURCE_NAME}.env.{variable}.service", service, "where it is kept"),
                     _yaml(report, f"secrets.{SOURCE_NAME}.env.{variable}.username", username, "where it is kept")]
@@ -121,7 +121,7 @@ def plan_to_env(report, variables=None) -> Plan:
         if value is None:
             continue  # nothing to move (HW501 says so); its mapping stays for the user to decide
         current = report.snapshot.env.values.get(variable)
-        changes.append(Change(ENV, variable, current, value, platform=_platform_of(variable),
+        changes.append(Change(ENV, variable, current, value, platform=_platform_of(report, variable),
                               reason="moved back from the OS keyring", secret=True))
         changes.append(Change(YAML, f"secrets.{SOURCE_NAME}.env.{variable}", "(mapping)", None,
                               reason="no longer kept in the keyring"))
@@ -133,7 +133,7 @@ def plan_to_env(report, variables=None) -> Plan:
 
 
 def _yaml(report, key: str, value: str, reason: str) -> Change:
-    from hermes_wizard.hermes.v0_19.yamlfile import lookup
+    from hermes_wizard.hermes.loader.yamlfile import lookup
 
     data = report.snapshot.yaml.mapping()
     current = lookup(data, tuple(key.split(".")))
@@ -141,5 +141,5 @@ def _yaml(report, key: str, value: str, reason: str) -> Change:
     return Change(YAML, key, before, value, reason=reason)
 
 
-def _platform_of(variable: str) -> str | None:
-    return next((name for name, spec in PLATFORMS.items() if variable in spec.credentials), None)
+def _platform_of(report, variable: str) -> str | None:
+    return next((name for name, spec in report.model.platforms().items() if variable in spec.credentials), None)

@@ -17,10 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hermes_wizard.hermes.models import model_for
-from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
-from hermes_wizard.hermes.v0_19.envrules import ALLOW_ALL_TRUE, TRUTHY
-from hermes_wizard.hermes.v0_19.yamlfile import lookup
+from hermes_wizard.hermes.loader.envrules import ALLOW_ALL_TRUE, TRUTHY
+from hermes_wizard.hermes.loader.yamlfile import lookup
 from hermes_wizard.judge.engine import HomeReport, evaluate
 from hermes_wizard.judge.provenance import platform_blocks, yaml_paths
 from hermes_wizard.plan.actions import ChangeAction
@@ -37,9 +35,6 @@ from hermes_wizard.plan.changes import (
 )
 
 MAX_CRASH_REMOVALS = 8  # gateway.json values removed one after another, at most
-# Env credentials that force-enable a platform even over YAML `enabled: false`.
-FORCING_CREDENTIALS = {"weixin": ("WEIXIN_TOKEN", "WEIXIN_ACCOUNT_ID"), "qqbot": ("QQ_APP_ID", "QQ_CLIENT_SECRET"),
-                       "wecom": ("WECOM_BOT_ID", "WECOM_SECRET"), "yuanbao": ("YUANBAO_APP_ID", "YUANBAO_APP_KEY")}
 
 
 @dataclass(frozen=True)
@@ -75,7 +70,8 @@ class _Builder:
     def __init__(self, report: HomeReport, options: RepairOptions) -> None:
         self.report, self.options = report, options
         self.snapshot = report.snapshot
-        self.model = model_for(report.hermes)  # the Hermes the repairs are judged for
+        self.model = report.model  # the Hermes the repairs are judged for
+        self.platforms = self.model.platforms()
         self.changes: list[Change] = []
         self.notes: list[str] = []
         self.done: list[str] = []  # `notes` in the past tense (a note without a verb is the same in both)
@@ -150,7 +146,7 @@ class _Builder:
         if gateway is not None and gateway.lower() not in ALLOW_ALL_TRUE and gateway.strip().lower() in TRUTHY:
             self.unfixable.append(f"GATEWAY_ALLOW_ALL_USERS is {gateway!r}, which Hermes ignores; left as it is, "
                                   "since the spelling Hermes accepts would open every platform to everyone")
-        names = [s.allow_all_env for s in PLATFORMS.values() if s.allow_all_env]
+        names = [s.allow_all_env for s in self.platforms.values() if s.allow_all_env]
         for key in dict.fromkeys(names):
             entry = self.snapshot.env.entries.get(key)
             value = self.snapshot.env.values.get(key)
@@ -163,7 +159,7 @@ class _Builder:
                 # an explicit choice may do (--yes never opens access).  Said when its open policy is being
                 # closed now (a second run has nothing to say).
                 refusing = {v.platform for v in self.report.violations}
-                if any(spec.allow_all_env == key and name in refusing for name, spec in PLATFORMS.items()):
+                if any(spec.allow_all_env == key and name in refusing for name, spec in self.platforms.items()):
                     self._note(f"{key}: {value!r} is not read by Hermes (it accepts only true/1/yes, unpadded), "
                                       "so it does not open anything; an open policy is closed to "
                                       f"{self.options.open_policy} instead. To keep it open on purpose: "
@@ -201,9 +197,10 @@ class _Builder:
     def _disable(self, name: str) -> list[Change] | None:
         reason = "transport cannot connect"
         steps: list[list[Change]] = []
-        if name == "whatsapp":
-            steps.append([self._env_set("WHATSAPP_ENABLED", "false", name, reason)])
-        forcing = [k for k in FORCING_CREDENTIALS.get(name, ()) if k in self.snapshot.env.entries]
+        switch = self.platforms[name].enabled_env if name in self.platforms else None
+        if switch:  # WhatsApp's WHATSAPP_ENABLED
+            steps.append([self._env_set(switch, "false", name, reason)])
+        forcing = [k for k in self.model.forcing_credentials(name) if k in self.snapshot.env.entries]
         if forcing:
             steps.append([Change(ENV, k, None, None, ChangeAction.DISABLE, name, reason, is_secret_name(k))
                           for k in forcing])
@@ -239,7 +236,7 @@ class _Builder:
         current = self._judge()
         for violation in [v for v in current.violations if v.platform not in skip]:
             if self.options.open_policy == "allowlist" and not _listed_ids(violation.platform, current):
-                spec = PLATFORMS[violation.platform]
+                spec = self.platforms[violation.platform]
                 self.unfixable.append(f"{violation.platform}: --open-policy allowlist, but no IDs are listed"
                                       f"{f' in {spec.allowlist_env}' if spec.allowlist_env else ''} or allow_from: "
                                       "an allowlist of nobody is pairing; use --open-policy pairing (or list the "
@@ -261,7 +258,7 @@ class _Builder:
                                       f"reaches Hermes{self._why_unreachable(violation.platform, True)}")
 
     def _policy_attempts(self, violation, current: HomeReport):
-        name, spec = violation.platform, PLATFORMS[violation.platform]
+        name, spec = violation.platform, self.platforms[violation.platform]
         assert spec.gate is not None  # a violation of the startup gate names a gated platform
         if self.options.open_policy == "optin":
             yield [self._env_set(spec.gate.allow_all_env, "true", name, "explicit opt-in to open access")]
@@ -296,7 +293,7 @@ class _Builder:
         yield where_it_lives + env_overrides + yaml_overrides
 
     def _policy_notes(self, violation, done: bool = False) -> list[str]:
-        name, spec = violation.platform, PLATFORMS[violation.platform]
+        name, spec = violation.platform, self.platforms[violation.platform]
         assert spec.gate is not None  # a violation of the startup gate names a gated platform
         if self.options.open_policy == "optin":
             stays = "kept" if done else "will stay"
@@ -315,7 +312,7 @@ class _Builder:
         a value it reads would change, the file is left as it is and the note says why."""
         from pathlib import Path
 
-        from hermes_wizard.hermes.v0_19.envfile import read_env_file
+        from hermes_wizard.hermes.loader.envfile import read_env_file
 
         env = self.snapshot.env
         model = self.model
@@ -373,7 +370,7 @@ class _Builder:
 
 def _listed_ids(name: str, report: HomeReport) -> list[str]:
     """The IDs Hermes would allow on `name` (its env allowlist, else YAML allow_from), '*' excluded."""
-    spec, state = PLATFORMS[name], report.effective.platforms.get(name)
+    spec, state = report.model.platforms()[name], report.effective.platforms.get(name)
     listed = report.effective.environ.get(spec.allowlist_env or "", "").split(",")
     allow_from = state.extra.get("allow_from") if state is not None else None
     listed += allow_from if isinstance(allow_from, list) else str(allow_from or "").split(",")

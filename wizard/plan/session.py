@@ -23,9 +23,9 @@ Contract: pure — nothing here writes; only hermes_wizard.write.apply does, wit
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
-from hermes_wizard.hermes.v0_19.envrules import ALLOW_ALL_TRUE
+from hermes_wizard.hermes.loader.envrules import ALLOW_ALL_TRUE
 from hermes_wizard.plan.answers import (
     ACCESS_MODES,
     EMPTY_ALLOWLIST,
@@ -41,6 +41,9 @@ from hermes_wizard.plan.answers import (
     unmatchable_ids,
 )
 from hermes_wizard.plan.changes import Change, Plan
+
+if TYPE_CHECKING:
+    from hermes_wizard.hermes.loader.catalog import Spec
 
 # YAML keys that decide who gets in (the env names come from each platform's catalog entry)
 _ACCESS_YAML_LEAVES = ("dm_policy", "group_policy", "allow_from", "allowed_users", "allow_all_users")
@@ -112,7 +115,7 @@ class Session:
     def set_group(self, platform: str, policy: str, confirm: str = "") -> None:
         """Answer what `platform` does with group chats; AnswerError for a platform without a group policy
         in Hermes, an unknown policy, or an unconfirmed open."""
-        spec = PLATFORMS.get(platform)
+        spec = self.report.model.platforms().get(platform)
         if spec is None or spec.gate is None:
             raise AnswerError(f"{platform} has no group policy in Hermes")
         if policy not in GROUP_POLICIES:
@@ -133,16 +136,18 @@ class Session:
 
     def needs_confirming(self) -> list[str]:
         """Platforms the repair would open to everyone that nobody confirmed by typing their name."""
-        return sorted({c.platform for c in self.repair if _opens(c) and c.platform
+        specs = self.report.model.platforms()
+        return sorted({c.platform for c in self.repair if _opens(c, specs) and c.platform
                        and c.platform not in self.repair_confirmed and self._answered(c.platform) is None})
 
     # -- what they make --------------------------------------------------------------------------------------
 
     def changes(self) -> list[Change]:
+        specs = self.report.model.platforms()  # the judged version's platforms and variable names
         out = [c for c in self.repair if not (c.platform and self._answered(c.platform) is not None
-                                              and (_decides_access(c) or _decides_enabled(c)))
-               and not (_opens(c) and c.platform not in self.repair_confirmed)
-               and not (c.platform in self.platforms and self.platforms[c.platform].group and _decides_group(c))]
+                                              and (_decides_access(c, specs) or _decides_enabled(c)))
+               and not (_opens(c, specs) and c.platform not in self.repair_confirmed)
+               and not (c.platform in self.platforms and self.platforms[c.platform].group and _decides_group(c, specs))]
         for platform, answer in self.platforms.items():
             problems = self.credential_problems(platform)
             good = {k: v for k, v in answer.typed.items() if k not in problems}
@@ -155,7 +160,7 @@ class Session:
             if answer.group is not None:
                 out += policy_changes(self.report, platform, "group", answer.group)
                 if answer.group == "open":  # Hermes refuses an open group without the platform's own opt-in
-                    allow_all = PLATFORMS[platform].allow_all_env
+                    allow_all = specs[platform].allow_all_env
                     out = [c for c in out if not (c.platform == platform and c.key == allow_all)]
                     out += opt_in_changes(self.report, platform)
         return [c for c in out if c.key != "GATEWAY_ALLOW_ALL_USERS"]
@@ -210,8 +215,8 @@ def open_to_everyone(report) -> list[str]:
     return [row.name for row in report.rows if row.enabled and row.verdict == "open"]
 
 
-def _decides_access(change: Change) -> bool:
-    spec = PLATFORMS.get(change.platform or "")
+def _decides_access(change: Change, specs: dict[str, Spec]) -> bool:
+    spec = specs.get(change.platform or "")
     if spec is None:
         return False
     names = {spec.allow_all_env, spec.allowlist_env}
@@ -230,14 +235,14 @@ def _decides_enabled(change: Change) -> bool:
         or change.key.endswith("_ENABLED")
 
 
-def _decides_group(change: Change) -> bool:
-    spec = PLATFORMS.get(change.platform or "")
+def _decides_group(change: Change, specs: dict[str, Spec]) -> bool:
+    spec = specs.get(change.platform or "")
     return spec is not None and spec.gate is not None and (
         change.key == spec.gate.group_env or change.key.rsplit(".", 1)[-1] == "group_policy")
 
 
-def _opens(change: Change) -> bool:
+def _opens(change: Change, specs: dict[str, Spec]) -> bool:
     """A change that sets a platform's allow-all opt-in (open to everyone)."""
-    spec = PLATFORMS.get(change.platform or "")
+    spec = specs.get(change.platform or "")
     return (spec is not None and change.key == spec.allow_all_env
             and (change.after or "").strip().lower() in ALLOW_ALL_TRUE)

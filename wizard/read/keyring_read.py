@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hermes_wizard.hermes.v0_19.secret_sources import KeyringRefs, keyring_refs
+from hermes_wizard.hermes.loader.secret_sources import KeyringRefs, keyring_refs
 
 ASSUMED = "keyring-entry"  # stands in for a value that could not (or must not) be read
 

@@ -3,7 +3,7 @@
 `take_snapshot(home)` reads `.env`, `config.yaml`, legacy `gateway.json`, `.op.env`,
 the managed scope (`$HERMES_MANAGED_DIR` or `/etc/hermes`), and the small runtime
 files.  Credential state (WhatsApp session, Weixin accounts, pairing store) is read
-lazily by `hermes_wizard.hermes.v0_19.credentials`, because where to look depends on resolved config.
+lazily by `hermes_wizard.hermes.loader.credentials`, because where to look depends on resolved config.
 
 Contract: read-only, never imports Hermes, never raises for file content.
 """
@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_wizard.core.smallfile import read_as_stated
-from hermes_wizard.hermes.v0_19.envfile import EnvFile, read_env_file
-from hermes_wizard.hermes.v0_19.yamlfile import YamlFile, read_yaml_file
+from hermes_wizard.hermes.loader.envfile import EnvFile, read_env_file
+from hermes_wizard.hermes.loader.yamlfile import YamlFile, read_yaml_file
+from hermes_wizard.hermes.models import model_for
 
 if TYPE_CHECKING:
     from hermes_wizard.hermes.model import Model
@@ -146,12 +147,13 @@ def take_snapshot(home: Path, profile: str = "default", base_env: dict[str, str]
     base_env = dict(base_env or {})
     overrides = overrides or {}
     managed_dir = managed_dir_for(base_env or dict(os.environ))
-    loads_op_env = model is None or model.loads_op_env
+    model = model if model is not None else model_for(None)  # the newest modelled, when no version is named
+    loads_op_env = model.loads_op_env
     yaml = read_yaml_file(home / "config.yaml", overrides.get("config.yaml"))
     return Snapshot(
         home=home,
         profile=profile,
-        env=read_env_file(home / ".env", base_env, overrides.get(".env"), model),
+        env=read_env_file(home / ".env", base_env, overrides.get(".env"), model=model),
         yaml=yaml,
         gateway_json=read_json_file(home / "gateway.json", overrides.get("gateway.json")),
         op_env=read_env_file(home / ".op.env", base_env, model=model) if loads_op_env else EnvFile(home / ".op.env"),

@@ -146,8 +146,8 @@ def _undo_pairing(home: Path, entries: list[dict], hermes: str | None) -> list[s
     if not entries:
         return []
     from hermes_wizard.core.safetext import visible
+    from hermes_wizard.hermes.loader.plugins import HostFacts
     from hermes_wizard.hermes.pairing_run import run_pairing
-    from hermes_wizard.hermes.v0_19.plugins import HostFacts
     from hermes_wizard.hermes.verify import hermes_python
 
     python = hermes_python(HostFacts.detect(home, hermes_python=hermes).site_packages)

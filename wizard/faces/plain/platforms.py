@@ -12,7 +12,6 @@ from hermes_wizard.core.safetext import visible
 from hermes_wizard.faces.pair_now import can_pair, login_for
 from hermes_wizard.faces.sources import credentials_from, own_id_help
 from hermes_wizard.faces.wording import credential_state, current_access, disk_words, plural
-from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
 from hermes_wizard.plan.answers import (
     ACCESS_MODES,
     ACCESS_WORDS,
@@ -34,7 +33,7 @@ def platform_menu(asker, session) -> bool:
     while True:
         outlook = session.outlook()  # the rows as they will be, pending answers included
         rows = {row.name: row for row in outlook.rows}
-        order = sorted(PLATFORMS, key=lambda name: (not (name in rows and rows[name].enabled), name))
+        order = sorted(outlook.model.platforms(), key=lambda name: (not (name in rows and rows[name].enabled), name))
         choices = [(_title(outlook, name, rows.get(name)), name) for name in order]
         pending = session.pending()
         choices += [(f"Review the {plural(pending, 'change')} and apply" if pending else "Review", REVIEW),
@@ -47,15 +46,15 @@ def platform_menu(asker, session) -> bool:
 
 
 def _title(report, name: str, row) -> str:
-    label = f"{PLATFORMS[name].label} ({name})"
+    label = f"{report.model.platforms()[name].label} ({name})"
     if row is None or not row.enabled:
         return f"{label} — off"
     return f"{label} — on; credentials {visible(credential_state(report, name))}; {row.verdict}"
 
 
 def edit_platform(asker, session, name: str) -> None:
-    spec = PLATFORMS[name]
     report = session.report
+    spec = report.model.platforms()[name]
     asker.say(f"\n{spec.label} ({name})")
     asker.say(disk_words(report, name), indent="  ")
     asker.say(credentials_from(name), indent="  ")
@@ -135,7 +134,7 @@ def pairing_step(asker, report, name: str) -> None:
 def choose_access(asker, session, name: str) -> None:
     from hermes_wizard.plan.session import AnswerError
 
-    spec = PLATFORMS[name]
+    spec = session.report.model.platforms()[name]
     report = session.outlook()  # as the plan will leave it (the doctor's repair included), as the TUI's Access
     answer = session.answer(name)
     from hermes_wizard.faces.access_words import who_reaches
@@ -178,7 +177,7 @@ def choose_group(asker, session, name: str) -> None:
     policy the adapter applies now (Hermes's default when none is set)."""
     from hermes_wizard.plan.session import AnswerError
 
-    spec = PLATFORMS[name]
+    spec = session.report.model.platforms()[name]
     row = next((r for r in session.outlook().rows if r.name == name), None)
     current = session.answer(name).group or (row.group_policy if row and row.group_policy in GROUP_POLICIES
                                              else spec.group_default or "pairing")

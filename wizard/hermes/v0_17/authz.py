@@ -30,10 +30,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from hermes_wizard.hermes.access import adapters
+from hermes_wizard.hermes.access.access_files import AccessFiles
+from hermes_wizard.hermes.access.authz import ALLOWED_USERS, GROUP_USERS_AND_CHATS, OWN_POLICY, Decision, Sender
 from hermes_wizard.hermes.v0_18.authz import Authorizer018
-from hermes_wizard.hermes.v0_19 import adapters
-from hermes_wizard.hermes.v0_19.access_files import AccessFiles
-from hermes_wizard.hermes.v0_19.authz import ALLOWED_USERS, GROUP_USERS_AND_CHATS, OWN_POLICY, Decision, Sender
 
 ALLOW_BOTS = {"discord": "DISCORD_ALLOW_BOTS", "feishu": "FEISHU_ALLOW_BOTS"}
 # rules that decide before 0.17's bot admission is reached
@@ -57,7 +57,7 @@ class Authorizer017(Authorizer018):
 
     def intake(self, env: dict[str, str], platforms: dict[str, Any], files: AccessFiles,
                s: Sender) -> tuple[bool | None, str]:
-        from hermes_wizard.hermes.v0_19 import intake as later
+        from hermes_wizard.hermes.access import intake as later
 
         p, group = s.platform, s.chat_type not in ("dm", "thread")
         state = platforms.get(p)

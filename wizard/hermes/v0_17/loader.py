@@ -59,7 +59,7 @@ def decode_env(raw: bytes, keys: frozenset[str]) -> tuple[str, str, bool]:
     """`_sanitize_env_file_if_needed` (env_loader.py:159-209, the same code as 0.18.0's) with 0.17's line
     splitter: read as utf-8-sig with errors=replace, NULs dropped, rewritten as UTF-8 when anything changed;
     else the UTF-8 then latin-1 load of `_load_dotenv_with_fallback` (:146-156)."""
-    from hermes_wizard.hermes.v0_19.envfile import text_as_opened
+    from hermes_wizard.hermes.loader.envfile import text_as_opened
 
     original = io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8-sig", errors="replace", newline=None).readlines()
     cleaned = sanitize_lines([line.replace("\x00", "") for line in original], keys)
@@ -88,7 +88,7 @@ def simple_env(raw: bytes, keys: frozenset[str]) -> dict[str, str]:
 
 def check_env_overrides(environ: dict[str, str]) -> None:
     """The two bare `int()` port reads of `_apply_env_overrides`, reached only when their block runs."""
-    from hermes_wizard.hermes.v0_19.state import LoaderCrash
+    from hermes_wizard.hermes.loader.state import LoaderCrash
 
     blocks = (("WECOM_CALLBACK_CORP_ID", "WECOM_CALLBACK_CORP_SECRET", "WECOM_CALLBACK_PORT"),  # :1850-1864
               ("BLUEBUBBLES_SERVER_URL", "BLUEBUBBLES_PASSWORD", "BLUEBUBBLES_WEBHOOK_PORT"))  # :1907-1920
@@ -105,7 +105,7 @@ def bridge_yaml_to_env(yaml_cfg: dict, gateway_platforms: Any, platforms_data: d
                        model: Any) -> None:
     """The YAML→env bridges in 0.17's order: the plugin hooks (each guarded), then the core blocks, which
     raise into the YAML guard.  Only what access reads is bridged (allowlists, policies, bot admission)."""
-    from hermes_wizard.hermes.v0_19.plugins import apply_yaml_hooks
+    from hermes_wizard.hermes.loader.plugins import apply_yaml_hooks
 
     apply_yaml_hooks(yaml_cfg, gateway_platforms, platforms_data, environ, model, PLUGIN_HOOKS)
 

@@ -9,7 +9,7 @@ not a 0.18 one.  The pairing store, WhatsApp identity and adapters are the same 
 
 from __future__ import annotations
 
-from hermes_wizard.hermes.v0_19.authz import TRUE, Authorizer
+from hermes_wizard.hermes.access.authz import TRUE, Authorizer
 
 
 class Authorizer018(Authorizer):

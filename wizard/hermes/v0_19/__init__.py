@@ -1,6 +1,4 @@
-"""Hermes 0.19.0's gateway loader, re-implemented (never imported): its platforms (`catalog`),
-`.env` loading (`envfile`, `env_keys.txt`), `config.yaml` reading (`yamlfile`), the loader
-(`resolve`, `envrules`, `plugins`, `state`), the startup rule (`gate`), transports on disk
-(`credentials`) — and `model`, its answers to the version seam (wizard/hermes/model.py).
-Older versions reuse these pieces and override what changed.
+"""Hermes 0.19.0: its `model` (its answers to the version seam, wizard/hermes/model.py) and its data
+(`env_keys.txt`, the `.env` names it knows).  The shared loader (wizard/hermes/loader/, access/) is the
+default every model builds on; older versions' packages override what they decided differently.
 """

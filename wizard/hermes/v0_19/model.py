@@ -1,13 +1,25 @@
-"""The model of Hermes 0.19.0: the first written, so the shared loader's own code is 0.19's behaviour.
+"""The model of Hermes 0.19.0, the newest modelled: the shared loader's default pieces, and 0.19's own data.
 
-Its answers delegate to the 0.19 pieces of the loader beside it (`envfile`'s decoder and known
-keys, generated from 0.19.0 into `env_keys.txt`; `envrules.is_truthy`).
+Its answers delegate to the shared loader (wizard/hermes/loader/: `envfile`'s 0.19 decoder,
+`envrules.is_truthy`; wizard/hermes/access/: the default authorizer) and to the `.env` names 0.19.0
+knows, generated from it into `env_keys.txt` beside this file (scripts/hermes-env-keys.py).
 """
 
 from __future__ import annotations
 
+import functools
+from pathlib import Path
+
+from hermes_wizard.hermes.loader import envfile, envrules
 from hermes_wizard.hermes.model import Model
-from hermes_wizard.hermes.v0_19 import envfile, envrules
+
+
+@functools.lru_cache(maxsize=1)
+def known_keys() -> frozenset[str]:
+    """Hermes 0.19.0's `set(OPTIONAL_ENV_VARS) | _EXTRA_ENV_KEYS`: the names that split a glued line."""
+    # A plain file beside this module (a wheel installs it there too): importlib.resources would cost
+    # the check path more than the read itself.
+    return frozenset(Path(__file__).with_name("env_keys.txt").read_text(encoding="utf-8").split())
 
 
 class Hermes019(Model):
@@ -26,12 +38,12 @@ class Hermes019(Model):
         return envfile.decode_like_hermes_019(raw, self.env_keys())
 
     def env_keys(self) -> frozenset[str]:
-        return envfile.known_keys()
+        return known_keys()
 
     def enabled_flag(self, value: str) -> bool:
         return envrules.is_truthy(value)  # strips, accepts on (utils.is_truthy_value)
 
     def authorizer(self):
-        from hermes_wizard.hermes.v0_19.authz import Authorizer  # only `access` and its checks pay for it
+        from hermes_wizard.hermes.access.authz import Authorizer  # only `access` and its checks pay for it
 
         return Authorizer()

@@ -14,13 +14,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hermes_wizard.core.kinds import Severity
-from hermes_wizard.hermes.v0_19.credentials import Transport
-from hermes_wizard.hermes.v0_19.gate import Violation
-from hermes_wizard.hermes.v0_19.plugins import HostFacts
-from hermes_wizard.hermes.v0_19.state import Effective
+from hermes_wizard.hermes.loader.credentials import Transport
+from hermes_wizard.hermes.loader.gate import Violation
+from hermes_wizard.hermes.loader.plugins import HostFacts
+from hermes_wizard.hermes.loader.state import Effective
+from hermes_wizard.hermes.models import model_for
 from hermes_wizard.read.snapshot import Snapshot
 
 if TYPE_CHECKING:
+    from hermes_wizard.hermes.model import Model
     from hermes_wizard.hermes.verify import HermesAnswer
 
 @dataclass(frozen=True)
@@ -76,6 +78,11 @@ class Context:
     @property
     def home(self) -> Path:
         return self.snapshot.home
+
+    @property
+    def model(self) -> Model:
+        """The model of the Hermes version judged: its platforms and variable names, never a fixed version's."""
+        return model_for(self.facts.hermes)
 
 
 REGISTRY: dict[str, Check] = {}

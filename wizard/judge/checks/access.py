@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
-from hermes_wizard.hermes.v0_19.envrules import ALLOW_ALL_TRUE, TRUTHY
-from hermes_wizard.hermes.v0_19.gate import opted_in, policies
+from hermes_wizard.hermes.loader.envrules import ALLOW_ALL_TRUE, TRUTHY
+from hermes_wizard.hermes.loader.gate import opted_in, policies
+from hermes_wizard.hermes.versions import FIRST_REFUSING_NAME
 from hermes_wizard.judge.checks import Context, Hit, check
 from hermes_wizard.judge.provenance import env_source, find_yaml, policy_source, yaml_source
 
@@ -13,22 +13,25 @@ APPROVE = "hermes pairing approve {platform} <CODE>"
 
 @check("HW101", "open-policy-without-opt-in", "error",
        "An own-policy platform is 'open' without an allow-all opt-in: Hermes refuses to start.",
-       what="""weixin, whatsapp, wecom, qqbot and yuanbao enforce dm_policy/group_policy themselves. If either is
-'open' and neither GATEWAY_ALLOW_ALL_USERS nor the platform's own *_ALLOW_ALL_USERS is true/1/yes, Hermes 0.19
-refuses to start the whole gateway (gateway/run.py:7462).""",
+       what=f"""weixin, whatsapp, wecom, qqbot and yuanbao enforce dm_policy/group_policy themselves. If either is
+'open' and neither GATEWAY_ALLOW_ALL_USERS nor the platform's own *_ALLOW_ALL_USERS is true/1/yes, Hermes
+{FIRST_REFUSING_NAME} and later refuse to start the whole gateway (gateway/run.py,
+`_own_policy_open_startup_violation`).""",
        why="""The refusal exits 0, so systemd (Restart=always) restarts it every 5 seconds, forever, and every
 other platform (your working Telegram bot) goes down with it. Only the first such platform is named in the log.""",
        fix="""Pick one: set the policy to pairing (recommended: strangers get a code you approve), to allowlist
 (only listed IDs), or keep it open deliberately with <PLATFORM>_ALLOW_ALL_USERS=true. `hermes-wizard doctor`
 applies pairing by default.""")
 def open_policy_without_opt_in(ctx: Context):
+    platforms = ctx.model.platforms()
     for index, violation in enumerate(ctx.violations):
         state = ctx.effective.platforms[violation.platform]
-        seen = policies(violation.platform, state, ctx.effective.environ)
+        seen = policies(violation.platform, state, ctx.effective.environ, platforms)
         where = []
         for side in violation.open_sides():
             short = side.split("_")[0]
-            source = policy_source(ctx.snapshot, violation.platform, short, getattr(seen, f"{short}_from_extra"))
+            source = policy_source(ctx.snapshot, platforms[violation.platform], short,
+                                   getattr(seen, f"{short}_from_extra"))
             where.append(f'{side} is "open" ({source})')
         first = (" Hermes names this one and stops." if index == 0
                  else f" (Hermes stops at {ctx.violations[0].platform} first.)")
@@ -47,8 +50,9 @@ def open_policy_without_opt_in(ctx: Context):
 to start, and otherwise strangers are not let in as you intended.""",
        fix="""Write the value as true (hermes-wizard doctor --fix does this), or remove the line.""")
 def allow_all_spelling(ctx: Context):
+    platforms = ctx.model.platforms()
     names: dict[str, str | None] = {"GATEWAY_ALLOW_ALL_USERS": None}
-    names.update({spec.allow_all_env: spec.name for spec in PLATFORMS.values() if spec.allow_all_env})
+    names.update({spec.allow_all_env: spec.name for spec in platforms.values() if spec.allow_all_env})
     for key, platform in names.items():
         value = ctx.effective.environ.get(key)
         if value is None or value.lower() in ALLOW_ALL_TRUE:
@@ -67,8 +71,9 @@ does not look at allowlists, so this passes silently.""",
 this machine as you.""",
        fix="""Replace '*' with the IDs of the people you trust, or use pairing.""")
 def wildcard_allowlist(ctx: Context):
+    platforms = ctx.model.platforms()
     env = ctx.effective.environ
-    for spec in PLATFORMS.values():
+    for spec in platforms.values():
         state = ctx.effective.platforms.get(spec.name)
         if state is None or not state.enabled:
             continue
@@ -98,10 +103,11 @@ def wildcard_allowlist(ctx: Context):
        fix="""Remove GATEWAY_ALLOW_ALL_USERS; opt in per platform with <PLATFORM>_ALLOW_ALL_USERS=true where you
 really want open access.""")
 def global_allow_all(ctx: Context):
+    platforms = ctx.model.platforms()
     env = ctx.effective.environ
     if env.get("GATEWAY_ALLOW_ALL_USERS", "").lower() not in ALLOW_ALL_TRUE:
         return
-    exposed = [spec.name for spec in PLATFORMS.values()
+    exposed = [spec.name for spec in platforms.values()
                if ctx.effective.platforms.get(spec.name) is not None and ctx.effective.platforms[spec.name].enabled
                and not spec.always_authorized and not (spec.allowlist_env and env.get(spec.allowlist_env, "").strip())]
     if exposed or env.get("GATEWAY_ALLOW_ALL_USERS"):
@@ -119,15 +125,15 @@ weixin, whatsapp, wecom, qqbot and yuanbao. WhatsApp Cloud even defaults to 'ope
        why="""Nothing stops or warns: strangers reach the agent.""",
        fix="""Set an allowlist (WHATSAPP_CLOUD_ALLOWED_USERS / FEISHU_ALLOWED_USERS) or a closed policy.""")
 def open_outside_gate(ctx: Context):
+    platforms = ctx.model.platforms()
     env = ctx.effective.environ
-    for name, keys in (("whatsapp_cloud", ("WHATSAPP_CLOUD_DM_POLICY", "WHATSAPP_CLOUD_GROUP_POLICY")),
-                       ("feishu", ("FEISHU_GROUP_POLICY",))):
+    for name, spec in platforms.items():
         state = ctx.effective.platforms.get(name)
         if state is None or not state.enabled:
             continue
-        spec = PLATFORMS[name]
-        for key in keys:
-            side = "dm_policy" if "_DM_" in key else "group_policy"
+        for side, key in zip(("dm_policy", "group_policy"), spec.ungated_policy_env):
+            if key is None:
+                continue
             default = spec.dm_default if side == "dm_policy" else spec.group_default
             value = str(state.extra.get(side) or env.get(key) or default).strip().lower()
             if value == "open" and not env.get(spec.allowlist_env or "", "").strip():
@@ -144,19 +150,20 @@ approves it on this machine. Codes expire after one hour.""",
        why="""A new setup looks broken ('the bot doesn't answer') when it is waiting for your approval.""",
        fix="""Message the bot, then run `hermes pairing approve <platform> <CODE>` with the code it replies.""")
 def pairing_only(ctx: Context):
-    from hermes_wizard.hermes.v0_19.credentials import approved_users
+    platforms = ctx.model.platforms()
+    from hermes_wizard.hermes.loader.credentials import approved_users
     from hermes_wizard.judge.checks.reach import nobody_waiting
 
     env = ctx.effective.environ
     for name, state in ctx.effective.platforms.items():
-        spec = PLATFORMS.get(name)
+        spec = platforms.get(name)
         if not state.enabled or spec is None or spec.always_authorized or not spec.allowlist_env:
             continue
         if env.get(spec.allowlist_env, "").strip() or env.get("GATEWAY_ALLOWED_USERS", "").strip():
             continue
-        if opted_in(name, env) or state.extra.get("allow_from"):
+        if opted_in(name, env, platforms) or state.extra.get("allow_from"):
             continue
-        seen = policies(name, state, env)
+        seen = policies(name, state, env, platforms)
         if seen is not None and seen.dm != "pairing":
             continue
         approved = approved_users(ctx.home, name)
@@ -176,17 +183,19 @@ dm_policy=allowlist and no allow_from it drops every DM before the gateway's WHA
        fix="""Use dm_policy pairing with WHATSAPP_ALLOWED_USERS, or put the numbers in whatsapp.allow_from in
 config.yaml.""")
 def whatsapp_allowlist_unread(ctx: Context):
-    state = ctx.effective.platforms.get("whatsapp")
-    if state is None or not state.enabled:
-        return
-    seen = policies("whatsapp", state, ctx.effective.environ)
-    assert seen is not None  # whatsapp is a gated platform: it always has policies
-    if seen.dm == "allowlist" and not (state.extra.get("allow_from") or state.extra.get("allowFrom")):
-        yield Hit(
-            "whatsapp", "dm_policy is allowlist but there is no allow_from in config.yaml: every DM is dropped"
-            + (" (WHATSAPP_ALLOWED_USERS is not read by the adapter)"
-               if ctx.effective.environ.get("WHATSAPP_ALLOWED_USERS") else "") + ".",
-            "WHATSAPP_DM_POLICY=pairing, or whatsapp: allow_from: [<numbers>] in config.yaml")
+    platforms = ctx.model.platforms()
+    for name, spec in platforms.items():  # WhatsApp's adapter, in the modelled versions
+        state, key = ctx.effective.platforms.get(name), spec.adapter_allowlist_key
+        if state is None or not state.enabled or key is None or spec.gate is None:
+            continue
+        seen = policies(name, state, ctx.effective.environ, platforms)
+        assert seen is not None  # a gated platform always has policies
+        if seen.dm == "allowlist" and not (state.extra.get(key) or state.extra.get("allowFrom")):
+            unread = spec.allowlist_env and ctx.effective.environ.get(spec.allowlist_env)
+            yield Hit(
+                name, f"dm_policy is allowlist but there is no {key} in config.yaml: every DM is dropped"
+                + (f" ({spec.allowlist_env} is not read by the adapter)" if unread else "") + ".",
+                f"{spec.gate.dm_env}=pairing, or {name}: {key}: [<numbers>] in config.yaml")
 
 
 @check("HW108", "allowlist-id-format", "warning",
@@ -196,8 +205,9 @@ digits with country code, and so on.""",
        why="""A username where an ID belongs matches nobody: the person you meant is locked out.""",
        fix="""Replace the entry with the platform's ID (see `hermes-wizard explain HW108`).""")
 def allowlist_id_format(ctx: Context):
+    platforms = ctx.model.platforms()
     env = ctx.effective.environ
-    for spec in PLATFORMS.values():
+    for spec in platforms.values():
         state = ctx.effective.platforms.get(spec.name)
         if state is None or not state.enabled or not spec.allowlist_env or spec.id_pattern is None:
             continue
@@ -220,9 +230,10 @@ def allowlist_has_bot(ctx: Context):
     if transport is None or not transport.owner:
         return
     env = ctx.effective.environ
-    listed = [item.strip().lstrip("+").split("@")[0] for item in env.get("WHATSAPP_ALLOWED_USERS", "").split(",")]
+    allowlist_env = ctx.model.platforms()["whatsapp"].allowlist_env or ""
+    listed = [item.strip().lstrip("+").split("@")[0] for item in env.get(allowlist_env, "").split(",")]
     if transport.owner in listed:
-        yield Hit("whatsapp", f"WHATSAPP_ALLOWED_USERS lists +{transport.owner}, the "
+        yield Hit("whatsapp", f"{allowlist_env} lists +{transport.owner}, the "
                                               "number this bot is logged in as (creds.json me.id).",
                                               "list your personal number, not the bot's")
 
@@ -233,9 +244,10 @@ def allowlist_has_bot(ctx: Context):
        why="""Everyone who can reach the bot runs your agent's tools (terminal, files, code) on this machine.""",
        fix="""If that is not what you want: remove the opt-in and use pairing or an allowlist.""")
 def platform_allow_all(ctx: Context):
+    platforms = ctx.model.platforms()
     env = ctx.effective.environ
     for name, state in ctx.effective.platforms.items():
-        spec = PLATFORMS.get(name)
+        spec = platforms.get(name)
         if state.enabled and spec and spec.allow_all_env and env.get(spec.allow_all_env, "").lower() in ALLOW_ALL_TRUE:
             yield Hit(name, f"{env_source(ctx.snapshot, spec.allow_all_env)}: anyone "
                                                    "who can message this bot can use the agent.",
@@ -245,12 +257,13 @@ def platform_allow_all(ctx: Context):
 def _closing_fix(ctx: Context, name: str, allow_all_env: str) -> str:
     """How to close a deliberately open platform without bringing the refusal back: on a gated platform
     whose policy is itself "open", removing the opt-in alone makes Hermes refuse to start."""
-    seen = policies(name, ctx.effective.platforms[name], ctx.effective.environ)
+    platforms = ctx.model.platforms()
+    seen = policies(name, ctx.effective.platforms[name], ctx.effective.environ, platforms)
     open_sides = [side for side in ("dm", "group") if seen is not None and getattr(seen, side) == "open"]
     if not open_sides:
         return f"remove {allow_all_env} to close it"
     assert seen is not None  # open sides were found in it
-    sources = {side: policy_source(ctx.snapshot, name, side, getattr(seen, f"{side}_from_extra"))
+    sources = {side: policy_source(ctx.snapshot, platforms[name], side, getattr(seen, f"{side}_from_extra"))
                for side in open_sides}
     where = " and ".join(f"{side}_policy to pairing ({source})" for side, source in sources.items())
     return (f"to close it, set {where}, then remove {allow_all_env} (removing only the opt-in leaves the policy "

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import re
 
-from hermes_wizard.hermes.v0_19.catalog import ALIASES, KNOWN_NAMES, PLATFORMS
-from hermes_wizard.hermes.v0_19.yamlfile import lookup
+from hermes_wizard.hermes.loader.catalog import ALIASES, KNOWN_NAMES
+from hermes_wizard.hermes.loader.yamlfile import lookup
 from hermes_wizard.judge.checks import Context, Hit, check
 
 SECRET_KEYS = re.compile(r"(token|secret|password|api_key|apikey|access_key|private_key)$", re.I)
@@ -143,6 +143,7 @@ MAX_UNKNOWN_KEYS_NAMED = 50
        why="""Everything under that key — enabled, policies, allowlists — has no effect.""",
        fix="""Rename the key to Hermes's platform name.""")
 def unknown_platform_key(ctx: Context):
+    platforms = ctx.model.platforms()
     data = ctx.snapshot.yaml.mapping()
     sources = [("platforms",), ("gateway", "platforms")]
     for path in sources:
@@ -155,7 +156,7 @@ def unknown_platform_key(ctx: Context):
             where = ".".join(path + (key,))
             yield Hit(hint, f"config.yaml:{ctx.snapshot.yaml.line_of(path + (key,))} `{where}` is not a Hermes "
                       "platform and is ignored" + (f"; did you mean `{hint}`?" if hint else "."),
-                      f"rename it to `{hint}`" if hint else "use one of: " + ", ".join(sorted(PLATFORMS)))
+                      f"rename it to `{hint}`" if hint else "use one of: " + ", ".join(sorted(platforms)))
         if len(unknown) > MAX_UNKNOWN_KEYS_NAMED:  # a few named, then a count: output stays bounded
             yield Hit(None, f"`{'.'.join(path)}` holds {len(unknown) - MAX_UNKNOWN_KEYS_NAMED} more keys that are "
                       "not Hermes platforms (not listed one by one).", "remove them")
@@ -172,13 +173,14 @@ def unknown_platform_key(ctx: Context):
 `${TOKEN}` placeholder is used literally.""",
        fix="""Move the value to the platform's variable in .env and delete it from config.yaml.""")
 def secret_in_yaml(ctx: Context):
+    platforms = ctx.model.platforms()
     data = ctx.snapshot.yaml.mapping()
     for root in (("platforms",), ("gateway", "platforms"), ()):
         node = lookup(data, root)
         if not isinstance(node, dict):
             continue
         for name, block in node.items():
-            if name not in PLATFORMS or not isinstance(block, dict):
+            if name not in platforms or not isinstance(block, dict):
                 continue
             for holder, prefix in ((block, root + (name,)), (block.get("extra"), root + (name, "extra"))):
                 if not isinstance(holder, dict):
@@ -190,5 +192,5 @@ def secret_in_yaml(ctx: Context):
                         words = ("is a ${...} placeholder that Hermes never expands" if literal
                                  else "holds a credential")
                         yield Hit(name, f"config.yaml:{ctx.snapshot.yaml.line_of(path)} `{'.'.join(path)}` {words}.",
-                                  f"move it to {PLATFORMS[name].token_env or 'the platform variable'} in .env",
+                                  f"move it to {platforms[name].token_env or 'the platform variable'} in .env",
                                   "error" if literal else None)

@@ -1,7 +1,7 @@
 """Reach checks: access that is surely not what the user meant, judged by the version's authorizer.
 
 Each finding is a claim about `_is_user_authorized` / `_get_unauthorized_dm_behavior` that the
-access model (wizard/hermes/v0_19/authz.py) makes and tests/conformance/test_access_checks.py confirms against
+access model (wizard/hermes/access/authz.py) makes and tests/conformance/test_access_checks.py confirms against
 the real Hermes of each modelled version.
 """
 
@@ -30,7 +30,7 @@ def _access(ctx: Context) -> tuple[Any, Any]:
 
 
 def _decide(ctx: Context, auth: Any, files: Any, platform: str, user: str, chat: str = "dm") -> Any:
-    from hermes_wizard.hermes.v0_19.authz import Sender
+    from hermes_wizard.hermes.access.authz import Sender
 
     return auth.decide(ctx.effective.environ, ctx.effective.platforms, files, Sender(platform, user, chat))
 
@@ -121,12 +121,12 @@ def pairing_nobody_waiting(ctx: Context):
 
 def nobody_waiting(ctx: Context) -> list[str]:
     """Enabled platforms where only pairing admits, codes are sent, and the store is empty."""
-    from hermes_wizard.hermes.v0_19.authz import OWN_POLICY
-    from hermes_wizard.hermes.v0_19.identity import stored_ids
+    from hermes_wizard.hermes.access.authz import OWN_POLICY
+    from hermes_wizard.hermes.access.identity import stored_ids
 
-    env, out = ctx.effective.environ, list[str]()
+    env, out, specs = ctx.effective.environ, list[str](), ctx.model.platforms()
     enabled = [name for name, state in ctx.effective.platforms.items() if state.enabled
-               and name not in ("homeassistant", "webhook", "relay", "api_server", "msgraph_webhook")]
+               and not (name in specs and specs[name].always_authorized)]  # no per-user access control
     if not enabled:
         return out
     auth, files = _access(ctx)

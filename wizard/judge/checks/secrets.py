@@ -1,18 +1,17 @@
-"""Secrets kept in the OS keyring (hermes-wizard's secret source, wizard/hermes/v0_19/secret_sources.py).
+"""Secrets kept in the OS keyring (hermes-wizard's secret source, wizard/hermes/loader/secret_sources.py).
 
 HW505 guards the rule that an entry belongs to its home (wizard/core/keyring_store.py `belongs_to`)."""
 
 from __future__ import annotations
 
 from hermes_wizard.core.keyring_store import PLUGIN_NAME, SOURCE_NAME
-from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
 from hermes_wizard.judge.checks import Context, Hit, check
 
 MIGRATE = "hermes-wizard secrets migrate --to keyring"
 
 
-def _platform_of(variable: str) -> str | None:
-    return next((name for name, spec in PLATFORMS.items() if variable in spec.credentials), None)
+def _platform_of(ctx: Context, variable: str) -> str | None:
+    return next((name for name, spec in ctx.model.platforms().items() if variable in spec.credentials), None)
 
 
 @check("HW501", "keyring-entry-missing", "error",
@@ -29,7 +28,7 @@ def keyring_entry_missing(ctx: Context):
         return
     for variable in kept.missing:
         service, username = kept.refs.mapped[variable]
-        yield Hit(_platform_of(variable), f"{variable} is mapped to the keyring entry {service} / {username}, "
+        yield Hit(_platform_of(ctx, variable), f"{variable} is mapped to the keyring entry {service} / {username}, "
                   "which does not exist in this user's keyring: the gateway gets no value for it.",
                   f"put {variable} back in .env, then {MIGRATE}")
 
@@ -47,7 +46,7 @@ def keyring_source_inactive(ctx: Context):
     kept = ctx.snapshot.keyring
     if kept is None or not kept.refs.mapped:
         return
-    from hermes_wizard.hermes.v0_19.secret_sources import plugin_installed
+    from hermes_wizard.hermes.loader.secret_sources import plugin_installed
 
     reason = kept.refs.inactive_because(plugin_installed(ctx.facts.site_packages), ctx.effective.environ)
     if reason:
@@ -86,7 +85,7 @@ def secret_in_env_and_keyring(ctx: Context):
     kept = ctx.snapshot.keyring
     for variable in sorted(kept.refs.mapped if kept else ()):
         if ctx.snapshot.env.values.get(variable):
-            yield Hit(_platform_of(variable), f"{variable} is mapped to the OS keyring but also set in .env, "
+            yield Hit(_platform_of(ctx, variable), f"{variable} is mapped to the OS keyring but also set in .env, "
                       "which wins: the keyring entry is unused and the secret is still in plaintext.", MIGRATE)
 
 
@@ -108,7 +107,7 @@ def keyring_entry_of_another_home(ctx: Context):
     kept = ctx.snapshot.keyring
     for variable, (service, username) in sorted((kept.refs.foreign if kept else {}).items()):
         own = entry_for(ctx.snapshot.home, variable)
-        yield Hit(_platform_of(variable), f"{variable} is mapped to the keyring entry {service[:80]} / "
+        yield Hit(_platform_of(ctx, variable), f"{variable} is mapped to the keyring entry {service[:80]} / "
                   f"{username[:200]}, which is not this home's own ({own[0]} / {own[1]}): it is refused, so the "
                   "gateway gets no value for it from the keyring.",
                   f"map {variable} to {{service: {own[0]}, username: '{own[1]}'}}, or put it in .env and {MIGRATE}")

@@ -53,7 +53,7 @@ def _where(unit) -> str:
        "The service restarts a gateway that refuses to start, forever.",
        what="""A Hermes service whose supervisor restarts the gateway after a clean exit: a systemd unit with
 Restart=always (what `hermes gateway install` writes) and no hermes-wizard drop-in, a launchd agent with
-KeepAlive, or an s6 service. Hermes 0.19 exits 0 when it refuses to start (an open dm/group policy without
+KeepAlive, or an s6 service. Hermes exits 0 when it refuses to start (an open dm/group policy without
 the allow-all opt-in), so the refusal is restarted every 5 s (launchd: 30 s) without end — 1,705 restarts
 in one report — and every platform, healthy ones included, stays down.""",
        why="""Each turn costs a full gateway start (~1.2 s, ~90 MiB) and a journal entry; Hermes's own unit
@@ -78,7 +78,7 @@ def restarts_refusal(ctx: Context):
             if unit.restart not in ("always", "on-success") or unit.gate is not None:
                 continue
             version = _version(unit)
-            hermes = f"Hermes {version}" if version else "Hermes 0.19"
+            hermes = f"Hermes {version}" if version else "Hermes"
             yield Hit(None, f"{now}{_where(unit)} has Restart={unit.restart}: {hermes} exits 0 when it refuses "
                       "to start, so systemd restarts it every 5 s, forever.",
                       stop_loop_command(ctx.home, ctx.snapshot.profile) if refusing else

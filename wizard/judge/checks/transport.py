@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
 from hermes_wizard.judge.checks import Context, Hit, check
 from hermes_wizard.judge.provenance import env_source
 
@@ -33,14 +32,15 @@ WhatsApp is re-enabled by the plugin pass when any whatsapp setting is in YAML."
        fix="""Comment out or remove the platform's credentials in .env (doctor --fix comments them with a marker
 it can restore).""")
 def enabled_despite_false(ctx: Context):
+    platforms = ctx.model.platforms()
     for name, raw in ctx.effective.yaml_explicit.items():
         state = ctx.effective.platforms.get(name)
         if state is None or not state.enabled:
             continue
-        from hermes_wizard.hermes.v0_19.envrules import coerce_bool
+        from hermes_wizard.hermes.loader.envrules import coerce_bool
         if coerce_bool(raw, False):
             continue
-        known = PLATFORMS[name].credentials if name in PLATFORMS else ()
+        known = platforms[name].credentials if name in platforms else ()
         creds = [key for key in known if ctx.effective.environ.get(key)]
         why = ", ".join(env_source(ctx.snapshot, key) for key in creds) or "env credentials"
         yield Hit(name, f"config.yaml sets enabled: {raw!r} but {why} force-enable it.",
@@ -65,8 +65,9 @@ Mattermost URL, Slack app token, Twilio auth token, ...).""",
        why="""The adapter fails at connect time; the rest of the gateway runs without it.""",
        fix="""Add the missing variables to .env.""")
 def missing_credentials(ctx: Context):
+    platforms = ctx.model.platforms()
     for name, state in ctx.effective.platforms.items():
-        spec = PLATFORMS.get(name)
+        spec = platforms.get(name)
         if not state.enabled or spec is None or name in ctx.transports and ctx.transports[name].dead:
             continue
         if name in ("whatsapp", "weixin", "raft", "relay", "api_server", "webhook", "msgraph_webhook"):
@@ -86,12 +87,13 @@ def missing_credentials(ctx: Context):
        why="""The platform is configured but never starts, with nothing but a debug log line.""",
        fix="""Install Hermes's messaging extras into its venv: pip install 'hermes-agent[messaging]'.""")
 def sdk_missing(ctx: Context):
-    from hermes_wizard.hermes.v0_19.plugins import SDK_MODULES
+    platforms = ctx.model.platforms()
+    from hermes_wizard.hermes.loader.plugins import SDK_MODULES
 
     if ctx.facts.modules is None:
         return
     for name, modules in SDK_MODULES.items():
-        spec = PLATFORMS.get(name)
+        spec = platforms.get(name)
         if spec is None or not spec.credentials:
             continue
         configured = all(ctx.effective.environ.get(key, "").strip() for key in spec.credentials[:1])

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from hermes_wizard.hermes.versions import FIRST_REFUSING, MODELLED
+from hermes_wizard.hermes.versions import FIRST_REFUSING_NAME, NEWEST
 from hermes_wizard.judge.checks import Context, Hit, check
 
-_FIRST = ".".join(map(str, FIRST_REFUSING))
+_FIRST = FIRST_REFUSING_NAME
 
 
 @check("HW150", "refusal-after-upgrade", "warning",
-       "An open policy this Hermes accepts; Hermes 0.18 and later will refuse to start for it.",
+       f"An open policy this Hermes accepts; Hermes {FIRST_REFUSING_NAME} and later will refuse to start for it.",
        what=f"""Hermes before {_FIRST} has no startup refusal: a platform whose dm_policy or group_policy is 'open'
 without an allow-all opt-in starts, its adapter forwards every sender, and the gateway's own authorization
 (pairing store, allowlists) still decides who is answered: strangers are offered pairing. From {_FIRST} on, the
@@ -17,11 +17,11 @@ same configuration makes the whole gateway refuse to start (and exit 0, so a ser
 forever).""",
        why="""The next upgrade takes the gateway down, and every other platform with it. Say now what you mean:
 pairing, an allowlist, or open to everyone on purpose.""",
-       fix="""Before upgrading, choose pairing (recommended), an allowlist, or keep it open on purpose with the
-platform's *_ALLOW_ALL_USERS=true. `hermes-wizard check --target 0.19.0` shows the home as the new version will
-judge it; `hermes-wizard doctor --target 0.19.0 --fix` repairs it for that version.""")
+       fix=f"""Before upgrading, choose pairing (recommended), an allowlist, or keep it open on purpose with the
+platform's *_ALLOW_ALL_USERS=true. `hermes-wizard check --target {NEWEST}` shows the home as the new version will
+judge it; `hermes-wizard doctor --target {NEWEST} --fix` repairs it for that version.""")
 def refusal_after_upgrade(ctx: Context):
-    target = MODELLED[-1]
+    target = NEWEST
     for violation in ctx.upgrade_violations:
         sides = " and ".join(violation.open_sides())
         yield Hit(violation.platform,

@@ -2,7 +2,7 @@
 checked against the schema and turned into `Declared` platforms, every problem collected with its place.
 
     platforms:
-      <name>:                 # a platform Hermes 0.19 knows (wizard/hermes/v0_19/catalog.py)
+      <name>:                 # a platform Hermes 0.19 knows (wizard/hermes/loader/catalog.py)
         enabled: true         # default true; false turns it off (nothing else may be said then)
         env: {KEY: "value", SECRET_KEY: {from_env: VAR}}   # KEY: one of the platform's credentials
         dm_policy: pairing    # pairing | allowlist | open
@@ -27,7 +27,7 @@ import difflib
 import re
 from dataclasses import dataclass, field
 
-from hermes_wizard.hermes.v0_19.catalog import ALIASES, PLATFORMS
+from hermes_wizard.hermes.loader.catalog import ALIASES, PLATFORMS
 from hermes_wizard.judge.masking import is_secret_name
 from hermes_wizard.plan.answers import GROUP_POLICIES, credential_error
 from hermes_wizard.plan.answers_file.tree import Item, Number
@@ -139,7 +139,7 @@ def _platform(name: str, item: Item, environ, problems: list[str], warnings: lis
     for key in ("dm_policy", "allowed_users", "allow_all", "group_policy"):
         if key in fields and not controlled:
             problems.append(f"{fields[key].where}: {at}.{key}: {spec.label} has no per-user access control in "
-                            "Hermes 0.19 (anyone who can reach it is served); remove it")
+                            "Hermes (anyone who can reach it is served); remove it")
     if not controlled:
         return decl
     decl.dm_policy = _choice(fields.get("dm_policy"), f"{at}.dm_policy", DM_POLICIES, problems)
@@ -148,7 +148,7 @@ def _platform(name: str, item: Item, environ, problems: list[str], warnings: lis
             decl.group_policy = _choice(fields["group_policy"], f"{at}.group_policy", GROUP_POLICIES, problems)
         else:
             problems.append(f"{fields['group_policy'].where}: {at}.group_policy: {spec.label} has no group policy "
-                            "in Hermes 0.19 (only whatsapp, weixin, wecom, qqbot and yuanbao do); remove it")
+                            "in Hermes (only whatsapp, weixin, wecom, qqbot and yuanbao do); remove it")
     if "allowed_users" in fields:
         decl.allowed_users = _ids(fields["allowed_users"], f"{at}.allowed_users", problems)
         from hermes_wizard.plan.answers import id_problems, unmatchable_ids

@@ -11,7 +11,7 @@ Contract: pure; AnswerError from the session passes through (the schema has rule
 
 from __future__ import annotations
 
-from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
+from hermes_wizard.hermes.loader.catalog import PLATFORMS
 from hermes_wizard.judge.masking import is_secret_name
 from hermes_wizard.plan.answers_file.schema import Declared
 
@@ -65,7 +65,7 @@ def render_answers(session, secret_env_names: dict[str, str] | None = None) -> s
         entry: dict = {"enabled": True}
         if env:
             entry["env"] = env
-        spec = PLATFORMS[name]
+        spec = session.report.model.platforms()[name]
         if spec.allowlist_env or spec.allow_all_env or spec.gate:  # the schema refuses access words elsewhere
             if answer.access is not None:
                 entry["dm_policy"] = answer.access

@@ -15,7 +15,6 @@ Contract: never raises for file content; unreadable files yield `EnvFile.error`.
 from __future__ import annotations
 
 import codecs
-import functools
 import io
 import os
 import stat
@@ -131,19 +130,8 @@ def sanitize_lines(lines: list[str], keys: frozenset[str]) -> list[str]:
     return out
 
 
-@functools.lru_cache(maxsize=1)
-def known_keys() -> frozenset[str]:
-    """Hermes 0.19.0's `set(OPTIONAL_ENV_VARS) | _EXTRA_ENV_KEYS`: the names that split a glued line
-    (generated from the real 0.19.0 by scripts/hermes-env-keys.py)."""
-    # A plain file beside this module (a wheel installs it there too): importlib.resources would cost
-    # the check path more than the read itself.
-    return frozenset(Path(__file__).with_name("env_keys.txt").read_text(encoding="utf-8").split())
-
-
-def _glued_segments(line: str, keys: frozenset[str] | None = None) -> list[str]:
-    """How Hermes splits a glued line over its known `keys` (default: the newest model's)."""
-    if keys is None:
-        keys = known_keys()
+def _glued_segments(line: str, keys: frozenset[str]) -> list[str]:
+    """How Hermes splits a glued line over its known `keys` (a model's `env_keys()`)."""
     spans = set()
     for key in keys:
         needle = key + "="
@@ -161,13 +149,13 @@ def _glued_segments(line: str, keys: frozenset[str] | None = None) -> list[str]:
 
 
 def read_env_file(path: Path, base_env: dict[str, str] | None = None, content: bytes | None = None,
-                  model: Model | None = None) -> EnvFile:
+                  *, model: Model) -> EnvFile:
     """Read `path` the way Hermes's `load_hermes_dotenv` would load it.
 
     `base_env` is the process environment the gateway would start with; `${VAR}`
     references fall back to it (the file's own earlier values win, override=True).
     `content` stands in for the file's bytes (a planned, not yet written, version); `model` is
-    the Hermes version whose loader decides (default: the newest modelled).
+    the Hermes version whose loader decides (the caller's choice: `models.model_for(judgement)`).
     """
     if content is not None:
         result = EnvFile(path=path, exists=True, size=len(content))
@@ -208,10 +196,10 @@ def read_env_file(path: Path, base_env: dict[str, str] | None = None, content: b
     return _parse_into(result, raw, base_env, model)
 
 
-def _parse_into(result: EnvFile, raw: bytes, base_env: dict[str, str] | None, model: Model | None) -> EnvFile:
-    decoded = model.decode_env(raw) if model is not None else decode_like_hermes_019(raw, known_keys())
+def _parse_into(result: EnvFile, raw: bytes, base_env: dict[str, str] | None, model: Model) -> EnvFile:
+    decoded = model.decode_env(raw)
     text, result.encoding, result.sanitizer_rewrites = decoded
-    result.simple_values = model.simple_env(raw) if model is not None else simple_parse(raw)
+    result.simple_values = model.simple_env(raw)
     bindings = []
     for binding in parse_stream(io.StringIO(text)):
         if binding.error:

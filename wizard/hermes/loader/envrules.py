@@ -14,6 +14,10 @@ from typing import Any, overload
 TRUTHY = frozenset({"1", "true", "yes", "on"})  # utils.TRUTHY_STRINGS, used for *_ENABLED
 FALSY = frozenset({"false", "0", "no", "off"})
 ALLOW_ALL_TRUE = frozenset({"true", "1", "yes"})  # the gate: lower-cased, NOT stripped, no "on"
+# `.env` credentials whose override block below enables the platform whatever YAML said (`force`, not
+# `enable_from_env`): removing them is the only way to keep such a platform off.
+FORCING_CREDENTIALS = {"weixin": ("WEIXIN_TOKEN", "WEIXIN_ACCOUNT_ID"), "qqbot": ("QQ_APP_ID", "QQ_CLIENT_SECRET"),
+                       "wecom": ("WECOM_BOT_ID", "WECOM_SECRET"), "yuanbao": ("YUANBAO_APP_ID", "YUANBAO_APP_KEY")}
 PLACEHOLDERS = frozenset({"*", "**", "***", "changeme", "your_api_key", "your_api_key_here", "your-api-key",
                           "placeholder", "example", "dummy", "null", "none"})
 
@@ -58,7 +62,7 @@ def usable_secret(value: Any) -> bool:
 
 def apply_env_overrides(platforms: dict, environ: dict[str, str], reset: dict,
                         enabled_flag: Callable[[str], bool] = is_truthy) -> None:
-    from hermes_wizard.hermes.v0_19.state import PlatformState
+    from hermes_wizard.hermes.loader.state import PlatformState
 
     @overload
     def get(name: str) -> str | None: ...
@@ -234,7 +238,7 @@ def apply_env_overrides(platforms: dict, environ: dict[str, str], reset: dict,
 
 def apply_relay(platforms: dict, environ: dict[str, str]) -> None:
     """The relay block runs after the plugin pass and honors explicit disables."""
-    from hermes_wizard.hermes.v0_19.state import PlatformState
+    from hermes_wizard.hermes.loader.state import PlatformState
 
     url = (environ.get("GATEWAY_RELAY_URL") or "").strip()
     existing = platforms.get("relay")

@@ -4,7 +4,7 @@ This re-implements (never imports) the loader's decisions, quirks included, in t
 loader's own order, because the order is observable: the startup gate reports the
 *first* violating platform in `config.platforms` insertion order.
 
-  1. legacy `gateway.json` is the base layer (`hermes_wizard.hermes.v0_19.gwdata`);
+  1. legacy `gateway.json` is the base layer (`hermes_wizard.hermes.loader.gwdata`);
   2. the YAML phase (config.yaml's `streaming` / `profile_routes` laid over gateway.json's;
      `gateway.platforms`, then `platforms`, deep-merged; then the top-level `<platform>:`
      blocks' shared keys; then plugin YAML hooks that copy YAML into env vars that are
@@ -14,7 +14,7 @@ loader's own order, because the order is observable: the startup gate reports th
      or a gateway.json value it cannot take (gwdata.check_values), crashes the gateway);
   4. env overrides, in the loader's block order; several of them force-enable a
      platform even when YAML said `enabled: false`;
-  5. the plugin enable pass (`hermes_wizard.hermes.v0_19.plugins`), then validation, which disables a
+  5. the plugin enable pass (`hermes_wizard.hermes.loader.plugins`), then validation, which disables a
      token platform whose token is a placeholder;
   6. the runner's own read of config.yaml, before the startup check: `${VAR}` expanded over
      the whole tree, so an alias inside its own anchor crashes it (`_runner_blocker`).
@@ -29,21 +29,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from hermes_wizard.hermes.v0_19 import envrules, gwdata, plugins
-from hermes_wizard.hermes.v0_19.catalog import BUILTIN_ORDER, PLATFORMS, platform_value
-from hermes_wizard.hermes.v0_19.state import Effective, LoaderCrash, PlatformState
-from hermes_wizard.hermes.v0_19.yamlfile import MAX_EXPANDED_NODES
+from hermes_wizard.hermes.loader import envrules, gwdata, plugins
+from hermes_wizard.hermes.loader.catalog import BUILTIN_ORDER, PLATFORMS, platform_value
+from hermes_wizard.hermes.loader.state import Effective, LoaderCrash, PlatformState
+from hermes_wizard.hermes.loader.yamlfile import MAX_EXPANDED_NODES
 
 if TYPE_CHECKING:
     from hermes_wizard.hermes.model import Model
     from hermes_wizard.read.snapshot import Snapshot
 
 
-def resolve(snapshot: Snapshot, facts: plugins.HostFacts) -> Effective:
-    """What the Hermes version `facts.hermes` names would build (the newest modelled by default)."""
-    from hermes_wizard.hermes.models import model_for
-
-    model = model_for(facts.hermes)
+def resolve(snapshot: Snapshot, facts: plugins.HostFacts, model: Model) -> Effective:
+    """What the Hermes version `model` models would build (`Model.resolve` is the way in)."""
     environ = process_environment(snapshot, facts)
     gw_data = gwdata.base_layer(snapshot.gateway_json)
     effective = Effective(platforms={}, environ=environ)
@@ -285,7 +282,7 @@ def process_environment(snapshot: Snapshot, facts: plugins.HostFacts | None = No
             environ.setdefault(key, value)
     kept = snapshot.keyring
     if kept is not None and kept.values:
-        from hermes_wizard.hermes.v0_19 import secret_sources
+        from hermes_wizard.hermes.loader import secret_sources
 
         installed = secret_sources.plugin_installed(facts.site_packages if facts else None)
         if kept.refs.inactive_because(installed, environ) is None:

@@ -26,8 +26,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from hermes_wizard.hermes.v0_19.catalog import platform_value
-from hermes_wizard.hermes.v0_19.state import LoaderCrash
+from hermes_wizard.hermes.loader.catalog import platform_value
+from hermes_wizard.hermes.loader.state import LoaderCrash
 
 if TYPE_CHECKING:
     from hermes_wizard.read.snapshot import JsonFile

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hermes_wizard.hermes.v0_19.catalog import PLATFORMS
-from hermes_wizard.hermes.v0_19.envrules import allow_all
-from hermes_wizard.hermes.v0_19.state import Effective, PlatformState
+from hermes_wizard.hermes.loader.catalog import PLATFORMS, Spec
+from hermes_wizard.hermes.loader.envrules import allow_all
+from hermes_wizard.hermes.loader.state import Effective, PlatformState
 
 
 @dataclass(frozen=True)
@@ -45,9 +45,10 @@ class Violation:
         return [side for side, value in (("dm_policy", self.dm), ("group_policy", self.group)) if value == "open"]
 
 
-def policies(name: str, state: PlatformState, environ: dict[str, str]) -> Policies | None:
-    """The policies the gate sees for a gated platform (None for the others)."""
-    spec = PLATFORMS.get(name)
+def policies(name: str, state: PlatformState, environ: dict[str, str],
+             platforms: dict[str, Spec] = PLATFORMS) -> Policies | None:
+    """The policies the gate sees for a gated platform (None for the others) of `platforms` (a model's)."""
+    spec = platforms.get(name)
     if spec is None or spec.gate is None:
         return None
     extra = state.extra or {}
@@ -64,25 +65,25 @@ def policies(name: str, state: PlatformState, environ: dict[str, str]) -> Polici
     return Policies(dm, group, dm_extra, group_extra)
 
 
-def opted_in(name: str, environ: dict[str, str]) -> bool:
-    spec = PLATFORMS.get(name)
+def opted_in(name: str, environ: dict[str, str], platforms: dict[str, Spec] = PLATFORMS) -> bool:
+    spec = platforms.get(name)
     own = spec.gate.allow_all_env if spec and spec.gate else (spec.allow_all_env if spec else None)
     return allow_all(environ.get("GATEWAY_ALLOW_ALL_USERS")) or bool(own and allow_all(environ.get(own)))
 
 
-def violations(effective: Effective) -> list[Violation]:
+def violations(effective: Effective, platforms: dict[str, Spec] = PLATFORMS) -> list[Violation]:
     found: list[Violation] = []
     if effective.crash is not None:
         return found
     for name, state in effective.platforms.items():
         if not state.enabled:
             continue
-        seen = policies(name, state, effective.environ)
+        seen = policies(name, state, effective.environ, platforms)
         if seen is None or (seen.dm != "open" and seen.group != "open"):
             continue
-        if opted_in(name, effective.environ):
+        if opted_in(name, effective.environ, platforms):
             continue
-        gate = PLATFORMS[name].gate
+        gate = platforms[name].gate
         assert gate is not None  # policies() answered, so the platform is gated
         found.append(Violation(name, seen.dm, seen.group, gate.allow_all_env))
     return found

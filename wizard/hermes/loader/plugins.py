@@ -347,7 +347,7 @@ def check_fn(name: str, env: dict[str, str], facts: HostFacts, model: Model) -> 
 def enable_pass(platforms: dict, environ: dict[str, str], facts: HostFacts, simple_env: dict[str, str],
                 model: Model) -> None:
     """The registry-driven plugin enable pass (gateway/config.py:2370-2522)."""
-    from hermes_wizard.hermes.v0_19.state import PlatformState
+    from hermes_wizard.hermes.loader.state import PlatformState
 
     for name in model.plugin_platforms():
         existing = platforms.get(name)

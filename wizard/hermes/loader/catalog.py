@@ -35,6 +35,13 @@ class Spec:
     id_hint: str = ""
     token_env: str | None = None  # placeholder-token check (PLATFORM_TOKEN_ENV_NAMES)
     always_authorized: bool = False  # webhook-like: no per-user access control
+    # policy variables an adapter reads although the startup gate does not cover it: (dm, group)
+    ungated_policy_env: tuple[str | None, str | None] = (None, None)
+    # the `config.extra` key the adapter's own intake allowlist is read from, when it never reads
+    # `allowlist_env` (its top-level YAML block is where a user writes it)
+    adapter_allowlist_key: str | None = None
+    enabled_env: str | None = None  # the env switch that turns the platform on or off (both ways)
+    policy_env_into_extra: bool = False  # its env override block copies the policy variables into `extra`
 
     def id_ok(self, value: str) -> bool:
         return self.id_pattern is None or re.fullmatch(self.id_pattern, value) is not None
@@ -52,12 +59,14 @@ _SPECS = (
          "WHATSAPP_ALLOW_ALL_USERS", Gate("WHATSAPP_DM_POLICY", "WHATSAPP_GROUP_POLICY",
                                           "WHATSAPP_ALLOW_ALL_USERS"),
          id_pattern=r"\+?\d{6,15}(@s\.whatsapp\.net|@lid|:\d+)?",
-         id_hint="phone numbers with country code, digits only (15551234567)"),
+         id_hint="phone numbers with country code, digits only (15551234567)",
+         adapter_allowlist_key="allow_from", enabled_env="WHATSAPP_ENABLED"),
     Spec("whatsapp_cloud", "WhatsApp Cloud API",
          ("WHATSAPP_CLOUD_PHONE_NUMBER_ID", "WHATSAPP_CLOUD_ACCESS_TOKEN"),
          "WHATSAPP_CLOUD_ALLOWED_USERS", "WHATSAPP_CLOUD_ALLOW_ALL_USERS",
          dm_default="open", group_default="open", id_pattern=r"\+?[\d ()-]{6,20}",
-         id_hint="WhatsApp IDs (digits with country code)"),
+         id_hint="WhatsApp IDs (digits with country code)",
+         ungated_policy_env=("WHATSAPP_CLOUD_DM_POLICY", "WHATSAPP_CLOUD_GROUP_POLICY")),
     Spec("slack", "Slack", ("SLACK_BOT_TOKEN", "SLACK_APP_TOKEN"), "SLACK_ALLOWED_USERS",
          "SLACK_ALLOW_ALL_USERS", id_pattern=r"[UW][A-Z0-9]{6,}", id_hint="member IDs such as U0123ABCD",
          token_env="SLACK_BOT_TOKEN"),
@@ -84,7 +93,7 @@ _SPECS = (
          always_authorized=True),
     Spec("feishu", "Feishu / Lark", ("FEISHU_APP_ID", "FEISHU_APP_SECRET"), "FEISHU_ALLOWED_USERS",
          "FEISHU_ALLOW_ALL_USERS", group_default="allowlist", id_pattern=r"(ou|u|on)_[A-Za-z0-9]+",
-         id_hint="open_id (ou_…), user_id (u_…) or union_id (on_…)"),
+         id_hint="open_id (ou_…), user_id (u_…) or union_id (on_…)", ungated_policy_env=(None, "FEISHU_GROUP_POLICY")),
     Spec("wecom", "WeCom", ("WECOM_BOT_ID", "WECOM_SECRET"), "WECOM_ALLOWED_USERS",
          "WECOM_ALLOW_ALL_USERS", Gate("WECOM_DM_POLICY", "WECOM_GROUP_POLICY", "WECOM_ALLOW_ALL_USERS")),
     Spec("wecom_callback", "WeCom (callback)",
@@ -92,13 +101,15 @@ _SPECS = (
          "WECOM_CALLBACK_ALLOW_ALL_USERS"),
     Spec("weixin", "Weixin (WeChat)", ("WEIXIN_ACCOUNT_ID", "WEIXIN_TOKEN"), "WEIXIN_ALLOWED_USERS",
          "WEIXIN_ALLOW_ALL_USERS", Gate("WEIXIN_DM_POLICY", "WEIXIN_GROUP_POLICY", "WEIXIN_ALLOW_ALL_USERS"),
-         group_default="disabled", token_env="WEIXIN_TOKEN", id_hint="iLink user IDs such as o9cq80…@im.wechat"),
+         group_default="disabled", token_env="WEIXIN_TOKEN", id_hint="iLink user IDs such as o9cq80…@im.wechat",
+         policy_env_into_extra=True),
     Spec("bluebubbles", "iMessage (BlueBubbles)", ("BLUEBUBBLES_SERVER_URL", "BLUEBUBBLES_PASSWORD"),
          "BLUEBUBBLES_ALLOWED_USERS", "BLUEBUBBLES_ALLOW_ALL_USERS", id_hint="email addresses or phone numbers"),
     Spec("qqbot", "QQ Bot", ("QQ_APP_ID", "QQ_CLIENT_SECRET"), "QQ_ALLOWED_USERS", "QQ_ALLOW_ALL_USERS",
          Gate(None, None, "QQ_ALLOW_ALL_USERS"), id_hint="user OpenIDs"),
     Spec("yuanbao", "Yuanbao", ("YUANBAO_APP_ID", "YUANBAO_APP_SECRET"), "YUANBAO_ALLOWED_USERS",
-         "YUANBAO_ALLOW_ALL_USERS", Gate("YUANBAO_DM_POLICY", "YUANBAO_GROUP_POLICY", "YUANBAO_ALLOW_ALL_USERS")),
+         "YUANBAO_ALLOW_ALL_USERS", Gate("YUANBAO_DM_POLICY", "YUANBAO_GROUP_POLICY", "YUANBAO_ALLOW_ALL_USERS"),
+         policy_env_into_extra=True),
     Spec("relay", "Relay (experimental)", ("GATEWAY_RELAY_URL",), always_authorized=True),
     Spec("google_chat", "Google Chat", ("GOOGLE_CHAT_SERVICE_ACCOUNT_JSON", "GOOGLE_CHAT_PROJECT_ID"),
          "GOOGLE_CHAT_ALLOWED_USERS", "GOOGLE_CHAT_ALLOW_ALL_USERS", id_hint="sender email addresses"),

@@ -22,7 +22,7 @@ number and through the bridge's alias files; SimpleX also matches the display na
 
 The own-policy adapters (WhatsApp, WhatsApp Cloud, Weixin, WeCom, QQBot, Yuanbao) are modelled
 as they are in a running gateway: the platform is enabled, so its adapter is live and Hermes
-asks the adapter for its effective policy (wizard/hermes/v0_19/adapters.py).  A platform that is
+asks the adapter for its effective policy (wizard/hermes/access/adapters.py).  A platform that is
 not enabled has no adapter, and rule 8 never trusts it.  Besides the decision: `intake` says
 whether the live adapter forwards the message at all (modelled for WhatsApp), and
 `unauthorized_dm_behavior` whether a stranger's DM gets a pairing code ("pair") or silence.
@@ -44,9 +44,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from hermes_wizard.hermes.v0_19 import adapters
-from hermes_wizard.hermes.v0_19.access_files import AccessFiles
-from hermes_wizard.hermes.v0_19.identity import approved_match, expand_whatsapp, normalize_whatsapp
+from hermes_wizard.hermes.access import adapters
+from hermes_wizard.hermes.access.access_files import AccessFiles
+from hermes_wizard.hermes.access.identity import approved_match, expand_whatsapp, normalize_whatsapp
 
 ALLOWED_USERS = {
     "telegram": "TELEGRAM_ALLOWED_USERS", "discord": "DISCORD_ALLOWED_USERS", "whatsapp": "WHATSAPP_ALLOWED_USERS",
@@ -263,7 +263,7 @@ class Authorizer:
                s: Sender) -> tuple[bool | None, str]:
         """Whether the live adapter forwards the message to the authorizer at all (None: no live
         own-policy adapter, or its gate is not modelled), and the policy that decided."""
-        from hermes_wizard.hermes.v0_19.intake import intake
+        from hermes_wizard.hermes.access.intake import intake
 
         if s.platform not in OWN_POLICY or not _live(platforms, s.platform):
             return None, ""

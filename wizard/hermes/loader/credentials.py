@@ -18,7 +18,7 @@ from pathlib import Path
 
 from hermes_wizard.core.kinds import TransportState
 from hermes_wizard.core.smallfile import read_as_stated, read_regular
-from hermes_wizard.hermes.v0_19.state import PlatformState
+from hermes_wizard.hermes.loader.state import PlatformState
 
 MAX_CREDS_BYTES = 1024 * 1024
 

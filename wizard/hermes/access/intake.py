@@ -1,6 +1,6 @@
 """What a live own-policy adapter forwards to the gateway at all: its intake gate, per adapter.
 
-Before the authorizer (wizard/hermes/v0_19/authz.py) sees a message, WhatsApp, Weixin, WeCom, QQBot
+Before the authorizer (wizard/hermes/access/authz.py) sees a message, WhatsApp, Weixin, WeCom, QQBot
 and Yuanbao drop what their own policy refuses (the same code in 0.18.2 and 0.19.0):
 
 * a DM (`_is_dm_intake_allowed`): `disabled` drops; `allowlist` admits only its allow list (each
@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hermes_wizard.hermes.v0_19.adapters import _coerce_allow_list, effective_policy
+from hermes_wizard.hermes.access.adapters import _coerce_allow_list, effective_policy
 
 TRUE = {"true", "1", "yes"}
 _ALLOW_ALL = {"whatsapp": "WHATSAPP_ALLOW_ALL_USERS", "weixin": "WEIXIN_ALLOW_ALL_USERS",
@@ -145,7 +145,7 @@ def _wecom_group(extra: dict, chat: str) -> dict:
 
 def _whatsapp_matches(candidate: str, allow: set[str], files: Any) -> bool:
     """`_matches_whatsapp_allowlist`: raw, then through the alias files on both sides."""
-    from hermes_wizard.hermes.v0_19.identity import expand_whatsapp, normalize_whatsapp
+    from hermes_wizard.hermes.access.identity import expand_whatsapp, normalize_whatsapp
 
     if not allow:
         return False

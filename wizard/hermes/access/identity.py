@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hermes_wizard.hermes.v0_19.access_files import AccessFiles
+from hermes_wizard.hermes.access.access_files import AccessFiles
 
 # whatsapp_identity.py:42, used with re.match (so a trailing newline would pass `$`, as in Hermes)
 _SAFE_IDENTIFIER_RE = re.compile(r"^[A-Za-z0-9@.+\-]+$")
