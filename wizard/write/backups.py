@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import stat
 import time
 from pathlib import Path
@@ -99,7 +98,7 @@ def make_backup(home: HomeDir, targets: dict[str, At], reason: str, new: dict | 
         _write_manifest(home, backup)
         os.fsync(root.dir_fd)
     except BaseException:
-        shutil.rmtree(set_name, dir_fd=root.dir_fd, ignore_errors=True)
+        _remove_folder(root.dir_fd, set_name)
         raise
     backup.root = root
     return backup
@@ -120,12 +119,38 @@ def close_journal(home: HomeDir, backup: BackupSet) -> None:
 def discard(home: HomeDir, backup: BackupSet) -> None:
     """Remove a set this run made when what it was made for did not happen (nothing to undo)."""
     assert backup.root is not None  # only a set this run's make_backup made
-    shutil.rmtree(backup.path.name, dir_fd=backup.root.dir_fd, ignore_errors=True)
+    _remove_folder(backup.root.dir_fd, backup.path.name)
 
 
 def _prune(home: HomeDir, root: At) -> None:
     for old in _sets(home, root)[:-KEEP_BACKUPS]:
-        shutil.rmtree(old.path.name, dir_fd=root.dir_fd, ignore_errors=True)
+        _remove_folder(root.dir_fd, old.path.name)
+
+
+def _remove_folder(dir_fd: int, name: str, depth: int = 0) -> None:
+    """Remove folder `name` of `dir_fd` and what it holds, following no link; what cannot go stays.
+    (`shutil.rmtree(..., dir_fd=)` is 3.11's; the project supports 3.10.)  A name that is a link or
+    not a folder is left, as rmtree leaves it; so is a nest deeper than a set's, which is not ours."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dir_fd)
+    except OSError:
+        return
+    try:
+        for entry in os.listdir(fd):
+            try:
+                if stat.S_ISDIR(os.stat(entry, dir_fd=fd, follow_symlinks=False).st_mode):
+                    if depth < 8:
+                        _remove_folder(fd, entry, depth + 1)
+                else:
+                    os.unlink(entry, dir_fd=fd)
+            except OSError:
+                continue
+    finally:
+        os.close(fd)
+    try:
+        os.rmdir(name, dir_fd=dir_fd)
+    except OSError:
+        pass
 
 
 def _sets(home: HomeDir, root: At, state: str = "complete") -> list[BackupSet]:
@@ -240,7 +265,7 @@ def recover(home: HomeDir) -> str | None:
     for name in os.listdir(root.dir_fd):
         folder = home.opendir(At(root.dir_fd, name, root.path / name))
         if folder is not None and _manifest_bytes(folder) is None:
-            shutil.rmtree(name, dir_fd=root.dir_fd, ignore_errors=True)
+            _remove_folder(root.dir_fd, name)
     lines = []
     for backup in _sets(home, root, state="applying"):
         files, new = checked_files(backup), backup.manifest.get("new") or {}
@@ -253,7 +278,7 @@ def recover(home: HomeDir) -> str | None:
             elif now != old or (old is not None and _mode(home, name) != entry["mode"]):
                 back += restore_files(home, backup, [name], FileOps())
         said = _put_back_service(home, backup) + _put_back_keyring(home, backup)
-        shutil.rmtree(backup.path.name, dir_fd=root.dir_fd, ignore_errors=True)
+        _remove_folder(root.dir_fd, backup.path.name)
         lines.append(f"An interrupted run ({backup.path.name}) was rolled back: {', '.join(back) or 'nothing'} "
                      "as before it" + (f"; {', '.join(left)} changed since and left as it is" if left else "")
                      + "".join(f" {line}" for line in said) + ".")
