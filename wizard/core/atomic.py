@@ -15,8 +15,12 @@ import errno
 import os
 import stat
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hermes_wizard.core.homefs import MAX_FILE_BYTES, ApplyError, At, HomeDir, digest
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
 
 LOCK_FILE = ".hermes-wizard.lock"
 _WRITES_BEGAN = [False]  # this process took a home's lock or began an apply: Ctrl+C may have left a change
@@ -95,7 +99,7 @@ class Lock:
         self.fd: int | None = None
         self.held = False
 
-    def __enter__(self):
+    def __enter__(self) -> Lock:
         import fcntl
 
         path = self.home.path / LOCK_FILE
@@ -135,7 +139,7 @@ class Lock:
         held = os.fstat(self.fd)
         return (named.st_dev, named.st_ino) == (held.st_dev, held.st_ino)
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         if self.fd is None:
             return
         try:
@@ -148,8 +152,9 @@ class Lock:
             self.fd, self.held = None, False
 
 
-def write_atomic(at: At | Path, data: bytes, ops: FileOps, mode: int | None = None, on_replaced=None,
-                 owner: HomeDir | None = None, expect=_ANY, changed=None) -> None:
+def write_atomic(at: At | Path, data: bytes, ops: FileOps, mode: int | None = None,
+                 on_replaced: Callable[[], object] | None = None, owner: HomeDir | None = None,
+                 expect: str | None | object = _ANY, changed: Callable[[str, bytes], object] | None = None) -> None:
     """Replace `at` with `data` so a crash at any point leaves old or new bytes.
 
     A new file gets `owner`'s owner (the home's).  `expect`: the sha256 the file must
@@ -201,6 +206,7 @@ def write_atomic(at: At | Path, data: bytes, ops: FileOps, mode: int | None = No
             on_replaced()
         ops.fsync_dir(at)
         if held is not None and digest(last := _read_fd(held)) != expect:
+            assert changed is not None, "write_atomic: `expect` needs `changed`, or the racing bytes are lost"
             changed(at.name, last)
             raise ApplyError(f"{at.name} changed since it was read (another program wrote to it while it was "
                              "being replaced); its latest contents were put back")
@@ -233,7 +239,7 @@ def _close(fd: int | None) -> None:
         os.close(fd)
 
 
-def clean_stale_tmp(targets) -> None:
+def clean_stale_tmp(targets: Iterable[At]) -> None:
     for at in targets:
         try:
             names = os.listdir(at.dir_fd)

@@ -134,7 +134,7 @@ def run(argv: Sequence[str], who: Identity, env: Mapping[str, str], timeout: flo
     return Finished(code, out, err, timed_out, overflowed)
 
 
-def _finish(proc: subprocess.Popen, left: float, stop: bool) -> int | None:
+def _finish(proc: subprocess.Popen[bytes], left: float, stop: bool) -> int | None:
     """The exit status; the whole process group is stopped when it overran (or outlives the deadline)."""
     if not stop:
         try:

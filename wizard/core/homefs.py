@@ -28,8 +28,12 @@ import hashlib
 import os
 import stat
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hermes_wizard.core.homeroot import open_home
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 MAX_FILE_BYTES = 64 * 1024 * 1024  # the largest config.yaml check parses (yamlfile.MAX_YAML_BYTES)
 _NOFOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC
@@ -89,7 +93,7 @@ class HomeDir:
     def __enter__(self) -> HomeDir:
         return self
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
     def at(self, name: str) -> At:
@@ -245,7 +249,7 @@ def fingerprint_in(path: Path) -> str | None:
         return f"<unusable: {exc}>"
 
 
-def refusals(home_path: Path, names) -> list[str]:
+def refusals(home_path: Path, names: Iterable[str]) -> list[str]:
     """Why each of `names` in the home cannot be read or written (empty: all usable)."""
     if not os.path.lexists(home_path):
         return []

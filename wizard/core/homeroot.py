@@ -18,9 +18,14 @@ says why in words; `home_owner` never raises.
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import stat
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _ANCHORED: dict[str, tuple[str, tuple[str, ...]]] = {}  # profile path -> (its root, the names below it)
@@ -46,7 +51,7 @@ def open_home(path: Path) -> int:
         here = Path(root)
         for part in parts:
             here = here / part
-            child = _open_dir(lambda name, flags, _fd=fd: os.open(name, flags, dir_fd=_fd), part, here)
+            child = _open_dir(functools.partial(os.open, dir_fd=fd), part, here)
             os.close(fd)
             fd = child
             uid = os.fstat(fd).st_uid
@@ -59,7 +64,7 @@ def open_home(path: Path) -> int:
         raise
 
 
-def _open_dir(opener, name: str, shown: Path) -> int:
+def _open_dir(opener: Callable[[str, int], int], name: str, shown: Path) -> int:
     try:
         return opener(name, DIR_FLAGS)
     except OSError as exc:
@@ -69,7 +74,7 @@ def _open_dir(opener, name: str, shown: Path) -> int:
         raise
 
 
-def _is_link(opener, name: str) -> bool:
+def _is_link(opener: Callable[[str, int], int], name: str) -> bool:
     try:
         fd = opener(name, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError:

@@ -29,6 +29,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # keyring itself is imported only where a secret is read or written (above)
+    from types import ModuleType
+
+    from keyring.backend import KeyringBackend
 
 SERVICE = "hermes-wizard"
 SOURCE_NAME = "wizard_keyring"  # secrets.<SOURCE_NAME> in config.yaml; Hermes wants [a-z0-9_]
@@ -69,7 +75,7 @@ def usable() -> str | None:
     return None
 
 
-def usable_for(home) -> str | None:
+def usable_for(home: Path) -> str | None:
     """None when the secrets of `home` can be kept in a usable keyring here, else why not in one line: the
     keyring is per user, so one of another user's home (root setting up someone's home) never can be —
     the gateway, running as its owner, would never read it."""
@@ -111,7 +117,7 @@ def delete(service: str, username: str) -> bool:
         raise KeyringUnavailable(_why(exc)) from None
 
 
-def _usable_backend():
+def _usable_backend() -> KeyringBackend:
     try:
         import keyring
         from keyring.backends import chainer, fail
@@ -131,7 +137,7 @@ def _usable_backend():
     return backend
 
 
-def _is_chainer_of_recommended(backend, chainer) -> bool:
+def _is_chainer_of_recommended(backend: KeyringBackend, chainer: ModuleType) -> bool:
     from keyring.core import recommended
 
     return isinstance(backend, chainer.ChainerBackend) and all(recommended(b) for b in backend.backends)

@@ -16,7 +16,7 @@ class Word(str, Enum):
     """An enum that behaves as its word wherever text is made (f-strings, str(), JSON)."""
 
     def __str__(self) -> str:
-        return self.value
+        return str(self.value)  # a Word's value is its word (a str already); Enum types `value` as Any
 
     def __format__(self, spec: str) -> str:
         return format(self.value, spec)

@@ -31,7 +31,8 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable, Iterator
+    from typing import Any, TextIO
 
 # What is escaped: C0 (TAB, LF and CR included), DEL and C1 (U+009B is a one-byte CSI), bidi controls and
 # invisibles, lone surrogates (bytes that were not UTF-8, kept by surrogateescape), tag characters.
@@ -53,7 +54,7 @@ def _escape_code(code: int) -> str:
     return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
-class _Escapes(dict):
+class _Escapes(dict[int, str]):
     """A `str.translate` table filled as characters are met: a dangerous one maps to its escape, any
     other to itself (a table of every dangerous code point up front costs more than a whole check)."""
 
@@ -70,7 +71,7 @@ class _Escapes(dict):
 _ALL, _LINES = _Escapes(keep_newline=False), _Escapes(keep_newline=True)
 
 
-def visible(value) -> str:
+def visible(value: object) -> str:
     """`value` as text with every control, C1, bidi or invisible character escaped."""
     text = value if isinstance(value, str) else str(value)
     return text if text.isascii() and text.isprintable() else text.translate(_ALL)
@@ -94,7 +95,7 @@ def _json_escape(code: int) -> str:
     return f"\\u{0xd800 + (code >> 10):04x}\\u{0xdc00 + (code & 0x3ff):04x}"
 
 
-def json_text(payload, indent: int | None = 2) -> str:
+def json_text(payload: object, indent: int | None = 2) -> str:
     """JSON for a terminal: every dangerous character inside a string escaped as \\uXXXX.
 
     The substitution is safe on the whole document: such characters can only occur
@@ -114,7 +115,7 @@ MIN_SCRUBBED = 6  # shorter values are masked where they stand, not searched for
 _HIDDEN: set[str] = set()  # secret values of the homes read so far by this command
 
 
-def hide(values) -> None:
+def hide(values: Iterable[str]) -> None:
     """Secret values the guarded streams mask wherever they occur (`scrub`)."""
     _HIDDEN.update(values)
 
@@ -165,7 +166,7 @@ class _GuardedStream:
     the secrets registered with `hide` before writing.  Failing to write raises OutputError
     (a reader that left still raises BrokenPipeError)."""
 
-    def __init__(self, stream) -> None:
+    def __init__(self, stream: TextIO | None) -> None:
         self._stream = stream
 
     def write(self, text: str) -> int:
@@ -177,7 +178,7 @@ class _GuardedStream:
         if self._stream is not None:
             self._do(self._stream.flush)
 
-    def _do(self, call, *args) -> None:
+    def _do(self, call: Callable[..., object] | None, *args: str) -> None:
         if call is None:  # started with the descriptor closed (`>&-`): Python made the stream None
             raise OutputError("the stream is closed")
         try:
@@ -187,16 +188,16 @@ class _GuardedStream:
         except (OSError, ValueError) as exc:  # ValueError: "I/O operation on closed file"
             raise OutputError(getattr(exc, "strerror", None) or str(exc)) from exc
 
-    def writelines(self, lines) -> None:
+    def writelines(self, lines: Iterable[str]) -> None:
         for line in lines:
             self.write(line)
 
-    def __getattr__(self, name: str):  # flush, isatty, fileno, encoding, buffer...
+    def __getattr__(self, name: str) -> Any:  # flush, isatty, fileno, encoding, buffer...
         return getattr(self._stream, name)
 
 
 @contextlib.contextmanager
-def guarded_output():
+def guarded_output() -> Iterator[None]:
     """Route sys.stdout/sys.stderr through the escaping backstop (not for the TUI,
     whose drawing is escape sequences)."""
     saved = sys.stdout, sys.stderr
@@ -208,12 +209,12 @@ def guarded_output():
         _HIDDEN.clear()
 
 
-def scrub(text: str, values) -> str:
+def scrub(text: str, values: Iterable[str]) -> str:
     """`text` with every occurrence (any case) of a secret value of MIN_SCRUBBED+ characters masked."""
     return scrubber(values)(text)
 
 
-def scrubber(values) -> Callable[[str], str]:
+def scrubber(values: Iterable[str]) -> Callable[[str], str]:
     """`scrub` with these values, its pattern built once: for masking many strings (every string of
     a JSON report) with the same secrets."""
     pieces = sorted({piece for value in values for piece in [value, *value.split("\n")]

@@ -23,6 +23,7 @@ kill any single step.  Everything created belongs to the home's owner.
 from __future__ import annotations
 
 import errno
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -110,7 +111,7 @@ def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None 
             for name in names:
                 if name in contents:
                     write_atomic(targets[name], contents[name], ops, mode=modes.get(name), owner=home,
-                                 on_replaced=lambda name=name: done.append(name),
+                                 on_replaced=functools.partial(done.append, name),
                                  expect=plan.fingerprints.get(name, _ANY), changed=latest.setdefault)
                 elif name in modes:
                     done.append(name)
