@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hermes_wizard.core.homeroot import home_owner
 from hermes_wizard.core.smallfile import reading_for
@@ -23,6 +23,9 @@ from hermes_wizard.hermes.access.authz import ALWAYS, GROUP_CHATS, GROUP_USERS, 
 from hermes_wizard.hermes.models import model_for
 from hermes_wizard.judge.engine import HomeReport, evaluate
 from hermes_wizard.judge.provenance import env_source, find_yaml, yaml_source
+
+if TYPE_CHECKING:
+    from hermes_wizard.hermes.loader.plugins import HostFacts
 
 CHAT_TYPES = ("dm", "group", "channel", "forum")
 
@@ -35,7 +38,7 @@ class AccessView:
 
 
 def load_view(home: Path, profile: str = "default", *, base_env: dict[str, str] | None = None,
-              facts: Any = None) -> AccessView:
+              facts: HostFacts | None = None) -> AccessView:
     report = evaluate(home, profile, base_env=base_env, facts=facts)
     model = model_for(report.facts.hermes if report.facts else None)
     with reading_for(home_owner(home)):
@@ -45,7 +48,9 @@ def load_view(home: Path, profile: str = "default", *, base_env: dict[str, str] 
 
 def decide(view: AccessView, sender: Sender) -> Decision:
     effective = view.report.effective
-    return view.authorizer.decide(effective.environ, effective.platforms, view.files, sender)
+    # the version's authorizer: `Model.authorizer()` is untyped (Any) until the hermes contract is
+    decision: Decision = view.authorizer.decide(effective.environ, effective.platforms, view.files, sender)
+    return decision
 
 
 def source_of(view: AccessView, decision: Decision, platform: str) -> str | None:

@@ -47,7 +47,7 @@ class PlatformRow:
     verdict: Verdict
     access: str = ""  # plain words for text output (not part of the JSON contract)
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, object]:
         return {"name": self.name, "enabled": self.enabled, "dm_policy": self.dm_policy,
                 "group_policy": self.group_policy, "opted_in": self.opted_in, "transport": self.transport,
                 "verdict": self.verdict}
@@ -92,7 +92,7 @@ class HomeReport:
         return self.effective.crash is None and not self.violations
 
     @property
-    def refusal(self) -> dict | None:
+    def refusal(self) -> dict[str, str | None] | None:
         if self.effective.crash is not None:
             return {"platform": None, "reason": self.effective.crash}
         if self.violations:
@@ -109,7 +109,7 @@ class HomeReport:
             return ExitCode.CONFIG
         return ExitCode.PROBLEMS if self.errors() else ExitCode.OK
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, object]:
         return {"home": str(self.home), "profile": self.profile, "hermes": self.hermes.as_json(),
                 "would_start": self.would_start,
                 "refusal": self.refusal, "platforms": [row.as_json() for row in self.rows],
@@ -180,7 +180,7 @@ def _rows(effective: Effective, violations: list[gate.Violation], transports: di
     return rows
 
 
-def _shown_policy(spec: Spec, seen, side: str, environ: dict[str, str]) -> str | None:
+def _shown_policy(spec: Spec, seen: gate.Policies | None, side: str, environ: dict[str, str]) -> str | None:
     """The policy the platform's adapter applies: the gate reads an unset policy as pairing, but an
     adapter has its own default (Weixin groups: disabled, gateway/platforms/weixin.py)."""
     if seen is None:
@@ -191,7 +191,8 @@ def _shown_policy(spec: Spec, seen, side: str, environ: dict[str, str]) -> str |
     return policy_word(getattr(seen, side))
 
 
-def _access_words(spec: Spec, seen, opted: bool, environ: dict[str, str], open_unrefused: bool = False) -> str:
+def _access_words(spec: Spec, seen: gate.Policies | None, opted: bool, environ: dict[str, str],
+                  open_unrefused: bool = False) -> str:
     if spec.always_authorized:
         return "no per-user access control"
     if opted:

@@ -30,10 +30,18 @@ from __future__ import annotations
 import bisect
 import io
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from hermes_wizard.core.safetext import MASK, MIN_SCRUBBED, scrub  # noqa: F401  (scrub: re-exported)
+from hermes_wizard.core.safetext import MASK as MASK  # re-exported: the plan and faces mask with it
+from hermes_wizard.core.safetext import scrub as scrub  # re-exported
 from hermes_wizard.hermes.loader.catalog import SECRET_VALUED
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Collection
+
+    import yaml
+
+    from hermes_wizard.read.snapshot import Snapshot
 
 _SECRET_NAME = re.compile(r"(TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|_KEY|PRIVATE|CREDENTIAL|COOKIE)", re.I)
 _ENV_NAME = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_.]*)['\"]?\s*=")
@@ -84,7 +92,7 @@ def _names_on(text: str) -> set[str]:
     return {m.group(1) for m in _ENV_NAME.finditer(text)}
 
 
-def env_masks(text: str, secret_keys=()) -> tuple[dict[int, int], set[str]]:
+def env_masks(text: str, secret_keys: Collection[str] = ()) -> tuple[dict[int, int], set[str]]:
     """({line index: column from which to mask}, secret values) for a `.env` text.
 
     A secret binding's first line is masked after its first `=`, the lines its
@@ -97,7 +105,7 @@ def env_masks(text: str, secret_keys=()) -> tuple[dict[int, int], set[str]]:
         # Every name judged below is a piece of `text`: with no secret-looking piece anywhere there is
         # nothing to mask, and the dotenv parse (most of a check's masking time) is skipped.
         return {}, set()
-    secret = lambda name: name in secret_keys or is_secret_name(name)
+    secret: Callable[[str], bool] = lambda name: name in secret_keys or is_secret_name(name)
     keys = model_for(None).env_keys()  # glued lines split as the newest Hermes does: the widest mask
     lines = split_lines(text)
     spans: dict[int, int | None] = {}  # None: mask from the line's first `=`
@@ -167,11 +175,12 @@ def yaml_masks(text: str) -> tuple[dict[int, list[tuple[int, int]]], set[str]]:
     return spans, {v for v in values if v.strip()}
 
 
-def secret_scalars(root) -> list:
+def secret_scalars(root: yaml.Node | None) -> list[yaml.ScalarNode]:
     """Every scalar node under a secret-looking key, at any depth (shared nodes visited once)."""
     import yaml
 
-    found, seen = [], set()
+    found: list[yaml.ScalarNode] = []
+    seen: set[tuple[int, bool]] = set()
     stack: list[tuple[Any, bool, tuple[str, ...]]] = [(root, False, ())]
     while stack:
         node, under_secret, path = stack.pop()
@@ -201,7 +210,7 @@ _KEYRING_REFS = ("secrets", "wizard_keyring", "env")
 
 # ---- values anywhere --------------------------------------------------------------------------------------
 
-def secret_values(snapshot) -> set[str]:
+def secret_values(snapshot: Snapshot) -> set[str]:
     """The secret values a snapshot holds (.env files, config.yaml, the OS keyring), for `scrub`."""
     values: set[str] = set()
     for env in (snapshot.env, getattr(snapshot, "op_env", None), getattr(snapshot, "managed_env", None)):

@@ -5,9 +5,14 @@ Contract: pure lookups over a Snapshot; never returns a secret value.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from hermes_wizard.hermes.loader.catalog import Spec, platform_value
 from hermes_wizard.hermes.loader.yamlfile import lookup
 from hermes_wizard.read.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from hermes_wizard.core.shapes import Parsed
 
 
 def env_source(snapshot: Snapshot, key: str) -> str:
@@ -22,7 +27,7 @@ def env_source(snapshot: Snapshot, key: str) -> str:
     return key
 
 
-def yaml_paths(name: str, key: str, data: dict | None = None) -> list[tuple[str, ...]]:
+def yaml_paths(name: str, key: str, data: Parsed | None = None) -> list[tuple[str, ...]]:
     """Every YAML place a platform key can live, highest precedence first; with the
     document's `data`, also under odd spellings of the platform key that Hermes folds
     to `name` (`platforms: {WEIXIN: ...}`)."""
@@ -36,7 +41,7 @@ def yaml_paths(name: str, key: str, data: dict | None = None) -> list[tuple[str,
     return paths
 
 
-def platform_blocks(data: dict, name: str) -> list[tuple[str, ...]]:
+def platform_blocks(data: Parsed, name: str) -> list[tuple[str, ...]]:
     """Every YAML block that configures `name` — the top-level one and any spelling under
     `platforms`/`gateway.platforms` that Hermes folds to it (the later one wins) — else
     `platforms.<name>`, where a new setting belongs."""

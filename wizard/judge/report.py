@@ -10,10 +10,16 @@ control or bidi character in a file is printed as an escape, never obeyed.
 from __future__ import annotations
 
 import textwrap
+from typing import TYPE_CHECKING
 
 from hermes_wizard.core.kinds import Severity, Verdict
 from hermes_wizard.core.safetext import visible
 from hermes_wizard.judge.engine import HomeReport, PlatformRow
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from hermes_wizard.judge.checks import Finding
 
 WIDTH = 100
 
@@ -43,7 +49,7 @@ def render_text(report: HomeReport) -> str:
         agreement = "" if told.failure or any(f.code in ("HW160", "HW161") for f in report.findings) else (
             " — hermes-wizard agrees")
         out.append(f"Hermes itself, asked on a copy of the home: {visible(told.verdict())}{agreement}")
-    by_platform: dict[str | None, list] = {}
+    by_platform: dict[str | None, list[Finding]] = {}
     for finding in report.findings:
         by_platform.setdefault(finding.platform, []).append(finding)
     # Refusing platforms first, in the order Hermes meets them (the one it names first), then the rest.
@@ -70,7 +76,7 @@ def render_text(report: HomeReport) -> str:
     return "\n".join(out)
 
 
-def _finding_lines(found) -> list[str]:
+def _finding_lines(found: Iterable[Finding]) -> list[str]:
     lines = []
     for finding in found:
         lines.extend(_wrap(f"{finding.severity.glyph} {finding.code} {finding.name}: {visible(finding.message)}",

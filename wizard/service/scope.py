@@ -8,6 +8,11 @@ from __future__ import annotations
 import os
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from hermes_wizard.service.common import Unit
+    from hermes_wizard.service.loop import Evidence
 
 _scope: dict = {"unit": None, "runner": None, "root": None, "user_home": None}
 _cache: dict = {}
@@ -28,7 +33,7 @@ def runner():
     return _scope["runner"]
 
 
-def named_unit():
+def named_unit() -> Unit | None:
     """The `--unit PATH` unit, read once."""
     from hermes_wizard.service import units as units_mod  # lazy: the scope is set before any unit is read
 
@@ -39,7 +44,7 @@ def named_unit():
     return _cache["named"]
 
 
-def installed() -> list:
+def installed() -> list[Unit]:
     from hermes_wizard.service import units as units_mod  # lazy: the scope is set before any unit is read
 
     if "installed" not in _cache:
@@ -83,7 +88,7 @@ def _as_planned(units: list) -> list:
             if u.manager == "systemd" and os.fspath(u.path) in planned else u for u in units]
 
 
-def relevant(home: Path, profile: str = "default") -> tuple[list, list]:
+def relevant(home: Path, profile: str = "default") -> tuple[list[Unit], list[Unit]]:
     """(units that run `home`, units that should but run another home).
 
     With `--unit`, only that unit counts.  Otherwise a unit elsewhere is reported only when
@@ -113,7 +118,7 @@ def _s6(profile: str) -> str:
     return f"gateway-{profile or 'default'}"
 
 
-def evidence(unit):
+def evidence(unit: Unit) -> Evidence | None:
     """Loop evidence for a systemd unit when a Runner is configured, else None (cached)."""
     if _scope["runner"] is None or _scope["runner"].dry_run or unit.manager != "systemd" or _cache.get("held"):
         return None  # a dry run runs no command, queries included

@@ -34,7 +34,7 @@ class Finding:
     message: str
     fix: str = ""
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, object]:
         return {"code": self.code, "name": self.name, "severity": self.severity, "platform": self.platform,
                 "message": self.message, "fix": self.fix}
 
@@ -86,10 +86,12 @@ class Context:
 
 
 REGISTRY: dict[str, Check] = {}
+CheckRun = Callable[[Context], Iterable[Hit]]  # a check: what it finds in one judged home
 
 
-def check(code: str, name: str, severity: str, summary: str, *, what: str, why: str, fix: str):
-    def register(fn: Callable[[Context], Iterable[Hit]]):
+def check(code: str, name: str, severity: str, summary: str, *, what: str, why: str,
+          fix: str) -> Callable[[CheckRun], CheckRun]:
+    def register(fn: CheckRun) -> CheckRun:
         if code in REGISTRY:
             raise RuntimeError(f"check code {code} registered twice")
         REGISTRY[code] = Check(code, name, Severity(severity), summary, what.strip(), why.strip(), fix.strip(), fn)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from hermes_wizard.hermes.loader.envrules import ALLOW_ALL_TRUE, TRUTHY
 from hermes_wizard.hermes.loader.gate import opted_in, policies
 from hermes_wizard.hermes.versions import FIRST_REFUSING_NAME
@@ -22,7 +24,7 @@ other platform (your working Telegram bot) goes down with it. Only the first suc
        fix="""Pick one: set the policy to pairing (recommended: strangers get a code you approve), to allowlist
 (only listed IDs), or keep it open deliberately with <PLATFORM>_ALLOW_ALL_USERS=true. `hermes-wizard doctor`
 applies pairing by default.""")
-def open_policy_without_opt_in(ctx: Context):
+def open_policy_without_opt_in(ctx: Context) -> Iterable[Hit]:
     platforms = ctx.model.platforms()
     for index, violation in enumerate(ctx.violations):
         state = ctx.effective.platforms[violation.platform]
@@ -49,7 +51,7 @@ def open_policy_without_opt_in(ctx: Context):
        why="""You meant to opt in, but Hermes treats the platform as not opted in: an open policy then refuses
 to start, and otherwise strangers are not let in as you intended.""",
        fix="""Write the value as true (hermes-wizard doctor --fix does this), or remove the line.""")
-def allow_all_spelling(ctx: Context):
+def allow_all_spelling(ctx: Context) -> Iterable[Hit]:
     platforms = ctx.model.platforms()
     names: dict[str, str | None] = {"GATEWAY_ALLOW_ALL_USERS": None}
     names.update({spec.allow_all_env: spec.name for spec in platforms.values() if spec.allow_all_env})
@@ -70,7 +72,7 @@ does not look at allowlists, so this passes silently.""",
        why="""Anyone who can message the bot talks to your agent, which runs terminal, file and code tools on
 this machine as you.""",
        fix="""Replace '*' with the IDs of the people you trust, or use pairing.""")
-def wildcard_allowlist(ctx: Context):
+def wildcard_allowlist(ctx: Context) -> Iterable[Hit]:
     platforms = ctx.model.platforms()
     env = ctx.effective.environ
     for spec in platforms.values():
@@ -102,7 +104,7 @@ def wildcard_allowlist(ctx: Context):
        why="""Enabling a new platform later silently opens it to everyone too.""",
        fix="""Remove GATEWAY_ALLOW_ALL_USERS; opt in per platform with <PLATFORM>_ALLOW_ALL_USERS=true where you
 really want open access.""")
-def global_allow_all(ctx: Context):
+def global_allow_all(ctx: Context) -> Iterable[Hit]:
     platforms = ctx.model.platforms()
     env = ctx.effective.environ
     if env.get("GATEWAY_ALLOW_ALL_USERS", "").lower() not in ALLOW_ALL_TRUE:
@@ -124,7 +126,7 @@ def global_allow_all(ctx: Context):
 weixin, whatsapp, wecom, qqbot and yuanbao. WhatsApp Cloud even defaults to 'open'.""",
        why="""Nothing stops or warns: strangers reach the agent.""",
        fix="""Set an allowlist (WHATSAPP_CLOUD_ALLOWED_USERS / FEISHU_ALLOWED_USERS) or a closed policy.""")
-def open_outside_gate(ctx: Context):
+def open_outside_gate(ctx: Context) -> Iterable[Hit]:
     platforms = ctx.model.platforms()
     env = ctx.effective.environ
     for name, spec in platforms.items():
@@ -149,7 +151,7 @@ def open_outside_gate(ctx: Context):
 approves it on this machine. Codes expire after one hour.""",
        why="""A new setup looks broken ('the bot doesn't answer') when it is waiting for your approval.""",
        fix="""Message the bot, then run `hermes pairing approve <platform> <CODE>` with the code it replies.""")
-def pairing_only(ctx: Context):
+def pairing_only(ctx: Context) -> Iterable[Hit]:
     platforms = ctx.model.platforms()
     from hermes_wizard.hermes.loader.credentials import approved_users
     from hermes_wizard.judge.checks.reach import nobody_waiting
@@ -182,7 +184,7 @@ dm_policy=allowlist and no allow_from it drops every DM before the gateway's WHA
        why="""Nobody, not even you, gets an answer.""",
        fix="""Use dm_policy pairing with WHATSAPP_ALLOWED_USERS, or put the numbers in whatsapp.allow_from in
 config.yaml.""")
-def whatsapp_allowlist_unread(ctx: Context):
+def whatsapp_allowlist_unread(ctx: Context) -> Iterable[Hit]:
     platforms = ctx.model.platforms()
     for name, spec in platforms.items():  # WhatsApp's adapter, in the modelled versions
         state, key = ctx.effective.platforms.get(name), spec.adapter_allowlist_key
@@ -204,7 +206,7 @@ def whatsapp_allowlist_unread(ctx: Context):
 digits with country code, and so on.""",
        why="""A username where an ID belongs matches nobody: the person you meant is locked out.""",
        fix="""Replace the entry with the platform's ID (see `hermes-wizard explain HW108`).""")
-def allowlist_id_format(ctx: Context):
+def allowlist_id_format(ctx: Context) -> Iterable[Hit]:
     platforms = ctx.model.platforms()
     env = ctx.effective.environ
     for spec in platforms.values():
@@ -225,7 +227,7 @@ def allowlist_id_format(ctx: Context):
 talk to the agent — in self-chat mode that is you, in bot mode it is the bot.""",
        why="""Usually a mix-up: the number you meant to allow is your personal one, not the bot's.""",
        fix="""Put your personal number in the allowlist instead of the bot's.""")
-def allowlist_has_bot(ctx: Context):
+def allowlist_has_bot(ctx: Context) -> Iterable[Hit]:
     transport = ctx.transports.get("whatsapp")
     if transport is None or not transport.owner:
         return
@@ -243,7 +245,7 @@ def allowlist_has_bot(ctx: Context):
        what="""<PLATFORM>_ALLOW_ALL_USERS=true authorizes every sender on that platform, whatever its policy.""",
        why="""Everyone who can reach the bot runs your agent's tools (terminal, files, code) on this machine.""",
        fix="""If that is not what you want: remove the opt-in and use pairing or an allowlist.""")
-def platform_allow_all(ctx: Context):
+def platform_allow_all(ctx: Context) -> Iterable[Hit]:
     platforms = ctx.model.platforms()
     env = ctx.effective.environ
     for name, state in ctx.effective.platforms.items():

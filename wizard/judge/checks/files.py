@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 
 from hermes_wizard.hermes.loader.catalog import ALIASES, KNOWN_NAMES
 from hermes_wizard.hermes.loader.yamlfile import lookup
@@ -17,7 +18,7 @@ SECRET_KEYS = re.compile(r"(token|secret|password|api_key|apikey|access_key|priv
        why="""Hermes cannot load its credentials and policies from it; the gateway starts without them or hangs
 (a FIFO blocks Hermes's reader).""",
        fix="""Replace it with a regular file (mode 0600) holding KEY=VALUE lines.""")
-def env_unreadable(ctx: Context):
+def env_unreadable(ctx: Context) -> Iterable[Hit]:
     for env in (ctx.snapshot.env, ctx.snapshot.op_env):
         if env.blocks_start and env.blocks_fix:
             continue  # Hermes reads it and crashes: HW021 says so
@@ -32,7 +33,7 @@ def env_unreadable(ctx: Context):
        what="""python-dotenv (what Hermes uses) skips lines it cannot parse, such as an unterminated quote.""",
        why="""A setting you believe is active is silently ignored.""",
        fix="""Fix the quoting on the named lines.""")
-def env_invalid_lines(ctx: Context):
+def env_invalid_lines(ctx: Context) -> Iterable[Hit]:
     lines = ctx.snapshot.env.invalid_lines
     if lines:
         shown = ", ".join(map(str, lines[:8])) + (" …" if len(lines) > 8 else "")
@@ -45,7 +46,7 @@ def env_invalid_lines(ctx: Context):
        what="""python-dotenv keeps the last assignment of a key.""",
        why="""Editing the first occurrence has no effect, a classic source of "I changed it and nothing happened".""",
        fix="""Delete all but one assignment.""")
-def env_duplicate_key(ctx: Context):
+def env_duplicate_key(ctx: Context) -> Iterable[Hit]:
     for key, lines in ctx.snapshot.env.duplicates.items():
         yield Hit(None, f"{key} is set on .env lines {', '.join(map(str, lines))}; line {lines[-1]} wins.",
                   f"keep one {key} line")
@@ -56,7 +57,7 @@ def env_duplicate_key(ctx: Context):
 first key's name starts with an invisible U+FEFF character.""",
        why="""That first setting is never seen under its real name.""",
        fix="""Save .env as UTF-8 without BOM.""")
-def env_bom(ctx: Context):
+def env_bom(ctx: Context) -> Iterable[Hit]:
     if ctx.snapshot.env.bom_key:
         yield Hit(None, f"the first key, {ctx.snapshot.env.bom_key}, is invisible to Hermes (UTF-8 BOM).",
                   "save .env as UTF-8 without BOM")
@@ -68,7 +69,7 @@ to UTF-8 (gateway/run.py imports env_loader, which writes the file).""",
        why="""Comments with trailing spaces, indentation and the encoding change under you; tools that
 compare the file see it modified.""",
        fix="""Nothing is wrong; save the file as clean UTF-8 without leading or trailing spaces to avoid it.""")
-def env_rewritten(ctx: Context):
+def env_rewritten(ctx: Context) -> Iterable[Hit]:
     env = ctx.snapshot.env
     if env.sanitizer_rewrites or env.encoding not in ("utf-8", "utf-32"):  # 0.19 leaves UTF-32 as it is
         detail = f" (read as {env.encoding})" if env.encoding != "utf-8" else ""
@@ -82,7 +83,7 @@ def env_rewritten(ctx: Context):
        what="""Hermes writes .env with mode 0600; hand-made files are often 0644.""",
        why="""Every bot token and API key in it can be read by other users of this machine.""",
        fix="""chmod 600 ~/.hermes/.env (doctor --fix does this).""")
-def env_permissions(ctx: Context):
+def env_permissions(ctx: Context) -> Iterable[Hit]:
     env = ctx.snapshot.env
     if env.exists and env.error is None and env.mode is not None and env.mode & 0o077:
         yield Hit(None, f".env has mode {env.mode:04o}: readable beyond its owner.", f"chmod 600 {env.path}")
@@ -97,7 +98,7 @@ gateway.json values only (gateway/config.py:1617).""",
        why="""Every platform setting in config.yaml — policies, enabled flags, allowlists — is ignored while
 the gateway looks healthy.""",
        fix="""Fix the syntax at the line and column shown.""")
-def yaml_syntax(ctx: Context):
+def yaml_syntax(ctx: Context) -> Iterable[Hit]:
     error = ctx.snapshot.yaml.error
     if error is not None:
         where = f" at {error.where()}" if error.line else ""
@@ -127,7 +128,7 @@ config.yaml alias inside its own anchor (the runner's ${VAR} expansion recurses)
 exits 78 and `check --gate` stops the start, as for a refusal.""",
        fix="""Correct or remove the value named (home_channel needs platform and chat_id; quote tokens);
 `doctor --fix` removes a gateway.json value Hermes crashes on.""")
-def loader_crash(ctx: Context):
+def loader_crash(ctx: Context) -> Iterable[Hit]:
     unreadable = [env for env in (ctx.snapshot.env, ctx.snapshot.op_env) if env.blocks_start and not env.blocks_fix]
     if ctx.effective.crash and not unreadable:  # an unreadable .env is HW010's
         yield Hit(None, f"the gateway crashes at start: {ctx.effective.crash}.",
@@ -142,7 +143,7 @@ MAX_UNKNOWN_KEYS_NAMED = 50
 `qqbot:`, for instance.""",
        why="""Everything under that key — enabled, policies, allowlists — has no effect.""",
        fix="""Rename the key to Hermes's platform name.""")
-def unknown_platform_key(ctx: Context):
+def unknown_platform_key(ctx: Context) -> Iterable[Hit]:
     platforms = ctx.model.platforms()
     data = ctx.snapshot.yaml.mapping()
     sources = [("platforms",), ("gateway", "platforms")]
@@ -172,7 +173,7 @@ def unknown_platform_key(ctx: Context):
        why="""Tokens in config.yaml leak. Hermes also never expands ${VAR} in the gateway's YAML, so a
 `${TOKEN}` placeholder is used literally.""",
        fix="""Move the value to the platform's variable in .env and delete it from config.yaml.""")
-def secret_in_yaml(ctx: Context):
+def secret_in_yaml(ctx: Context) -> Iterable[Hit]:
     platforms = ctx.model.platforms()
     data = ctx.snapshot.yaml.mapping()
     for root in (("platforms",), ("gateway", "platforms"), ()):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Iterable
 from typing import Any
 
 from hermes_wizard.judge.checks import Context, Hit, check
@@ -51,7 +52,7 @@ config.yaml; the authorizer reads WHATSAPP_ALLOWED_USERS).""",
        why="""The people you listed get "Unauthorized user" (or silence) while you think they are allowed.""",
        fix="""Put user IDs in <PLATFORM>_ALLOWED_USERS (or <platform>.allow_from in config.yaml); for Telegram
 groups, chat IDs go in TELEGRAM_GROUP_ALLOWED_CHATS. `hermes-wizard access PLATFORM ID` tells who gets in.""")
-def allowlist_key_unread(ctx: Context):
+def allowlist_key_unread(ctx: Context) -> Iterable[Hit]:
     platforms, env = ctx.effective.platforms, ctx.effective.environ
     telegram = platforms.get("telegram")
     if telegram is not None and telegram.enabled and isinstance(telegram.extra, dict):
@@ -85,7 +86,7 @@ sending pairing codes to strangers (unauthorized DMs are ignored), so nobody can
        why="""The bot stays silent for everyone, you included, and the log says "Unauthorized user".""",
        fix="""Replace the entries with numeric user IDs (message @userinfobot to learn yours), or remove the
 variable and use pairing.""")
-def allowlist_admits_nobody(ctx: Context):
+def allowlist_admits_nobody(ctx: Context) -> Iterable[Hit]:
     state, env = ctx.effective.platforms.get("telegram"), ctx.effective.environ
     if state is None or not state.enabled:
         return
@@ -113,7 +114,7 @@ pairing store and no code is pending.""",
 you pair yourself.""",
        fix="""Message the bot from your own account, then run `hermes pairing approve <platform> <CODE>` with the
 code it replies (`hermes-wizard access` shows waiting requests).""")
-def pairing_nobody_waiting(ctx: Context):
+def pairing_nobody_waiting(ctx: Context) -> Iterable[Hit]:
     for name in nobody_waiting(ctx):
         yield Hit(name, "nobody is paired and no one has asked for a code: only a paired sender gets an answer.",
                   f"message the bot, then: hermes pairing approve {name} <CODE>")

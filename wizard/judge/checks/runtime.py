@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 
 from hermes_wizard.judge.checks import Context, Hit, check
 
@@ -14,7 +15,7 @@ start (the last 40). Starts seconds apart mean a supervisor is restarting a gate
        why="""Each start costs a full gateway boot (~1.2 s, ~90 MiB); every platform, healthy ones included, is
 down the whole time.""",
        fix="""Fix the reason named (usually `hermes-wizard doctor`), then restart the service once.""")
-def restart_loop(ctx: Context):
+def restart_loop(ctx: Context) -> Iterable[Hit]:
     state = ctx.snapshot.runtime_state
     data = state.data if isinstance(state.data, dict) else {}
     starts = sorted(ctx.snapshot.starts_log.starts)
@@ -54,7 +55,7 @@ def _burst(starts: list[float]) -> int:
        what="""These files are written by the gateway; corruption usually means a crash mid-write.""",
        why="""Restart-loop evidence cannot be read.""",
        fix="""Delete the file; the gateway recreates it at its next start.""")
-def runtime_unreadable(ctx: Context):
+def runtime_unreadable(ctx: Context) -> Iterable[Hit]:
     state = ctx.snapshot.runtime_state
     if state.exists and state.error:
         yield Hit(None, f"gateway_state.json {state.error}.", f"rm {state.path}")

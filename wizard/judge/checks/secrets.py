@@ -4,6 +4,8 @@ HW505 guards the rule that an entry belongs to its home (wizard/core/keyring_sto
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from hermes_wizard.core.keyring_store import PLUGIN_NAME, SOURCE_NAME
 from hermes_wizard.judge.checks import Context, Hit, check
 
@@ -22,7 +24,7 @@ that holds it. The entry was looked up in the keyring of the user running this c
 gets no credential (Hermes disables it, or it cannot connect).""",
        fix=f"""Put the value back in `.env` and run `{MIGRATE}` (it stores it and removes it from `.env`),
 or remove the mapping. Check as the user the gateway runs as: each user has their own keyring.""")
-def keyring_entry_missing(ctx: Context):
+def keyring_entry_missing(ctx: Context) -> Iterable[Hit]:
     kept = ctx.snapshot.keyring
     if kept is None:
         return
@@ -42,7 +44,7 @@ Hermes's own Python, listed in `plugins.enabled`, not in `plugins.disabled`, wit
 credentials.""",
        fix=f"""Install the plugin into Hermes's venv (`<hermes venv>/bin/pip install hermes-wizard`), then
 `hermes plugins enable {PLUGIN_NAME}`; or move the secrets back: `hermes-wizard secrets migrate --to env`.""")
-def keyring_source_inactive(ctx: Context):
+def keyring_source_inactive(ctx: Context) -> Iterable[Hit]:
     kept = ctx.snapshot.keyring
     if kept is None or not kept.refs.mapped:
         return
@@ -68,7 +70,7 @@ locked).""",
 either, its platforms get no credentials.""",
        fix="""Run the check in the session the gateway runs in (a desktop login, or a user service with an
 unlocked keyring), or keep the secrets in `.env` (mode 0600): `hermes-wizard secrets migrate --to env`.""")
-def keyring_unreadable(ctx: Context):
+def keyring_unreadable(ctx: Context) -> Iterable[Hit]:
     kept = ctx.snapshot.keyring
     if kept is not None and kept.unreadable:
         yield Hit(None, f"{kept.unreadable}; {', '.join(sorted(kept.refs.mapped))} judged as present.",
@@ -81,7 +83,7 @@ def keyring_unreadable(ctx: Context):
 gateway re-reads `.env` on every turn.""",
        why="""The keyring entry is never used, and the secret still sits in plaintext in `.env`.""",
        fix=f"""`{MIGRATE}` stores the `.env` value in the keyring and removes the line.""")
-def secret_in_env_and_keyring(ctx: Context):
+def secret_in_env_and_keyring(ctx: Context) -> Iterable[Hit]:
     kept = ctx.snapshot.keyring
     for variable in sorted(kept.refs.mapped if kept else ()):
         if ctx.snapshot.env.values.get(variable):
@@ -101,7 +103,7 @@ hermes-wizard's source in Hermes skips it (the variable stays unset), `check` do
 `secrets migrate` and `undo` do not touch it.""",
        fix=f"""Map the variable to this home's own entry (the finding names its exact username), or put the value
 in `.env` and run `{MIGRATE}`, which stores it under this home's entry and rewrites the mapping.""")
-def keyring_entry_of_another_home(ctx: Context):
+def keyring_entry_of_another_home(ctx: Context) -> Iterable[Hit]:
     from hermes_wizard.core.keyring_store import entry_for
 
     kept = ctx.snapshot.keyring

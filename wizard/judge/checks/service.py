@@ -8,13 +8,18 @@ HERMES_HOME/--profile resolve to this home, or the one named with `--unit PATH`.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hermes_wizard.judge.checks import Context, Hit, check
 from hermes_wizard.service import scope as service
 
+if TYPE_CHECKING:
+    from hermes_wizard.service.common import Unit
 
-def _version(unit) -> str:
+
+def _version(unit: Unit) -> str:
     """Hermes's version from the dist-info beside the interpreter the unit starts ("" if unknown)."""
     if not unit.python or "/" not in unit.python:
         return ""
@@ -30,7 +35,7 @@ def _version(unit) -> str:
     return ""
 
 
-def stop_loop_command(home, profile: str, starts: bool = False) -> str:
+def stop_loop_command(home: Path, profile: str, starts: bool = False) -> str:
     """The one command that stops a restart loop of `home` (every loop finding's fix names it): repair the
     files, add the gate where the unit restarts a refusal without one, restart the service and watch it.
     `starts`: the files already pass, so without a systemd unit only a start is left to do."""
@@ -45,7 +50,7 @@ def stop_loop_command(home, profile: str, starts: bool = False) -> str:
                                                             else "")
 
 
-def _where(unit) -> str:
+def _where(unit: Unit) -> str:
     return f"{unit.name} ({unit.label}, {unit.path})"
 
 
@@ -67,7 +72,7 @@ since 243, NEWS "CHANGES WITH 243"; a start skipped by it is not restarted under
 systemd it writes hermes-wizard-restart.conf with Restart=on-failure instead (the 0-exit refusal is then
 not restarted; crashes still are). A missing or broken hermes-wizard never blocks a start. launchd and
 s6: stop the service, repair, start it once (the fix line gives the commands).""")
-def restarts_refusal(ctx: Context):
+def restarts_refusal(ctx: Context) -> Iterable[Hit]:
     serving, _ = service.relevant(ctx.home, ctx.snapshot.profile)
     refusing = bool(ctx.violations)
     now = "Hermes refuses to start now, and " if refusing else ""
@@ -102,7 +107,7 @@ every platform failing for good. Its unit says RestartPreventExitStatus=78 and i
        why="""Without it, a fatal configuration error is retried every few seconds, forever.""",
        fix="""Either hermes-wizard drop-in (`hermes-wizard doctor --install-gate`) adds RestartPreventExitStatus=78.
 For s6, restore Hermes's finish script (`hermes gateway install` in the container).""")
-def restarts_fatal(ctx: Context):
+def restarts_fatal(ctx: Context) -> Iterable[Hit]:
     serving, _ = service.relevant(ctx.home, ctx.snapshot.profile)
     for unit in serving:
         if unit.error or unit.prevents_78 or unit.manager == "launchd" or unit.restart == "no":
@@ -121,7 +126,7 @@ or the one given with --unit, starts the gateway with another HERMES_HOME or --p
 home looks healthy.""",
        fix="""Check and repair the home the service runs (`hermes-wizard doctor --home <its home>`), or
 reinstall the service from this home (`hermes gateway install`).""")
-def runs_other_home(ctx: Context):
+def runs_other_home(ctx: Context) -> Iterable[Hit]:
     _, elsewhere = service.relevant(ctx.home, ctx.snapshot.profile)
     for unit in elsewhere:
         if unit.error:
@@ -141,7 +146,7 @@ gateway_state.json. Asked only by `doctor` and `check --service`: plain `check` 
 of why the gateway does not start.""",
        fix="""`hermes-wizard doctor --fix --install-gate --restart`: stops the loop, repairs the home, installs
 the gate, restarts once and confirms the gateway stayed up.""")
-def restart_loop(ctx: Context):
+def restart_loop(ctx: Context) -> Iterable[Hit]:
     serving, _ = service.relevant(ctx.home, ctx.snapshot.profile)
     for unit in serving:
         evidence = service.evidence(unit)
@@ -163,7 +168,7 @@ def restart_loop(ctx: Context):
 uninstalled, venv rebuilt), or judges another home than the unit runs.""",
        why="""By design a missing wizard lets every start through, so the loop protection is silently off.""",
        fix="""`hermes-wizard doctor --install-gate` rewrites the drop-in for this wizard and the unit's home.""")
-def gate_stale(ctx: Context):
+def gate_stale(ctx: Context) -> Iterable[Hit]:
     serving, _ = service.relevant(ctx.home, ctx.snapshot.profile)
     for unit in serving:
         gate = unit.gate
@@ -172,6 +177,7 @@ def gate_stale(ctx: Context):
         if not gate.wizard or not (os.path.isfile(gate.wizard) and os.access(gate.wizard, os.X_OK)):
             yield Hit(None, f"{gate.path} runs {gate.wizard or 'an unreadable command'}, which is not an "
                       "executable file: every start passes unchecked.", "hermes-wizard doctor --install-gate")
-        elif not gate.home or os.path.realpath(gate.home) != os.path.realpath(unit.home):
+        # (a serving unit runs this home: its home is never None here)
+        elif not gate.home or unit.home is None or os.path.realpath(gate.home) != os.path.realpath(unit.home):
             yield Hit(None, f"{gate.path} judges the home {gate.home}, but {unit.name} runs {unit.home}.",
                       "hermes-wizard doctor --install-gate")

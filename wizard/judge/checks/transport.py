@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from hermes_wizard.judge.checks import Context, Hit, check
 from hermes_wizard.judge.provenance import env_source
 
@@ -15,7 +17,7 @@ with a non-retryable error.""",
 down. If it is the only platform, Hermes exits with code 78.""",
        fix="""Pair or log in again (`hermes whatsapp`, Weixin QR login in `hermes gateway setup`), or disable the
 platform (doctor --fix disables it without deleting credentials).""")
-def dead_transport(ctx: Context):
+def dead_transport(ctx: Context) -> Iterable[Hit]:
     for name, transport in ctx.transports.items():
         if transport.dead:
             command = {"whatsapp": "run `hermes whatsapp` to pair (scan the QR code), or WHATSAPP_ENABLED=false",
@@ -31,7 +33,7 @@ WhatsApp is re-enabled by the plugin pass when any whatsapp setting is in YAML."
        why="""You think the platform is off; it runs, and its policy counts for the startup gate.""",
        fix="""Comment out or remove the platform's credentials in .env (doctor --fix comments them with a marker
 it can restore).""")
-def enabled_despite_false(ctx: Context):
+def enabled_despite_false(ctx: Context) -> Iterable[Hit]:
     platforms = ctx.model.platforms()
     for name, raw in ctx.effective.yaml_explicit.items():
         state = ctx.effective.platforms.get(name)
@@ -53,7 +55,7 @@ def enabled_despite_false(ctx: Context):
 token is shorter than 4 characters or a known placeholder (gateway/config.py:1671).""",
        why="""The platform silently does not start.""",
        fix="""Put the real token in .env.""")
-def placeholder_token(ctx: Context):
+def placeholder_token(ctx: Context) -> Iterable[Hit]:
     for name, env_name in ctx.effective.placeholder_disabled.items():
         yield Hit(name, f"{env_name} is a placeholder; Hermes will NOT start {name}.", f"set a real {env_name}")
 
@@ -64,7 +66,7 @@ def placeholder_token(ctx: Context):
 Mattermost URL, Slack app token, Twilio auth token, ...).""",
        why="""The adapter fails at connect time; the rest of the gateway runs without it.""",
        fix="""Add the missing variables to .env.""")
-def missing_credentials(ctx: Context):
+def missing_credentials(ctx: Context) -> Iterable[Hit]:
     platforms = ctx.model.platforms()
     for name, state in ctx.effective.platforms.items():
         spec = platforms.get(name)
@@ -86,7 +88,7 @@ def missing_credentials(ctx: Context):
 (python-telegram-bot, discord.py, slack-bolt, aiohttp, ...) in Hermes's own environment.""",
        why="""The platform is configured but never starts, with nothing but a debug log line.""",
        fix="""Install Hermes's messaging extras into its venv: pip install 'hermes-agent[messaging]'.""")
-def sdk_missing(ctx: Context):
+def sdk_missing(ctx: Context) -> Iterable[Hit]:
     platforms = ctx.model.platforms()
     from hermes_wizard.hermes.loader.plugins import SDK_MODULES
 

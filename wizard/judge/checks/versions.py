@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from hermes_wizard.hermes.versions import FIRST_REFUSING_NAME, NEWEST
 from hermes_wizard.judge.checks import Context, Hit, check
 
@@ -20,7 +22,7 @@ pairing, an allowlist, or open to everyone on purpose.""",
        fix=f"""Before upgrading, choose pairing (recommended), an allowlist, or keep it open on purpose with the
 platform's *_ALLOW_ALL_USERS=true. `hermes-wizard check --target {NEWEST}` shows the home as the new version will
 judge it; `hermes-wizard doctor --target {NEWEST} --fix` repairs it for that version.""")
-def refusal_after_upgrade(ctx: Context):
+def refusal_after_upgrade(ctx: Context) -> Iterable[Hit]:
     target = NEWEST
     for violation in ctx.upgrade_violations:
         sides = " and ".join(violation.open_sides())
@@ -39,7 +41,7 @@ Its verdict (would it start, which platform it names, which platforms it enables
 (often a newer Hermes that changed a rule). Trust Hermes's verdict until hermes-wizard is fixed.""",
        fix="""Act on Hermes's verdict, and report the difference to hermes-wizard with the output of
 `hermes-wizard check --verify --format json` (secrets are not in it).""")
-def hermes_disagrees(ctx: Context):
+def hermes_disagrees(ctx: Context) -> Iterable[Hit]:
     told = ctx.hermes_answer
     if told is None or told.failure or (told.would_start is None and not told.error):
         return
@@ -68,7 +70,7 @@ def hermes_disagrees(ctx: Context):
 answer in time, or this Hermes has no startup rule that hermes-wizard knows how to call.""",
        why="""The verdict shown is hermes-wizard's model alone, not confirmed by Hermes itself.""",
        fix="""Name Hermes's interpreter with --hermes-python PATH (e.g. ~/.hermes/hermes-agent/venv/bin/python).""")
-def hermes_not_asked(ctx: Context):
+def hermes_not_asked(ctx: Context) -> Iterable[Hit]:
     told = ctx.hermes_answer
     if told is not None and (told.failure or (told.would_start is None and not told.error)):
         yield Hit(None, f"Hermes was not asked: {told.verdict()}.", "--hermes-python PATH")
