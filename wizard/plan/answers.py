@@ -13,6 +13,7 @@ Contract: pure; nothing here writes.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from hermes_wizard.hermes.loader.catalog import PLATFORMS
 from hermes_wizard.hermes.loader.envrules import ALLOW_ALL_TRUE
@@ -20,6 +21,9 @@ from hermes_wizard.hermes.loader.yamlfile import lookup
 from hermes_wizard.judge.provenance import platform_blocks, yaml_paths
 from hermes_wizard.plan.actions import ChangeAction
 from hermes_wizard.plan.changes import ENV, YAML, Change, Plan, is_secret_name, planned_contents
+
+if TYPE_CHECKING:
+    from hermes_wizard.judge.engine import HomeReport
 
 ACCESS_MODES = ("pairing", "allowlist", "open", "disabled")
 GROUP_POLICIES = ("open", "allowlist", "pairing", "disabled")  # the five gated platforms' adapters
@@ -102,13 +106,13 @@ def split_ids(text: str) -> list[str]:
     return [part.strip() for part in re.split(r"[,\s]+", text) if part.strip()]
 
 
-def _env(report, key: str, value: str, platform: str, reason: str) -> Change:
+def _env(report: HomeReport, key: str, value: str, platform: str, reason: str) -> Change:
     entry = report.snapshot.env.entries.get(key)
     return Change(ENV, key, entry.value if entry else None, value, platform=platform, reason=reason,
                   secret=is_secret_name(key))
 
 
-def credential_changes(report, platform: str, values: dict[str, str]) -> list[Change]:
+def credential_changes(report: HomeReport, platform: str, values: dict[str, str]) -> list[Change]:
     changes = []
     for key, value in values.items():
         current = report.snapshot.env.values.get(key)
@@ -117,7 +121,7 @@ def credential_changes(report, platform: str, values: dict[str, str]) -> list[Ch
     return changes
 
 
-def policy_changes(report, platform: str, side: str, value: str) -> list[Change]:
+def policy_changes(report: HomeReport, platform: str, side: str, value: str) -> list[Change]:
     """Set a gated platform's dm/group policy everywhere Hermes might read it from."""
     spec = report.model.platforms()[platform]
     changes = []
@@ -137,7 +141,7 @@ def policy_changes(report, platform: str, side: str, value: str) -> list[Change]
     return [c for c in changes if c.before != c.after]
 
 
-def access_changes(report, platform: str, mode: str, ids: list[str] | tuple = ()) -> list[Change]:
+def access_changes(report: HomeReport, platform: str, mode: str, ids: list[str] | tuple[str, ...] = ()) -> list[Change]:
     """Changes that give `platform` the access `mode` (one of ACCESS_MODES)."""
     if mode not in ACCESS_MODES:
         raise ValueError(f"unknown access mode {mode!r}")
@@ -166,7 +170,7 @@ def access_changes(report, platform: str, mode: str, ids: list[str] | tuple = ()
     return [c for c in changes if c.before != c.after]
 
 
-def opt_in_changes(report, platform: str) -> list[Change]:
+def opt_in_changes(report: HomeReport, platform: str) -> list[Change]:
     """The platform's own allow-all set to true (what an open DM or group policy needs); never the global one."""
     allow_all = report.model.platforms()[platform].allow_all_env
     if not allow_all:
@@ -175,7 +179,7 @@ def opt_in_changes(report, platform: str) -> list[Change]:
     return [change] if change.before != change.after else []
 
 
-def enable_changes(report, platform: str, enabled: bool) -> list[Change]:
+def enable_changes(report: HomeReport, platform: str, enabled: bool) -> list[Change]:
     """Turn a platform on or off the way Hermes will honour (force-enabling credentials
     are commented out, reversibly, to turn one off)."""
     changes: list[Change] = []
@@ -198,11 +202,11 @@ def enable_changes(report, platform: str, enabled: bool) -> list[Change]:
     return [c for c in changes if c.action == ChangeAction.DISABLE or c.before != c.after]
 
 
-def build_plan(report, changes: list[Change]) -> Plan:
+def build_plan(report: HomeReport, changes: list[Change]) -> Plan:
     return Plan.of(report.home, changes)
 
 
-def preview(report, plan: Plan):
+def preview(report: HomeReport, plan: Plan) -> HomeReport:
     """The HomeReport Hermes's files would give once `plan` is applied."""
     from hermes_wizard.judge.engine import evaluate
 

@@ -18,12 +18,15 @@ from typing import TYPE_CHECKING
 from hermes_wizard.core.frozenmap import FrozenMap
 from hermes_wizard.core.homefs import ApplyError, fingerprint_in, read_in_home
 from hermes_wizard.hermes.models import model_for
-from hermes_wizard.judge.masking import MASK, is_secret_name  # noqa: F401  (re-exported: the faces import them from here)
+from hermes_wizard.judge.masking import MASK as MASK  # re-exported: faces import both from here
+from hermes_wizard.judge.masking import is_secret_name as is_secret_name
 from hermes_wizard.plan.actions import ChangeAction
 from hermes_wizard.plan.envedit import EnvEdit, apply_edits
 from hermes_wizard.plan.yamledit import append_value, set_value
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
     from hermes_wizard.hermes.model import Model
     from hermes_wizard.plan.keyring_steps import KeyringStep
     from hermes_wizard.plan.service_steps import ServiceStep
@@ -73,10 +76,10 @@ class Plan:
     def __bool__(self) -> bool:
         return bool(self.changes or self.service or self.keyring)
 
-    def with_service(self, steps) -> Plan:
+    def with_service(self, steps: Iterable[ServiceStep]) -> Plan:
         return Plan(self.home, self.fingerprints, self.changes, tuple(steps), self.keyring)
 
-    def with_keyring(self, steps) -> Plan:
+    def with_keyring(self, steps: Iterable[KeyringStep]) -> Plan:
         return Plan(self.home, self.fingerprints, self.changes, self.service, tuple(steps))
 
     def without_changes(self) -> Plan:
@@ -84,7 +87,7 @@ class Plan:
         return Plan(self.home, self.fingerprints, (), self.service)
 
     @classmethod
-    def of(cls, home: Path, changes) -> Plan:
+    def of(cls, home: Path, changes: Iterable[Change]) -> Plan:
         """A plan for `home` as its files are now; one Change per key (the last
         one's value, the first one's `before`)."""
         merged: dict[tuple[str, str], Change] = {}
@@ -187,7 +190,7 @@ def _is_utf32(raw: bytes) -> bool:
     return raw.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE))
 
 
-def _utf32_text(raw: bytes):
+def _utf32_text(raw: bytes) -> tuple[str, Callable[[str], bytes]]:
     """A UTF-32 `.env`'s text, for converting it to UTF-8 only (no Hermes reads UTF-32 as written)."""
     try:
         return raw.decode("utf-32"), _utf8
@@ -200,7 +203,7 @@ class UnwritableFile(ValueError):
     """A file this tool cannot edit so that Hermes reads what was planned (the message says why)."""
 
 
-def decode_env(raw: bytes):
+def decode_env(raw: bytes) -> tuple[str, Callable[[str], bytes]]:
     """(text, encode) for editing `.env` in its own encoding, as Hermes 0.19 decodes it:
     UTF-16 with a BOM (its sanitizer converts it), UTF-8, else latin-1 (its fallback).
     UTF-32 and broken UTF-16 are refused: Hermes reads them as latin-1 garbage."""
@@ -280,7 +283,7 @@ def contents_diff(current: dict[str, bytes | None], new: dict[str, bytes | None]
         after_lines, after_values = _masked_lines(name, after_text, set(secret_keys))
         sides[name] = (split_lines(before_text), before_lines), (split_lines(after_text), after_lines)
         secrets |= before_values | after_values
-    shown = lambda lines: [visible(scrub(line, secrets)) for line in lines]
+    shown: Callable[[list[str]], list[str]] = lambda lines: [visible(scrub(line, secrets)) for line in lines]
     return "".join(_file_diff(name, raw_before, shown(before), raw_after, shown(after))
                    for name, ((raw_before, before), (raw_after, after)) in sides.items())
 
@@ -337,7 +340,7 @@ def _masked_lines(name: str, text: str, secret_keys: set[str]) -> tuple[list[str
     return lines, values
 
 
-def _merged(ranges) -> list[tuple[int, int]]:
+def _merged(ranges: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
     merged: list[list[int]] = []
     for start, end in sorted(ranges):
         if merged and start <= merged[-1][1]:

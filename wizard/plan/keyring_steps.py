@@ -15,12 +15,18 @@ reads the keyring (KeyringUnavailable when it cannot).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from hermes_wizard.core.keyring_store import PLUGIN_NAME, SERVICE, SOURCE_NAME, entry_for
 from hermes_wizard.hermes.loader.catalog import PLATFORMS
 from hermes_wizard.judge.masking import is_secret_name
 from hermes_wizard.plan.actions import ChangeAction, KeyringAction
 from hermes_wizard.plan.changes import ENV, YAML, Change, Plan
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from hermes_wizard.judge.engine import HomeReport
 
 
 @dataclass(frozen=True)
@@ -61,7 +67,7 @@ def platform_secrets() -> list[str]:
     return list(seen)
 
 
-def plan_to_keyring(report, variables=None) -> Plan:
+def plan_to_keyring(report: HomeReport, variables: Iterable[str] | None = None) -> Plan:
     """Move `variables` (default: every platform secret set in `.env`) from `.env` to the keyring."""
     values = report.snapshot.env.values
     chosen = {v: values[v] for v in (variables if variables is not None else platform_secrets()) if values.get(v)}
@@ -69,7 +75,7 @@ def plan_to_keyring(report, variables=None) -> Plan:
     return Plan.of(report.home, changes).with_keyring(steps)
 
 
-def keep_in_keyring(report, changes: list[Change]) -> tuple[list[Change], list[KeyringStep]]:
+def keep_in_keyring(report: HomeReport, changes: list[Change]) -> tuple[list[Change], list[KeyringStep]]:
     """`changes` with every platform secret they would write to `.env` kept in the keyring instead (the faces'
     "keep secrets in the OS keyring" choice): the same answers, no plaintext secret written."""
     secrets = set(platform_secrets())
@@ -80,7 +86,7 @@ def keep_in_keyring(report, changes: list[Change]) -> tuple[list[Change], list[K
     return kept + extra, steps
 
 
-def keyring_changes(report, secrets: dict[str, str]) -> tuple[list[Change], list[KeyringStep]]:
+def keyring_changes(report: HomeReport, secrets: dict[str, str]) -> tuple[list[Change], list[KeyringStep]]:
     """Store each of `secrets` ({VARIABLE: value}) in its entry, take it out of `.env` (if there), and make
     config.yaml tell Hermes where it is."""
     if not secrets:
@@ -107,7 +113,7 @@ def keyring_changes(report, secrets: dict[str, str]) -> tuple[list[Change], list
     return [c for c in changes if c.before != c.after or c.action != ChangeAction.SET], steps
 
 
-def plan_to_env(report, variables=None) -> Plan:
+def plan_to_env(report: HomeReport, variables: Iterable[str] | None = None) -> Plan:
     """Move `variables` (default: every one config.yaml maps to the keyring) back to `.env`."""
     from hermes_wizard.core import keyring_store
 
@@ -132,7 +138,7 @@ def plan_to_env(report, variables=None) -> Plan:
     return Plan.of(report.home, changes).with_keyring(steps)
 
 
-def _yaml(report, key: str, value: str, reason: str) -> Change:
+def _yaml(report: HomeReport, key: str, value: str, reason: str) -> Change:
     from hermes_wizard.hermes.loader.yamlfile import lookup
 
     data = report.snapshot.yaml.mapping()
@@ -141,5 +147,5 @@ def _yaml(report, key: str, value: str, reason: str) -> Change:
     return Change(YAML, key, before, value, reason=reason)
 
 
-def _platform_of(report, variable: str) -> str | None:
+def _platform_of(report: HomeReport, variable: str) -> str | None:
     return next((name for name, spec in report.model.platforms().items() if variable in spec.credentials), None)

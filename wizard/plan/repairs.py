@@ -16,6 +16,7 @@ one plain-words line per repair.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from hermes_wizard.hermes.loader.envrules import ALLOW_ALL_TRUE, TRUTHY
 from hermes_wizard.hermes.loader.yamlfile import lookup
@@ -33,6 +34,11 @@ from hermes_wizard.plan.changes import (
     planned_contents,
     read_bytes,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+
+    from hermes_wizard.hermes.loader.gate import Violation
 
 MAX_CRASH_REMOVALS = 8  # gateway.json values removed one after another, at most
 
@@ -83,7 +89,7 @@ class _Builder:
         self.notes.append(text)
         self.done.append(text)
 
-    def plan(self, changes=None) -> Plan:
+    def plan(self, changes: Sequence[Change] | None = None) -> Plan:
         return Plan.of(self.report.home, self.changes if changes is None else changes)
 
     def without_no_ops(self, plan: Plan) -> Plan:
@@ -96,12 +102,12 @@ class _Builder:
                 or contents.get(c.file) != current.get(c.file)]
         return Plan(plan.home, plan.fingerprints, tuple(kept))
 
-    def simulate(self, changes) -> HomeReport:
+    def simulate(self, changes: Sequence[Change]) -> HomeReport:
         plan = self.plan(changes)
         return evaluate(self.report.home, self.report.profile, base_env=self.snapshot.base_env,
                         facts=self.report.facts, overrides=planned_contents(plan, model=self.model))
 
-    def _try(self, changes) -> HomeReport | None:
+    def _try(self, changes: list[Change]) -> HomeReport | None:
         """The simulated verdict of `changes`, or None (remembering why) when a writer
         refuses them: a YAML edit it cannot make safely, a `.env` it cannot write so
         Hermes reads the planned values."""
@@ -257,7 +263,7 @@ class _Builder:
                 self.unfixable.append(f"{violation.platform}: open policy set where no change this tool makes "
                                       f"reaches Hermes{self._why_unreachable(violation.platform, True)}")
 
-    def _policy_attempts(self, violation, current: HomeReport):
+    def _policy_attempts(self, violation: Violation, current: HomeReport) -> Iterator[list[Change]]:
         name, spec = violation.platform, self.platforms[violation.platform]
         assert spec.gate is not None  # a violation of the startup gate names a gated platform
         if self.options.open_policy == "optin":
@@ -292,7 +298,7 @@ class _Builder:
         yield where_it_lives + env_overrides
         yield where_it_lives + env_overrides + yaml_overrides
 
-    def _policy_notes(self, violation, done: bool = False) -> list[str]:
+    def _policy_notes(self, violation: Violation, done: bool = False) -> list[str]:
         name, spec = violation.platform, self.platforms[violation.platform]
         assert spec.gate is not None  # a violation of the startup gate names a gated platform
         if self.options.open_policy == "optin":

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hermes_wizard.core.safetext import visible
 from hermes_wizard.plan.actions import ServiceAction
@@ -32,6 +33,12 @@ from hermes_wizard.service import scope as service
 from hermes_wizard.service.common import GATE_DROPIN, VARIANT_FILES
 from hermes_wizard.service.dropdir import DropinFolder, FolderRefused
 from hermes_wizard.service.systemd import systemctl
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from hermes_wizard.service.common import Unit
+    from hermes_wizard.service.systemd import Runner
 
 
 @dataclass(frozen=True)
@@ -91,7 +98,7 @@ class ServicePlan:
 
 
 def plan_service(home: Path, profile: str, request: ServiceRequest, *, editing: bool, will_start: bool,
-                 runner) -> ServicePlan:
+                 runner: Runner) -> ServicePlan:
     """The steps for the systemd units that run `home`; `editing`: files will be written too;
     `will_start`: the home as it will be passes Hermes's startup rule."""
     serving, _ = service.relevant(home, profile)
@@ -126,7 +133,7 @@ def plan_service(home: Path, profile: str, request: ServiceRequest, *, editing: 
     return out
 
 
-def _dropin_step(unit, wizard, runner, out: ServicePlan) -> ServiceStep | None:
+def _dropin_step(unit: Unit, wizard: Path | None, runner: Runner, out: ServicePlan) -> ServiceStep | None:
     notes = out.notes
     try:  # decided now, by the checks apply will make: our variants there now, or why nothing is written
         with DropinFolder(unit.path) as folder:
@@ -161,7 +168,7 @@ def _unmet(out: ServicePlan, line: str) -> None:
     out.unmet.append(out.notes[-1])
 
 
-def render_service(steps) -> str:
+def render_service(steps: Sequence[ServiceStep]) -> str:
     """The service steps of a plan, for every preview ("" when none)."""
     if not steps:
         return ""

@@ -43,7 +43,11 @@ from hermes_wizard.plan.answers import (
 from hermes_wizard.plan.changes import Change, Plan
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
     from hermes_wizard.hermes.loader.catalog import Spec
+    from hermes_wizard.judge.engine import HomeReport
+    from hermes_wizard.plan.service_steps import ServiceStep
 
 # YAML keys that decide who gets in (the env names come from each platform's catalog entry)
 _ACCESS_YAML_LEAVES = ("dm_policy", "group_policy", "allow_from", "allowed_users", "allow_all_users")
@@ -64,7 +68,7 @@ class PlatformAnswer:
 
 
 class Session:
-    def __init__(self, report, mode: str = "setup") -> None:
+    def __init__(self, report: HomeReport, mode: str = "setup") -> None:
         self.report, self.mode = report, mode
         self.platforms: dict[str, PlatformAnswer] = {}
         self.repair: list[Change] = []
@@ -97,7 +101,7 @@ class Session:
         typed = self.answer(platform).typed
         return {key: problem for key, value in typed.items() if value and (problem := credential_error(key, value))}
 
-    def set_access(self, platform: str, mode: str, ids=(), confirm: str = "") -> None:
+    def set_access(self, platform: str, mode: str, ids: Iterable[str] = (), confirm: str = "") -> None:
         """Answer who may use `platform`; AnswerError for an allowlist of nobody or an unconfirmed open."""
         if mode not in ACCESS_MODES:
             raise AnswerError(f"unknown access mode {mode!r}")
@@ -129,7 +133,7 @@ class Session:
         if typed.strip() != platform:
             raise AnswerError(f"Type {platform} to confirm that anyone who can reach it may use the agent.")
 
-    def set_repair(self, changes, confirmed=()) -> None:
+    def set_repair(self, changes: Iterable[Change], confirmed: Iterable[str] = ()) -> None:
         """The doctor's repair; an opt-in in it counts only for the platforms in `confirmed` (names typed)."""
         self.repair = list(changes)
         self.repair_confirmed = {name.strip() for name in confirmed}
@@ -185,7 +189,7 @@ class Session:
     def pending(self) -> int:
         return len(self.plan().changes)
 
-    def outlook(self, service_steps=()):
+    def outlook(self, service_steps: Sequence[ServiceStep] = ()) -> HomeReport:
         """The HomeReport of the home as it will be once `plan()` is applied (the report itself when nothing is);
         with `service_steps`, their drop-ins read as written too (wizard/service/scope.py planned_dropins)."""
         plan = self.plan()
@@ -196,12 +200,12 @@ class Session:
                 return preview(self.report, plan)
         return preview(self.report, plan) if plan else self.report
 
-    def reread(self, report) -> None:
+    def reread(self, report: HomeReport) -> None:
         """The home changed under the session (Hermes's own login wrote creds.json and .env): judge from
         `report` now, keeping every answer (the plan is made anew against the files as they are)."""
         self.report = report
 
-    def applied(self, report) -> None:
+    def applied(self, report: HomeReport) -> None:
         """After apply: the written home is the new starting point; the answers are spent."""
         self.report, self.platforms, self.repair, self.repair_confirmed = report, {}, [], set()
 
@@ -210,7 +214,7 @@ class Session:
         return answer.access if answer is not None else None
 
 
-def open_to_everyone(report) -> list[str]:
+def open_to_everyone(report: HomeReport) -> list[str]:
     """Enabled platforms where anyone who can reach the bot gets in (the report's own verdict words)."""
     return [row.name for row in report.rows if row.enabled and row.verdict == "open"]
 

@@ -19,9 +19,15 @@ from __future__ import annotations
 
 import copy
 import functools
-from typing import Any
+from typing import TYPE_CHECKING, Any, ParamSpec
 
 import yaml
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Concatenate
+
+_EditArgs = ParamSpec("_EditArgs")  # what an edit takes after the text
 
 
 class YamlEditError(ValueError):
@@ -52,24 +58,24 @@ def render_scalar(value: Any, quote: str = "") -> str:
     return single
 
 
-def _flow_list(items: list) -> str:
+def _flow_list(items: list[Any]) -> str:
     return "[" + ", ".join(render_scalar(item) for item in items) + "]"
 
 
 def _reads_back(text: str) -> bool:
     try:
-        return yaml.safe_load(f"k: {text}\n") == {"k": text}
+        return bool(yaml.safe_load(f"k: {text}\n") == {"k": text})
     except yaml.YAMLError:
         return False
 
 
-def _refuses_cycles(edit):
+def _refuses_cycles(edit: Callable[Concatenate[str, _EditArgs], str]) -> Callable[Concatenate[str, _EditArgs], str]:
     """A config.yaml holding an alias inside its own anchor (`a: &a [*a]`) parses into a structure that
     contains itself: comparing or copying it recurses without end. Such a file is refused, never a crash."""
     @functools.wraps(edit)
-    def guarded(text: str, *args: Any) -> str:
+    def guarded(text: str, /, *args: _EditArgs.args, **kwargs: _EditArgs.kwargs) -> str:
         try:
-            return edit(text, *args)
+            return edit(text, *args, **kwargs)
         except RecursionError:
             raise YamlEditError("config.yaml holds an alias inside its own anchor (or nests too deeply) to be "
                                 "edited safely; edit it by hand") from None
@@ -146,7 +152,7 @@ def _append_in_place(text: str, path: tuple[str, ...], item: Any) -> str:
 
 def _reads_as(text: str, expected: Any) -> bool:
     try:
-        return yaml.safe_load(text) == expected
+        return bool(yaml.safe_load(text) == expected)
     except yaml.YAMLError:  # the edit broke the document (e.g. dropped an anchor an alias needs)
         return False
 
@@ -234,7 +240,7 @@ def _after_anchor(text: str, start: int) -> int:
     return end
 
 
-def _insert(text: str, mapping: yaml.MappingNode, rest: tuple[str, ...], value: Any, parent_indent) -> str:
+def _insert(text: str, mapping: yaml.MappingNode, rest: tuple[str, ...], value: Any, parent_indent: int | None) -> str:
     if not mapping.value or mapping.flow_style:
         raise _NeedsRoundTrip()
     first_key = mapping.value[0][0]

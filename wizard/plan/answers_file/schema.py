@@ -26,11 +26,17 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from hermes_wizard.hermes.loader.catalog import ALIASES, PLATFORMS
 from hermes_wizard.judge.masking import is_secret_name
 from hermes_wizard.plan.answers import GROUP_POLICIES, credential_error
 from hermes_wizard.plan.answers_file.tree import Item, Number
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+    from hermes_wizard.hermes.loader.catalog import Spec
 
 TOP_KEYS = ("platforms", "version", "secrets")
 SECRET_STORES = ("env", "keyring")
@@ -68,7 +74,7 @@ class Declared:
         return [value for p in self.platforms.values() for key, value in p.values.items() if key in p.from_env]
 
 
-def declare(tree: Item, environ) -> Declared:
+def declare(tree: Item, environ: Mapping[str, str]) -> Declared:
     """The platforms `tree` declares, their secrets read from `environ`; AnswersError with every problem."""
     problems: list[str] = []
     out = Declared({})
@@ -112,7 +118,8 @@ def _line_of(problem: str) -> int:
     return int(head) if head.isdigit() else 0
 
 
-def _platform(name: str, item: Item, environ, problems: list[str], warnings: list[str]) -> PlatformDecl:
+def _platform(name: str, item: Item, environ: Mapping[str, str], problems: list[str],
+              warnings: list[str]) -> PlatformDecl:
     decl = PlatformDecl(name, item.where)
     if not isinstance(item.value, dict):
         problems.append(f"{item.where}: platforms.{name}: expected a mapping (enabled, env, dm_policy, …), "
@@ -181,7 +188,7 @@ def _access_rules(decl: PlatformDecl, fields: dict[str, Item], at: str, problems
                         "a list of users means nothing; remove it, or choose allowlist")
 
 
-def _env(decl: PlatformDecl, item: Item, environ, problems: list[str]) -> None:
+def _env(decl: PlatformDecl, item: Item, environ: Mapping[str, str], problems: list[str]) -> None:
     at, spec = f"platforms.{decl.name}.env", PLATFORMS[decl.name]
     if not isinstance(item.value, dict):
         problems.append(f"{item.where}: {at}: expected a mapping of KEY: value, got {item.kind()}")
@@ -235,7 +242,7 @@ def names_credential(variable: str, key: str) -> bool:
     return variable == key or variable.endswith(f"_{key}")
 
 
-def _access_env(spec, key: str) -> bool:
+def _access_env(spec: Spec, key: str) -> bool:
     names = {spec.allowlist_env, spec.allow_all_env}
     if spec.gate:
         names |= {spec.gate.dm_env, spec.gate.group_env}
@@ -277,6 +284,6 @@ def _ids(item: Item, at: str, problems: list[str]) -> list[str]:
     return ids
 
 
-def _closest(word: str, choices) -> str:
+def _closest(word: str, choices: Iterable[str]) -> str:
     match = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f"; did you mean {match[0]}?" if match else ""

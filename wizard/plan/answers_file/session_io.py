@@ -11,15 +11,20 @@ Contract: pure; AnswerError from the session passes through (the schema has rule
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from hermes_wizard.hermes.loader.catalog import PLATFORMS
 from hermes_wizard.judge.masking import is_secret_name
-from hermes_wizard.plan.answers_file.schema import Declared
+from hermes_wizard.plan.answers_file.schema import Declared, PlatformDecl
+
+if TYPE_CHECKING:
+    from hermes_wizard.plan.session import Session
 
 HEADER = ("# hermes-wizard answers file: apply with `hermes-wizard setup --answers FILE`.\n"
           "# Secrets are not in this file: each {from_env: NAME} is read from the environment when applying.\n")
 
 
-def into_session(declared: Declared, session) -> None:
+def into_session(declared: Declared, session: Session) -> None:
     """Answer, in `session`, every platform `declared` names (and where its secrets are kept)."""
     session.secrets_in_keyring = declared.secrets_store == "keyring"
     for name, decl in declared.platforms.items():
@@ -34,7 +39,7 @@ def into_session(declared: Declared, session) -> None:
             session.set_group(name, decl.group_policy, confirm=confirm)
 
 
-def access_mode(decl) -> str:
+def access_mode(decl: PlatformDecl) -> str:
     """The session's access mode for a declared platform: its dm_policy; else allowlist when IDs are
     listed for a platform whose only gate is the gateway's allowlist, and pairing otherwise (a gated
     platform's adapter reads both its DM policy and the list; a platform without access control is
@@ -45,14 +50,14 @@ def access_mode(decl) -> str:
     return "allowlist" if decl.allowed_users and spec.gate is None else "pairing"
 
 
-def render_answers(session, secret_env_names: dict[str, str] | None = None) -> str:
+def render_answers(session: Session, secret_env_names: dict[str, str] | None = None) -> str:
     """The answers file recording `session`'s answers (not the doctor's repair: an answers file
     declares platforms).  A secret credential becomes {from_env: NAME}, NAME from `secret_env_names`
     (key → variable) or the key itself; credentials that failed their check are left out."""
     import yaml
 
     names = secret_env_names or {}
-    platforms: dict[str, dict] = {}
+    platforms: dict[str, dict[str, object]] = {}  # the answers file's YAML, as written
     for name, answer in session.platforms.items():
         if answer.access == "disabled":
             platforms[name] = {"enabled": False}
@@ -62,7 +67,7 @@ def render_answers(session, secret_env_names: dict[str, str] | None = None) -> s
                for key, value in answer.typed.items() if value and key not in problems}
         if answer.access is None and answer.group is None and not env:
             continue  # visited, nothing chosen
-        entry: dict = {"enabled": True}
+        entry: dict[str, object] = {"enabled": True}
         if env:
             entry["env"] = env
         spec = session.report.model.platforms()[name]
@@ -76,7 +81,7 @@ def render_answers(session, secret_env_names: dict[str, str] | None = None) -> s
         if answer.access == "open" or answer.group == "open":
             entry["allow_all"] = True
         platforms[name] = entry
-    document: dict = {"platforms": platforms}
+    document: dict[str, object] = {"platforms": platforms}
     if session.secrets_in_keyring:
         document["secrets"] = "keyring"
     body = yaml.safe_dump(document, sort_keys=False, default_flow_style=False, allow_unicode=True)

@@ -17,7 +17,12 @@ Contract: pure; `TreeError.problems` holds every complaint found, in file order.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    import yaml
 
 MAX_BYTES = 256 * 1024  # a fleet's answers are a few hundred bytes; this is a hundred times that
 MAX_DEPTH = 8  # platforms → name → env → KEY → from_env is 5 deep
@@ -77,17 +82,17 @@ def read_tree(raw: bytes, name: str) -> Item:
     return tree
 
 
-def _hostile(events, name: str) -> list[str]:
+def _hostile(events: Iterable[yaml.Event], name: str) -> list[str]:
     import yaml
 
     problems, depth, documents = [], 0, 0
     for event in events:
-        where = f"{name}:{event.start_mark.line + 1}"
+        where = f"{name}:{event.start_mark.line + 1}" if event.start_mark is not None else name  # the parser marks all
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
             return [f"{where}: anchors and aliases (&name, *name) are not accepted in an answers file; "
                     "write each value out"]
-        if getattr(event, "tag", None) is not None:  # `!!str 1`, `!!python/...`: say it plainly instead
-            problems.append(f"{where}: YAML tags such as {event.tag} are not accepted; quote a string instead")
+        if (tag := getattr(event, "tag", None)) is not None:  # `!!str 1`, `!!python/...`: say it plainly instead
+            problems.append(f"{where}: YAML tags such as {tag} are not accepted; quote a string instead")
         if isinstance(event, yaml.DocumentStartEvent):
             documents += 1
             if documents > 1:
@@ -102,7 +107,7 @@ def _hostile(events, name: str) -> list[str]:
     return problems
 
 
-def _item(node, name: str, problems: list[str]) -> Item:
+def _item(node: yaml.Node, name: str, problems: list[str]) -> Item:
     import yaml
 
     where = f"{name}:{node.start_mark.line + 1}"
@@ -127,7 +132,7 @@ def _item(node, name: str, problems: list[str]) -> Item:
     return Item(_scalar(node), where)
 
 
-def _scalar(node) -> Any:
+def _scalar(node: yaml.Node) -> bool | str | None:
     """The scalar as YAML 1.1 reads it, but numbers keep the text they were written as (an ID such as
     0123 or 1e5 is an ID, not an octal or a float)."""
     tag = node.tag.rsplit(":", 1)[-1]
@@ -137,7 +142,7 @@ def _scalar(node) -> Any:
         return None
     if tag in ("int", "float"):
         return Number(node.value)
-    return node.value
+    return str(node.value)  # a scalar node's value is its text
 
 
 class Number(str):
