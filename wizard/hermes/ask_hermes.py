@@ -121,7 +121,7 @@ def _copy_regular(dir_fd: int, name: str, target: str, budget: list[int]) -> Non
         os.close(fd)
 
 
-def _answer(**fields) -> dict:
+def _answer(**fields: object) -> dict[str, object]:
     base: dict[str, object] = {"hermes": _version(), "would_start": None, "refusal_platform": None,
                                "refusal_reason": None, "enabled": [], "error": None, "rule_found": False}
     base.update(fields)
@@ -158,7 +158,7 @@ def _dotenv_load(with_home: bool) -> None:
         load_hermes_dotenv(project_env=project_env)
 
 
-def decide() -> dict:
+def decide() -> dict[str, object]:
     try:
         _dotenv_load(with_home=False)  # the CLI's load, before the gateway module is imported
         import gateway.run as runner  # its import performs the second load
@@ -182,7 +182,7 @@ def decide() -> dict:
                    refusal_platform=reason.split(":", 1)[0] if reason else None)
 
 
-def _stop(signum, frame) -> None:
+def _stop(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)  # unwinds through `finally`: the copy is removed
 
 

@@ -23,8 +23,12 @@ import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hermes_wizard.core.smallfile import read_head, reading_for
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 DIST_PREFIX = "hermes_agent-"
 MAX_METADATA_READ = 64 * 1024  # the Version: header is near the top; a hostile file cannot make us read more
@@ -38,7 +42,7 @@ class Install:
     code_root: Path | None = None  # where `gateway/` lives: site-packages, or an editable install's checkout
 
 
-def candidate_prefixes(home: Path, hermes_python: str | None, environ: dict) -> list[Path]:
+def candidate_prefixes(home: Path, hermes_python: str | None, environ: Mapping[str, str]) -> list[Path]:
     """The interpreter prefixes that may hold Hermes, in the order they are tried."""
     candidates: list[Path] = []
     explicit = hermes_python or environ.get("HERMES_WIZARD_HERMES_PYTHON")
@@ -70,7 +74,7 @@ def _shebang_interpreter(script: Path) -> Path | None:
     return Path(words[0])
 
 
-def find_site_packages(home: Path, hermes_python: str | None, environ: dict) -> Path | None:
+def find_site_packages(home: Path, hermes_python: str | None, environ: Mapping[str, str]) -> Path | None:
     """The site-packages of the Python that runs Hermes (the first prefix holding Hermes)."""
     for prefix in candidate_prefixes(home, hermes_python, environ):
         if not (prefix / "lib").is_dir():  # the glob would find nothing, after compiling its pattern
@@ -88,7 +92,7 @@ def _dist_infos(site: Path) -> list[Path]:
         return []
 
 
-def detect(home: Path, hermes_python: str | None = None, environ: dict | None = None) -> Install:
+def detect(home: Path, hermes_python: str | None = None, environ: Mapping[str, str] | None = None) -> Install:
     """The installed Hermes that runs `home`, and its version.  Root looking at another user's home reads
     the metadata for that user, who runs its gateway (smallfile.reading_for): a METADATA or an editable
     checkout's `__init__.py` linked to a file only root may read is not read, nor its text shown."""
@@ -103,7 +107,7 @@ def _owner(home: Path) -> int | None:
         return None  # a home not made yet: nothing of anyone else's to read for
 
 
-def _detect(home: Path, hermes_python: str | None, environ: dict | None) -> Install:
+def _detect(home: Path, hermes_python: str | None, environ: Mapping[str, str] | None) -> Install:
     environ = environ if environ is not None else dict(os.environ)
     try:
         site = find_site_packages(home, hermes_python, environ)

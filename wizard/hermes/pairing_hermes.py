@@ -26,9 +26,10 @@ import os
 import secrets
 import sys
 import time
+from typing import Any
 
 
-def _store():
+def _store() -> Any:  # Hermes's PairingStore: its code is not importable where this is checked
     from hermes_cli.env_loader import load_hermes_dotenv
     from hermes_constants import get_hermes_home
 
@@ -38,14 +39,14 @@ def _store():
     return PairingStore()
 
 
-def _lockouts(store) -> dict:
+def _lockouts(store: Any) -> dict[str, int]:
     limits = store._load_json(store._rate_limit_path())
     now = time.time()
     return {key.split(":", 1)[1]: int(until - now) for key, until in limits.items()
             if isinstance(key, str) and key.startswith("_lockout:") and isinstance(until, (int, float)) and until > now}
 
 
-def _match(store, platform: str, code: str):
+def _match(store: Any, platform: str, code: str) -> dict[str, object] | None:
     """The pending request `code` would approve, found as approve_code finds it (without approving)."""
     store._cleanup_expired(platform)  # approve_code does this first, too
     code = code.upper().strip()
@@ -63,12 +64,12 @@ def _match(store, platform: str, code: str):
     return None
 
 
-def main(argv: list[str]) -> dict:
+def main(argv: list[str]) -> dict[str, object]:
     action, rest = argv[0], argv[1:]
     store = _store()
     import hermes_cli.pairing as cli
 
-    out: dict = {"lockouts": _lockouts(store)}
+    out: dict[str, object] = {"lockouts": _lockouts(store)}
     said = io.StringIO()
     with contextlib.redirect_stdout(said):
         if action == "list":

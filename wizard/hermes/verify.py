@@ -39,7 +39,7 @@ class HermesAnswer:
     error: str | None = None  # Hermes crashed loading its config (a verdict: it would not start)
     failure: str | None = None  # we could not ask (no verdict)
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, object]:
         return {"python": self.python, "version": self.version, "would_start": self.would_start,
                 "refusal_platform": self.refusal_platform, "enabled": self.enabled, "error": self.error,
                 "failure": self.failure}
@@ -120,11 +120,11 @@ def ask(home: Path, python: Path, base_env: dict[str, str]) -> HermesAnswer:
                         _text(data.get("error")))
 
 
-def _flag(value) -> bool | None:
+def _flag(value: object) -> bool | None:
     return value if isinstance(value, bool) else None
 
 
-def _text(value) -> str | None:
+def _text(value: object) -> str | None:
     return None if value is None else _shown(str(value))
 
 

@@ -18,12 +18,15 @@ Contract: pure functions.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hermes_wizard.core.shapes import Parsed
 
 TRUE = {"true", "1", "yes"}
 
 
-def effective_policy(env: dict[str, str], p: str, extra: dict, side: str) -> tuple[str, str]:
+def effective_policy(env: dict[str, str], p: str, extra: Parsed, side: str) -> tuple[str, str]:
     """The live adapter's effective policy for `side` (dm|group) and where it came from
     (an extra key `dm_policy`, an env name, or `default`)."""
     key = f"{side}_policy"
@@ -57,7 +60,7 @@ def _coerce_allow_list(raw: Any) -> set[str]:
     return {part.strip() for part in str(raw).split(",") if part.strip()}
 
 
-def group_sender_allowlist(extra: dict, chat_id: str | None) -> str | None:
+def group_sender_allowlist(extra: Parsed, chat_id: str | None) -> str | None:
     """`_adapter_group_has_sender_allowlist`: the `groups.<id>.allow_from` key that gated it, or None."""
     groups = extra.get("groups")
     if not chat_id or not isinstance(groups, dict):

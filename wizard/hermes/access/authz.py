@@ -42,11 +42,14 @@ raises: where Hermes itself raises, the decision is `error` (not authorized).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hermes_wizard.hermes.access import adapters
 from hermes_wizard.hermes.access.access_files import AccessFiles
 from hermes_wizard.hermes.access.identity import approved_match, expand_whatsapp, normalize_whatsapp
+
+if TYPE_CHECKING:
+    from hermes_wizard.core.shapes import Parsed
 
 ALLOWED_USERS = {
     "telegram": "TELEGRAM_ALLOWED_USERS", "discord": "DISCORD_ALLOWED_USERS", "whatsapp": "WHATSAPP_ALLOWED_USERS",
@@ -274,7 +277,7 @@ class Authorizer:
             return False, f"Hermes raises {type(exc).__name__}"
         return (None, "") if found is None else found
 
-    def adapter_policy(self, env: dict[str, str], p: str, extra: dict, side: str) -> tuple[str, str]:
+    def adapter_policy(self, env: dict[str, str], p: str, extra: Parsed, side: str) -> tuple[str, str]:
         """The live adapter's effective policy for `side` (dm|group) and where it came from."""
         return adapters.effective_policy(env, p, extra, side)
 

@@ -26,16 +26,19 @@ raise propagate (the caller reports them).
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hermes_wizard.hermes.access.adapters import _coerce_allow_list, effective_policy
+
+if TYPE_CHECKING:
+    from hermes_wizard.core.shapes import Parsed
 
 TRUE = {"true", "1", "yes"}
 _ALLOW_ALL = {"whatsapp": "WHATSAPP_ALLOW_ALL_USERS", "weixin": "WEIXIN_ALLOW_ALL_USERS",
               "wecom": "WECOM_ALLOW_ALL_USERS", "qqbot": "QQ_ALLOW_ALL_USERS", "yuanbao": "YUANBAO_ALLOW_ALL_USERS"}
 
 
-def intake(env: dict[str, str], p: str, extra: dict, files: Any, group: bool, user_id: str | None,
+def intake(env: dict[str, str], p: str, extra: Parsed, files: Any, group: bool, user_id: str | None,
            chat_id: str | None) -> tuple[bool, str] | None:
     """(forwarded?, the policy that decided), or None when this adapter's gate is not modelled."""
     if p not in _ALLOW_ALL or (group and p == "weixin"):
@@ -74,11 +77,11 @@ def intake(env: dict[str, str], p: str, extra: dict, files: Any, group: bool, us
     return True, why
 
 
-def _yuanbao_policy(env: dict[str, str], extra: dict, side: str) -> str:
+def _yuanbao_policy(env: dict[str, str], extra: Parsed, side: str) -> str:
     return (extra.get(f"{side}_policy") or env.get(f"YUANBAO_{side.upper()}_POLICY", "pairing")).strip().lower()
 
 
-def _dm_listed(env: dict[str, str], p: str, extra: dict, files: Any, sender: str) -> bool:
+def _dm_listed(env: dict[str, str], p: str, extra: Parsed, files: Any, sender: str) -> bool:
     if p == "whatsapp":
         return _whatsapp_matches(sender, _coerce_allow_list(extra.get("allow_from") or extra.get("allowFrom")), files)
     if p == "weixin":
@@ -93,7 +96,7 @@ def _dm_listed(env: dict[str, str], p: str, extra: dict, files: Any, sender: str
     return sender in [x.strip() for x in raw.split(",") if x.strip()]
 
 
-def _group_listed(env: dict[str, str], p: str, extra: dict, files: Any, chat: str) -> bool:
+def _group_listed(env: dict[str, str], p: str, extra: Parsed, files: Any, chat: str) -> bool:
     if p == "whatsapp":
         allow = _coerce_allow_list(extra.get("group_allow_from") or extra.get("groupAllowFrom"))
         return _whatsapp_matches(chat, allow, files)
@@ -131,11 +134,11 @@ def _qq_matches(entries: list[str], target: str) -> bool:
     return any(str(entry).strip().lower() in ("*", wanted) for entry in entries)
 
 
-def _wecom_group(extra: dict, chat: str) -> dict:
+def _wecom_group(extra: Parsed, chat: str) -> Parsed:
     found = extra.get("groups")
-    groups: dict = found if isinstance(found, dict) else {}
-    if chat in groups and isinstance(groups[chat], dict):
-        return groups[chat]
+    groups: Parsed = found if isinstance(found, dict) else {}
+    if isinstance(exact := groups.get(chat), dict):
+        return exact
     for key, value in groups.items():
         if isinstance(key, str) and key.lower() == chat.lower() and isinstance(value, dict):
             return value

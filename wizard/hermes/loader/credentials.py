@@ -111,7 +111,7 @@ def weixin_transport(home: Path, state: PlatformState | None, environ: dict[str,
     return Transport(TransportState.OK, f"account {account}", False, account_file)
 
 
-def _read_json(path: Path):
+def _read_json(path: Path) -> object:  # JSON a home holds: any shape, narrowed by each caller
     try:
         raw = read_regular(path, MAX_CREDS_BYTES)
         if raw is not None:

@@ -26,6 +26,10 @@ from hermes_wizard.core.dotenv_parts import parse_stream, parse_variables
 from hermes_wizard.core.smallfile import read_as_stated
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from dotenv.parser import Binding
+
     from hermes_wizard.hermes.model import Model
 
 # Hermes refuses nothing by size, but a multi-megabyte .env is never intended.
@@ -227,7 +231,7 @@ def _parse_into(result: EnvFile, raw: bytes, base_env: dict[str, str] | None, mo
     return result
 
 
-def _blocks_on_nul(result: EnvFile, bindings: list, key: str) -> None:
+def _blocks_on_nul(result: EnvFile, bindings: list[Binding], key: str) -> None:
     """A NUL byte reached python-dotenv: 0.19's sanitizer (which strips NULs) left a UTF-32 file (or an
     undecodable one) alone, so it was read as latin-1, and `os.environ[key] = value` raises ValueError
     (embedded null byte) in the first `.env` load of `hermes gateway run`: a crash at start."""
@@ -255,7 +259,7 @@ def _exported(resolved: dict[str, str | None], stripped: list[str]) -> dict[str,
     return values
 
 
-def _interpolate(pairs, base_env: dict[str, str]) -> dict[str, str | None]:
+def _interpolate(pairs: Iterable[tuple[str, str | None]], base_env: dict[str, str]) -> dict[str, str | None]:
     """python-dotenv's interpolation with override=True: earlier file values beat
     `base_env` (which stands in for the gateway's process environment)."""
     resolved: dict[str, str | None] = {}
@@ -288,7 +292,7 @@ def simple_parse(raw: bytes) -> dict[str, str]:
     return values
 
 
-def _first_line(binding) -> int:
+def _first_line(binding: Binding) -> int:
     """A binding's text starts with the blank lines before it; count past them."""
     text = binding.original.string
     lead = text[: len(text) - len(text.lstrip())]

@@ -9,7 +9,10 @@ enablement, tokens, policies and allowlists is kept; cosmetic keys are left out.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
+
+if TYPE_CHECKING:
+    from hermes_wizard.hermes.loader.state import PlatformState
 
 TRUTHY = frozenset({"1", "true", "yes", "on"})  # utils.TRUTHY_STRINGS, used for *_ENABLED
 FALSY = frozenset({"false", "0", "no", "off"})
@@ -60,7 +63,7 @@ def usable_secret(value: Any) -> bool:
     return len(cleaned) >= 4 and cleaned.lower() not in PLACEHOLDERS
 
 
-def apply_env_overrides(platforms: dict, environ: dict[str, str], reset: dict,
+def apply_env_overrides(platforms: dict[str, PlatformState], environ: dict[str, str], reset: dict[str, Any],
                         enabled_flag: Callable[[str], bool] = is_truthy) -> None:
     from hermes_wizard.hermes.loader.state import PlatformState
 
@@ -236,7 +239,7 @@ def apply_env_overrides(platforms: dict, environ: dict[str, str], reset: dict,
                 pass
 
 
-def apply_relay(platforms: dict, environ: dict[str, str]) -> None:
+def apply_relay(platforms: dict[str, PlatformState], environ: dict[str, str]) -> None:
     """The relay block runs after the plugin pass and honors explicit disables."""
     from hermes_wizard.hermes.loader.state import PlatformState
 

@@ -30,6 +30,7 @@ from hermes_wizard.hermes.loader.catalog import platform_value
 from hermes_wizard.hermes.loader.state import LoaderCrash
 
 if TYPE_CHECKING:
+    from hermes_wizard.core.shapes import Parsed
     from hermes_wizard.read.snapshot import JsonFile
 
 
@@ -66,7 +67,7 @@ def _with_own_extra(block: Any) -> Any:
     return copied
 
 
-def lay_over(yaml_cfg: dict, gateway_section: Any, gw_data: Any, profile_routes: bool) -> None:
+def lay_over(yaml_cfg: Parsed, gateway_section: Any, gw_data: Any, profile_routes: bool) -> None:
     """config.yaml's `profile_routes` (0.19 only: a list, top level first, else `gateway.profile_routes`) and
     `streaming` (a mapping, top level first, else `gateway.streaming`) replace gateway.json's before
     `from_dict` reads them (0.19.0 config.py:1294-1320, 0.18.2 :1053-1059): a `streaming: true` left in

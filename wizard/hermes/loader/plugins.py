@@ -25,6 +25,10 @@ from hermes_wizard.hermes.install import detect as detect_install
 from hermes_wizard.hermes.versions import Judgement, judgement
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+    from hermes_wizard.core.shapes import Parsed
+    from hermes_wizard.hermes.loader.state import PlatformState
     from hermes_wizard.hermes.model import Model
 
 PLUGIN_ORDER = ("dingtalk", "discord", "email", "feishu", "google_chat", "homeassistant", "irc", "line", "matrix",
@@ -63,7 +67,8 @@ class HostFacts:
         return self.modules is None or all(name in self.modules for name in names)
 
     @classmethod
-    def detect(cls, home: Path, hermes_python: str | None = None, environ: dict | None = None) -> HostFacts:
+    def detect(cls, home: Path, hermes_python: str | None = None,
+               environ: Mapping[str, str] | None = None) -> HostFacts:
         environ = environ if environ is not None else dict(os.environ)
         facts = cls(node=node_present(home, environ), raft_cli=shutil.which("raft") is not None)
         install = detect_install(home, hermes_python, environ)
@@ -80,7 +85,7 @@ class HostFacts:
         return facts
 
 
-def node_present(home: Path, environ: dict) -> bool:
+def node_present(home: Path, environ: Mapping[str, str]) -> bool:
     """Node.js for the bridge-based platforms: the home's own (Hermes's installer) or one on PATH."""
     for candidate in (home / "node" / "bin" / "node", home / "node" / "node"):
         if candidate.is_file() and os.access(candidate, os.X_OK):
@@ -117,17 +122,18 @@ def _join(value: Any) -> str:
     return ",".join(str(v) for v in value) if isinstance(value, list) else str(value)
 
 
-def apply_yaml_hooks(yaml_cfg: dict, gateway_platforms: Any, platforms_data: dict, environ: dict,
+def apply_yaml_hooks(yaml_cfg: Parsed, gateway_platforms: Any, platforms_data: Parsed, environ: dict[str, str],
                      model: Model, names: tuple[str, ...] = HOOK_ORDER) -> None:
     """The plugin YAML→env hooks of `names` (default: the eight of 0.18+), reduced to what access and
     enablement read."""
-    def block_for(name: str) -> dict | None:
+    def block_for(name: str) -> Parsed | None:
         candidate = yaml_cfg.get(name)
         if isinstance(candidate, dict):
             return candidate
         for source in (gateway_platforms, yaml_cfg.get("platforms")):
-            if isinstance(source, dict) and isinstance(source.get(name), dict):
-                return source[name]
+            nested = source.get(name) if isinstance(source, dict) else None
+            if isinstance(nested, dict):
+                return nested
         return None
 
     def set_if_unset(env_name: str, value: str) -> None:
@@ -146,7 +152,7 @@ def apply_yaml_hooks(yaml_cfg: dict, gateway_platforms: Any, platforms_data: dic
             ensure_extra(platforms_data, name)[1].update(seeded)
 
 
-def ensure_extra(platforms_data: dict, name: str) -> tuple[dict, dict]:
+def ensure_extra(platforms_data: Parsed, name: str) -> tuple[Parsed, Parsed]:
     """The loader's get-or-create of `platforms_data[name]["extra"]`, coercing non-dicts."""
     block = platforms_data.setdefault(name, {})
     if not isinstance(block, dict):
@@ -162,7 +168,8 @@ _TELEGRAM_EXTRA_SKIP = {"reply_prefix", "reply_in_thread", "reply_to_mode", "una
                         "gateway_restart_notification", "allow_from", "allow_admin_from", "dm_policy", "group_policy"}
 
 
-def _hook(name: str, block: dict, yaml_cfg: dict, gateway_platforms: Any, set_if_unset, model: Model) -> dict | None:
+def _hook(name: str, block: Parsed, yaml_cfg: Parsed, gateway_platforms: Any, set_if_unset: Callable[[str, str], None],
+          model: Model) -> Parsed | None:
     if name in ("telegram", "feishu", "slack") and "allow_bots" in block:  # e.g. telegram/adapter.py:9317
         set_if_unset(f"{name.upper()}_ALLOW_BOTS", str(block["allow_bots"]).lower())
     if name == "whatsapp":
@@ -235,9 +242,9 @@ def _nested_extra(source: Any, name: str) -> Any:
     return block.get("extra") if isinstance(block, dict) else None
 
 
-def _seed(name: str, env: dict[str, str], model: Model) -> dict | None:
+def _seed(name: str, env: dict[str, str], model: Model) -> dict[str, str | bool] | None:
     """`env_enablement_fn`: the extra keys a plugin seeds from env (None: not configured)."""
-    get = lambda key: env.get(key, "")
+    get: Callable[[str], str] = lambda key: env.get(key, "")
     if name == "irc" and get("IRC_SERVER").strip() and get("IRC_CHANNEL").strip():
         return {"server": get("IRC_SERVER").strip(), "channel": get("IRC_CHANNEL").strip()}
     if name == "ntfy" and get("NTFY_TOPIC").strip():
@@ -262,10 +269,10 @@ def _seed(name: str, env: dict[str, str], model: Model) -> dict | None:
     return None
 
 
-def _is_connected(name: str, extra: dict, env: dict[str, str], simple: dict[str, str], model: Model) -> bool:
+def _is_connected(name: str, extra: Parsed, env: dict[str, str], simple: dict[str, str], model: Model) -> bool:
     """`is_connected` on the probe config (enabled=True, only `extra` kept)."""
-    gev = lambda key: env_value(env, simple, key)
-    get = lambda key: env.get(key, "")
+    gev: Callable[[str], str] = lambda key: env_value(env, simple, key)
+    get: Callable[[str], str] = lambda key: env.get(key, "")
     if name == "dingtalk":
         return bool((extra.get("client_id") or get("DINGTALK_CLIENT_ID"))
                     and (extra.get("client_secret") or get("DINGTALK_CLIENT_SECRET")))
@@ -313,7 +320,7 @@ def _is_connected(name: str, extra: dict, env: dict[str, str], simple: dict[str,
 
 def check_fn(name: str, env: dict[str, str], facts: HostFacts, model: Model) -> bool:
     """A plugin's `check_fn` with lazy installs off: its SDK and env preconditions."""
-    get = lambda key: env.get(key, "")
+    get: Callable[[str], str] = lambda key: env.get(key, "")
     if not all(get(key) for key in model.check_fn_env(name)):
         return False
     if name == "whatsapp":
@@ -344,8 +351,8 @@ def check_fn(name: str, env: dict[str, str], facts: HostFacts, model: Model) -> 
     return sdk
 
 
-def enable_pass(platforms: dict, environ: dict[str, str], facts: HostFacts, simple_env: dict[str, str],
-                model: Model) -> None:
+def enable_pass(platforms: dict[str, PlatformState], environ: dict[str, str], facts: HostFacts,
+                simple_env: dict[str, str], model: Model) -> None:
     """The registry-driven plugin enable pass (gateway/config.py:2370-2522)."""
     from hermes_wizard.hermes.loader.state import PlatformState
 

@@ -35,6 +35,7 @@ from hermes_wizard.hermes.loader.state import Effective, LoaderCrash, PlatformSt
 from hermes_wizard.hermes.loader.yamlfile import MAX_EXPANDED_NODES
 
 if TYPE_CHECKING:
+    from hermes_wizard.core.shapes import Parsed
     from hermes_wizard.hermes.model import Model
     from hermes_wizard.read.snapshot import Snapshot
 
@@ -121,7 +122,7 @@ _SHARED_KEYS = ("reply_prefix", "reply_in_thread", "cron_continuable_surface", "
 _TELEGRAM_KEYS = ("allowed_chats", "group_allowed_chats", "allowed_topics", "observe_unmentioned_group_messages")
 
 
-def _yaml_phase(yaml_cfg: Any, gw_data: Any, environ: dict, effective: Effective, model: Model) -> None:
+def _yaml_phase(yaml_cfg: Any, gw_data: Any, environ: dict[str, str], effective: Effective, model: Model) -> None:
     """The guarded part of the loader; raises exactly where Hermes would."""
     gateway_section = yaml_cfg.get("gateway")  # AttributeError for a list/scalar top level
     sr = yaml_cfg.get("session_reset")
@@ -201,7 +202,7 @@ def _yaml_phase(yaml_cfg: Any, gw_data: Any, environ: dict, effective: Effective
                 environ["TELEGRAM_REQUIRE_MENTION"] = str(top_mention).lower()
 
 
-def _ensure_extra_loose(platforms_data: dict, name: str) -> tuple[Any, Any]:
+def _ensure_extra_loose(platforms_data: Parsed, name: str) -> tuple[Any, Any]:
     """The loader's plain setdefault chain here (no coercion: may raise)."""
     block = platforms_data.setdefault(name, {})
     return block, block.setdefault("extra", {})
@@ -239,7 +240,7 @@ def _from_dict(gw_data: Any) -> dict[str, PlatformState]:
     return platforms
 
 
-def _reset_policy(gw_data: Any) -> dict:
+def _reset_policy(gw_data: Any) -> dict[str, Any]:
     data = gw_data if isinstance(gw_data, dict) else {}
     policy = {"at_hour": 4, "idle_minutes": 1440}
     raw = data.get("default_reset_policy")
@@ -251,7 +252,7 @@ def _reset_policy(gw_data: Any) -> dict:
     return policy
 
 
-def _validate(effective: Effective, reset: dict) -> None:
+def _validate(effective: Effective, reset: dict[str, Any]) -> None:
     """`_validate_gateway_config`: the same comparisons and `.strip()` calls, so a value that
     crashes Hermes (a string `at_hour`, an integer token) raises here too; placeholder
     tokens disable their platform."""

@@ -6,7 +6,10 @@ Shared by the resolver, the env override blocks, the plugin pass and the checks.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hermes_wizard.core.shapes import Parsed
 
 
 @dataclass
@@ -17,7 +20,7 @@ class PlatformState:
     token: Any = None
     api_key: Any = None
     home_channel: Any = None
-    extra: dict = field(default_factory=dict)
+    extra: Parsed = field(default_factory=dict)
 
 
 @dataclass

@@ -13,11 +13,14 @@ from __future__ import annotations
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from hermes_wizard.core.smallfile import read_as_stated
+
+if TYPE_CHECKING:
+    from hermes_wizard.core.shapes import Parsed
 
 # Beyond this size the pure-Python parser Hermes uses takes many seconds; we
 # switch to libyaml (same grammar) and say so.
@@ -53,11 +56,11 @@ class YamlFile:
     # id(mapping node) -> {key text: (line, value node)}, built once per mapping
     _keys: Any = field(default=None, init=False, repr=False, compare=False)
 
-    def mapping(self) -> dict:
+    def mapping(self) -> Parsed:
         """The top level when it is a mapping, else an empty dict."""
         return self.data if isinstance(self.data, dict) else {}
 
-    def line_of(self, path: tuple) -> int | None:
+    def line_of(self, path: tuple[object, ...]) -> int | None:
         """1-based line of the key at `path` (or of the deepest existing parent)."""
         node, line = self._root, None
         for part in path:
@@ -69,12 +72,12 @@ class YamlFile:
             line, node = found
         return line
 
-    def _keys_of(self, node) -> dict:
+    def _keys_of(self, node: yaml.MappingNode) -> dict[str, tuple[int, yaml.Node]]:
         """The keys of one mapping node, indexed on first use: a check asking for the line
         of each of n keys then costs O(n), not O(n²).  The first of duplicate keys wins."""
         if self._keys is None:
             self._keys = {}
-        index = self._keys.get(id(node))
+        index: dict[str, tuple[int, yaml.Node]] | None = self._keys.get(id(node))
         if index is None:
             index = {}
             for key_node, value_node in node.value:
@@ -148,7 +151,7 @@ def _parse_into(result: YamlFile, raw: bytes, size: int) -> YamlFile:
     return result
 
 
-def _reader_error(text: str, exc) -> YamlError:
+def _reader_error(text: str, exc: yaml.reader.ReaderError) -> YamlError:
     """A character YAML does not allow anywhere, with its line and column (the
     reader reports only an offset into the text)."""
     position = exc.position if isinstance(exc.position, int) and 0 <= exc.position <= len(text) else 0
@@ -158,7 +161,7 @@ def _reader_error(text: str, exc) -> YamlError:
     return YamlError(f"control character U+{character:04X} is not allowed in YAML", line, column)
 
 
-def _expanded_size(root) -> tuple[int, Any]:
+def _expanded_size(root: yaml.Node | None) -> tuple[int, yaml.Node | None]:
     """(nodes in the document once aliases are expanded, capped; the first collection found inside
     itself, or None).  Aliases share node objects, so sizes are memoised by identity; a collection
     reached again while its own children are being counted (`a: &a [*a]`) is a cycle, and the walk
@@ -185,7 +188,7 @@ def _expanded_size(root) -> tuple[int, Any]:
     return sizes.get(id(root), 0), None
 
 
-def _children(node) -> list:
+def _children(node: yaml.Node | None) -> list[yaml.Node]:
     if isinstance(node, yaml.MappingNode):
         return [part for pair in node.value for part in pair]
     if isinstance(node, yaml.SequenceNode):
@@ -193,7 +196,7 @@ def _children(node) -> list:
     return []
 
 
-def lookup(data: object, path: tuple) -> object:
+def lookup(data: object, path: tuple[object, ...]) -> object:
     """The value at `path` in a parsed YAML document, or None where a step is missing or not a mapping:
     the one walk every reader of config.yaml uses."""
     node = data

@@ -28,12 +28,15 @@ Citations are into the 0.17.0 wheel, gateway/authz_mixin.py `_is_user_authorized
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hermes_wizard.hermes.access import adapters
 from hermes_wizard.hermes.access.access_files import AccessFiles
 from hermes_wizard.hermes.access.authz import ALLOWED_USERS, GROUP_USERS_AND_CHATS, OWN_POLICY, Decision, Sender
 from hermes_wizard.hermes.v0_18.authz import Authorizer018
+
+if TYPE_CHECKING:
+    from hermes_wizard.core.shapes import Parsed
 
 ALLOW_BOTS = {"discord": "DISCORD_ALLOW_BOTS", "feishu": "FEISHU_ALLOW_BOTS"}
 # rules that decide before 0.17's bot admission is reached
@@ -96,7 +99,7 @@ class Authorizer017(Authorizer018):
         except Exception as exc:  # the adapter (or an alias file) makes Hermes raise
             return False, f"Hermes raises {type(exc).__name__}"
 
-    def adapter_policy(self, env: dict[str, str], p: str, extra: dict, side: str) -> tuple[str, str]:
+    def adapter_policy(self, env: dict[str, str], p: str, extra: Parsed, side: str) -> tuple[str, str]:
         key = f"{side}_policy"
         if p == "qqbot":
             return str(extra.get(key, "open")).strip().lower(), key if key in extra else "default"

@@ -18,7 +18,11 @@ from __future__ import annotations
 
 import io
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hermes_wizard.core.shapes import Parsed
+    from hermes_wizard.hermes.model import Model
 
 # Plugin YAML hooks in 0.17's registry order (plugins with an apply_yaml_config_fn).
 PLUGIN_HOOKS = ("discord", "mattermost")
@@ -101,8 +105,8 @@ def check_env_overrides(environ: dict[str, str]) -> None:
                                   f"set {port} to a port number, or remove it (the default is 8645)") from None
 
 
-def bridge_yaml_to_env(yaml_cfg: dict, gateway_platforms: Any, platforms_data: dict, environ: dict,
-                       model: Any) -> None:
+def bridge_yaml_to_env(yaml_cfg: Parsed, gateway_platforms: Any, platforms_data: Parsed, environ: dict[str, str],
+                       model: Model) -> None:
     """The YAML→env bridges in 0.17's order: the plugin hooks (each guarded), then the core blocks, which
     raise into the YAML guard.  Only what access reads is bridged (allowlists, policies, bot admission)."""
     from hermes_wizard.hermes.loader.plugins import apply_yaml_hooks
@@ -113,7 +117,7 @@ def bridge_yaml_to_env(yaml_cfg: dict, gateway_platforms: Any, platforms_data: d
         if not environ.get(name):
             environ[name] = ",".join(str(v) for v in value) if isinstance(value, list) else str(value)
 
-    def top(name: str) -> dict | None:
+    def top(name: str) -> Parsed | None:
         block = yaml_cfg.get(name, {})
         return block if isinstance(block, dict) else None
 

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import io
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hermes_wizard.core.shapes import Parsed
 
 
 def decode_env(raw: bytes, keys: frozenset[str]) -> tuple[str, str, bool]:
@@ -33,7 +36,7 @@ def decode_env(raw: bytes, keys: frozenset[str]) -> tuple[str, str, bool]:
         return text_as_opened(raw, "latin-1"), "latin-1", False
 
 
-def check_gateway_section(yaml_cfg: dict) -> None:
+def check_gateway_section(yaml_cfg: Parsed) -> None:
     """config.py:1054-1058: with no top-level `streaming:` mapping, `yaml_cfg.get("gateway", {}).get(...)`
     raises for a `gateway:` that is not a mapping (empty, a string, a list) — after the session_reset
     copy, before any platform is merged; the loader's guard then drops the rest of the YAML phase."""
