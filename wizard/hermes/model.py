@@ -17,6 +17,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from hermes_wizard.core.shapes import Parsed
+    from hermes_wizard.hermes.access.access_files import AccessFiles
+    from hermes_wizard.hermes.access.authz import Authorizer
     from hermes_wizard.hermes.loader.catalog import Spec
     from hermes_wizard.hermes.loader.gate import Violation
     from hermes_wizard.hermes.loader.plugins import HostFacts
@@ -49,7 +54,7 @@ class Model:
     nested_gateway_fallbacks: bool  # `gateway.session_reset` (and friends) when absent at top level
     parses_profile_routes: bool  # `profile_routes` (gateway.json, config.yaml) is parsed by from_dict
 
-    def check_gateway_section(self, yaml_cfg: dict) -> None:
+    def check_gateway_section(self, yaml_cfg: Parsed) -> None:
         """Raise where this version's YAML phase fails on the `gateway:` section (the phase is then dropped)."""
 
     def check_from_dict(self, gw_data: Any) -> None:
@@ -60,8 +65,8 @@ class Model:
         credentials do not re-enable a platform YAML disabled?  (0.18+: every platform.)"""
         return True
 
-    def bridge_yaml_to_env(self, yaml_cfg: dict, gateway_platforms: Any, platforms_data: dict,
-                           environ: dict) -> None:
+    def bridge_yaml_to_env(self, yaml_cfg: Parsed, gateway_platforms: Any, platforms_data: Parsed,
+                           environ: dict[str, str]) -> None:
         """The YAML→env bridges (allowlists, policies) of the YAML phase; may raise where Hermes's do."""
         from hermes_wizard.hermes.loader.plugins import apply_yaml_hooks  # 0.18+: every bridge is a plugin hook
 
@@ -97,14 +102,14 @@ class Model:
     # --- authorization ---------------------------------------------------------------------------
     pairing_store_merges: bool = True  # the store merges the legacy and new pairing folders (0.18+)
 
-    def access_files(self, home: Any, owner: int | None = None) -> Any:
-        """The pairing store and WhatsApp alias files as this version reads them (an `AccessFiles`)."""
+    def access_files(self, home: Path, owner: int | None = None) -> AccessFiles:
+        """The pairing store and WhatsApp alias files as this version reads them."""
         from hermes_wizard.hermes.access.access_files import read_access_files
 
         return read_access_files(home, owner, merges=self.pairing_store_merges)
 
-    def authorizer(self) -> Any:
-        """This version's `_is_user_authorized` (a `hermes_wizard.hermes.access.authz.Authorizer`)."""
+    def authorizer(self) -> Authorizer:
+        """This version's `_is_user_authorized`."""
         raise NotImplementedError
 
     # --- the startup rule -------------------------------------------------------------------------

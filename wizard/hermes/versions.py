@@ -92,7 +92,7 @@ class Judgement:
     def refuses(self) -> bool:
         return refuses_open_policies(self.version)
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, object]:
         return {"version": self.version, "found_at": self.found_at, "modelled": self.modelled,
                 "judged_as": self.judged_as}
 

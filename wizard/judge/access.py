@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from hermes_wizard.core.homeroot import home_owner
 from hermes_wizard.core.smallfile import reading_for
 from hermes_wizard.hermes.access.access_files import AccessFiles
-from hermes_wizard.hermes.access.authz import ALWAYS, GROUP_CHATS, GROUP_USERS, OWN_POLICY, Decision, Sender
+from hermes_wizard.hermes.access.authz import ALWAYS, GROUP_CHATS, GROUP_USERS, OWN_POLICY, Authorizer, Decision, Sender
 from hermes_wizard.hermes.models import model_for
 from hermes_wizard.judge.engine import HomeReport, evaluate
 from hermes_wizard.judge.provenance import env_source, find_yaml, yaml_source
@@ -34,7 +34,7 @@ CHAT_TYPES = ("dm", "group", "channel", "forum")
 class AccessView:
     report: HomeReport
     files: AccessFiles
-    authorizer: Any
+    authorizer: Authorizer
 
 
 def load_view(home: Path, profile: str = "default", *, base_env: dict[str, str] | None = None,
@@ -48,9 +48,7 @@ def load_view(home: Path, profile: str = "default", *, base_env: dict[str, str] 
 
 def decide(view: AccessView, sender: Sender) -> Decision:
     effective = view.report.effective
-    # the version's authorizer: `Model.authorizer()` is untyped (Any) until the hermes contract is
-    decision: Decision = view.authorizer.decide(effective.environ, effective.platforms, view.files, sender)
-    return decision
+    return view.authorizer.decide(effective.environ, effective.platforms, view.files, sender)
 
 
 def source_of(view: AccessView, decision: Decision, platform: str) -> str | None:

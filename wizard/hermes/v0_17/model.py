@@ -28,10 +28,14 @@ RestartPreventExitStatus=78 (hermes_cli/gateway.py).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hermes_wizard.hermes.v0_17 import loader
 from hermes_wizard.hermes.v0_18.model import Hermes0180
+
+if TYPE_CHECKING:
+    from hermes_wizard.core.shapes import Parsed
+    from hermes_wizard.hermes.access.authz import Authorizer
 
 # plugins/platforms/ of 0.17.0, in the registry's order (discovery walks the folder sorted).
 PLUGIN_PLATFORMS = ("discord", "google_chat", "homeassistant", "irc", "line", "mattermost", "ntfy", "photon",
@@ -72,8 +76,8 @@ class Hermes017(Hermes0180):
     def simple_env(self, raw: bytes) -> dict[str, str]:
         return loader.simple_env(raw, self.env_keys())
 
-    def bridge_yaml_to_env(self, yaml_cfg: dict, gateway_platforms: Any, platforms_data: dict,
-                           environ: dict) -> None:
+    def bridge_yaml_to_env(self, yaml_cfg: Parsed, gateway_platforms: Any, platforms_data: Parsed,
+                           environ: dict[str, str]) -> None:
         loader.bridge_yaml_to_env(yaml_cfg, gateway_platforms, platforms_data, environ, self)
 
     def check_env_overrides(self, environ: dict[str, str]) -> None:
@@ -89,7 +93,7 @@ class Hermes017(Hermes0180):
                 for name, block in platforms.items()}}
         super().check_from_dict(gw_data)
 
-    def authorizer(self):
+    def authorizer(self) -> Authorizer:
         from hermes_wizard.hermes.v0_17.authz import Authorizer017
 
         return Authorizer017()

@@ -8,10 +8,14 @@ gate, the env override blocks, placeholder tokens and the platform set are the s
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hermes_wizard.hermes.v0_18 import loader
 from hermes_wizard.hermes.v0_19.model import Hermes019
+
+if TYPE_CHECKING:
+    from hermes_wizard.core.shapes import Parsed
+    from hermes_wizard.hermes.access.authz import Authorizer
 
 # Added to Hermes's known .env names in 0.19.0 (0.18.x knows 328 names, a strict subset).
 KEYS_ADDED_IN_0_19 = frozenset({
@@ -41,7 +45,7 @@ class Hermes0182(Hermes019):
     def env_keys(self) -> frozenset[str]:
         return super().env_keys() - KEYS_ADDED_IN_0_19
 
-    def check_gateway_section(self, yaml_cfg: dict) -> None:
+    def check_gateway_section(self, yaml_cfg: Parsed) -> None:
         loader.check_gateway_section(yaml_cfg)
 
     def check_from_dict(self, gw_data: Any) -> None:
@@ -50,7 +54,7 @@ class Hermes0182(Hermes019):
     def check_fn_env(self, name: str) -> tuple[str, ...]:
         return _CHECK_FN_ENV.get(name, ())
 
-    def authorizer(self):
+    def authorizer(self) -> Authorizer:
         from hermes_wizard.hermes.v0_18.authz import Authorizer018  # allow-all flags read unstripped
 
         return Authorizer018()

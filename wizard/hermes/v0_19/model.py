@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hermes_wizard.hermes.loader import envfile, envrules
 from hermes_wizard.hermes.model import Model
+
+if TYPE_CHECKING:
+    from hermes_wizard.hermes.access.authz import Authorizer
 
 
 @functools.lru_cache(maxsize=1)
@@ -43,7 +47,7 @@ class Hermes019(Model):
     def enabled_flag(self, value: str) -> bool:
         return envrules.is_truthy(value)  # strips, accepts on (utils.is_truthy_value)
 
-    def authorizer(self):
+    def authorizer(self) -> Authorizer:
         from hermes_wizard.hermes.access.authz import Authorizer  # only `access` and its checks pay for it
 
         return Authorizer()

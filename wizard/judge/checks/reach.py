@@ -10,15 +10,19 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hermes_wizard.judge.checks import Context, Hit, check
 from hermes_wizard.judge.provenance import env_source, find_yaml, yaml_source
 
+if TYPE_CHECKING:
+    from hermes_wizard.hermes.access.access_files import AccessFiles
+    from hermes_wizard.hermes.access.authz import Authorizer, Decision
+
 _NOBODY = "\x00nobody\x00"  # a sender no list names
 
 
-def _access(ctx: Context) -> tuple[Any, Any]:
+def _access(ctx: Context) -> tuple[Authorizer, AccessFiles]:
     """The version's authorizer and the home's pairing store, read as the home's owner could."""
     from hermes_wizard.core.homeroot import home_owner
     from hermes_wizard.core.smallfile import reading_for
@@ -30,7 +34,8 @@ def _access(ctx: Context) -> tuple[Any, Any]:
     return model.authorizer(), files
 
 
-def _decide(ctx: Context, auth: Any, files: Any, platform: str, user: str, chat: str = "dm") -> Any:
+def _decide(ctx: Context, auth: Authorizer, files: AccessFiles, platform: str, user: str,
+            chat: str = "dm") -> Decision:
     from hermes_wizard.hermes.access.authz import Sender
 
     return auth.decide(ctx.effective.environ, ctx.effective.platforms, files, Sender(platform, user, chat))
