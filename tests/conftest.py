@@ -10,7 +10,8 @@ The layout of tests/ (DESIGN.md), and where a new test goes:
 * ``tui/`` -- the Textual screens driven by Pilot, and their SVG snapshots.
 * ``system/`` -- real components of the machine: a booted systemd, tmux, ssh, a Secret Service, the built
   wheel, ansible-playbook, the plugin in Hermes's venv, throw-away user accounts. Each such test carries
-  its component's marker (``systemd``, ``tmux``, ``ssh``, ``keyring``, ``wheel``) so CI cannot skip it.
+  its component's marker (``systemd``, ``tmux``, ``ssh``, ``keyring``, ``wheel``, ``python310``) so CI
+  cannot skip it.
 * ``support/`` -- helpers, never tests: the oracle harness (``oracle/``), home generators, fake systemd,
   fake Hermes, tmux drivers. It is on ``sys.path``: ``import oracle``, ``import homegen``.
 
@@ -43,6 +44,7 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "keyring: talks to a real Secret Service (gnome-keyring under D-Bus)")
     config.addinivalue_line("markers", "ssh: runs a real sshd and ssh client")
     config.addinivalue_line("markers", "wheel: builds the wheel and installs it in fresh venvs")
+    config.addinivalue_line("markers", "python310: runs code under a real Python 3.10, the oldest supported")
     config.addinivalue_line("markers", "stand_in: a smaller run of its module's slow tests, for the fast loop; "
                                        "deselected wherever one of those slow tests is selected")
     config.pluginmanager.register(StandIns(), "hermes-wizard-stand-ins")
@@ -77,7 +79,7 @@ class StandIns:
 # Skips of unmarked tests (root reads a chmod-000 file anyway, no tmpfs mount permitted) stay skips.
 import os  # noqa: E402
 
-REAL_COMPONENT_MARKERS = ("systemd", "keyring", "tmux", "oracle", "ssh", "wheel")
+REAL_COMPONENT_MARKERS = ("systemd", "keyring", "tmux", "oracle", "ssh", "wheel", "python310")
 
 
 def _in_ci() -> bool:
