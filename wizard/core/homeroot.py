@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import errno
 import os
+import pwd
 import stat
 from pathlib import Path
 
@@ -106,8 +107,6 @@ def foreign_owner(path: Path) -> str | None:
     owner = home_owner(path)
     if owner is None or owner == os.geteuid():
         return None
-    import pwd
-
     try:
         return pwd.getpwuid(owner).pw_name
     except KeyError:
