@@ -5,7 +5,8 @@ the managed scope (`$HERMES_MANAGED_DIR` or `/etc/hermes`), and the small runtim
 files.  Credential state (WhatsApp session, Weixin accounts, pairing store) is read
 lazily by `hermes_wizard.hermes.loader.credentials`, because where to look depends on resolved config.
 
-Contract: read-only, never imports Hermes, never raises for file content.
+Contract: read-only, never imports Hermes, never raises for file content.  `json` is imported lazily, only
+when a JSON file exists: the pre-start gate loads this module, and most homes give it no JSON to read.
 """
 
 from __future__ import annotations
@@ -20,10 +21,10 @@ from hermes_wizard.core.smallfile import read_as_stated
 from hermes_wizard.hermes.loader.envfile import EnvFile, read_env_file
 from hermes_wizard.hermes.loader.yamlfile import YamlFile, read_yaml_file
 from hermes_wizard.hermes.models import model_for
+from hermes_wizard.read.keyring_read import KeyringSecrets, read_keyring
 
 if TYPE_CHECKING:
     from hermes_wizard.hermes.model import Model
-    from hermes_wizard.read.keyring_read import KeyringSecrets
 
 MAX_SMALL_FILE = 1024 * 1024
 
@@ -60,7 +61,7 @@ def read_json_file(path: Path, content: bytes | None = None) -> JsonFile:
         result.exists, result.size = True, len(content)
     try:
         text = (read_as_stated(path, st, MAX_SMALL_FILE) if content is None else content).decode("utf-8")
-        import json  # only when the file exists: not on every check's path
+        import json  # lazily: see the module doc
 
         result.data = json.loads(text) if text.strip() else None
         if result.data is None:
@@ -126,8 +127,7 @@ def _kept_in_keyring(yaml: YamlFile, home: Path, mode: str, planned: dict[str, s
                      ) -> KeyringSecrets | None:
     data = yaml.data if yaml.exists and yaml.error is None else None
     if not (isinstance(data, dict) and isinstance(data.get("secrets"), dict)):
-        return None  # the common case: the keyring code is not even imported
-    from hermes_wizard.read.keyring_read import read_keyring
+        return None  # the common case: `keyring` itself is never imported
 
     return read_keyring(data, home, mode, planned)
 
