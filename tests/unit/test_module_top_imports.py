@@ -74,7 +74,6 @@ BOUNDARIES = (
 CHECK_PATH = "check path"
 
 PENDING = {  # layers edited by other branches now; converted after those merge (issue 21)
-    "screens": "converted next",
     "faces": "converted after the seam and values branches merge",
     "judge": "converted after the seam and values branches merge",
     "plan": "converted after the seam and values branches merge",

@@ -114,7 +114,6 @@ def read_home(evidence: Evidence, home: Path | None) -> None:
     if home is None:
         return
     # The snapshot's own readers: a FIFO or a link to /dev/zero in the home is judged, not waited on.
-
     state = read_json_file(home / "gateway_state.json").data
     if isinstance(state, dict) and state.get("gateway_state") == "startup_failed":
         evidence.state_reason = str(state.get("exit_reason") or "") or None

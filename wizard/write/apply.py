@@ -93,7 +93,6 @@ def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None 
             backups.close_journal(home, backup)
             raise
         if plan.service:  # from here on, what systemd said before is stale: the checks get none
-
             scope.hold_evidence()
         stopped, failures = service.stop(plan.service, runner)
         left = "".join(f" {unit} was stopped and is left stopped (starting it would resume the loop)."
