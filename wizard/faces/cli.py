@@ -178,6 +178,10 @@ def _detailed(argv: list[str]) -> bool:
 def run(args) -> int:
     """Run a parsed command (from the full parser, or `check`'s own reader in wizard/faces/fastargs.py)
     under the error contract of wizard/faces/contract.py."""
+    if args.command == "check" and args.gate:  # the gate's own face: none of check's engine (wizard/faces/gate.py)
+        from hermes_wizard.faces.gate import run_gate
+
+        return run_gate(args)
     if args.command == "check":
         from hermes_wizard.faces.check import run_check
 
