@@ -69,6 +69,8 @@ BOUNDARIES = (
              "only a home with JSON files needs it; the gate on a home without them never loads it"),
     Boundary("check path", ("plistlib",), ("hermes_wizard.service.supervisors",),
              "plistlib (xml.parsers.expat, datetime) only when a launchd plist exists"),
+    Boundary("check path", ("hermes_wizard.read.keyring_read",), ("hermes_wizard.read.snapshot",),
+             "the keyring readers (~0.4 ms): only a config.yaml with `secrets:`; the gate loads the snapshot"),
     Boundary("check path", ("hermes_wizard.service.loop",), ("hermes_wizard.service.scope",),
              "loop evidence asks systemd (subprocess): only `check --service` and doctor"),
     Boundary("check path", ("hermes_wizard.service.systemd",), ("hermes_wizard.faces.check",),

@@ -5,8 +5,9 @@ the managed scope (`$HERMES_MANAGED_DIR` or `/etc/hermes`), and the small runtim
 files.  Credential state (WhatsApp session, Weixin accounts, pairing store) is read
 lazily by `hermes_wizard.hermes.loader.credentials`, because where to look depends on resolved config.
 
-Contract: read-only, never imports Hermes, never raises for file content.  `json` is imported lazily, only
-when a JSON file exists: the pre-start gate loads this module, and most homes give it no JSON to read.
+Contract: read-only, never imports Hermes, never raises for file content.  The pre-start gate loads this module
+before every start, so two imports wait, lazily, for the homes that need them: `json` when a JSON file exists,
+and the keyring readers (read/keyring_read.py and what it imports: ~0.4 ms) when config.yaml has `secrets:`.
 """
 
 from __future__ import annotations
@@ -21,10 +22,10 @@ from hermes_wizard.core.smallfile import read_as_stated
 from hermes_wizard.hermes.loader.envfile import EnvFile, read_env_file
 from hermes_wizard.hermes.loader.yamlfile import YamlFile, read_yaml_file
 from hermes_wizard.hermes.models import model_for
-from hermes_wizard.read.keyring_read import KeyringSecrets, read_keyring
 
 if TYPE_CHECKING:
     from hermes_wizard.hermes.model import Model
+    from hermes_wizard.read.keyring_read import KeyringSecrets
 
 MAX_SMALL_FILE = 1024 * 1024
 
@@ -127,7 +128,8 @@ def _kept_in_keyring(yaml: YamlFile, home: Path, mode: str, planned: dict[str, s
                      ) -> KeyringSecrets | None:
     data = yaml.data if yaml.exists and yaml.error is None else None
     if not (isinstance(data, dict) and isinstance(data.get("secrets"), dict)):
-        return None  # the common case: `keyring` itself is never imported
+        return None  # the common case: the keyring readers are not even imported
+    from hermes_wizard.read.keyring_read import read_keyring  # lazily: see the module doc
 
     return read_keyring(data, home, mode, planned)
 
