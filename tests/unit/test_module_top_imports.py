@@ -77,6 +77,10 @@ BOUNDARIES = (
              "the systemd runner (subprocess, ~15 ms): only `check --unit/--service`"),
     Boundary("check path", ("hermes_wizard.judge.report",), ("hermes_wizard.faces.check",),
              "the text renderer: JSON output never needs it"),
+    Boundary("check path", ("hermes_wizard.hermes.verify",), ("hermes_wizard.judge.engine",),
+             "asking the installed Hermes (a subprocess): only `--verify`"),
+    Boundary("check path", ("hermes_wizard.service.loop",), ("hermes_wizard.judge.checks.service",),
+             "loop evidence asks systemd (subprocess): only when a runner is configured"),
     Boundary("check path", ("hermes_wizard.core.atomic",), ("hermes_wizard.faces.contract",),
              "the file writer (~7 ms): only to say, after an interruption, whether a write had begun"),
 )
@@ -84,7 +88,7 @@ CHECK_PATH = "check path"
 
 AFTER_SEAM = "converted after the seam branch merges (it edits these files now)"
 PENDING = {path: AFTER_SEAM for path in (
-    "wizard/hermes", "wizard/judge", "wizard/plan", "wizard/faces/access.py", "wizard/faces/cli.py",
+    "wizard/hermes", "wizard/plan", "wizard/faces/access.py", "wizard/faces/cli.py",
     "wizard/faces/gate.py", "wizard/faces/hermes_plugin.py", "wizard/faces/judging.py", "wizard/faces/pairing_cmd.py",
     "wizard/faces/plain/platforms.py", "wizard/faces/plan_words.py", "wizard/faces/setup_flags.py",
     "wizard/faces/wording.py")}

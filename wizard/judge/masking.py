@@ -29,11 +29,17 @@ from __future__ import annotations
 
 import bisect
 import io
+import json
 import re
 from typing import Any
 
+import yaml
+
+from hermes_wizard.core.dotenv_parts import parse_stream
 from hermes_wizard.core.safetext import MASK, MIN_SCRUBBED, scrub  # noqa: F401  (scrub: re-exported)
 from hermes_wizard.hermes.loader.catalog import SECRET_VALUED
+from hermes_wizard.hermes.loader.envfile import _glued_segments
+from hermes_wizard.hermes.models import model_for
 
 _SECRET_NAME = re.compile(r"(TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|_KEY|PRIVATE|CREDENTIAL|COOKIE)", re.I)
 _ENV_NAME = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_.]*)['\"]?\s*=")
@@ -61,8 +67,6 @@ def secret_parts(value: str) -> set[str]:
     string fields (`private_key`, `private_key_id`) of an inline JSON such as a service account's."""
     parts = {value} | {match.group(1) for match in _URL_PASSWORD.finditer(value)}
     if value.lstrip().startswith("{") and "private" in value.lower():
-        import json
-
         try:
             data = json.loads(value)
         except (ValueError, RecursionError):
@@ -89,10 +93,6 @@ def env_masks(text: str, secret_keys=()) -> tuple[dict[int, int], set[str]]:
 
     A secret binding's first line is masked after its first `=`, the lines its
     quoted value continues on entirely; so is any line naming a secret `NAME=`."""
-    from hermes_wizard.core.dotenv_parts import parse_stream
-    from hermes_wizard.hermes.loader.envfile import _glued_segments
-    from hermes_wizard.hermes.models import model_for
-
     if not secret_keys and not _MAYBE_SECRET.search(text):
         # Every name judged below is a piece of `text`: with no secret-looking piece anywhere there is
         # nothing to mask, and the dotenv parse (most of a check's masking time) is skipped.
@@ -143,8 +143,6 @@ def env_masks(text: str, secret_keys=()) -> tuple[dict[int, int], set[str]]:
 
 def yaml_masks(text: str) -> tuple[dict[int, list[tuple[int, int]]], set[str]]:
     """({line index: [(start, end) columns to mask]}, secret scalars) for a YAML text."""
-    import yaml
-
     spans: dict[int, list[tuple[int, int]]] = {}
     lines = split_lines(text)
     try:
@@ -169,8 +167,6 @@ def yaml_masks(text: str) -> tuple[dict[int, list[tuple[int, int]]], set[str]]:
 
 def secret_scalars(root) -> list:
     """Every scalar node under a secret-looking key, at any depth (shared nodes visited once)."""
-    import yaml
-
     found, seen = [], set()
     stack: list[tuple[Any, bool, tuple[str, ...]]] = [(root, False, ())]
     while stack:

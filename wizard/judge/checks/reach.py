@@ -11,7 +11,12 @@ import re
 import time
 from typing import Any
 
-from hermes_wizard.judge.checks import Context, Hit, check
+from hermes_wizard.core.homeroot import home_owner
+from hermes_wizard.core.smallfile import reading_for
+from hermes_wizard.hermes.access.authz import OWN_POLICY, Sender
+from hermes_wizard.hermes.access.identity import stored_ids
+from hermes_wizard.hermes.models import model_for
+from hermes_wizard.judge.checks.registry import Context, Hit, check
 from hermes_wizard.judge.provenance import env_source, find_yaml, yaml_source
 
 _NOBODY = "\x00nobody\x00"  # a sender no list names
@@ -19,10 +24,6 @@ _NOBODY = "\x00nobody\x00"  # a sender no list names
 
 def _access(ctx: Context) -> tuple[Any, Any]:
     """The version's authorizer and the home's pairing store, read as the home's owner could."""
-    from hermes_wizard.core.homeroot import home_owner
-    from hermes_wizard.core.smallfile import reading_for
-    from hermes_wizard.hermes.models import model_for
-
     model = model_for(ctx.facts.hermes)
     with reading_for(home_owner(ctx.home)):
         files = model.access_files(ctx.home, home_owner(ctx.home))
@@ -30,8 +31,6 @@ def _access(ctx: Context) -> tuple[Any, Any]:
 
 
 def _decide(ctx: Context, auth: Any, files: Any, platform: str, user: str, chat: str = "dm") -> Any:
-    from hermes_wizard.hermes.access.authz import Sender
-
     return auth.decide(ctx.effective.environ, ctx.effective.platforms, files, Sender(platform, user, chat))
 
 
@@ -121,9 +120,6 @@ def pairing_nobody_waiting(ctx: Context):
 
 def nobody_waiting(ctx: Context) -> list[str]:
     """Enabled platforms where only pairing admits, codes are sent, and the store is empty."""
-    from hermes_wizard.hermes.access.authz import OWN_POLICY
-    from hermes_wizard.hermes.access.identity import stored_ids
-
     env, out, specs = ctx.effective.environ, list[str](), ctx.model.platforms()
     enabled = [name for name, state in ctx.effective.platforms.items() if state.enabled
                and not (name in specs and specs[name].always_authorized)]  # no per-user access control

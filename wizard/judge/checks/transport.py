@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from hermes_wizard.judge.checks import Context, Hit, check
+from hermes_wizard.hermes.loader.envrules import coerce_bool
+from hermes_wizard.hermes.loader.plugins import SDK_MODULES
+from hermes_wizard.judge.checks.registry import Context, Hit, check
 from hermes_wizard.judge.provenance import env_source
 
 
@@ -37,7 +39,6 @@ def enabled_despite_false(ctx: Context):
         state = ctx.effective.platforms.get(name)
         if state is None or not state.enabled:
             continue
-        from hermes_wizard.hermes.loader.envrules import coerce_bool
         if coerce_bool(raw, False):
             continue
         known = platforms[name].credentials if name in platforms else ()
@@ -88,8 +89,6 @@ def missing_credentials(ctx: Context):
        fix="""Install Hermes's messaging extras into its venv: pip install 'hermes-agent[messaging]'.""")
 def sdk_missing(ctx: Context):
     platforms = ctx.model.platforms()
-    from hermes_wizard.hermes.loader.plugins import SDK_MODULES
-
     if ctx.facts.modules is None:
         return
     for name, modules in SDK_MODULES.items():
