@@ -11,6 +11,8 @@ Contract: pure; AnswerError from the session passes through (the schema has rule
 
 from __future__ import annotations
 
+import yaml
+
 from hermes_wizard.hermes.loader.catalog import PLATFORMS
 from hermes_wizard.judge.masking import is_secret_name
 from hermes_wizard.plan.answers_file.schema import Declared
@@ -49,8 +51,6 @@ def render_answers(session, secret_env_names: dict[str, str] | None = None) -> s
     """The answers file recording `session`'s answers (not the doctor's repair: an answers file
     declares platforms).  A secret credential becomes {from_env: NAME}, NAME from `secret_env_names`
     (key → variable) or the key itself; credentials that failed their check are left out."""
-    import yaml
-
     names = secret_env_names or {}
     platforms: dict[str, dict] = {}
     for name, answer in session.platforms.items():
