@@ -13,6 +13,8 @@ The boundaries:
   ruamel      the round-trip YAML writer: only plan/yamledit.py, only when a plan edits config.yaml.
   hermes      Hermes's own modules (hermes_cli, gateway, agent, hermes_constants) exist only inside Hermes's
               venv: imported only by the code Hermes runs there (its plugin, its setup hook, the probes).
+  plugin      every Hermes process that discovers plugins imports faces/hermes_plugin.py: the wizard's own
+              modules load only when its command or hook runs.
   dispatch    the command line imports the face of the command being run, so `check` and the gate never
               load doctor or setup machinery (faces/entry.py, faces/cli.py).
   check path  a module that `check` or the pre-start gate loads keeps off that path what only some of its
@@ -62,6 +64,8 @@ BOUNDARIES = (
              "Hermes's own modules exist only inside Hermes's venv"),
     Boundary("dispatch", ("hermes_wizard.faces",), ("hermes_wizard.faces.entry", "hermes_wizard.faces.cli"),
              "the command line loads only the face of the command being run"),
+    Boundary("plugin", ("hermes_wizard",), ("hermes_wizard.faces.hermes_plugin",),
+             "every Hermes process that discovers plugins imports the plugin: the wizard loads when it runs"),
     # ---- the check path: each holder is loaded by `check` or the gate; each target is not, on some run ----
     Boundary("check path", ("json",), ("hermes_wizard.core.safetext",),
              "only JSON output needs it; the gate prints none"),
@@ -81,17 +85,17 @@ BOUNDARIES = (
              "asking the installed Hermes (a subprocess): only `--verify`"),
     Boundary("check path", ("hermes_wizard.service.loop",), ("hermes_wizard.judge.checks.service",),
              "loop evidence asks systemd (subprocess): only when a runner is configured"),
+    Boundary("check path", ("hermes_wizard.hermes.loader.secret_sources", "hermes_wizard.faces.advice"),
+             ("hermes_wizard.faces.judging",), "only the text tip of `check` needs them; the gate loads judging"),
     Boundary("check path", ("hermes_wizard.core.atomic",), ("hermes_wizard.faces.contract",),
              "the file writer (~7 ms): only to say, after an interruption, whether a write had begun"),
 )
 CHECK_PATH = "check path"
 
-AFTER_SEAM = "converted after the seam branch merges (it edits these files now)"
-PENDING = {path: AFTER_SEAM for path in (
-    "wizard/hermes", "wizard/faces/access.py", "wizard/faces/cli.py",
-    "wizard/faces/gate.py", "wizard/faces/hermes_plugin.py", "wizard/faces/judging.py", "wizard/faces/pairing_cmd.py",
-    "wizard/faces/plain/platforms.py", "wizard/faces/plan_words.py", "wizard/faces/setup_flags.py",
-    "wizard/faces/wording.py")}
+AFTER_SEAM = "not converted yet: the seam branch rewrote it until 20:40 (issue 21)"
+PARSER_FIRST = "its add_parser runs on every full-parser command: move that to a light module first, then its imports"
+PENDING = {"wizard/hermes": AFTER_SEAM, "wizard/faces/access.py": PARSER_FIRST,
+           "wizard/faces/pairing_cmd.py": PARSER_FIRST}
 
 
 @dataclass(frozen=True)
