@@ -12,10 +12,14 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Footer, Input, Label, RadioSet, Static
 
 from hermes_wizard.core.safetext import visible_lines
+from hermes_wizard.faces.access_words import who_reaches
+from hermes_wizard.faces.pairing_cmd import journalled, preview
 from hermes_wizard.faces.sources import own_id_help
 from hermes_wizard.faces.wording import current_access
 from hermes_wizard.hermes.loader.catalog import Spec
+from hermes_wizard.hermes.verify import hermes_python
 from hermes_wizard.plan.answers import ACCESS_MODES, ACCESS_WORDS, GROUP_POLICIES, GROUP_WORDS, id_problems, split_ids
+from hermes_wizard.plan.session import AnswerError
 from hermes_wizard.screens.base import WizardScreen
 from hermes_wizard.screens.messages import AccessKept
 from hermes_wizard.screens.widgets import Choice, ChoiceSet, wizard_header
@@ -104,8 +108,6 @@ class AccessScreen(WizardScreen):
         self.query_one(RadioSet).focus()
 
     def _who_now(self) -> str:
-        from hermes_wizard.faces.access_words import who_reaches
-
         app = self.wizard
         return who_reaches(app.home, app.profile, self.platform, self.spec.label, facts=app.report.facts)
 
@@ -155,9 +157,6 @@ class AccessScreen(WizardScreen):
         owner: first its preview (who, since when, an allowlist Hermes will also change), then, pressed again,
         the change — journalled, so `hermes-wizard undo` takes an approval back through Hermes.  Never a
         write of the store by us."""
-        from hermes_wizard.faces.pairing_cmd import journalled, preview
-        from hermes_wizard.hermes.verify import hermes_python
-
         code = self.query_one("#pair-code" if action == "approve" else "#revoke-id", Input).value.strip()
         result = self.query_one("#pair-result", Static)
         app = self.wizard
@@ -197,8 +196,6 @@ class AccessScreen(WizardScreen):
             self.action_done()  # Enter in the IDs or the confirmation keeps the choice
 
     def action_done(self) -> None:
-        from hermes_wizard.plan.session import AnswerError
-
         mode = self.selected()
         ids = split_ids(self.query_one("#ids", Input).value)
         confirm, group = self.query_one("#confirm", Input).value, self.selected_group()

@@ -9,10 +9,11 @@ screen classes, so screens never import each other.
 
 from __future__ import annotations
 
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from textual.app import App
+from textual.app import App, SuspendNotSupported
 from textual.binding import Binding
 
 from hermes_wizard.core.bundled import stylesheet
@@ -42,6 +43,7 @@ from hermes_wizard.screens.result_screen import ResultScreen
 from hermes_wizard.screens.review_screen import ReviewScreen
 from hermes_wizard.screens.widgets import PlainPalette
 from hermes_wizard.write.apply import ApplyError, ApplyResult, apply_plan
+from hermes_wizard.write.saved_answers import SavedAnswersError, save_answers
 
 CSS_FILE = stylesheet()
 # Theme colours that become the foreground under NO_COLOR (see WizardApp.get_css_variables).
@@ -126,8 +128,6 @@ class WizardApp(App[AppOutcome]):
             raise ApplyError("there is nothing to apply")
         saved = None
         if self.save_answers:  # what was chosen, before apply spends the answers; nothing applied if it fails
-            from hermes_wizard.write.saved_answers import SavedAnswersError, save_answers
-
             try:
                 saved = save_answers(self.session, self.save_answers)
             except SavedAnswersError as exc:
@@ -178,10 +178,6 @@ class WizardApp(App[AppOutcome]):
     def on_pairing_requested(self, message: PairingRequested) -> None:
         """Hand the terminal to Hermes's own login, then read the home again: the platform's state (and its
         finding) changes only if the login really wrote its credentials."""
-        import subprocess
-
-        from textual.app import SuspendNotSupported
-
         login = message.login
         try:
             with self.suspend():

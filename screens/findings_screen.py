@@ -9,7 +9,9 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Footer, Input, Label, RadioSet, Static
 
 from hermes_wizard.core.safetext import visible, visible_lines
+from hermes_wizard.faces.plan_words import plan_notes
 from hermes_wizard.faces.wording import tilde, verdict_words
+from hermes_wizard.plan.answers import split_ids
 from hermes_wizard.plan.repairs import RepairOptions, plan_repairs
 from hermes_wizard.screens.base import WizardScreen
 from hermes_wizard.screens.messages import PlatformsRequested, ReviewRequested
@@ -94,14 +96,10 @@ class FindingsScreen(WizardScreen):
                                 dead_transport=self._choice("dead-transport", "disable"))
         session = self.wizard.session
         repair = plan_repairs(self.wizard.report, options)
-        from hermes_wizard.plan.answers import split_ids
-
         session.set_repair(repair.plan.changes, split_ids(self.query_one("#confirm-open", Input).value))
         waiting = session.needs_confirming()
         for widget_id in ("#confirm-open-label", "#confirm-open"):
             self.query_one(widget_id).display = bool(waiting) or options.open_policy == "optin"
-        from hermes_wizard.faces.plan_words import plan_notes
-
         notes = plan_notes(session, repair) + [f"not fixed: {line}" for line in repair.unfixable]
         if waiting:
             notes.insert(0, f"Not opened until you type its name: {', '.join(waiting)} (until then Hermes still "

@@ -8,7 +8,8 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Footer, Select, Static
 
 from hermes_wizard.core.safetext import visible_lines
-from hermes_wizard.faces.wording import plural, tilde, verdict_words
+from hermes_wizard.faces.terminal import over_ssh
+from hermes_wizard.faces.wording import plural, ssh_note, tilde, verdict_words
 from hermes_wizard.read.homes import HomeError, list_profiles, profile_home
 from hermes_wizard.screens.base import WizardScreen
 from hermes_wizard.screens.messages import PlatformsRequested
@@ -43,11 +44,7 @@ class HomeScreen(WizardScreen):
             yield Static(visible_lines(words), classes="verdict-ok" if ok else "verdict-bad", id="verdict",
                          markup=False)
             yield Static(visible_lines(self._summary()), id="summary", classes="hint", markup=False)
-            from hermes_wizard.faces.terminal import over_ssh
-
             if over_ssh():  # said here, once: anything printed before the full screen starts is hidden by it
-                from hermes_wizard.faces.wording import ssh_note
-
                 yield Static(visible_lines(ssh_note(tilde(str(app.home / ".env")))), id="ssh-note", classes="hint",
                              markup=False)
             with Horizontal(classes="buttons"):

@@ -9,6 +9,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Footer, Static
 
 from hermes_wizard.core.safetext import as_spoken, visible_lines
+from hermes_wizard.faces.outcome import restart_lines, written
 from hermes_wizard.faces.wording import open_words, tilde
 from hermes_wizard.screens.base import WizardScreen
 from hermes_wizard.screens.widgets import findings_content, wizard_header
@@ -29,8 +30,6 @@ class ResultScreen(WizardScreen):
         self.result = result
 
     def compose(self) -> ComposeResult:
-        from hermes_wizard.faces.outcome import written
-
         report = self.result.report
         said = written(report, self.wizard.home, running=self.result.running)
         yield wizard_header()
@@ -45,8 +44,6 @@ class ResultScreen(WizardScreen):
                 yield Static(opened, classes="warning-text", id="open-to-everyone", markup=False)
             if said.findings:
                 yield Static(findings_content(list(said.findings)), id="findings", markup=False)
-            from hermes_wizard.faces.outcome import restart_lines
-
             for line in self.result.service_lines + restart_lines(self.result, said.clean):
                 yield Static(visible_lines(line), classes="hint", markup=False)
             next_step = as_spoken(said.next_step)  # `hermes wizard doctor` inside Hermes

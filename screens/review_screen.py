@@ -10,12 +10,17 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Checkbox, Footer, Input, Static
 
+from hermes_wizard.core.keyring_store import backend_name, usable_for
 from hermes_wizard.core.safetext import visible_lines
+from hermes_wizard.faces.outcome import WRITE_ANYWAY, planned, refusal_words
 from hermes_wizard.faces.wording import open_words, plural
 from hermes_wizard.plan.changes import render_diff
+from hermes_wizard.plan.service_steps import ServiceRequest, plan_service, render_service
 from hermes_wizard.screens.base import WizardScreen
 from hermes_wizard.screens.messages import ChangesApplied
 from hermes_wizard.screens.widgets import DiffView, findings_content, wizard_header
+from hermes_wizard.service.systemd import Runner
+from hermes_wizard.write.apply import ApplyError
 
 HELP = """# Review
 The exact lines that will change, file by file (secrets are shown as ••••••), and what Hermes will decide
@@ -44,8 +49,6 @@ class ReviewScreen(WizardScreen):
         files = " and ".join(plan.files())
         yield Static(f"{plural(len(plan.changes), 'change')} in {files}" if plan.changes else "No file changes",
                      classes="title")
-        from hermes_wizard.faces.outcome import planned
-
         said = planned(outlook)
         # the verdict first, above the diff: on 80x24 it stays in view beside the focused Apply
         yield Static(visible_lines(said.verdict), id="after", classes="verdict-ok" if said.clean else "verdict-bad",
@@ -55,8 +58,6 @@ class ReviewScreen(WizardScreen):
         with VerticalScroll(id="outlook"):
             yield from self._where_secrets_go()
             if self.service_steps:
-                from hermes_wizard.plan.service_steps import render_service
-
                 yield Checkbox("Also run the service steps below", value=self.run_service, id="run-service")
                 yield Static(visible_lines(render_service(self.service_steps)), id="service", markup=False)
             if service_notes:  # a gate the doctor will not install, and why (the line `doctor` prints)
@@ -69,8 +70,6 @@ class ReviewScreen(WizardScreen):
             yield Static(findings_content(found) if found else "No findings.", id="findings", markup=False)
         self.refused = not outlook.would_start  # Apply stays off until "write anyway" is typed
         if self.refused:
-            from hermes_wizard.faces.outcome import WRITE_ANYWAY, refusal_words
-
             yield Static(refusal_words(outlook), id="refusal", classes="error-text", markup=False)
             yield Input(placeholder=WRITE_ANYWAY, id="write-anyway")
         yield Static("", id="message", classes="error-text", markup=False)
@@ -85,8 +84,6 @@ class ReviewScreen(WizardScreen):
         session = self.wizard.session
         if not session.typed_secrets():
             return None
-        from hermes_wizard.core.keyring_store import usable_for
-
         why = usable_for(session.report.home)
         if why:
             session.secrets_in_keyring = False  # `--secrets keyring` cannot be honoured: said, never a failed store
@@ -101,8 +98,6 @@ class ReviewScreen(WizardScreen):
             yield Static(visible_lines(f"The secrets go to .env, mode 0600: {self.no_keyring}."),
                          id="keyring-none", markup=False)
             return
-        from hermes_wizard.core.keyring_store import backend_name
-
         yield Checkbox(f"Keep the secrets in the OS keyring ({backend_name()}) instead of .env",
                        value=session.secrets_in_keyring, id="keep-in-keyring")
 
@@ -122,8 +117,6 @@ class ReviewScreen(WizardScreen):
     def on_input_changed(self, event: Input.Changed) -> None:
         """Only the typed words turn Apply on for a plan Hermes would refuse (never a default, never a key)."""
         if event.input.id == "write-anyway":
-            from hermes_wizard.faces.outcome import WRITE_ANYWAY
-
             self.query_one("#apply", Button).disabled = event.value.strip().lower() != WRITE_ANYWAY
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -135,12 +128,9 @@ class ReviewScreen(WizardScreen):
         it will not do of what the review offers (a gate whose drop-in folder is refused, and why)."""
         if self.wizard.mode != "doctor":
             return (), []
-        from hermes_wizard.plan.service_steps import ServiceRequest, plan_service
-        from hermes_wizard.service.systemd import Runner
-
-        planned = plan_service(self.wizard.home, self.wizard.profile, ServiceRequest(install_gate=True, restart=True),
+        service = plan_service(self.wizard.home, self.wizard.profile, ServiceRequest(install_gate=True, restart=True),
                                editing=bool(plan.changes), will_start=outlook.would_start, runner=Runner())
-        return planned.steps, planned.unmet
+        return service.steps, service.unmet
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.action_apply() if event.button.id == "apply" else self.app.pop_screen()
@@ -157,8 +147,6 @@ class ReviewScreen(WizardScreen):
 
     def _apply(self, steps) -> None:
         """In a worker thread: a restart is watched for seconds, and the screen must keep drawing."""
-        from hermes_wizard.write.apply import ApplyError
-
         try:
             result = self.wizard.apply_pending(steps)
         except ApplyError as exc:

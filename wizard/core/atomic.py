@@ -12,6 +12,7 @@ Used by apply and backups (wizard/write/) and by the service drop-in writer.
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
 import stat
 from pathlib import Path
@@ -100,8 +101,6 @@ class Lock:
         self.held = False
 
     def __enter__(self) -> Lock:
-        import fcntl
-
         path = self.home.path / LOCK_FILE
         for _ in range(self.TRIES):
             try:

@@ -21,6 +21,7 @@ Contract: `identity_for` raises `Refused` (a sentence) when whom to run as canno
 from __future__ import annotations
 
 import os
+import pwd
 import selectors
 import signal
 import subprocess
@@ -83,8 +84,6 @@ def identity_for(home: Path) -> Identity:
 
 
 def _identity(uid: int, gid: int | None, switch: bool) -> Identity:
-    import pwd
-
     try:
         entry = pwd.getpwuid(uid)
         return Identity(uid, entry.pw_gid if gid is None else gid, entry.pw_name, entry.pw_dir or "/", switch)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import errno
 import functools
 import os
+import pwd
 import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -111,8 +112,6 @@ def foreign_owner(path: Path) -> str | None:
     owner = home_owner(path)
     if owner is None or owner == os.geteuid():
         return None
-    import pwd
-
     try:
         return pwd.getpwuid(owner).pw_name
     except KeyError:

@@ -21,8 +21,8 @@ Usable: what `keyring` itself recommends (`keyring.core.recommended`), never its
 configured explicitly (`PYTHON_KEYRING_BACKEND`, or a keyringrc.cfg) is honoured because they chose it, but
 keyrings.alt's plaintext file is never picked up silently.
 
-Contract: `keyring` is imported only inside these functions (it costs ~0.2 s and may touch D-Bus); the check
-path calls them only when a home maps a secret to the keyring, and the pre-start gate never does.
+Contract: `keyring` is imported lazily, only inside these functions (it costs ~0.2 s and may touch D-Bus); the
+check path calls them only when a home maps a secret to the keyring, and the pre-start gate never does.
 """
 
 from __future__ import annotations
@@ -35,6 +35,8 @@ if TYPE_CHECKING:  # keyring itself is imported only where a secret is read or w
     from types import ModuleType
 
     from keyring.backend import KeyringBackend
+
+from hermes_wizard.core.homeroot import foreign_owner
 
 SERVICE = "hermes-wizard"
 SOURCE_NAME = "wizard_keyring"  # secrets.<SOURCE_NAME> in config.yaml; Hermes wants [a-z0-9_]
@@ -79,8 +81,6 @@ def usable_for(home: Path) -> str | None:
     """None when the secrets of `home` can be kept in a usable keyring here, else why not in one line: the
     keyring is per user, so one of another user's home (root setting up someone's home) never can be —
     the gateway, running as its owner, would never read it."""
-    from hermes_wizard.core.homeroot import foreign_owner
-
     login = foreign_owner(home)
     if login is not None:
         return (f"the OS keyring is per user and this home belongs to {login}, whose gateway would never read "

@@ -20,7 +20,8 @@ clipboard; bidi overrides make text read differently than it is).
   renderers escape their fields themselves, so a value's newline shows as `\\n`).
 
 Contract: pure functions of text; escaping is display-only (values are never
-changed where they are decided on or written).
+changed where they are decided on or written).  `json` is imported lazily, in
+`json_text`: the pre-start gate loads this module and prints no JSON.
 """
 
 from __future__ import annotations
@@ -101,7 +102,7 @@ def json_text(payload: object, indent: int | None = 2) -> str:
     The substitution is safe on the whole document: such characters can only occur
     inside string literals (JSON's own syntax is ASCII), where \\uXXXX is their
     escape.  Characters above U+FFFF are written as a UTF-16 surrogate pair."""
-    import json  # only JSON output needs it
+    import json  # lazily: only JSON output needs it (see the module doc)
 
     text = json.dumps(payload, indent=indent, ensure_ascii=False)
     if _printable_lines(text):

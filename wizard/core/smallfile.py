@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import pwd
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -134,8 +135,6 @@ def _allowed(uid: int, groups: set[int], st: os.stat_result, user: int, group: i
 
 
 def _groups_of(uid: int) -> set[int]:
-    import pwd
-
     try:
         entry = pwd.getpwuid(uid)
         return set(os.getgrouplist(entry.pw_name, entry.pw_gid))

@@ -7,7 +7,10 @@ guarded output before anything is written.
 
 from __future__ import annotations
 
+import time
+
 from hermes_wizard.core.safetext import visible
+from hermes_wizard.judge.access import load_view, platform_access
 
 _RULES = {
     "platform-always": "events of this platform are authenticated by their transport; no per-user check",
@@ -96,10 +99,6 @@ def overview_json(view, rows) -> dict:
 
 def waiting_and_paired(home, profile: str, platform: str, facts=None) -> tuple[int, int]:
     """How many pairing requests wait on `platform`, and how many people are paired there."""
-    import time
-
-    from hermes_wizard.judge.access import load_view, platform_access
-
     rows = [r for r in platform_access(load_view(home, profile, facts=facts), time.time()) if r.name == platform]
     return (len(rows[0].pending), len(rows[0].approved)) if rows else (0, 0)
 
@@ -107,10 +106,6 @@ def waiting_and_paired(home, profile: str, platform: str, facts=None) -> tuple[i
 def who_reaches(home, profile: str, platform: str, label: str, facts=None) -> str:
     """Who reaches the agent through `platform` today, decided as the gateway decides (the files as they are
     on disk, not a choice being made): the words the TUI's and the plain face's access step show."""
-    import time
-
-    from hermes_wizard.judge.access import load_view, platform_access
-
     view = load_view(home, profile, facts=facts)
     rows = [row for row in platform_access(view, time.time()) if row.name == platform]
     lines = overview_text(view, rows, platform).split("\n")[1:]

@@ -14,6 +14,7 @@ Contract: pure apart from a few stats; every command returned is shell-quoted an
 from __future__ import annotations
 
 import os
+import pwd
 import shlex
 from pathlib import Path
 
@@ -61,8 +62,6 @@ def foreign_owner(program: Path) -> str | None:
 
 
 def _name(uid: int) -> str:
-    import pwd
-
     try:
         return pwd.getpwuid(uid).pw_name
     except KeyError:

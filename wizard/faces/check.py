@@ -1,13 +1,15 @@
 """`hermes-wizard check`: one report per home, text or JSON, and its exit code (DESIGN.md).
 
 `check` reads files only — service unit files included (`--unit PATH` names one); it asks systemd
-(systemctl show, journalctl) only with `--service`.  `check --gate` is wizard/faces/gate.py.
+(systemctl show, journalctl) only with `--service`.  `check --gate` is wizard/faces/gate.py (the command
+line sends it there: the gate never loads this module's engine).
 
 Exit codes: 0 the gateway would start and no error findings; 1 error findings but it would start;
 78 Hermes would refuse to start (or crash loading its config); 2 usage error; 74 the report could not
 be written (wizard/faces/contract.py).  `--all-profiles` exits with the worst.  The console script
 reaches `run_check` without loading the argparse command line (wizard/faces/entry.py), so this module
-imports only what a check needs.
+imports only what a check needs; two imports wait, lazily, for the runs that need them: the systemd runner
+(subprocess, ~15 ms) for `--unit`/`--service`, and the text renderer (judge/report.py) for text output.
 """
 
 from __future__ import annotations
@@ -16,14 +18,17 @@ import os
 import sys
 
 from hermes_wizard.core.exitcodes import ExitCode
+from hermes_wizard.core.safetext import _HIDDEN, guarded_output, hide, json_text, scrubber
 from hermes_wizard.faces.contract import guarded
+from hermes_wizard.faces.judging import host_facts, plugin_tip
 from hermes_wizard.faces.selection import select_homes
+from hermes_wizard.judge.engine import evaluate
+from hermes_wizard.judge.masking import secret_values
+from hermes_wizard.service import scope as service
 
 
 def run_check(args) -> int:
     """`check` with the command line's error contract, its output through the escaping guard."""
-    from hermes_wizard.core.safetext import guarded_output
-
     def body() -> int:
         with guarded_output():  # nothing from a home reaches the terminal raw (wizard/core/safetext.py)
             return _check(args)
@@ -32,15 +37,10 @@ def run_check(args) -> int:
 
 
 def _check(args) -> int:
-    if args.gate:
-        from hermes_wizard.faces.gate import run_gate
-
-        return run_gate(args)
     homes = select_homes(args)
     if homes is None:
         return ExitCode.USAGE
     if args.unit or args.service:
-        from hermes_wizard.service import scope as service
         from hermes_wizard.service.systemd import Runner
 
         service.configure(unit=args.unit, runner=Runner() if args.service else None)
@@ -52,11 +52,6 @@ def _check(args) -> int:
 
 
 def _report(args, homes) -> int:
-    from hermes_wizard.core.safetext import hide, json_text
-    from hermes_wizard.faces.judging import host_facts
-    from hermes_wizard.judge.engine import evaluate
-    from hermes_wizard.judge.masking import secret_values
-
     base_env = dict(os.environ) if args.inherit_env else {}
     facts = host_facts(args, homes[0][1])
     reports = [evaluate(path, name, base_env=base_env, facts=facts, verify=args.verify) for name, path in homes]
@@ -66,7 +61,6 @@ def _report(args, homes) -> int:
         payload = [r.as_json() for r in reports] if args.all_profiles else reports[0].as_json()
         sys.stdout.write(json_text(_scrubbed(payload)) + "\n")
     else:
-        from hermes_wizard.faces.judging import plugin_tip
         from hermes_wizard.judge.report import render_text
 
         sys.stdout.write("\n\n".join(render_text(r) for r in reports) + "\n")
@@ -79,8 +73,6 @@ def _report(args, homes) -> int:
 def _scrubbed(payload):
     """The JSON payload with registered secrets masked in every string (before encoding,
     so a secret holding a quote or backslash is found as it is)."""
-    from hermes_wizard.core.safetext import _HIDDEN, scrubber
-
     return _masked(payload, scrubber(_HIDDEN))
 
 

@@ -4,19 +4,28 @@ The commands live beside it: `check` (wizard/faces/check.py, and its gate), `exp
 `secrets`, and `setup` in the face the terminal allows (the TUI in screens/, plain prompts, or answers and
 flags).  Every command runs under one error contract (wizard/faces/contract.py).  The console script
 reaches `check` and the gate without this module (wizard/faces/entry.py); everything else comes here.
+Each face (the faces/ module of a command, the Textual app) is imported lazily, once the command is known:
+`--help` or a usage error loads none of them, and a command loads only its own.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
+import shutil
 import sys
+import tempfile
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+from hermes_wizard.core.bundled import example_home
 from hermes_wizard.core.exitcodes import ExitCode
 from hermes_wizard.core.kinds import DEAD_TRANSPORT_CHOICES, OPEN_POLICY_CHOICES
-from hermes_wizard.core.safetext import to_stderr
+from hermes_wizard.core.safetext import as_spoken, guarded_output, to_stderr, visible
 from hermes_wizard.faces.contract import guarded
 from hermes_wizard.faces.selection import profile_name as _profile_name
+from hermes_wizard.hermes.versions import MODELLED, is_modelled
+from hermes_wizard.read.homes import HomeError, profile_home, resolve_root
 
 
 def _common(parser) -> None:
@@ -42,8 +51,6 @@ def _common(parser) -> None:
 
 
 def build_parser():
-    import argparse  # not for the pre-start gate, which parses its few flags itself (wizard/faces/gate.py)
-
     class _Parser(argparse.ArgumentParser):
         def error(self, message: str):  # argparse exits 2 on its own; keep the message short
             self._print_message(self.format_usage())  # to stderr, as argparse does
@@ -162,8 +169,6 @@ def main(argv: list[str] | None = None) -> int:
         to_stderr(parser.format_help(), end="")
         return ExitCode.USAGE
     if getattr(args, "target", None):
-        from hermes_wizard.hermes.versions import MODELLED, is_modelled
-
         if not is_modelled(args.target):
             parser.error(f"--target {args.target}: not a modelled Hermes version (choose one of {', '.join(MODELLED)})")
     return run(args)
@@ -178,6 +183,10 @@ def _detailed(argv: list[str]) -> bool:
 def run(args) -> int:
     """Run a parsed command (from the full parser, or `check`'s own reader in wizard/faces/fastargs.py)
     under the error contract of wizard/faces/contract.py."""
+    if args.command == "check" and args.gate:  # the gate's own face: none of check's engine (wizard/faces/gate.py)
+        from hermes_wizard.faces.gate import run_gate
+
+        return run_gate(args)
     if args.command == "check":
         from hermes_wizard.faces.check import run_check
 
@@ -199,8 +208,6 @@ def _run(args) -> int:
                                                                       or args.install_gate or args.restart)
                                     and not args.all_profiles and _can_ask()):
         return _run_interactive(args)
-    from hermes_wizard.core.safetext import guarded_output
-
     with guarded_output():  # nothing from a home reaches the terminal raw (wizard/core/safetext.py)
         return _headless(args)
 
@@ -234,10 +241,6 @@ def _headless(args) -> int:
 
 
 def _version() -> int:
-    from importlib.metadata import PackageNotFoundError, version
-
-    from hermes_wizard.hermes.versions import MODELLED
-
     try:
         mine = version("hermes-wizard")
     except PackageNotFoundError:
@@ -258,8 +261,6 @@ def _run_interactive(args) -> int:
     """setup, or the doctor's interactive repair, in the face the terminal allows (wizard/faces/terminal.py):
     the TUI, plain prompts, or — no terminal at all — what was found and the commands that need none."""
     from hermes_wizard.faces import terminal
-    from hermes_wizard.read.homes import HomeError, profile_home, resolve_root
-
     face = terminal.choose_face(terminal.TerminalFacts.detect(), plain=args.plain)
     if face == terminal.NONE:
         return terminal.no_terminal(args)
@@ -272,8 +273,6 @@ def _run_interactive(args) -> int:
             home = profile_home(root, args.profile) if args.profile else root
             profile = args.profile or _profile_name(root)
     except HomeError as exc:
-        from hermes_wizard.core.safetext import visible
-
         to_stderr(f"hermes-wizard: {visible(str(exc))}")
         return ExitCode.USAGE
     save, keyring = getattr(args, "save_answers", None), getattr(args, "secrets", None) == "keyring"
@@ -294,8 +293,6 @@ def _run_tui(command: str, home: Path, profile: str, save_answers: str | None = 
     result = outcome.result
     assert result is not None  # an applied outcome carries its ApplyResult
     if outcome.saved is not None:
-        from hermes_wizard.core.safetext import as_spoken
-
         print(as_spoken(f"Answers: {outcome.saved} (no secret in it; `hermes-wizard setup --answers` applies them)"))
     print(f"Backup: {result.backup}/")
     return ExitCode.OK if result.report.would_start else ExitCode.CONFIG
@@ -308,11 +305,6 @@ def _home_exists(explicit: str | None) -> bool:
 
 def _demo(args) -> int:
     """The first thing to try: the doctor on a copy of the example home (the original is never touched)."""
-    import shutil
-    import tempfile
-
-    from hermes_wizard.core.bundled import example_home
-
     home = Path(tempfile.mkdtemp(prefix="hermes-wizard-demo.")) / "home"
     shutil.copytree(example_home(), home)
     (home / ".env").chmod(0o600)  # a real home keeps its secrets at 0600

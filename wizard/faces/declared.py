@@ -25,8 +25,23 @@ import sys
 from pathlib import Path
 
 from hermes_wizard.core.exitcodes import ExitCode
-from hermes_wizard.core.safetext import to_stderr, visible
-from hermes_wizard.faces.setup_flags import usage_code
+from hermes_wizard.core.keyring_store import usable_for
+from hermes_wizard.core.safetext import guarded_output, hide, to_stderr, visible
+from hermes_wizard.faces import outcome
+from hermes_wizard.faces.selection import profile_name
+from hermes_wizard.faces.setup_flags import flags_tree, usage_code
+from hermes_wizard.faces.trusted_file import read_trusted
+from hermes_wizard.faces.wording import open_words
+from hermes_wizard.judge.engine import evaluate
+from hermes_wizard.judge.masking import secret_values
+from hermes_wizard.plan.answers_file.schema import AnswersError, declare
+from hermes_wizard.plan.answers_file.session_io import into_session
+from hermes_wizard.plan.answers_file.tree import TreeError, read_tree
+from hermes_wizard.plan.changes import render_diff
+from hermes_wizard.plan.session import AnswerError, Session
+from hermes_wizard.read.homes import HomeError, profile_home, resolve_root
+from hermes_wizard.write.apply import ApplyError, apply_plan
+from hermes_wizard.write.saved_answers import SavedAnswersError, save_answers
 
 MAX_ANSWERS = 256 * 1024
 
@@ -42,21 +57,11 @@ def _complain(lines) -> None:
 
 def run_declared(args, stdin=None) -> int:
     """Run `setup` with an answers file or flags (the caller has checked setup_flags.wants_declared)."""
-    from hermes_wizard.core.safetext import guarded_output
-
     with guarded_output():  # nothing from a file or a home reaches the terminal raw
         return _run(args, stdin or sys.stdin)
 
 
 def _run(args, stdin) -> int:
-    from hermes_wizard.core.safetext import hide
-    from hermes_wizard.judge.engine import evaluate
-    from hermes_wizard.judge.masking import secret_values
-    from hermes_wizard.plan.answers_file.schema import AnswersError, declare
-    from hermes_wizard.plan.answers_file.session_io import into_session
-    from hermes_wizard.plan.answers_file.tree import TreeError
-    from hermes_wizard.plan.session import AnswerError, Session
-
     bad = usage_code(args)
     located = _home(args)
     if isinstance(located, str):
@@ -104,14 +109,7 @@ def _reads(declared, extra_env: dict) -> list[str]:
 
 
 def _apply(args, session) -> int:
-    from hermes_wizard.faces import outcome
-    from hermes_wizard.faces.wording import open_words
-    from hermes_wizard.plan.changes import render_diff
-    from hermes_wizard.write.apply import ApplyError, apply_plan
-
     if session.secrets_in_keyring:
-        from hermes_wizard.core.keyring_store import usable_for
-
         if why := usable_for(session.report.home):
             _complain([f"secrets: keyring was asked, but {why}; nothing "
                        "was written (use `secrets: env` to keep them in .env, mode 0600)"])
@@ -159,9 +157,6 @@ def _code(args, report, changed: bool, dry: bool) -> int:
 
 
 def _declaration(args, stdin):
-    from hermes_wizard.faces.setup_flags import flags_tree
-    from hermes_wizard.plan.answers_file.tree import TreeError, read_tree
-
     if not args.answers:
         return flags_tree(args, stdin)
     flags_tree(args, stdin)  # refuses --answers mixed with answer flags
@@ -176,8 +171,6 @@ def _read_answers(path: str, stdin) -> bytes | str:
     """The file's bytes (at most MAX_ANSWERS + 1), or why not: a file someone other than the caller or
     root could have written is refused (wizard/faces/trusted_file.py), a FIFO or device is never opened
     for a blocking read, and a directory or a missing file is said plainly."""
-    from hermes_wizard.faces.trusted_file import read_trusted
-
     if path == "-":
         return stdin.buffer.read(MAX_ANSWERS + 1) if hasattr(stdin, "buffer") else stdin.read().encode()
     return read_trusted(path, MAX_ANSWERS)
@@ -185,8 +178,6 @@ def _read_answers(path: str, stdin) -> bytes | str:
 
 def _save(session, declared, path: str) -> bool:
     """Record the answers (--save-answers); True when that failed (said on stderr)."""
-    from hermes_wizard.write.saved_answers import SavedAnswersError, save_answers
-
     names = {key: var for decl in declared.platforms.values() for key, var in decl.from_env.items()}
     try:
         target = save_answers(session, path, names)
@@ -199,9 +190,6 @@ def _save(session, declared, path: str) -> bool:
 
 def _home(args) -> tuple[Path, str] | str:
     """The home and profile `setup` configures (a new home is created on apply), or why not."""
-    from hermes_wizard.faces.selection import profile_name
-    from hermes_wizard.read.homes import HomeError, profile_home, resolve_root
-
     raw = args.home or os.environ.get("HERMES_HOME") or str(Path.home() / ".hermes")
     try:
         if not Path(raw).expanduser().is_dir():

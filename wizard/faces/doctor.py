@@ -20,12 +20,33 @@ the file repairs still apply), a restart that looped again, or problems left; 2 
 
 from __future__ import annotations
 
+import os
+import shlex
 import sys
+import time
 from pathlib import Path
 
+from hermes_wizard.core.confined import Refused, identity_for
 from hermes_wizard.core.exitcodes import ExitCode
-from hermes_wizard.core.safetext import to_stderr, visible
+from hermes_wizard.core.homefs import refusals
+from hermes_wizard.core.safetext import hide, to_stderr, visible
+from hermes_wizard.faces.judging import host_facts, plugin_tip
+from hermes_wizard.faces.outcome import is_clean, planned, restart_lines, written
 from hermes_wizard.faces.selection import select_homes
+from hermes_wizard.faces.wording import restart_hint
+from hermes_wizard.hermes.verify import ask_installed
+from hermes_wizard.judge.engine import evaluate
+from hermes_wizard.judge.masking import secret_values
+from hermes_wizard.judge.report import verdict_clause
+from hermes_wizard.plan.answers import preview
+from hermes_wizard.plan.changes import ENV, YAML, render_diff
+from hermes_wizard.plan.repairs import RepairOptions, plan_repairs
+from hermes_wizard.plan.service_steps import ServiceRequest, plan_service, render_service
+from hermes_wizard.service import scope as service
+from hermes_wizard.service.scope import planned_dropins
+from hermes_wizard.service.systemd import Runner, journal_argv, show_argv, systemctl
+from hermes_wizard.write.apply import ApplyError, apply_plan
+from hermes_wizard.write.backups import recover_home
 
 
 def _say(text: str = "") -> None:
@@ -34,9 +55,6 @@ def _say(text: str = "") -> None:
 
 
 def run_doctor(args) -> int:
-    from hermes_wizard.service import scope as service
-    from hermes_wizard.service.systemd import Runner
-
     homes = select_homes(args)
     if homes is None:
         return ExitCode.USAGE
@@ -49,19 +67,6 @@ def run_doctor(args) -> int:
 
 
 def _doctor(args, homes, runner) -> int:
-    import os
-
-    from hermes_wizard.core.homefs import refusals
-    from hermes_wizard.core.safetext import hide
-    from hermes_wizard.faces.judging import host_facts
-    from hermes_wizard.judge.engine import evaluate
-    from hermes_wizard.judge.masking import secret_values
-    from hermes_wizard.plan.changes import ENV, YAML, render_diff
-    from hermes_wizard.plan.repairs import RepairOptions, plan_repairs
-    from hermes_wizard.plan.service_steps import ServiceRequest, plan_service, render_service
-    from hermes_wizard.write.apply import ApplyError, apply_plan
-    from hermes_wizard.write.backups import recover_home
-
     base_env = dict(os.environ) if args.inherit_env else {}
     facts = host_facts(args, homes[0][1])
     options = RepairOptions(open_policy=args.open_policy, dead_transport=args.dead_transport)
@@ -97,16 +102,14 @@ def _doctor(args, homes, runner) -> int:
             _say(f"not fixed: {line}")
         editing = bool(repair.plan) and (args.fix or args.dry_run)  # a dry run shows what --fix would do
         will_start = (repair.after if editing else report).would_start  # the home as this run leaves it
-        service = plan_service(home, profile, request, editing=editing, will_start=will_start, runner=runner)
-        for line in service.notes:
+        service_plan = plan_service(home, profile, request, editing=editing, will_start=will_start, runner=runner)
+        for line in service_plan.notes:
             _say(line)
-        if service.unmet:  # a service step asked for that will not be done: not a full success
+        if service_plan.unmet:  # a service step asked for that will not be done: not a full success
             codes.append(ExitCode.PROBLEMS)
-        plan = (repair.plan if editing else repair.plan.without_changes()).with_service(service.steps)
-        if not repair.plan and not service.steps:
-            from hermes_wizard.faces.outcome import is_clean, written
-
-            if report.would_start and not service.unmet and is_clean(report):
+        plan = (repair.plan if editing else repair.plan.without_changes()).with_service(service_plan.steps)
+        if not repair.plan and not service_plan.steps:
+            if report.would_start and not service_plan.unmet and is_clean(report):
                 _say("Nothing to fix.")
             elif report.would_start:  # nothing the doctor changes, but `check` is not clean: say what it says
                 _say("Nothing the doctor will change; what is left:")
@@ -116,21 +119,19 @@ def _doctor(args, homes, runner) -> int:
             continue
         acted = True
         if repair.plan:
-            from hermes_wizard.faces.outcome import planned
-
             _say(render_diff(repair.plan).rstrip("\n"))
-            for line in planned(_with_gate(report, repair, service.steps)).lines():
+            for line in planned(_with_gate(report, repair, service_plan.steps)).lines():
                 _say(line)
-        if service.steps:
-            _say(render_service(service.steps).rstrip("\n"))
-        if args.dry_run or not (args.fix or service.steps):
+        if service_plan.steps:
+            _say(render_service(service_plan.steps).rstrip("\n"))
+        if args.dry_run or not (args.fix or service_plan.steps):
             if args.dry_run:
-                _dry_run(service.steps)
+                _dry_run(service_plan.steps)
             else:
                 _say("Run `hermes-wizard doctor --fix` to apply (it backs up every file first).")
             codes.append(ExitCode.PROBLEMS)
             continue
-        if not args.yes and not _confirm("Apply these changes?" if not service.steps else
+        if not args.yes and not _confirm("Apply these changes?" if not service_plan.steps else
                                          "Apply these changes and run the service steps above?"):
             _say("No changes were made.")
             codes.append(ExitCode.PROBLEMS if sys.stdin.isatty() else ExitCode.USAGE)
@@ -148,8 +149,6 @@ def _doctor(args, homes, runner) -> int:
         if repair.plan and not editing:
             _say("The file changes above are not applied without --fix.")
             codes.append(ExitCode.PROBLEMS)
-    from hermes_wizard.faces.judging import plugin_tip
-
     if acted and (tip := plugin_tip(facts)):  # said with a repair, not on every clean run
         _say(visible(tip))
     if ExitCode.CONFIG in codes:
@@ -167,8 +166,6 @@ def _said_after(result, plan, home, facts, base_env, args) -> list[int]:
     after = result.report
     if result.backup is not None:
         _say(f"Backup: {visible(result.backup)}/")
-    from hermes_wizard.faces.outcome import written
-
     said = written(after, home, running=result.running, restart=_restart_hint(home))
     if plan.changes:
         told = None if args.no_verify else _ask_hermes_itself(home, facts, base_env, args.verify)
@@ -183,8 +180,6 @@ def _said_after(result, plan, home, facts, base_env, args) -> list[int]:
                 _say(line)
     for line in result.service_lines:
         _say(visible(line))
-    from hermes_wizard.faces.outcome import restart_lines
-
     for line in restart_lines(result, said.clean):
         _say(line)
     if result.running is False or result.gate_not_done:  # a service step asked for and not done
@@ -212,11 +207,6 @@ def _describe_service(report) -> None:
 
 def _dry_run(steps) -> None:
     """The exact commands the service steps would run, and the drop-ins they would write."""
-    import shlex
-    import time
-
-    from hermes_wizard.service.systemd import journal_argv, show_argv
-
     for step in steps:
         if step.action == "stop":
             _say(f"$ {shlex.join(step.argv())}\n$ {shlex.join(_systemctl(step.scope, 'reset-failed', step.unit))}")
@@ -231,8 +221,6 @@ def _dry_run(steps) -> None:
 
 
 def _systemctl(scope: str, *words: str) -> list[str]:
-    from hermes_wizard.service.systemd import systemctl
-
     return systemctl(scope, *words)
 
 
@@ -241,9 +229,6 @@ def _ask_hermes_itself(home, facts, base_env, asked: bool):
     a home it does not own asks only when told (`--verify`): that Hermes is the owner's code."""
     if facts.site_packages is None:
         return None
-    from hermes_wizard.core.confined import Refused, identity_for
-    from hermes_wizard.hermes.verify import ask_installed
-
     try:
         runs_as = identity_for(home)
     except Refused as exc:
@@ -261,8 +246,6 @@ def _ask_hermes_itself(home, facts, base_env, asked: bool):
 
 
 def _restart_hint(home) -> str:
-    from hermes_wizard.faces.wording import restart_hint
-
     hint = restart_hint(home)
     return hint + (" (or rerun with --restart)" if hint.startswith("systemctl") else "")
 
@@ -284,8 +267,6 @@ def _verdict(report) -> int:
 
 
 def _words(report) -> str:
-    from hermes_wizard.judge.report import verdict_clause
-
     return "unknown" if report is None else verdict_clause(report)
 
 
@@ -294,8 +275,5 @@ def _with_gate(report, repair, steps):
     planned gate ends is not "restarted forever" in the preview)."""
     if not any(getattr(step, "variant", None) for step in steps):
         return repair.after
-    from hermes_wizard.plan.answers import preview
-    from hermes_wizard.service.scope import planned_dropins
-
     with planned_dropins(steps):
         return preview(report, repair.plan)

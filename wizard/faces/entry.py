@@ -6,6 +6,8 @@ here, before argparse loads: wizard/faces/fastargs.py reads their plain spelling
 (help, abbreviations, mistakes) goes to the full parser, which says what is wrong.
 
 `console` is what the script and `python -m hermes_wizard` run: `main`, then the process ends.
+Each face is imported lazily, once `main` knows the command: the gate never loads `check`'s engine, and neither
+loads the full command line.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import gc
 import os
 import sys
 from typing import NoReturn
+
+from hermes_wizard.faces.contract import report_output_error
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -68,8 +72,6 @@ def console() -> NoReturn:
 
 
 def _flushed(code: int) -> int:
-    from hermes_wizard.faces.contract import report_output_error
-
     try:
         if sys.stdout is not None:
             sys.stdout.flush()

@@ -3,15 +3,15 @@
 
 from __future__ import annotations
 
+import json
+import textwrap
+
 from hermes_wizard.core.exitcodes import ExitCode
-from hermes_wizard.core.safetext import to_stderr
+from hermes_wizard.core.safetext import to_stderr, visible
+from hermes_wizard.judge.checks import all_checks, get_check
 
 
 def run_explain(args) -> int:
-    import json
-
-    from hermes_wizard.judge.checks import all_checks, get_check
-
     if not args.code:
         rows = all_checks()
         if args.format == "json":
@@ -22,15 +22,11 @@ def run_explain(args) -> int:
         return ExitCode.OK
     found = get_check(args.code)
     if found is None:
-        from hermes_wizard.core.safetext import visible
-
         to_stderr(f"hermes-wizard: no check {visible(args.code)!r}; `hermes-wizard explain` lists them")
         return ExitCode.USAGE
     if args.format == "json":
         print(json.dumps(_check_json(found), indent=2))
     else:
-        import textwrap
-
         def para(text: str) -> str:
             return textwrap.fill(" ".join(text.split()), 88, initial_indent="  ", subsequent_indent="  ")
 

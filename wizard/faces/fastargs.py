@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+from hermes_wizard.hermes.versions import is_modelled
+
 _VALUED = {"--home": "home", "--profile": "profile", "--hermes-python": "hermes_python",
            "--hermes-version": "hermes_version", "--target": "target", "--unit": "unit", "--format": "format"}
 _SWITCHES = {"--gate": "gate", "--all-profiles": "all_profiles", "--plain": "plain", "--inherit-env": "inherit_env",
@@ -50,8 +52,6 @@ def check_args(argv: list[str], allowed: frozenset[str] | None = None) -> Simple
     if any(getattr(args, one) and getattr(args, other) for one, other in _EXCLUSIVE):
         return None
     if args.target is not None:
-        from hermes_wizard.hermes.versions import is_modelled
-
         if not is_modelled(args.target):
             return None
     return args

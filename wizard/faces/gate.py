@@ -20,14 +20,17 @@ import sys
 from types import SimpleNamespace
 
 from hermes_wizard.core.exitcodes import ExitCode
-from hermes_wizard.core.safetext import to_stderr
+from hermes_wizard.core.safetext import to_stderr, visible
+from hermes_wizard.faces.fastargs import GATE_FLAGS, check_args
+from hermes_wizard.faces.judging import host_facts
+from hermes_wizard.faces.selection import select_homes
+from hermes_wizard.hermes.models import model_for, refuses_at_start
+from hermes_wizard.read.snapshot import take_snapshot
 
 
 def fast_args(argv: list[str]) -> SimpleNamespace | None:
     """The gate's arguments (after `check`), or None when they need the full parser (help, an unknown
     or repeated flag, a --target that is not modelled: argparse then says what is wrong)."""
-    from hermes_wizard.faces.fastargs import GATE_FLAGS, check_args
-
     args = check_args(argv, GATE_FLAGS)
     return args if args is not None and args.gate else None
 
@@ -36,11 +39,6 @@ def run_gate(args) -> int:
     """`check --gate`: 78 when Hermes would refuse or crash at start (one line), else 0; never an
     obstacle of our own making — any failure of the wizard itself lets the gateway start (exit 0)."""
     try:
-        from hermes_wizard.faces.judging import host_facts
-        from hermes_wizard.faces.selection import select_homes
-        from hermes_wizard.hermes.models import model_for, refuses_at_start
-        from hermes_wizard.read.snapshot import take_snapshot
-
         homes = select_homes(args)
         if homes is None:
             return ExitCode.OK
@@ -59,8 +57,6 @@ def run_gate(args) -> int:
     except Exception as exc:  # the gate must never be the reason a gateway does not start
         _journal(f"hermes-wizard gate: could not judge ({type(exc).__name__}); letting the gateway start")
         return ExitCode.OK
-    from hermes_wizard.core.safetext import visible
-
     if effective.crash is not None:  # the engine's would_start: a crash first, then the refusal
         _journal(f"hermes-wizard gate: Hermes would crash at start ({visible(effective.crash)}); not starting it, "
                  f"as it would crash again on every restart. Fix: hermes-wizard doctor --home {visible(home)}")

@@ -14,10 +14,13 @@ Installed into Hermes's own venv and listed in `plugins.enabled` (`hermes plugin
 
 Contract: importing this module imports no Hermes module; every Hermes API is looked up inside a try, so a Hermes
 without one (another version) keeps working and the plugin logs one line.  Nothing here prints a secret.
+Every Hermes process that discovers plugins imports this module, so the wizard's own machinery (its command line,
+engine and faces) is imported lazily, only when a wizard command or hook runs.
 """
 
 from __future__ import annotations
 
+import argparse
 import logging
 import os
 import shlex
@@ -73,8 +76,6 @@ def wizard_argv(argv: list[str], home: Path, hermes_python: str) -> list[str]:
 
 
 def _setup_parser(parser) -> None:
-    import argparse
-
     parser.add_argument("wizard_args", nargs=argparse.REMAINDER, metavar="COMMAND ...",
                         help="a hermes-wizard command and its options (hermes wizard COMMAND --help)")
 

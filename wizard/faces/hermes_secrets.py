@@ -14,6 +14,8 @@ and escapes whatever came from the home.  An entry may name only this home's own
 (keyring_store.belongs_to: this tool's service, username `<the home's real path>:<the same variable>`): a hostile
 config.yaml cannot make the gateway lift another home's token, or some other secret of its user (a GitHub token,
 say), into a variable that is then sent to a server the config names.  Anything else is skipped (HW505).
+Hermes's own modules (`agent.secret_sources`, `hermes_cli.env_loader`) are imported lazily, inside the functions
+that run in Hermes's venv: anywhere else they do not exist.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ import logging
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import yaml
 
 from hermes_wizard.core import keyring_store
 from hermes_wizard.core.safetext import visible
@@ -143,8 +147,6 @@ def make_source():
 def enabled_in(home: Path) -> bool:
     """Does this home's config.yaml turn our source on?  (Hermes's own test: a truthy `enabled`.)"""
     try:
-        import yaml
-
         with open(Path(home) / "config.yaml", encoding="utf-8") as handle:
             data = yaml.safe_load(handle)
         section = ((data or {}).get("secrets") or {}).get(keyring_store.SOURCE_NAME)

@@ -15,10 +15,12 @@ What Hermes 0.19.0 allows (read in its source and measured, see the README's "In
   `_deferred` dict (internal); on a Hermes without it the entry is looked up (so loaded) now and wrapped.
 
 Contract: never raises (a failure logs one line and leaves Hermes's own step in place); wrapping twice is a no-op.
+`gateway.platform_registry` is imported lazily, inside the hook: it exists only in Hermes's venv.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 from collections.abc import Callable
@@ -72,8 +74,6 @@ def _arrange(registry, name: str, replacement: Callable[[str], None]) -> bool:
 
 
 def _wrap(registry, name: str, replacement: Callable[[str], None]) -> bool:
-    import dataclasses
-
     try:
         entry = registry.get(name)
         if entry is None or entry.setup_fn is None:

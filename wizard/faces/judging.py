@@ -2,6 +2,8 @@
 
 `--hermes-version X` says which Hermes is installed (detection is skipped); `--target X`
 judges the home as X would, before an upgrade.  Shared by `check`, the gate and `doctor`.
+The gate loads this module: what only `check`'s text tip needs (the plugin's secret source, the install
+advice) is imported lazily, in `plugin_tip`.
 """
 
 from __future__ import annotations
@@ -9,12 +11,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from hermes_wizard.hermes.loader.plugins import HostFacts
+from hermes_wizard.hermes.versions import judgement
+
 
 def host_facts(args, home: Path):
     """The host facts of the Hermes that runs `home`, with the version the arguments ask to judge for."""
-    from hermes_wizard.hermes.loader.plugins import HostFacts
-    from hermes_wizard.hermes.versions import judgement
-
     facts = HostFacts.detect(home, args.hermes_python, dict(os.environ))
     if getattr(args, "target", None):
         facts.hermes = judgement(args.target, None, "target")

@@ -20,7 +20,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from hermes_wizard.core.kinds import Severity
 from hermes_wizard.core.safetext import visible
+from hermes_wizard.faces.wording import STATE_FIXES, restart_hint, tilde
+from hermes_wizard.judge.report import verdict_line
 
 VERIFIED = "Verified: "
 VERDICT = "Verdict: "
@@ -46,8 +49,6 @@ def is_clean(report) -> bool:
 
 def verdict_body(report) -> str:
     """`check`'s verdict line without its "Verdict: " label."""
-    from hermes_wizard.judge.report import verdict_line
-
     return verdict_line(report).removeprefix(VERDICT)
 
 
@@ -60,8 +61,6 @@ def written(report, home, *, running: bool | None = None, restart: str | None = 
     """What `check` says of the files just written and read back, and the real next step.
     `running`: the service was restarted and watched (True: it stayed up); `restart`: the command that
     restarts this home's gateway (default: wording.restart_hint)."""
-    from hermes_wizard.judge.report import verdict_line
-
     clean = is_clean(report)
     verdict = VERIFIED + verdict_body(report) if clean else verdict_line(report)
     return Outcome(verdict, clean, report.would_start, finding_lines(report),
@@ -70,8 +69,6 @@ def written(report, home, *, running: bool | None = None, restart: str | None = 
 
 def finding_lines(report) -> tuple[str, ...]:
     """Every finding as `check` lists it (mark, code, platform, message; the home as ~), and its Fix."""
-    from hermes_wizard.faces.wording import tilde
-
     lines: list[str] = []
     for f in report.findings:
         lines.append(f"{f.severity.glyph} {f.code} {visible(f.platform or 'home')}: {visible(tilde(f.message))}")
@@ -83,9 +80,6 @@ def finding_lines(report) -> tuple[str, ...]:
 def next_step(report, home, *, running: bool | None = None, restart: str | None = None) -> str:
     """The one thing to do now, chosen from the findings: a platform that cannot connect is repaired before
     a restart (a restart would not bring it up); an error's own fix comes before the restart too."""
-    from hermes_wizard.core.kinds import Severity
-    from hermes_wizard.faces.wording import STATE_FIXES, restart_hint, tilde
-
     if not report.would_start:
         return "Next: run hermes-wizard doctor again to see what is left."
     restart_words = f"restart the gateway once: {visible(tilde(restart or restart_hint(home)))}"

@@ -16,6 +16,7 @@ Contract: pure words from a Session and a Repair; secret values are never shown 
 from __future__ import annotations
 
 from hermes_wizard.core.safetext import visible
+from hermes_wizard.hermes.loader.catalog import PLATFORMS
 
 MASK = "••••••"
 
@@ -50,6 +51,4 @@ def plan_notes(session, repair) -> list[str]:
 
 
 def _platforms() -> frozenset[str]:
-    from hermes_wizard.hermes.loader.catalog import PLATFORMS
-
     return frozenset(PLATFORMS)

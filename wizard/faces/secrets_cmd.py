@@ -18,23 +18,28 @@ terminal without --yes, or the question answered no.
 
 from __future__ import annotations
 
+import os
+import pwd
+import shlex
+
+from hermes_wizard.core import keyring_store
 from hermes_wizard.core.exitcodes import ExitCode
-from hermes_wizard.core.safetext import to_stderr, visible
+from hermes_wizard.core.homefs import ApplyError
+from hermes_wizard.core.safetext import hide, to_stderr, visible
+from hermes_wizard.faces.advice import pip_install_advice
 from hermes_wizard.faces.doctor import _confirm, _say, _words
+from hermes_wizard.faces.judging import host_facts
 from hermes_wizard.faces.selection import select_homes
+from hermes_wizard.faces.wording import plural
+from hermes_wizard.judge.engine import evaluate
+from hermes_wizard.judge.masking import secret_values
+from hermes_wizard.plan.answers import preview
+from hermes_wizard.plan.changes import render_diff
+from hermes_wizard.plan.keyring_steps import plan_to_env, plan_to_keyring
+from hermes_wizard.write.apply import apply_plan
 
 
 def run_secrets(args) -> int:
-    from hermes_wizard.core import keyring_store
-    from hermes_wizard.core.homefs import ApplyError
-    from hermes_wizard.core.safetext import hide
-    from hermes_wizard.faces.judging import host_facts
-    from hermes_wizard.judge.engine import evaluate
-    from hermes_wizard.judge.masking import secret_values
-    from hermes_wizard.plan.answers import preview
-    from hermes_wizard.plan.changes import render_diff
-    from hermes_wizard.plan.keyring_steps import plan_to_env, plan_to_keyring
-
     if args.all_profiles:
         to_stderr("hermes-wizard: secrets migrate moves one home's secrets at a time: use --home or --profile")
         return ExitCode.USAGE
@@ -79,15 +84,11 @@ def run_secrets(args) -> int:
     if args.dry_run:
         _say("Nothing was changed (--dry-run).")
         return ExitCode.OK
-    from hermes_wizard.faces.wording import plural
-
     moved = plural(sum(1 for c in plan.changes if c.file == ".env"), "secret")
     if not args.yes and not _confirm(f"Move {moved} {'to the OS keyring' if args.to == 'keyring' else 'to .env'}?",
                                      verb="move them"):
         _say("Nothing was changed.")
         return ExitCode.USAGE
-    from hermes_wizard.write.apply import apply_plan
-
     try:
         result = apply_plan(plan, facts=facts, reason=f"secrets migrate --to {args.to}")
     except ApplyError as exc:
@@ -102,10 +103,6 @@ def run_secrets(args) -> int:
 
 def _not_the_owner(home, direction: str) -> str | None:
     """Why this user must not move `home`'s secrets (None: the home is theirs, or it cannot be looked at)."""
-    import os
-    import pwd
-    import shlex
-
     try:
         owners = {os.stat(home, follow_symlinks=False).st_uid, os.stat(home).st_uid}
     except OSError:
@@ -127,6 +124,4 @@ def _not_the_owner(home, direction: str) -> str | None:
 
 
 def _install_hint(facts) -> str:
-    from hermes_wizard.faces.advice import pip_install_advice  # as the venv's owner when root runs on their home
-
     return pip_install_advice(getattr(facts, "site_packages", None))

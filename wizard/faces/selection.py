@@ -4,20 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hermes_wizard.core.safetext import to_stderr
+from hermes_wizard.core.safetext import to_stderr, visible
+from hermes_wizard.read.homes import HomeError, profile_home, profiles, resolve_root
 
 
 def select_homes(args) -> list[tuple[str, Path]] | None:
     """The (profile, home) pairs a command acts on; None after printing a usage error."""
-    from hermes_wizard.core.safetext import visible  # the gate prints outside the guarded streams
-    from hermes_wizard.read.homes import HomeError, profile_home, profiles, resolve_root
-
     try:
         root = resolve_root(args.home)
         if getattr(args, "all_profiles", False):
             found, refused = profiles(root)
             for why in refused:  # said, never silently dropped: root is never led outside the home
-                to_stderr(f"hermes-wizard: not used: {visible(why)}")
+                to_stderr(f"hermes-wizard: not used: {visible(why)}")  # the gate prints outside the guarded streams
             return found
         if args.profile:
             return [(args.profile, profile_home(root, args.profile))]

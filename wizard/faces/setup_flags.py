@@ -23,9 +23,13 @@ Contract: `add_arguments` only declares; `wants_declared` says whether `setup` r
 from __future__ import annotations
 
 import argparse
+import getpass
 import sys
 
 from hermes_wizard.core.exitcodes import ExitCode
+from hermes_wizard.hermes.loader.catalog import PLATFORMS
+from hermes_wizard.judge.masking import is_secret_name
+from hermes_wizard.plan.answers_file.tree import Item, TreeError
 
 OPEN_FLAG = "--i-understand-open"
 
@@ -121,8 +125,6 @@ def flags_tree(args, stdin=None):
     """The answers the flags give, as a located tree, and the environment additions they need
     (a token read from stdin is handed to the validator as if exported under its key's name).
     Each --platform's own flags are the ones after it (argparse groups them: _NewPlatform/_ForPlatform)."""
-    from hermes_wizard.plan.answers_file.tree import Item, TreeError
-
     problems: list[str] = []
     extra_env: dict[str, str] = {}
     platforms: dict[str, Item] = {}
@@ -162,10 +164,6 @@ def flags_tree(args, stdin=None):
 
 def _platform_item(group: dict, problems: list[str], extra_env: dict[str, str], stdin):
     """One --platform and the flags after it, as the answers file's platform entry."""
-    from hermes_wizard.hermes.loader.catalog import PLATFORMS
-    from hermes_wizard.judge.masking import is_secret_name
-    from hermes_wizard.plan.answers_file.tree import Item
-
     name = group["platform"]
     at = f"--platform {name}"
     problems += [f"{at}: {flag} is given twice with different values" for flag in group.get("_twice", [])]
@@ -221,8 +219,6 @@ def _platform_item(group: dict, problems: list[str], extra_env: dict[str, str], 
 
 def _token_key(spec, problems: list[str]) -> str | None:
     """The platform's primary secret: the catalog's token variable, else its only secret credential."""
-    from hermes_wizard.judge.masking import is_secret_name
-
     if spec.token_env:
         return spec.token_env
     secrets = [key for key in spec.credentials if is_secret_name(key)]
@@ -239,8 +235,6 @@ def _token_key(spec, problems: list[str]) -> str | None:
 
 def _read_token(stdin, problems: list[str]) -> str:
     if stdin.isatty():
-        import getpass
-
         return getpass.getpass("Token (not shown): ").strip()
     line = stdin.readline(4097)
     if not line.strip():

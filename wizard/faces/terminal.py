@@ -19,10 +19,16 @@ from __future__ import annotations
 import os
 import shlex
 import sys
+import termios
 from dataclasses import dataclass
+from pathlib import Path
 
 from hermes_wizard.core.exitcodes import ExitCode
-from hermes_wizard.core.safetext import to_stderr
+from hermes_wizard.core.safetext import guarded_output, hide, to_stderr, visible
+from hermes_wizard.judge.engine import evaluate
+from hermes_wizard.judge.masking import secret_values
+from hermes_wizard.judge.report import render_text
+from hermes_wizard.read.homes import HomeError, profile_home, resolve_root
 
 MIN_COLUMNS, MIN_ROWS = 60, 20
 TUI, PLAIN, NONE = "tui", "plain", "none"
@@ -72,8 +78,6 @@ def over_ssh(environ=None) -> bool:
 def echo_can_be_hidden(fd: int | None = None) -> bool:
     """Whether the terminal on `fd` (stdin) lets echo be turned off, tried for real and restored at once:
     tcgetattr/tcsetattr fail on some serial consoles and on anything that is not a terminal."""
-    import termios
-
     fd = sys.stdin.fileno() if fd is None else fd
     try:
         before = termios.tcgetattr(fd)
@@ -99,14 +103,6 @@ def chosen_place(args) -> list[str]:
 
 def no_terminal(args) -> int:
     """Without a terminal: what was found (as `check` prints it) and the exact commands that need none; 2."""
-    from pathlib import Path
-
-    from hermes_wizard.core.safetext import guarded_output, hide, visible
-    from hermes_wizard.judge.engine import evaluate
-    from hermes_wizard.judge.masking import secret_values
-    from hermes_wizard.judge.report import render_text
-    from hermes_wizard.read.homes import HomeError, profile_home, resolve_root
-
     place = " ".join(shlex.quote(word) for word in chosen_place(args))
     place = f" {place}" if place else ""
     with guarded_output():  # a home's contents are escaped and its secrets masked on the way out

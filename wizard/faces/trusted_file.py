@@ -24,7 +24,9 @@ saying why not; it never raises for anything found on disk.
 from __future__ import annotations
 
 import errno
+import grp
 import os
+import pwd
 import stat
 from pathlib import Path
 
@@ -93,9 +95,6 @@ def _others_write(st: os.stat_result, caller: int) -> int:
 
 def _private_group(gid: int, caller: int) -> bool:
     """Whether nobody but `caller` belongs to group `gid` (as a member or by their primary group)."""
-    import grp
-    import pwd
-
     try:
         members, name = grp.getgrgid(gid).gr_mem, pwd.getpwuid(caller).pw_name
     except KeyError:

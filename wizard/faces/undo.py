@@ -23,15 +23,18 @@ no terminal without --yes, or the question answered no.
 from __future__ import annotations
 
 from hermes_wizard.core.exitcodes import ExitCode
-from hermes_wizard.core.safetext import to_stderr, visible
+from hermes_wizard.core.safetext import hide, to_stderr, visible
 from hermes_wizard.faces.doctor import _confirm, _say, _words
 from hermes_wizard.faces.selection import select_homes
+from hermes_wizard.judge.masking import secret_values
+from hermes_wizard.judge.report import verdict_clause
+from hermes_wizard.plan.changes import contents_diff
+from hermes_wizard.write.apply import ApplyError
+from hermes_wizard.write.backups import recover_home
+from hermes_wizard.write.undo import list_sets, preview_latest, undo_latest
 
 
 def run_undo(args) -> int:
-    from hermes_wizard.write.apply import ApplyError
-    from hermes_wizard.write.undo import list_sets, preview_latest, undo_latest
-
     homes = select_homes(args)
     if homes is None:
         return ExitCode.USAGE
@@ -45,9 +48,6 @@ def run_undo(args) -> int:
             _clean_up(home)
         to_stderr(f"hermes-wizard: {visible(str(exc))}")
         return ExitCode.PROBLEMS
-    from hermes_wizard.core.safetext import hide
-    from hermes_wizard.judge.masking import secret_values
-
     hide(secret_values(preview.report.snapshot))  # masked wherever the restored values would be printed
     question = _show(preview)
     if args.dry_run:
@@ -76,9 +76,6 @@ def run_undo(args) -> int:
 def _clean_up(home) -> None:
     """What undo always did before finding nothing: remove a set folder a killed run left without a
     manifest (it never held a change) and stale temp files, under the lock (wizard/write/backups.py)."""
-    from hermes_wizard.write.apply import ApplyError
-    from hermes_wizard.write.backups import recover_home
-
     try:
         recover_home(home)
     except ApplyError:
@@ -99,9 +96,6 @@ def _list(sets, home) -> int:
 
 def _show(preview) -> str:
     """Print what the restore would change; return the question that asks for it."""
-    from hermes_wizard.judge.report import verdict_clause
-    from hermes_wizard.plan.changes import contents_diff
-
     clause = verdict_clause(preview.report, "would then")
     if preview.set_name is None:
         _say(visible(f"An interrupted run ({preview.interrupted}) would be rolled back: its files put back as "

@@ -7,12 +7,23 @@ the TUI installed.
 
 from __future__ import annotations
 
+import os
+import shlex
+from pathlib import Path
+
+from hermes_wizard.core.safetext import visible
+from hermes_wizard.faces.advice import foreign_owner
+from hermes_wizard.hermes.loader.catalog import PLATFORMS
+from hermes_wizard.judge.report import verdict_clause
+from hermes_wizard.plan.session import open_to_everyone
+from hermes_wizard.service import scope as service
+from hermes_wizard.service.supervisors import advice
+from hermes_wizard.service.systemd import systemctl
+
 
 def verdict_words(report) -> tuple[str, bool]:
     """The verdict Hermes would reach at start-up, as a sentence beginning with ✓ or ✗ (a screen may
     strip the mark), and whether it starts: `check`'s own clause (wizard/judge/report.py)."""
-    from hermes_wizard.judge.report import verdict_clause
-
     clause = verdict_clause(report)
     return f"{'✓' if report.would_start else '✗'} {clause[0].upper()}{clause[1:]}.", report.would_start
 
@@ -20,8 +31,6 @@ def verdict_words(report) -> tuple[str, bool]:
 def tilde(text: str) -> str:
     """`text` with the user's home directory written `~` (as a shell prompt shows it): shorter on an
     80-column screen, and the same on every machine for the same home layout."""
-    import os
-
     home = os.path.expanduser("~").rstrip("/")
     return text.replace(home + "/", "~/") if len(home) > 1 else text  # never for a home of "/"
 
@@ -29,26 +38,14 @@ def tilde(text: str) -> str:
 def restart_hint(home) -> str:
     """The real command that restarts what runs `home`: the systemd unit found, a supervisor's own
     commands, or — no service at all — how to run the gateway by hand."""
-    from hermes_wizard.service import scope as service
-    from hermes_wizard.service.systemd import systemctl
-
     serving, _ = service.relevant(home, home.name if home.parent.name == "profiles" else "default")
     units = [u for u in serving if u.manager == "systemd" and not u.error]
     if units:
         return " ".join(systemctl(units[0].scope, "restart", units[0].name))
     if serving:
-        from hermes_wizard.service.supervisors import advice
-
         return "; ".join(line for line in advice(serving[0]) if line.startswith(("stop", "start once")))
-    import shlex
-    from pathlib import Path
-
-    from hermes_wizard.faces.advice import foreign_owner
-
     owner = foreign_owner(Path(home))  # root on a user's home: Hermes would run the home's plugins as root
     if owner is not None:
-        from hermes_wizard.core.safetext import visible
-
         return visible(shlex.join(["sudo", "-u", owner, "env", f"HERMES_HOME={home}", "hermes", "gateway", "run"]))
     return "hermes gateway run" + ("" if str(home).endswith("/.hermes") else f" (with HERMES_HOME={home})")
 
@@ -60,16 +57,12 @@ def plural(count: int, noun: str, plural_form: str | None = None) -> str:
 
 def findings_lines(report) -> list[str]:
     """Every finding as `check` lists them: mark, code, platform, message (escaped, the home as ~)."""
-    from hermes_wizard.core.safetext import visible
-
     return [f"{f.severity.glyph} {f.code} {visible(f.platform or 'home')}: {visible(tilde(f.message))}"
             for f in report.findings]
 
 
 def open_words(report) -> str:
     """The platforms left open to everyone, in words ("" when none)."""
-    from hermes_wizard.plan.session import open_to_everyone
-
     names = open_to_everyone(report)
     if not names:
         return ""
@@ -108,8 +101,6 @@ def credential_state(report, name: str, short: bool = False) -> str:
 
 def disk_words(report, name: str) -> str:
     """What is on disk for `name` in a sentence, with its fix on a second line (escaped: it quotes a home)."""
-    from hermes_wizard.core.safetext import visible
-
     transport = report.transports.get(name)
     if transport is None or transport.state == "unchecked":
         row = next((r for r in report.rows if r.name == name), None)
@@ -137,8 +128,6 @@ def current_access(report, platform: str, before=None) -> str:
 
 def platform_title(name: str) -> str:
     """A platform as people know it, then its id once: "Weixin (WeChat) · weixin" (never "(WeChat) (weixin)")."""
-    from hermes_wizard.hermes.loader.catalog import PLATFORMS
-
     spec = PLATFORMS.get(name)
     return f"{spec.label} · {name}" if spec else name
 

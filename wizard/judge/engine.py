@@ -5,7 +5,8 @@
 judged as (`models.model_for`): its resolver, its startup rule, its platforms; `HomeReport.model` hands
 that model to whatever reads the report (plan, checks, faces), so no layer above names a version.
 
-Contract: read-only; never raises for anything found on disk.
+Contract: read-only; never raises for anything found on disk.  `check` loads this module; asking the installed
+Hermes itself (wizard/hermes/verify.py: a subprocess) is imported lazily, only for `--verify`.
 """
 
 from __future__ import annotations

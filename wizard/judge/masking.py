@@ -29,12 +29,18 @@ from __future__ import annotations
 
 import bisect
 import io
+import json
 import re
 from typing import TYPE_CHECKING, Any
 
+import yaml
+
+from hermes_wizard.core.dotenv_parts import parse_stream
 from hermes_wizard.core.safetext import MASK as MASK  # re-exported: the plan and faces mask with it
 from hermes_wizard.core.safetext import scrub as scrub  # re-exported
 from hermes_wizard.hermes.loader.catalog import SECRET_VALUED
+from hermes_wizard.hermes.loader.envfile import _glued_segments
+from hermes_wizard.hermes.models import model_for
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection
@@ -69,8 +75,6 @@ def secret_parts(value: str) -> set[str]:
     string fields (`private_key`, `private_key_id`) of an inline JSON such as a service account's."""
     parts = {value} | {match.group(1) for match in _URL_PASSWORD.finditer(value)}
     if value.lstrip().startswith("{") and "private" in value.lower():
-        import json
-
         try:
             data = json.loads(value)
         except (ValueError, RecursionError):
@@ -97,10 +101,6 @@ def env_masks(text: str, secret_keys: Collection[str] = ()) -> tuple[dict[int, i
 
     A secret binding's first line is masked after its first `=`, the lines its
     quoted value continues on entirely; so is any line naming a secret `NAME=`."""
-    from hermes_wizard.core.dotenv_parts import parse_stream
-    from hermes_wizard.hermes.loader.envfile import _glued_segments
-    from hermes_wizard.hermes.models import model_for
-
     if not secret_keys and not _MAYBE_SECRET.search(text):
         # Every name judged below is a piece of `text`: with no secret-looking piece anywhere there is
         # nothing to mask, and the dotenv parse (most of a check's masking time) is skipped.
@@ -151,8 +151,6 @@ def env_masks(text: str, secret_keys: Collection[str] = ()) -> tuple[dict[int, i
 
 def yaml_masks(text: str) -> tuple[dict[int, list[tuple[int, int]]], set[str]]:
     """({line index: [(start, end) columns to mask]}, secret scalars) for a YAML text."""
-    import yaml
-
     spans: dict[int, list[tuple[int, int]]] = {}
     lines = split_lines(text)
     try:
@@ -177,8 +175,6 @@ def yaml_masks(text: str) -> tuple[dict[int, list[tuple[int, int]]], set[str]]:
 
 def secret_scalars(root: yaml.Node | None) -> list[yaml.ScalarNode]:
     """Every scalar node under a secret-looking key, at any depth (shared nodes visited once)."""
-    import yaml
-
     found: list[yaml.ScalarNode] = []
     seen: set[tuple[int, bool]] = set()
     stack: list[tuple[Any, bool, tuple[str, ...]]] = [(root, False, ())]

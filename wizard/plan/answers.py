@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from hermes_wizard.hermes.loader.catalog import PLATFORMS
 from hermes_wizard.hermes.loader.envrules import ALLOW_ALL_TRUE
 from hermes_wizard.hermes.loader.yamlfile import lookup
+from hermes_wizard.judge.engine import evaluate
 from hermes_wizard.judge.provenance import platform_blocks, yaml_paths
 from hermes_wizard.plan.actions import ChangeAction
 from hermes_wizard.plan.changes import ENV, YAML, Change, Plan, is_secret_name, planned_contents
@@ -208,8 +209,6 @@ def build_plan(report: HomeReport, changes: list[Change]) -> Plan:
 
 def preview(report: HomeReport, plan: Plan) -> HomeReport:
     """The HomeReport Hermes's files would give once `plan` is applied."""
-    from hermes_wizard.judge.engine import evaluate
-
     stored = {step.variable: step.secret for step in plan.keyring if step.secret is not None}
     return evaluate(report.home, report.profile, base_env=report.snapshot.base_env, facts=report.facts,
                     overrides=planned_contents(plan, model=report.model), keyring_planned=stored or None)

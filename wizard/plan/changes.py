@@ -17,11 +17,16 @@ from typing import TYPE_CHECKING
 
 from hermes_wizard.core.frozenmap import FrozenMap
 from hermes_wizard.core.homefs import ApplyError, fingerprint_in, read_in_home
+from hermes_wizard.core.safetext import visible
+from hermes_wizard.hermes.loader.envfile import read_env_file
 from hermes_wizard.hermes.models import model_for
 from hermes_wizard.judge.masking import MASK as MASK  # re-exported: faces import both from here
+from hermes_wizard.judge.masking import env_masks, split_lines, yaml_masks
 from hermes_wizard.judge.masking import is_secret_name as is_secret_name
+from hermes_wizard.judge.masking import scrub as scrub  # re-exported
 from hermes_wizard.plan.actions import ChangeAction
 from hermes_wizard.plan.envedit import EnvEdit, apply_edits
+from hermes_wizard.plan.jsonedit import JsonEditError, remove_key, replace_value
 from hermes_wizard.plan.yamledit import append_value, set_value
 
 if TYPE_CHECKING:
@@ -149,8 +154,6 @@ def planned_contents(plan: Plan, current: dict[str, bytes | None] | None = None,
         out[YAML] = text.encode("utf-8")
     json_changes = [c for c in plan.changes if c.file == GATEWAY_JSON]
     if json_changes:  # legacy gateway.json: values Hermes crashes on removed, open policies closed (repairs.py)
-        from hermes_wizard.plan.jsonedit import JsonEditError, remove_key, replace_value
-
         try:
             data = current[GATEWAY_JSON] if GATEWAY_JSON in current else read_bytes(plan.home / GATEWAY_JSON)
         except ApplyError as exc:  # a link to someone else's file, a FIFO: never edited
@@ -236,8 +239,6 @@ def decode_env(raw: bytes) -> tuple[str, Callable[[str], bytes]]:
 def env_misreads(data: bytes, edits: list[EnvEdit], model: Model | None = None) -> str | None:
     """Why `data`, read as the Hermes of `model` reads a `.env` (the shared reader asks the model how
     to decode it), does not hold what `edits` planned; None when every edited key reads as planned."""
-    from hermes_wizard.hermes.loader.envfile import read_env_file
-
     entries = read_env_file(Path(ENV), content=data, model=model if model is not None else model_for(None)).entries
     for edit in edits:
         entry = entries.get(edit.key)
@@ -273,9 +274,6 @@ def contents_diff(current: dict[str, bytes | None], new: dict[str, bytes | None]
                   secret_keys: frozenset[str] | set[str] = frozenset()) -> str:
     """Unified diff from `current` to `new` bytes of each file `new` names (None: absent), masked and
     escaped as `render_diff` shows a plan (undo's preview: the home now against a backup set)."""
-    from hermes_wizard.core.safetext import visible
-    from hermes_wizard.judge.masking import scrub, split_lines
-
     sides, secrets = {}, set()
     for name, after in sorted(new.items()):
         before_text, after_text = _shown_text(name, current.get(name) or b""), _shown_text(name, after or b"")
@@ -321,8 +319,6 @@ def _bound_name(line: str) -> str:
 
 def _masked_lines(name: str, text: str, secret_keys: set[str]) -> tuple[list[str], set[str]]:
     """The lines of one side of a diff with secrets masked where the parser reads them."""
-    from hermes_wizard.judge.masking import env_masks, split_lines, yaml_masks
-
     lines = split_lines(text)
     if name == ENV:
         columns, values = env_masks(text, secret_keys)

@@ -22,6 +22,8 @@ import re
 from dataclasses import dataclass
 
 from hermes_wizard.core.dotenv_parts import parse_stream
+from hermes_wizard.hermes.loader.envfile import _glued_segments
+from hermes_wizard.hermes.models import model_for
 
 DISABLED_MARKER = "#hermes-wizard-off: "
 _BARE_SAFE = re.compile(r"[A-Za-z0-9_@%+=:,./-]*")
@@ -142,9 +144,6 @@ def apply_edits(text: str, edits: list[EnvEdit], known: frozenset[str] | None = 
 
 
 def _unglue(text: str, keys: set[str], known: frozenset[str] | None) -> str:
-    from hermes_wizard.hermes.loader.envfile import _glued_segments
-    from hermes_wizard.hermes.models import model_for
-
     known = known if known is not None else model_for(None).env_keys()
 
     out: list[str] = []

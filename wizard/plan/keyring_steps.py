@@ -17,8 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from hermes_wizard.core import keyring_store
 from hermes_wizard.core.keyring_store import PLUGIN_NAME, SERVICE, SOURCE_NAME, entry_for
 from hermes_wizard.hermes.loader.catalog import PLATFORMS
+from hermes_wizard.hermes.loader.yamlfile import lookup
 from hermes_wizard.judge.masking import is_secret_name
 from hermes_wizard.plan.actions import ChangeAction, KeyringAction
 from hermes_wizard.plan.changes import ENV, YAML, Change, Plan
@@ -115,8 +117,6 @@ def keyring_changes(report: HomeReport, secrets: dict[str, str]) -> tuple[list[C
 
 def plan_to_env(report: HomeReport, variables: Iterable[str] | None = None) -> Plan:
     """Move `variables` (default: every one config.yaml maps to the keyring) back to `.env`."""
-    from hermes_wizard.core import keyring_store
-
     kept = report.snapshot.keyring
     mapped = dict(kept.refs.mapped) if kept is not None else {}
     chosen = [v for v in (variables if variables is not None else sorted(mapped)) if v in mapped]
@@ -139,8 +139,6 @@ def plan_to_env(report: HomeReport, variables: Iterable[str] | None = None) -> P
 
 
 def _yaml(report: HomeReport, key: str, value: str, reason: str) -> Change:
-    from hermes_wizard.hermes.loader.yamlfile import lookup
-
     data = report.snapshot.yaml.mapping()
     current = lookup(data, tuple(key.split(".")))
     before = None if current is None else str(current).lower() if isinstance(current, bool) else str(current)

@@ -16,8 +16,10 @@ one plain-words line per repair.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hermes_wizard.hermes.loader.envfile import read_env_file
 from hermes_wizard.hermes.loader.envrules import ALLOW_ALL_TRUE, TRUTHY
 from hermes_wizard.hermes.loader.yamlfile import lookup
 from hermes_wizard.judge.engine import HomeReport, evaluate
@@ -316,10 +318,6 @@ class _Builder:
         It is written as UTF-8 — so later edits reach Hermes — but the conversion alone must not change what
         Hermes reads: every key it would newly read is commented out (`#hermes-wizard-off:`, reversible); if
         a value it reads would change, the file is left as it is and the note says why."""
-        from pathlib import Path
-
-        from hermes_wizard.hermes.loader.envfile import read_env_file
-
         env = self.snapshot.env
         model = self.model
         if env.encoding == "utf-32" and env.blocks_start:

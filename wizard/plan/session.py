@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from hermes_wizard.hermes.loader.envrules import ALLOW_ALL_TRUE
+from hermes_wizard.plan.actions import ChangeAction
 from hermes_wizard.plan.answers import (
     ACCESS_MODES,
     EMPTY_ALLOWLIST,
@@ -41,6 +42,8 @@ from hermes_wizard.plan.answers import (
     unmatchable_ids,
 )
 from hermes_wizard.plan.changes import Change, Plan
+from hermes_wizard.plan.keyring_steps import keep_in_keyring, platform_secrets
+from hermes_wizard.service.scope import planned_dropins
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -171,8 +174,6 @@ class Session:
 
     def typed_secrets(self) -> list[str]:
         """The platform secrets typed so far (what "keep the secrets in the OS keyring" would keep)."""
-        from hermes_wizard.plan.keyring_steps import platform_secrets
-
         secrets = set(platform_secrets())
         return sorted({key for answer in self.platforms.values() for key, value in answer.typed.items()
                        if value and key in secrets})
@@ -181,8 +182,6 @@ class Session:
         changes = self.changes()
         if not self.secrets_in_keyring:
             return build_plan(self.report, changes)
-        from hermes_wizard.plan.keyring_steps import keep_in_keyring
-
         changes, steps = keep_in_keyring(self.report, changes)
         return build_plan(self.report, changes).with_keyring(steps)
 
@@ -194,8 +193,6 @@ class Session:
         with `service_steps`, their drop-ins read as written too (wizard/service/scope.py planned_dropins)."""
         plan = self.plan()
         if any(getattr(step, "variant", None) for step in service_steps):
-            from hermes_wizard.service.scope import planned_dropins
-
             with planned_dropins(service_steps):
                 return preview(self.report, plan)
         return preview(self.report, plan) if plan else self.report
@@ -233,8 +230,6 @@ def _decides_enabled(change: Change) -> bool:
     """A change that turns a platform on or off (the doctor disabling a dead transport): "disabled" is one of
     the access answers, so a platform's own answer replaces it too (pairing chosen for an unpaired WhatsApp
     keeps it enabled, as the user said)."""
-    from hermes_wizard.plan.actions import ChangeAction
-
     return change.action == ChangeAction.DISABLE or change.key.rsplit(".", 1)[-1] == "enabled" \
         or change.key.endswith("_ENABLED")
 

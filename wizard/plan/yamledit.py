@@ -12,13 +12,15 @@ other value must be unchanged.  Strings PyYAML would read as something else
 (`yes`, `on`, `12:30`, `0755`, ...) are single-quoted.
 
 Contract: pure text → text; raises `YamlEditError` rather than return a document
-that does not read back as intended.
+that does not read back as intended.  ruamel.yaml is imported lazily, only for a
+flow-style document: importing wizard/ never loads it (tests/unit/test_import_hygiene.py).
 """
 
 from __future__ import annotations
 
 import copy
 import functools
+import io
 from typing import TYPE_CHECKING, Any, ParamSpec
 
 import yaml
@@ -290,8 +292,6 @@ def _block(path: tuple[str, ...], value: Any, column: int, step: int, newline: s
 
 
 def _round_trip(text: str, path: tuple[str, ...], value: Any, append: bool = False) -> str:
-    import io
-
     from ruamel.yaml import YAML  # only flow-style documents need it
     from ruamel.yaml.comments import CommentedMap
     from ruamel.yaml.scalarstring import SingleQuotedScalarString

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hermes_wizard.core import keyring_store
 from hermes_wizard.hermes.loader.secret_sources import KeyringRefs, keyring_refs
 
 ASSUMED = "keyring-entry"  # stands in for a value that could not (or must not) be read
@@ -44,7 +45,6 @@ def read_keyring(data: Any, home: Path, mode: str = "read", planned: dict[str, s
         found.values.update(dict.fromkeys(to_read, ASSUMED))
         found.assumed = True
         return found
-    from hermes_wizard.core import keyring_store
 
     for variable, (service, username) in to_read.items():
         try:

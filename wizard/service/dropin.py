@@ -30,9 +30,13 @@ restarting skipped starts in 246, PR #16133; our fallback does not rely on it.)
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import sys
 from pathlib import Path
 
+from hermes_wizard.service.dropdir import DropinFolder
 from hermes_wizard.service.units import FALLBACK_DROPIN, GATE_DROPIN, Unit
 
 MIN_GATE = 251  # a skipped start is not restarted under Restart=always
@@ -105,10 +109,6 @@ def render(unit: Unit, variant: str, wizard: Path | str | None = None) -> tuple[
 def find_wizard(argv0: str | None = None) -> Path | None:
     """The absolute path of an installed `hermes-wizard` console script: this process's own
     (argv[0]), else the one beside this interpreter (a venv), else the first on PATH."""
-    import os
-    import shutil
-    import sys
-
     argv0 = argv0 if argv0 is not None else sys.argv[0]
     candidates = [Path(argv0)] if Path(argv0).name == "hermes-wizard" else []
     candidates.append(Path(sys.executable).parent / "hermes-wizard")
@@ -127,8 +127,6 @@ def install(unit: Unit, variant: str, wizard: Path | str | None = None, folder=N
     is ours: a regular file with our header).  Other drop-ins in the directory are never touched.
     Everything happens through one opened folder (wizard/service/dropdir.py: `folder`, else opened
     here), so a symlinked or foreign folder is refused (an OSError) with nothing written."""
-    from hermes_wizard.service.dropdir import DropinFolder
-
     name, text = render(unit, variant, wizard)
     if folder is None:
         with DropinFolder(unit.path) as opened:
@@ -141,8 +139,6 @@ def install(unit: Unit, variant: str, wizard: Path | str | None = None, folder=N
 def current(unit: Unit, variant: str, wizard: Path | str | None = None) -> bool:
     """True when the drop-in on disk is already exactly what `install` would write (read through the
     same checks as a write: a symlinked or foreign folder holds nothing of ours)."""
-    from hermes_wizard.service.dropdir import DropinFolder
-
     try:
         name, text = render(unit, variant, wizard)
         with DropinFolder(unit.path) as folder:

@@ -14,6 +14,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from hermes_wizard.service.common import read_text
+
 
 def profile_arg(argv: list[str]) -> str | None:
     """`--profile X`, `--profile=X` or `-p X` anywhere before `--` (Hermes scans broadly)."""
@@ -49,8 +51,6 @@ def hermes_home_for(hermes_home: str | None, profile: str | None, owner_home: Pa
 
 def account_home(user: str | None, root: Path) -> str:
     """A system unit's account home, from <root>/etc/passwd (no NSS lookups: file reads only)."""
-    from hermes_wizard.service.common import read_text
-
     if not user or user == "root":
         return "/root"
     text, _ = read_text(root / "etc" / "passwd")

@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hermes_wizard.read.snapshot import read_json_file, read_starts_log
 from hermes_wizard.service.systemd import Runner, int_or_none, journal_argv, journal_lines, parse_show, show_argv
 
 REFUSING = re.compile(r"Refusing to start: (\S+) has dm_policy/group_policy set to 'open'")
@@ -113,8 +114,6 @@ def read_home(evidence: Evidence, home: Path | None) -> None:
     if home is None:
         return
     # The snapshot's own readers: a FIFO or a link to /dev/zero in the home is judged, not waited on.
-    from hermes_wizard.read.snapshot import read_json_file, read_starts_log
-
     state = read_json_file(home / "gateway_state.json").data
     if isinstance(state, dict) and state.get("gateway_state") == "startup_failed":
         evidence.state_reason = str(state.get("exit_reason") or "") or None

@@ -1,6 +1,9 @@
 """The per-process service scope: the unit the user named (`--unit PATH`) and a Runner when
 checks may ask systemd (`check --service`, `doctor`); unconfigured — plain `check`, the TUI —
 checks read unit files and nothing else.  Detection is cached per process.
+
+`check` loads this module; the loop evidence (service/loop.py, which runs systemctl through subprocess) is
+imported lazily, in `evidence`, only when a Runner is configured (`check --service`, doctor).
 """
 
 from __future__ import annotations
@@ -13,6 +16,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from hermes_wizard.service.common import Unit
     from hermes_wizard.service.loop import Evidence
+
+from hermes_wizard.service import units as units_mod
+from hermes_wizard.service.common import VARIANT_FILES
 
 _scope: dict = {"unit": None, "runner": None, "root": None, "user_home": None}
 _cache: dict = {}
@@ -35,8 +41,6 @@ def runner():
 
 def named_unit() -> Unit | None:
     """The `--unit PATH` unit, read once."""
-    from hermes_wizard.service import units as units_mod  # lazy: the scope is set before any unit is read
-
     if _scope["unit"] is None:
         return None
     if "named" not in _cache:
@@ -45,8 +49,6 @@ def named_unit() -> Unit | None:
 
 
 def installed() -> list[Unit]:
-    from hermes_wizard.service import units as units_mod  # lazy: the scope is set before any unit is read
-
     if "installed" not in _cache:
         _cache["installed"] = units_mod.detect(_scope["root"], _scope["user_home"])
     return _cache["installed"]
@@ -62,8 +64,6 @@ def planned_dropins(steps):
     """Within: every unit a plan's drop-in steps write to is read as it will be (the gate or the fallback in
     place, our other variant gone), so a review judges the service the plan leaves — never "restarts it
     forever" for a loop the planned gate ends.  Reads nothing new; only the units' own drop-in folders."""
-    from hermes_wizard.service.common import VARIANT_FILES
-
     planned: dict = {}
     for step in steps:
         if getattr(step, "variant", None) and step.unit_path is not None and step.text is not None:
@@ -82,7 +82,6 @@ def _as_planned(units: list) -> list:
     planned = _scope.get("planned")
     if not planned:
         return units
-    from hermes_wizard.service import units as units_mod
 
     return [units_mod.read_systemd(u.path, u.scope, _scope["root"], _scope["user_home"], planned[os.fspath(u.path)])
             if u.manager == "systemd" and os.fspath(u.path) in planned else u for u in units]
@@ -124,7 +123,7 @@ def evidence(unit: Unit) -> Evidence | None:
         return None  # a dry run runs no command, queries included
     key = ("evidence", os.fspath(unit.path))
     if key not in _cache:
-        from hermes_wizard.service import loop
+        from hermes_wizard.service import loop  # lazily: see the module doc
 
         _cache[key] = loop.gather(unit, _scope["runner"])
     return _cache[key]

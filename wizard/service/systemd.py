@@ -11,11 +11,16 @@ Every command this package runs goes through `Runner.run(argv)`:
 Parsers follow systemd 252's formats: `systemctl show` prints `Key=value` lines,
 `systemctl --version` starts with `systemd 252 (252.38-1~deb12u1)`, `journalctl -o cat`
 prints bare messages, one per line.
+
+Off the `check` path: subprocess costs the check ~15 ms, so neither `check` nor the gate imports this module
+(tests/unit/test_gate_entry.py pins it); everything that runs a command does.
 """
 
 from __future__ import annotations
 
 import os
+import shlex
+import subprocess
 import sys
 from dataclasses import dataclass
 
@@ -50,8 +55,6 @@ class Runner:
 
     def run(self, argv: list[str], timeout: float | None = None) -> Result:
         if self.dry_run:
-            import shlex
-
             (self.out or sys.stdout).write("$ " + shlex.join(argv) + "\n")
             result = Result(list(argv), ran=False)
         else:
@@ -59,8 +62,6 @@ class Runner:
         return result
 
     def _execute(self, argv: list[str], timeout: float) -> Result:
-        import subprocess  # not on the `check` path: only doctor / check --service get here
-
         env = dict(os.environ if self.env is None else self.env)
         env.setdefault("SYSTEMD_PAGER", "")
         env["SYSTEMD_COLORS"] = "0"  # parsable output, whatever the terminal

@@ -18,15 +18,17 @@ stops it, and which of our drop-ins it carries.
 System paths are read under `root` (default `$HERMES_WIZARD_ROOT`, else `/`) and user
 paths under `user_home` (default `Path.home()`), so tests point both at a temp dir.
 Contract: never raises for file content; an unreadable unit is a Unit with `error`.
-This module is on the `check` path: it imports nothing heavier than `os` and `re`.
+This module is on the `check` path: it imports nothing heavier than `os`, `re` and `shlex`.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shlex
 from pathlib import Path
 
+from hermes_wizard.service import supervisors
 from hermes_wizard.service.common import (  # noqa: F401
     FALLBACK_DROPIN,
     GATE_DROPIN,
@@ -46,8 +48,6 @@ def system_root(root: Path | str | None = None) -> Path:
 
 def detect(root: Path | str | None = None, user_home: Path | None = None) -> list[Unit]:
     """Every Hermes gateway service installed here, user units first."""
-    from hermes_wizard.service import supervisors
-
     root, user_home = system_root(root), user_home or Path.home()
     found = []
     for scope, folder in (("user", user_home / ".config" / "systemd" / "user"),
@@ -61,8 +61,6 @@ def detect(root: Path | str | None = None, user_home: Path | None = None) -> lis
 
 def load(path: Path, root: Path | str | None = None, user_home: Path | None = None) -> Unit:
     """One service named by the user (`--unit PATH`): a .service, a .plist, or an s6 dir."""
-    from hermes_wizard.service import supervisors
-
     root, user_home = system_root(root), user_home or Path.home()
     path = Path(path).expanduser().absolute()
     if path.suffix == ".plist" or path.is_dir() or path.name == "run":
@@ -186,8 +184,6 @@ def _gate_info(path: Path, conditions: list[str]) -> Gate:
 
 
 def _words(value: str) -> list[str]:
-    import shlex  # only when a unit exists: off the common `check` path
-
     try:
         return shlex.split(value.replace("$$", "$"))
     except ValueError:

@@ -26,16 +26,18 @@ import errno
 import functools
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from hermes_wizard.core.atomic import _ANY, FileOps, Lock, begin_writing, clean_stale_tmp, write_atomic
 from hermes_wizard.core.homefs import ApplyError, HomeDir, digest, look, read_file
 from hermes_wizard.hermes.models import model_for
+from hermes_wizard.judge.engine import HomeReport, evaluate
 from hermes_wizard.plan.actions import ChangeAction
 from hermes_wizard.plan.changes import ENV, Plan, env_misreads, plan_files, planned_contents, planned_env_edits
-
-if TYPE_CHECKING:
-    from hermes_wizard.judge.engine import HomeReport
+from hermes_wizard.service import scope
+from hermes_wizard.service.systemd import Runner
+from hermes_wizard.write import backups
+from hermes_wizard.write import service_apply as service
+from hermes_wizard.write.keyring_apply import delete_all, journal_entries, store_all, take_back
 
 
 @dataclass(frozen=True)
@@ -61,15 +63,8 @@ def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None 
     — loops stopped before the first file changes, drop-ins written and reloaded after the last (a
     drop-in that fails is taken back alone and said in `gate_not_done`: the file repair, which is what
     ends a loop, is kept), restarts watched last."""
-    from hermes_wizard.judge.engine import evaluate
-    from hermes_wizard.write import backups
-    from hermes_wizard.write import service_apply as service
-    from hermes_wizard.write.keyring_apply import delete_all, journal_entries, store_all, take_back
-
     begin_writing()  # from here a Ctrl+C may leave a change (a home created, a service stopped)
     if plan.service and runner is None:
-        from hermes_wizard.service.systemd import Runner
-
         runner = Runner()
     ops = ops or FileOps()
     with HomeDir(plan.home, create=True) as home, Lock(home):
@@ -99,8 +94,6 @@ def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None 
             backups.close_journal(home, backup)
             raise
         if plan.service:  # from here on, what systemd said before is stale: the checks get none
-            from hermes_wizard.service import scope
-
             scope.hold_evidence()
         stopped, failures = service.stop(plan.service, runner)
         left = "".join(f" {unit} was stopped and is left stopped (starting it would resume the loop)."

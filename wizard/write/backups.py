@@ -32,9 +32,12 @@ import time
 from pathlib import Path
 from typing import Literal, overload
 
-from hermes_wizard.core.atomic import FileOps, clean_stale_tmp, write_atomic
+from hermes_wizard.core.atomic import FileOps, Lock, clean_stale_tmp, write_atomic
 from hermes_wizard.core.homefs import ApplyError, At, HomeDir, digest, look, read_file, read_with_stat
 from hermes_wizard.plan.changes import ENV, GATEWAY_JSON, YAML
+from hermes_wizard.service.systemd import Runner
+from hermes_wizard.write.keyring_apply import undo_journal
+from hermes_wizard.write.service_apply import put_back
 
 BACKUP_DIR = ".wizard-backups"
 SECRET_FILES = frozenset({ENV})  # restored never looser than 0600 (creds files are never restored)
@@ -289,8 +292,6 @@ def _put_back_service(home: HomeDir, backup: BackupSet) -> list[str]:
     """The drop-ins an interrupted run may have written, taken back out (nothing to do for most sets)."""
     if not backup.manifest.get("service"):
         return []
-    from hermes_wizard.service.systemd import Runner
-    from hermes_wizard.write.service_apply import put_back
 
     return put_back(home.path, backup.manifest["service"], "before", Runner())[0]
 
@@ -299,7 +300,6 @@ def _put_back_keyring(home: HomeDir, backup: BackupSet) -> list[str]:
     """Entries an interrupted run stored, removed again (its files are back: `.env` holds the secrets)."""
     if not backup.manifest.get("keyring"):
         return []
-    from hermes_wizard.write.keyring_apply import undo_journal
 
     return undo_journal(home.path, backup.manifest["keyring"], {}, "after")
 
@@ -318,8 +318,6 @@ def _manifest_bytes(folder: At) -> bytes | None:
 
 def recover_home(path: Path) -> str | None:
     """`recover` for a home given by path, under its lock (doctor --fix, before it plans)."""
-    from hermes_wizard.core.atomic import Lock
-
     if not os.path.isdir(Path(path) / BACKUP_DIR):
         return None  # nothing was ever applied here: nothing to recover, and no lock file to create
     with HomeDir(path) as home, Lock(home):

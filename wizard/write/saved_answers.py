@@ -17,6 +17,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hermes_wizard.core.atomic import FileOps, write_atomic
+from hermes_wizard.core.homefs import ApplyError
+from hermes_wizard.plan.answers_file.session_io import render_answers
+
 
 class SavedAnswersError(OSError):
     """The answers file could not be written (the message says where and why)."""
@@ -24,10 +28,6 @@ class SavedAnswersError(OSError):
 
 def save_answers(session, path: Path | str, secret_env_names: dict[str, str] | None = None) -> Path:
     """Write `session`'s answers to `path` (see the module docstring); the absolute path written."""
-    from hermes_wizard.core.atomic import FileOps, write_atomic
-    from hermes_wizard.core.homefs import ApplyError
-    from hermes_wizard.plan.answers_file.session_io import render_answers
-
     target = Path(path).expanduser().absolute()
     text = render_answers(session, secret_env_names)
     if target.is_dir():

@@ -20,7 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hermes_wizard.plan.actions import ServiceAction
-from hermes_wizard.service import actions, dropin
+from hermes_wizard.service import actions, dropin, units
 from hermes_wizard.service import scope as service
 from hermes_wizard.service.common import FALLBACK_DROPIN, GATE_DROPIN, VARIANT_FILES
 from hermes_wizard.service.dropdir import DropinFolder, present
@@ -188,8 +188,6 @@ def _checked(entries) -> list[dict]:
 
 
 def _load(path: Path | None):
-    from hermes_wizard.service import units
-
     try:
         return units.load(path) if path is not None else None
     except Exception:  # a unit file gone or unreadable: nothing to render a variant for

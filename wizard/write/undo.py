@@ -17,11 +17,19 @@ takes out a gate drop-in the set installed (the rule for those: wizard/write/ser
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from hermes_wizard.core.homefs import ApplyError, DanglingLink, HomeDir, digest, look, read_file
+from hermes_wizard.core.safetext import visible
+from hermes_wizard.hermes import verify
+from hermes_wizard.hermes.loader.plugins import HostFacts
+from hermes_wizard.hermes.pairing_run import run_pairing
+from hermes_wizard.judge.engine import HomeReport, evaluate
+from hermes_wizard.judge.masking import is_secret_name
+from hermes_wizard.read.snapshot import take_snapshot
+from hermes_wizard.service.systemd import Runner
 from hermes_wizard.write.apply import FileOps, Lock
 from hermes_wizard.write.backups import (
     BACKUP_DIR,
@@ -34,9 +42,8 @@ from hermes_wizard.write.backups import (
     recover,
     restore_files,
 )
-
-if TYPE_CHECKING:
-    from hermes_wizard.judge.engine import HomeReport
+from hermes_wizard.write.keyring_apply import undo_journal
+from hermes_wizard.write.service_apply import inverse_entries, put_back, will_leave
 
 
 @dataclass(frozen=True)
@@ -77,8 +84,6 @@ class UndoPreview:
 
 def list_sets(home: Path) -> list[SetSummary]:
     """Every complete backup set of `home`, newest first; a set undo would refuse says why."""
-    import os
-
     if not os.path.isdir(home):
         return []
     out = []
@@ -95,11 +100,6 @@ def list_sets(home: Path) -> list[SetSummary]:
 
 def preview_latest(home: Path, base_env: dict | None = None) -> UndoPreview:
     """What `undo_latest` would do now, judged by the engine on the restored contents; writes nothing."""
-    from hermes_wizard.judge.engine import evaluate
-    from hermes_wizard.judge.masking import is_secret_name
-    from hermes_wizard.read.snapshot import take_snapshot
-    from hermes_wizard.write.service_apply import will_leave
-
     with HomeDir(home) as opened:
         interrupted = complete_sets(opened, "applying")
         if interrupted:
@@ -131,8 +131,6 @@ def _pairing_entries(backup: BackupSet) -> list[dict]:
 
 
 def _pairing_words(entry: dict) -> str:
-    from hermes_wizard.core.safetext import visible
-
     who, platform = visible(entry["user_id"]), visible(entry["platform"])
     if entry["action"] == "approve":
         return f"It revokes {who}'s pairing on {platform} through Hermes (the approval this set made)."
@@ -145,12 +143,7 @@ def _undo_pairing(home: Path, entries: list[dict], hermes: str | None) -> list[s
     store's files); what was done, in words."""
     if not entries:
         return []
-    from hermes_wizard.core.safetext import visible
-    from hermes_wizard.hermes.loader.plugins import HostFacts
-    from hermes_wizard.hermes.pairing_run import run_pairing
-    from hermes_wizard.hermes.verify import hermes_python
-
-    python = hermes_python(HostFacts.detect(home, hermes_python=hermes).site_packages)
+    python = verify.hermes_python(HostFacts.detect(home, hermes_python=hermes).site_packages)
     said = []
     for entry in entries:
         who, platform = visible(entry["user_id"]), visible(entry["platform"])
@@ -188,12 +181,6 @@ def undo_latest(home: Path, base_env: dict | None = None, ops: FileOps | None = 
                 expect: str | None = None, hermes_python: str | None = None) -> UndoResult:
     """Restore the latest set's files, and make the drop-ins it journalled what they were before it.
     `expect`: the set name the user was shown; another latest set (a run in between) is refused."""
-    from hermes_wizard.judge.engine import evaluate
-    from hermes_wizard.read.snapshot import take_snapshot
-    from hermes_wizard.service.systemd import Runner
-    from hermes_wizard.write.keyring_apply import undo_journal
-    from hermes_wizard.write.service_apply import inverse_entries, put_back
-
     with HomeDir(home) as opened, Lock(opened):
         recovered = recover(opened)
         if recovered:

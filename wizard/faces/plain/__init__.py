@@ -16,6 +16,16 @@ from pathlib import Path
 
 from hermes_wizard.core.exitcodes import ExitCode
 from hermes_wizard.core.safetext import to_stderr, visible
+from hermes_wizard.faces import terminal
+from hermes_wizard.faces.plain import flows
+from hermes_wizard.faces.plain.ask import Asker
+from hermes_wizard.faces.plain.platforms import choose_access
+from hermes_wizard.faces.wording import disk_words
+from hermes_wizard.judge.engine import evaluate
+from hermes_wizard.judge.masking import secret_values
+from hermes_wizard.plan.session import Session
+from hermes_wizard.write.saved_answers import SavedAnswersError
+from hermes_wizard.write.saved_answers import save_answers as save
 
 CANCELLED = "Cancelled. No changes were made."
 
@@ -26,13 +36,6 @@ def run_plain(command: str, home: Path, profile: str = "default", *, ssh: bool |
     """Ask, review, apply.  `ssh`, `echo_hidden`, `width`: the terminal's facts (detected when None);
     `save_answers`: also record the answers there once confirmed (setup --save-answers, no secret in it);
     `keyring`: typed secrets go to the OS keyring unless none is usable (setup --secrets keyring)."""
-    from hermes_wizard.faces import terminal
-    from hermes_wizard.faces.plain import flows
-    from hermes_wizard.faces.plain.ask import Asker
-    from hermes_wizard.judge.engine import evaluate
-    from hermes_wizard.judge.masking import secret_values
-    from hermes_wizard.plan.session import Session
-
     asker = Asker(width)
     try:
         session = Session(evaluate(home, profile), command)
@@ -53,9 +56,6 @@ def run_plain(command: str, home: Path, profile: str = "default", *, ssh: bool |
         asker.say("No changes were made.")
         return ExitCode.OK
     if save_answers:  # before apply spends the answers; nothing is applied when it cannot be written
-        from hermes_wizard.write.saved_answers import SavedAnswersError
-        from hermes_wizard.write.saved_answers import save_answers as save
-
         try:
             asker.say(f"Answers: {visible(str(save(session, save_answers)))} (no secret in it)")
         except SavedAnswersError as exc:
@@ -71,14 +71,6 @@ def run_platform_step(platform: str, home: Path, profile: str = "default", *, wi
     """One platform's step, as `hermes setup gateway` runs it after Hermes's own (wizard/faces/hermes_plugin.py):
     what is on disk for it, who may use it (each choice in plain words, open only with the name typed, exactly
     the opt-in Hermes needs), then the same review and apply as `setup`.  Exit codes as `run_plain`'s."""
-    from hermes_wizard.faces.plain import flows
-    from hermes_wizard.faces.plain.ask import Asker
-    from hermes_wizard.faces.plain.platforms import choose_access
-    from hermes_wizard.faces.wording import disk_words
-    from hermes_wizard.judge.engine import evaluate
-    from hermes_wizard.judge.masking import secret_values
-    from hermes_wizard.plan.session import Session
-
     asker = Asker(width)
     try:
         session = Session(evaluate(home, profile), "setup")

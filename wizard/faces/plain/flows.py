@@ -20,10 +20,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from hermes_wizard.core.keyring_store import backend_name, usable_for
 from hermes_wizard.core.safetext import visible
+from hermes_wizard.faces.outcome import WRITE_ANYWAY, planned, refusal_words, restart_lines, written
 from hermes_wizard.faces.plain.platforms import platform_menu
 from hermes_wizard.faces.wording import open_words, plural, ssh_note, tilde, verdict_words
+from hermes_wizard.plan.answers import split_ids
 from hermes_wizard.plan.changes import render_diff
+from hermes_wizard.plan.repairs import RepairOptions, plan_repairs
+from hermes_wizard.plan.service_steps import ServiceRequest, plan_service, render_service
+from hermes_wizard.service.systemd import Runner
+from hermes_wizard.write.apply import ApplyError, apply_plan
 
 ECHO_WARNING = ("This terminal cannot turn echo off: what you type for a secret would be shown on screen (and "
                 "kept by anything recording this session).")
@@ -65,8 +72,6 @@ def where_secrets_go(asker, session) -> bool:
     default no) or in .env at mode 0600 (said in one line where there is none).  True once asked or said."""
     if not session.typed_secrets():
         return False
-    from hermes_wizard.core.keyring_store import backend_name, usable_for
-
     why = usable_for(session.report.home)
     if why:
         asker.say(f"The secrets go to .env, mode 0600: {why}.")
@@ -80,9 +85,6 @@ def where_secrets_go(asker, session) -> bool:
 
 def doctor(asker, session, home, profile) -> tuple | None:
     """As `setup`: the service steps the user agreed to, or None when they quit."""
-    from hermes_wizard.plan.answers import split_ids
-    from hermes_wizard.plan.repairs import RepairOptions, plan_repairs
-
     report = session.report
     shown = [f for f in report.findings if f.severity != "info"] or report.findings
     lines = [f"{f.severity.glyph} {f.code} {visible(f.platform or 'home')}: {visible(tilde(f.message))}"
@@ -123,20 +125,14 @@ def doctor(asker, session, home, profile) -> tuple | None:
 
 def _service_steps(session, home, profile) -> tuple:
     """The doctor's service steps for this home, planned as the doctor TUI plans them (none without a unit)."""
-    from hermes_wizard.plan.service_steps import ServiceRequest, plan_service
-    from hermes_wizard.service.systemd import Runner
-
     outlook = session.outlook()
-    planned = plan_service(home, profile, ServiceRequest(install_gate=True, restart=True),
-                           editing=bool(session.plan().changes), will_start=outlook.would_start, runner=Runner())
-    return planned.steps
+    service_plan = plan_service(home, profile, ServiceRequest(install_gate=True, restart=True),
+                                editing=bool(session.plan().changes), will_start=outlook.would_start, runner=Runner())
+    return service_plan.steps
 
 
 def review(asker, session, steps) -> bool:
     """The plan and what `check` will say of its result; True when the user confirms (default No)."""
-    from hermes_wizard.faces.outcome import planned
-    from hermes_wizard.plan.service_steps import render_service
-
     plan, outlook = session.plan(), session.outlook(steps)  # a planned gate read as written
     asker.say()
     if plan.changes:
@@ -156,8 +152,6 @@ def review(asker, session, steps) -> bool:
         asker.say("Nothing to apply.")
         return False
     if not outlook.would_start:  # never applied by accident: the words typed, as the TUI's Review asks
-        from hermes_wizard.faces.outcome import WRITE_ANYWAY, refusal_words
-
         asker.say(refusal_words(outlook))
         typed = asker.text(f"Type {WRITE_ANYWAY} to write them regardless (Enter goes back):")
         return typed.strip().lower() == WRITE_ANYWAY
@@ -166,8 +160,6 @@ def review(asker, session, steps) -> bool:
 
 def apply(asker, session, steps) -> Outcome:
     """The one write: back up, write atomically, read back, judge again; then the result in words."""
-    from hermes_wizard.write.apply import ApplyError, apply_plan
-
     plan = session.plan().with_service(steps)
     try:
         result = apply_plan(plan, reason=f"hermes-wizard {session.mode}", facts=session.report.facts)
@@ -180,8 +172,6 @@ def apply(asker, session, steps) -> Outcome:
 
 
 def _result(asker, result, home) -> None:
-    from hermes_wizard.faces.outcome import written
-
     report = result.report
     said = written(report, home, running=result.running)
     asker.say(f"Written: {', '.join(result.written) or 'no file'}")
@@ -193,8 +183,6 @@ def _result(asker, result, home) -> None:
         asker.say(opened)
     if said.findings:
         asker.say("\n".join(said.findings), indent="  ")
-    from hermes_wizard.faces.outcome import restart_lines
-
     for line in result.service_lines + restart_lines(result, said.clean):
         asker.say(visible(line))
     asker.say(visible(said.next_step))

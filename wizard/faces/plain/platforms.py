@@ -8,10 +8,16 @@ Every answer goes into the session (wizard/plan/session.py); nothing here writes
 
 from __future__ import annotations
 
+import subprocess
+
 from hermes_wizard.core.safetext import visible
+from hermes_wizard.faces.access_words import waiting_and_paired, who_reaches
 from hermes_wizard.faces.pair_now import can_pair, login_for
+from hermes_wizard.faces.pairing_cmd import journalled, preview
 from hermes_wizard.faces.sources import credentials_from, own_id_help
 from hermes_wizard.faces.wording import credential_state, current_access, disk_words, plural
+from hermes_wizard.hermes.verify import hermes_python
+from hermes_wizard.judge.engine import evaluate
 from hermes_wizard.plan.answers import (
     ACCESS_MODES,
     ACCESS_WORDS,
@@ -22,6 +28,7 @@ from hermes_wizard.plan.answers import (
     split_ids,
 )
 from hermes_wizard.plan.changes import is_secret_name
+from hermes_wizard.plan.session import AnswerError
 
 REVIEW, QUIT = "\0review", "\0quit"  # menu values no platform name can take
 AGENT_WARNING = ("Everyone who gets through talks to the same agent as you: it runs terminal commands, edits files "
@@ -89,10 +96,6 @@ def offer_login(asker, session, name: str) -> None:
         return
     if not asker.confirm(f"Run {login.shown} now, in this terminal?", default=True):
         return
-    import subprocess
-
-    from hermes_wizard.judge.engine import evaluate
-
     asker.say(login.says)
     try:
         subprocess.run(list(login.argv), env=login.env)
@@ -106,10 +109,6 @@ def offer_login(asker, session, name: str) -> None:
 def pairing_step(asker, report, name: str) -> None:
     """Where requests wait or people are paired: approve a code or revoke a user, through Hermes's own code
     (previewed, confirmed, journalled for undo), as the TUI's access screen does.  Enter skips."""
-    from hermes_wizard.faces.access_words import waiting_and_paired
-    from hermes_wizard.faces.pairing_cmd import journalled, preview
-    from hermes_wizard.hermes.verify import hermes_python
-
     waiting, paired = waiting_and_paired(report.home, report.profile, name, facts=report.facts)
     python = hermes_python(report.facts.site_packages if report.facts else None)
     for action, count, question in (("approve", waiting, "Approve a pairing code (Enter: not now):"),
@@ -132,13 +131,9 @@ def pairing_step(asker, report, name: str) -> None:
 
 
 def choose_access(asker, session, name: str) -> None:
-    from hermes_wizard.plan.session import AnswerError
-
     spec = session.report.model.platforms()[name]
     report = session.outlook()  # as the plan will leave it (the doctor's repair included), as the TUI's Access
     answer = session.answer(name)
-    from hermes_wizard.faces.access_words import who_reaches
-
     asker.say(who_reaches(report.home, report.profile, name, spec.label, facts=report.facts), indent="  ")
     pairing_step(asker, session.report, name)
     asker.say(f"\nWho may use the agent through {spec.label}? {AGENT_WARNING}")
@@ -175,8 +170,6 @@ def choose_access(asker, session, name: str) -> None:
 def choose_group(asker, session, name: str) -> None:
     """The group-chat question of the five platforms whose adapter has its own group policy, starting on the
     policy the adapter applies now (Hermes's default when none is set)."""
-    from hermes_wizard.plan.session import AnswerError
-
     spec = session.report.model.platforms()[name]
     row = next((r for r in session.outlook().rows if r.name == name), None)
     current = session.answer(name).group or (row.group_policy if row and row.group_policy in GROUP_POLICIES

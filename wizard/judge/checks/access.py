@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from hermes_wizard.hermes.loader.credentials import approved_users
 from hermes_wizard.hermes.loader.envrules import ALLOW_ALL_TRUE, TRUTHY
 from hermes_wizard.hermes.loader.gate import opted_in, policies
 from hermes_wizard.hermes.versions import FIRST_REFUSING_NAME
-from hermes_wizard.judge.checks import Context, Hit, check
+from hermes_wizard.judge.checks.reach import nobody_waiting
+from hermes_wizard.judge.checks.registry import Context, Hit, check
 from hermes_wizard.judge.provenance import env_source, find_yaml, policy_source, yaml_source
 
 APPROVE = "hermes pairing approve {platform} <CODE>"
@@ -153,9 +155,6 @@ approves it on this machine. Codes expire after one hour.""",
        fix="""Message the bot, then run `hermes pairing approve <platform> <CODE>` with the code it replies.""")
 def pairing_only(ctx: Context) -> Iterable[Hit]:
     platforms = ctx.model.platforms()
-    from hermes_wizard.hermes.loader.credentials import approved_users
-    from hermes_wizard.judge.checks.reach import nobody_waiting
-
     env = ctx.effective.environ
     for name, state in ctx.effective.platforms.items():
         spec = platforms.get(name)

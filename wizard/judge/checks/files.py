@@ -8,7 +8,7 @@ from collections.abc import Iterable
 
 from hermes_wizard.hermes.loader.catalog import ALIASES, KNOWN_NAMES
 from hermes_wizard.hermes.loader.yamlfile import lookup
-from hermes_wizard.judge.checks import Context, Hit, check
+from hermes_wizard.judge.checks.registry import Context, Hit, check
 
 SECRET_KEYS = re.compile(r"(token|secret|password|api_key|apikey|access_key|private_key)$", re.I)
 

@@ -12,7 +12,12 @@ import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from hermes_wizard.judge.checks import Context, Hit, check
+from hermes_wizard.core.homeroot import home_owner
+from hermes_wizard.core.smallfile import reading_for
+from hermes_wizard.hermes.access.authz import OWN_POLICY, Sender
+from hermes_wizard.hermes.access.identity import stored_ids
+from hermes_wizard.hermes.models import model_for
+from hermes_wizard.judge.checks.registry import Context, Hit, check
 from hermes_wizard.judge.provenance import env_source, find_yaml, yaml_source
 
 if TYPE_CHECKING:
@@ -24,10 +29,6 @@ _NOBODY = "\x00nobody\x00"  # a sender no list names
 
 def _access(ctx: Context) -> tuple[Authorizer, AccessFiles]:
     """The version's authorizer and the home's pairing store, read as the home's owner could."""
-    from hermes_wizard.core.homeroot import home_owner
-    from hermes_wizard.core.smallfile import reading_for
-    from hermes_wizard.hermes.models import model_for
-
     model = model_for(ctx.facts.hermes)
     with reading_for(home_owner(ctx.home)):
         files = model.access_files(ctx.home, home_owner(ctx.home))
@@ -36,8 +37,6 @@ def _access(ctx: Context) -> tuple[Authorizer, AccessFiles]:
 
 def _decide(ctx: Context, auth: Authorizer, files: AccessFiles, platform: str, user: str,
             chat: str = "dm") -> Decision:
-    from hermes_wizard.hermes.access.authz import Sender
-
     return auth.decide(ctx.effective.environ, ctx.effective.platforms, files, Sender(platform, user, chat))
 
 
@@ -127,9 +126,6 @@ def pairing_nobody_waiting(ctx: Context) -> Iterable[Hit]:
 
 def nobody_waiting(ctx: Context) -> list[str]:
     """Enabled platforms where only pairing admits, codes are sent, and the store is empty."""
-    from hermes_wizard.hermes.access.authz import OWN_POLICY
-    from hermes_wizard.hermes.access.identity import stored_ids
-
     env, out, specs = ctx.effective.environ, list[str](), ctx.model.platforms()
     enabled = [name for name, state in ctx.effective.platforms.items() if state.enabled
                and not (name in specs and specs[name].always_authorized)]  # no per-user access control

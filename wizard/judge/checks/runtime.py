@@ -5,7 +5,8 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 
-from hermes_wizard.judge.checks import Context, Hit, check
+from hermes_wizard.judge.checks.registry import Context, Hit, check
+from hermes_wizard.judge.checks.service import stop_loop_command
 
 
 @check("HW301", "restart-loop", "error",
@@ -31,10 +32,6 @@ def restart_loop(ctx: Context) -> Iterable[Hit]:
         last = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(starts[-1]))
         parts.append(f"gateway-starts.log has {burst} starts less than a minute apart (last {last})")
     still = "" if ctx.violations or ctx.effective.crash else " — the current config would start, so restart it once"
-    from hermes_wizard.judge.checks.service import (
-        stop_loop_command,  # here: registering service's checks stays in order
-    )
-
     yield Hit(reason.split(":", 1)[0] if isinstance(reason, str) and ":" in reason else None,
               "; ".join(parts) + still + ".",
               stop_loop_command(ctx.home, ctx.snapshot.profile, starts=bool(still)),  # as every loop finding

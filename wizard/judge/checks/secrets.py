@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from hermes_wizard.core.keyring_store import PLUGIN_NAME, SOURCE_NAME
-from hermes_wizard.judge.checks import Context, Hit, check
+from hermes_wizard.core.keyring_store import PLUGIN_NAME, SOURCE_NAME, entry_for
+from hermes_wizard.hermes.loader.secret_sources import plugin_installed
+from hermes_wizard.judge.checks.registry import Context, Hit, check
 
 MIGRATE = "hermes-wizard secrets migrate --to keyring"
 
@@ -48,8 +49,6 @@ def keyring_source_inactive(ctx: Context) -> Iterable[Hit]:
     kept = ctx.snapshot.keyring
     if kept is None or not kept.refs.mapped:
         return
-    from hermes_wizard.hermes.loader.secret_sources import plugin_installed
-
     reason = kept.refs.inactive_because(plugin_installed(ctx.facts.site_packages), ctx.effective.environ)
     if reason:
         names = ", ".join(sorted(kept.refs.mapped))
@@ -104,8 +103,6 @@ hermes-wizard's source in Hermes skips it (the variable stays unset), `check` do
        fix=f"""Map the variable to this home's own entry (the finding names its exact username), or put the value
 in `.env` and run `{MIGRATE}`, which stores it under this home's entry and rewrites the mapping.""")
 def keyring_entry_of_another_home(ctx: Context) -> Iterable[Hit]:
-    from hermes_wizard.core.keyring_store import entry_for
-
     kept = ctx.snapshot.keyring
     for variable, (service, username) in sorted((kept.refs.foreign if kept else {}).items()):
         own = entry_for(ctx.snapshot.home, variable)

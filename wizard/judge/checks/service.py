@@ -2,7 +2,8 @@
 
 File reads only (hermes_wizard.service.units), except HW404, which has evidence only when the
 CLI configured a runner (`check --service`, `doctor`).  Units considered: those whose
-HERMES_HOME/--profile resolve to this home, or the one named with `--unit PATH`.
+HERMES_HOME/--profile resolve to this home, or the one named with `--unit PATH`.  The loop evidence
+(wizard/service/loop.py, systemctl through subprocess) is imported lazily, only when a runner is configured.
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hermes_wizard.judge.checks import Context, Hit, check
+from hermes_wizard.judge.checks.registry import Context, Hit, check
 from hermes_wizard.service import scope as service
+from hermes_wizard.service.supervisors import advice
 
 if TYPE_CHECKING:
     from hermes_wizard.service.common import Unit
@@ -91,8 +93,6 @@ def restarts_refusal(ctx: Context) -> Iterable[Hit]:
                                                               else ""),
                       "error" if refusing else None)
         elif unit.restart == "always":
-            from hermes_wizard.service.supervisors import advice
-
             what = "KeepAlive restarts it after any exit" if unit.manager == "launchd" else \
                 "s6 restarts it after any exit but 78"
             yield Hit(None, f"{now}{_where(unit)}: {what}, so a refusal (exit 0) loops without end.",

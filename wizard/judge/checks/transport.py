@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from hermes_wizard.judge.checks import Context, Hit, check
+from hermes_wizard.hermes.loader.envrules import coerce_bool
+from hermes_wizard.hermes.loader.plugins import SDK_MODULES
+from hermes_wizard.judge.checks.registry import Context, Hit, check
 from hermes_wizard.judge.provenance import env_source
 
 
@@ -39,7 +41,6 @@ def enabled_despite_false(ctx: Context) -> Iterable[Hit]:
         state = ctx.effective.platforms.get(name)
         if state is None or not state.enabled:
             continue
-        from hermes_wizard.hermes.loader.envrules import coerce_bool
         if coerce_bool(raw, False):
             continue
         known = platforms[name].credentials if name in platforms else ()
@@ -90,8 +91,6 @@ def missing_credentials(ctx: Context) -> Iterable[Hit]:
        fix="""Install Hermes's messaging extras into its venv: pip install 'hermes-agent[messaging]'.""")
 def sdk_missing(ctx: Context) -> Iterable[Hit]:
     platforms = ctx.model.platforms()
-    from hermes_wizard.hermes.loader.plugins import SDK_MODULES
-
     if ctx.facts.modules is None:
         return
     for name, modules in SDK_MODULES.items():

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from hermes_wizard.hermes.versions import FIRST_REFUSING_NAME, NEWEST
-from hermes_wizard.judge.checks import Context, Hit, check
+from hermes_wizard.judge.checks.registry import Context, Hit, check
 
 _FIRST = FIRST_REFUSING_NAME
 

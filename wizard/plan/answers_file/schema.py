@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 from hermes_wizard.hermes.loader.catalog import ALIASES, PLATFORMS
 from hermes_wizard.judge.masking import is_secret_name
-from hermes_wizard.plan.answers import GROUP_POLICIES, credential_error
+from hermes_wizard.plan.answers import GROUP_POLICIES, credential_error, id_problems, unmatchable_ids
 from hermes_wizard.plan.answers_file.tree import Item, Number
 
 if TYPE_CHECKING:
@@ -158,8 +158,6 @@ def _platform(name: str, item: Item, environ: Mapping[str, str], problems: list[
                             "in Hermes (only whatsapp, weixin, wecom, qqbot and yuanbao do); remove it")
     if "allowed_users" in fields:
         decl.allowed_users = _ids(fields["allowed_users"], f"{at}.allowed_users", problems)
-        from hermes_wizard.plan.answers import id_problems, unmatchable_ids
-
         wrong = unmatchable_ids(name, decl.allowed_users)
         problems += [f"{fields['allowed_users'].where}: {at}.allowed_users: {w}" for w in wrong]
         warnings += [f"{fields['allowed_users'].where}: {at}.allowed_users: {w}"

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import yaml
+
 from hermes_wizard.hermes.loader.catalog import PLATFORMS
 from hermes_wizard.judge.masking import is_secret_name
 from hermes_wizard.plan.answers_file.schema import Declared, PlatformDecl
@@ -54,8 +56,6 @@ def render_answers(session: Session, secret_env_names: dict[str, str] | None = N
     """The answers file recording `session`'s answers (not the doctor's repair: an answers file
     declares platforms).  A secret credential becomes {from_env: NAME}, NAME from `secret_env_names`
     (key → variable) or the key itself; credentials that failed their check are left out."""
-    import yaml
-
     names = secret_env_names or {}
     platforms: dict[str, dict[str, object]] = {}  # the answers file's YAML, as written
     for name, answer in session.platforms.items():

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
     import yaml
 
+import yaml
+
 MAX_BYTES = 256 * 1024  # a fleet's answers are a few hundred bytes; this is a hundred times that
 MAX_DEPTH = 8  # platforms → name → env → KEY → from_env is 5 deep
 
@@ -54,8 +56,6 @@ class TreeError(ValueError):
 
 def read_tree(raw: bytes, name: str) -> Item:
     """The answers file `name` (its bytes `raw`) as a tree of Items; TreeError when it cannot be."""
-    import yaml
-
     if len(raw) > MAX_BYTES:
         raise TreeError([f"{name}: {len(raw)} bytes; an answers file is at most {MAX_BYTES} bytes"])
     try:
@@ -83,8 +83,6 @@ def read_tree(raw: bytes, name: str) -> Item:
 
 
 def _hostile(events: Iterable[yaml.Event], name: str) -> list[str]:
-    import yaml
-
     problems, depth, documents = [], 0, 0
     for event in events:
         where = f"{name}:{event.start_mark.line + 1}" if event.start_mark is not None else name  # the parser marks all
@@ -108,8 +106,6 @@ def _hostile(events: Iterable[yaml.Event], name: str) -> list[str]:
 
 
 def _item(node: yaml.Node, name: str, problems: list[str]) -> Item:
-    import yaml
-
     where = f"{name}:{node.start_mark.line + 1}"
     if isinstance(node, yaml.MappingNode):
         out: dict[str, Item] = {}

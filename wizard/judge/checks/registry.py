@@ -1,0 +1,123 @@
+"""The check registry: `@check` registers a check function under its code; `run_checks`, `get_check` and
+`all_checks` read what is registered.  The check modules import this module; the package
+(wizard/judge/checks/__init__.py) imports every check module, so importing the package registers them all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from hermes_wizard.core.kinds import Severity
+from hermes_wizard.hermes.loader.credentials import Transport
+from hermes_wizard.hermes.loader.gate import Violation
+from hermes_wizard.hermes.loader.plugins import HostFacts
+from hermes_wizard.hermes.loader.state import Effective
+from hermes_wizard.hermes.models import model_for
+from hermes_wizard.read.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from hermes_wizard.hermes.model import Model
+    from hermes_wizard.hermes.verify import HermesAnswer
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    name: str
+    severity: Severity
+    platform: str | None
+    message: str
+    fix: str = ""
+
+    def as_json(self) -> dict[str, object]:
+        return {"code": self.code, "name": self.name, "severity": self.severity, "platform": self.platform,
+                "message": self.message, "fix": self.fix}
+
+
+@dataclass(frozen=True)
+class Hit:
+    """What a check function yields; the registry turns it into a Finding."""
+
+    platform: str | None
+    message: str
+    fix: str = ""
+    severity: str | None = None  # overrides the check's default severity
+
+
+@dataclass(frozen=True)
+class Check:
+    code: str
+    name: str
+    severity: str
+    summary: str
+    what: str
+    why: str
+    fix: str
+    run: Callable[[Context], Iterable[Hit]]
+
+    def finding(self, hit: Hit) -> Finding:
+        return Finding(self.code, self.name, Severity(hit.severity or self.severity), hit.platform, hit.message,
+                       hit.fix)
+
+
+@dataclass(frozen=True)
+class Context:
+    snapshot: Snapshot
+    effective: Effective
+    violations: list[Violation]
+    transports: dict[str, Transport]
+    facts: HostFacts
+    upgrade_violations: list[Violation] = field(default_factory=list)  # refusals of a newer Hermes, not of this one
+    hermes_answer: HermesAnswer | None = None  # the installed Hermes's own verdict, when asked (--verify)
+
+    @property
+    def home(self) -> Path:
+        return self.snapshot.home
+
+    @property
+    def model(self) -> Model:
+        """The model of the Hermes version judged: its platforms and variable names, never a fixed version's."""
+        return model_for(self.facts.hermes)
+
+
+REGISTRY: dict[str, Check] = {}
+CheckRun = Callable[[Context], Iterable[Hit]]  # a check: what it finds in one judged home
+
+
+def check(code: str, name: str, severity: str, summary: str, *, what: str, why: str,
+          fix: str) -> Callable[[CheckRun], CheckRun]:
+    def register(fn: CheckRun) -> CheckRun:
+        if code in REGISTRY:
+            raise RuntimeError(f"check code {code} registered twice")
+        REGISTRY[code] = Check(code, name, Severity(severity), summary, what.strip(), why.strip(), fix.strip(), fn)
+        return fn
+    return register
+
+
+def run_checks(ctx: Context) -> list[Finding]:
+    findings: list[Finding] = []
+    for registered in REGISTRY.values():
+        try:
+            findings.extend(registered.finding(hit) for hit in registered.run(ctx))
+        except Exception as exc:  # a broken check must not hide the others
+            findings.append(Finding("HW000", "check-crashed", Severity.WARNING, None,
+                                    f"check {registered.code} {registered.name} crashed: "
+                                    f"{type(exc).__name__}: {exc}",
+                                    "report this as a hermes-wizard bug"))
+    findings.sort(key=lambda f: (f.severity.rank, f.code, f.platform or ""))
+    return findings
+
+
+def get_check(code: str) -> Check | None:
+    code = code.strip()
+    for registered in REGISTRY.values():
+        if code.upper() == registered.code or code.lower() == registered.name:
+            return registered
+    return None
+
+
+def all_checks() -> list[Check]:
+    return sorted(REGISTRY.values(), key=lambda c: c.code)
