@@ -93,9 +93,7 @@ BOUNDARIES = (
 CHECK_PATH = "check path"
 
 AFTER_SEAM = "not converted yet: the seam branch rewrote it until 20:40 (issue 21)"
-PARSER_FIRST = "its add_parser runs on every full-parser command: move that to a light module first, then its imports"
-PENDING = {"wizard/hermes": AFTER_SEAM, "wizard/faces/access.py": PARSER_FIRST,
-           "wizard/faces/pairing_cmd.py": PARSER_FIRST}
+PENDING = {"wizard/hermes": AFTER_SEAM}
 
 
 @dataclass(frozen=True)

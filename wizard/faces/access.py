@@ -19,50 +19,28 @@ import sys
 import time
 
 from hermes_wizard.core.exitcodes import ExitCode
-from hermes_wizard.core.safetext import to_stderr
-
-
-def add_parser(sub, common) -> None:
-    parser = sub.add_parser("access", help="who can reach the agent: per platform, or whether one sender's "
-                            "message gets through (exit 0 accepted, 1 denied)")
-    common(parser)
-    parser.add_argument("platform", nargs="?", help="a platform, as Hermes names it (telegram, whatsapp, ...)")
-    parser.add_argument("sender", nargs="?", help="the sender's user ID as the platform reports it")
-    parser.add_argument("--chat", default="dm", choices=("dm", "group", "channel", "forum", "thread"),
-                        help="where the message is sent (default: dm)")
-    parser.add_argument("--chat-id", help="the group's or channel's chat ID (chat allowlists match it)")
-    parser.add_argument("--bot", action="store_true", help="the sender is a bot (the *_ALLOW_BOTS admission)")
-    parser.add_argument("--name", help="the sender's display name (SimpleX allowlists match it)")
+from hermes_wizard.core.safetext import hide, json_text, visible
+from hermes_wizard.faces.access_args import named_platform, usage
+from hermes_wizard.faces.access_words import overview_json, overview_text, rule_words
+from hermes_wizard.faces.judging import host_facts
+from hermes_wizard.faces.selection import select_homes
+from hermes_wizard.hermes.access.authz import Sender
+from hermes_wizard.hermes.loader.catalog import PLATFORMS, platform_value
+from hermes_wizard.judge.access import decide, load_view, platform_access, source_of
+from hermes_wizard.judge.masking import secret_values
 
 
 def run_access(args) -> int:
-    from hermes_wizard.faces.selection import select_homes
-    from hermes_wizard.hermes.loader.catalog import PLATFORMS, platform_value
-
-    def usage(message: str) -> int:
-        to_stderr(f"hermes-wizard access: {message}")
-        return ExitCode.USAGE
-
-    if getattr(args, "all_profiles", False):
-        return usage("--all-profiles is not for access: name one home (--home, --profile)")
-    platform = None
-    if args.platform is not None:
-        platform = platform_value(args.platform)
-        if platform is None or platform not in PLATFORMS:
-            from hermes_wizard.core.safetext import visible
-
-            return usage(f"unknown platform {visible(args.platform)!r} (one of: {', '.join(sorted(PLATFORMS))})")
+    platform, refused = named_platform(args, "access", PLATFORMS, platform_value)
+    if refused is not None:
+        return refused
     if args.sender is None and (args.chat_id or args.bot or args.name or args.chat != "dm"):
-        return usage("--chat, --chat-id, --bot and --name describe a sender: name one (access PLATFORM SENDER)")
+        return usage("access", "--chat, --chat-id, --bot and --name describe a sender: name one (access PLATFORM "
+                     "SENDER)")
     homes = select_homes(args)
     if homes is None:
         return ExitCode.USAGE
     (profile, home), = homes
-    from hermes_wizard.core.safetext import hide
-    from hermes_wizard.faces.judging import host_facts
-    from hermes_wizard.judge.access import load_view
-    from hermes_wizard.judge.masking import secret_values
-
     base_env = dict(os.environ) if args.inherit_env else {}
     view = load_view(home, profile, base_env=base_env, facts=host_facts(args, home))
     hide(secret_values(view.report.snapshot))
@@ -72,10 +50,6 @@ def run_access(args) -> int:
 
 
 def _one_sender(args, view, platform: str) -> int:
-    from hermes_wizard.core.safetext import json_text, visible
-    from hermes_wizard.hermes.access.authz import Sender
-    from hermes_wizard.judge.access import decide, source_of
-
     sender = Sender(platform, args.sender, args.chat, args.chat_id, bool(args.bot), args.name)
     decision = decide(view, sender)
     source = source_of(view, decision, platform)
@@ -91,8 +65,6 @@ def _one_sender(args, view, platform: str) -> int:
                    "hermes": view.report.hermes.judged_as}
         sys.stdout.write(json_text(payload) + "\n")
     else:
-        from hermes_wizard.faces.access_words import rule_words
-
         mark, verdict = ("[✓]", "accepted") if decision.authorized else ("[✗]", "denied")
         where = {"dm": "a DM", "group": "a group", "channel": "a channel", "forum": "a forum topic"}[args.chat]
         where += f" ({visible(args.chat_id)})" if args.chat_id else ""
@@ -107,10 +79,6 @@ def _one_sender(args, view, platform: str) -> int:
 
 
 def _overview(args, view, platform: str | None) -> int:
-    from hermes_wizard.core.safetext import json_text
-    from hermes_wizard.faces.access_words import overview_json, overview_text
-    from hermes_wizard.judge.access import platform_access
-
     rows = [row for row in platform_access(view, time.time()) if platform is None or row.name == platform]
     if args.format == "json":
         sys.stdout.write(json_text(overview_json(view, rows)) + "\n")

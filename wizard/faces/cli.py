@@ -22,6 +22,7 @@ from hermes_wizard.core.bundled import example_home
 from hermes_wizard.core.exitcodes import ExitCode
 from hermes_wizard.core.kinds import DEAD_TRANSPORT_CHOICES, OPEN_POLICY_CHOICES
 from hermes_wizard.core.safetext import as_spoken, guarded_output, to_stderr, visible
+from hermes_wizard.faces.access_args import add_access_parser, add_pairing_parser
 from hermes_wizard.faces.contract import guarded
 from hermes_wizard.faces.selection import profile_name as _profile_name
 from hermes_wizard.hermes.versions import MODELLED, is_modelled
@@ -142,12 +143,8 @@ def build_parser():
     migrate.add_argument("--dry-run", action="store_true", help="show the move and the verdict after it; change "
                          "nothing")
     migrate.add_argument("--yes", action="store_true", help="do not ask (without a terminal, required)")
-    from hermes_wizard.faces.access import add_parser as add_access
-
-    add_access(sub, _common)
-    from hermes_wizard.faces.pairing_cmd import add_parser as add_pairing
-
-    add_pairing(sub, _common)
+    add_access_parser(sub, _common)
+    add_pairing_parser(sub, _common)
     explain = sub.add_parser("explain", help="document a check code (hermes-wizard explain HW101)")
     explain.add_argument("code", nargs="?", help="a code such as HW101, or a check name; omit to list all")
     explain.add_argument("--format", choices=("text", "json"), default="text")

@@ -16,45 +16,33 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from hermes_wizard.core.atomic import Lock
 from hermes_wizard.core.exitcodes import ExitCode
-from hermes_wizard.core.safetext import to_stderr, visible, visible_lines
-
-
-def add_parser(sub, common) -> None:
-    parser = sub.add_parser("pairing", help="list pairing requests and paired users; approve or revoke through "
-                            "Hermes's own pairing code, previewed")
-    common(parser)
-    parser.add_argument("action", choices=("list", "approve", "revoke"))
-    parser.add_argument("platform", nargs="?", help="the platform (approve, revoke; optional for list)")
-    parser.add_argument("value", nargs="?", metavar="CODE|USER_ID", help="the code to approve, the user to revoke")
-    parser.add_argument("--yes", action="store_true", help="do it without asking (required without a terminal)")
+from hermes_wizard.core.homefs import ApplyError, HomeDir
+from hermes_wizard.core.safetext import json_text, to_stderr, visible, visible_lines
+from hermes_wizard.faces.access_args import named_platform, usage
+from hermes_wizard.faces.judging import host_facts
+from hermes_wizard.faces.selection import select_homes
+from hermes_wizard.hermes.access.identity import approved_match
+from hermes_wizard.hermes.loader.catalog import PLATFORMS, platform_value
+from hermes_wizard.hermes.pairing_run import run_pairing
+from hermes_wizard.hermes.verify import hermes_python
+from hermes_wizard.judge.access import load_view
+from hermes_wizard.write.backups import close_journal, discard, make_backup
 
 
 def run_pairing_cmd(args) -> int:
-    from hermes_wizard.faces.selection import select_homes
-    from hermes_wizard.hermes.loader.catalog import PLATFORMS, platform_value
-
-    def usage(message: str) -> int:
-        to_stderr(f"hermes-wizard pairing: {message}")
-        return ExitCode.USAGE
-
-    if getattr(args, "all_profiles", False):
-        return usage("--all-profiles is not for pairing: name one home (--home, --profile)")
-    platform = None
-    if args.platform is not None:
-        platform = platform_value(args.platform)
-        if platform is None or platform not in PLATFORMS:
-            return usage(f"unknown platform {visible(args.platform)!r}")
+    platform, refused = named_platform(args, "pairing", PLATFORMS, platform_value)
+    if refused is not None:
+        return refused
     if args.action != "list" and (platform is None or not args.value):
         what = "CODE" if args.action == "approve" else "USER_ID"
-        return usage(f"{args.action} needs a platform and a {what}: hermes-wizard pairing {args.action} "
+        return usage("pairing", f"{args.action} needs a platform and a {what}: hermes-wizard pairing {args.action} "
                      f"PLATFORM {what}")
     homes = select_homes(args)
     if homes is None:
         return ExitCode.USAGE
     (profile, home), = homes
-    from hermes_wizard.faces.judging import host_facts
-    from hermes_wizard.hermes.verify import hermes_python
 
     facts = host_facts(args, home)
     python = hermes_python(facts.site_packages)
@@ -68,8 +56,6 @@ def run_pairing_cmd(args) -> int:
 
 
 def _ask(home: Path, python: Path, *argv: str) -> dict[str, Any] | None:
-    from hermes_wizard.hermes.pairing_run import run_pairing
-
     answer = run_pairing(home, python, *argv)
     if answer.get("failure"):
         to_stderr(f"hermes-wizard pairing: Hermes could not be asked: {visible(answer['failure'])}")
@@ -84,8 +70,6 @@ def _list(args, home: Path, python: Path, platform: str | None) -> int:
     pending = [p for p in answer.get("pending", []) if platform is None or p.get("platform") == platform]
     approved = [a for a in answer.get("approved", []) if platform is None or a.get("platform") == platform]
     if args.format == "json":
-        from hermes_wizard.core.safetext import json_text
-
         sys.stdout.write(json_text({"pending": pending, "approved": approved,
                                     "lockouts": answer.get("lockouts", {})}) + "\n")
         return ExitCode.OK
@@ -140,11 +124,6 @@ def journalled(home: Path, python: Path, action: str, platform: str, value: str)
     approval into a configured allowlist) is backed up first, and the set records who was approved or revoked,
     so `undo` restores `.env` and revokes an approval through Hermes.  Returns (Hermes's answer or None, the
     set's path or None when nothing changed and the set was dropped, why there is no answer)."""
-    from hermes_wizard.core.atomic import Lock
-    from hermes_wizard.core.homefs import ApplyError, HomeDir
-    from hermes_wizard.hermes.pairing_run import run_pairing
-    from hermes_wizard.write.backups import close_journal, discard, make_backup
-
     try:
         with HomeDir(home) as opened, Lock(opened):
             backup = make_backup(opened, {".env": opened.place(".env")}, f"hermes-wizard pairing {action} {platform}")
@@ -183,14 +162,10 @@ def _preview(home: Path, profile: str, python: Path, platform: str, value: str, 
 def preview(home: Path, profile: str, python: Path, platform: str, value: str, action: str,
             facts) -> tuple[bool, str]:
     """(whether `action` can be done, and its preview — or why not, in Hermes's terms): every face's words."""
-    from hermes_wizard.judge.access import load_view
-
     view = load_view(home, profile, base_env={}, facts=facts)
     allowlist_var = view.authorizer.allowlist_env(platform)
     configured = view.report.effective.environ.get(allowlist_var, "").strip() if allowlist_var else ""
     if action == "approve":
-        from hermes_wizard.hermes.pairing_run import run_pairing
-
         answer = run_pairing(home, python, "preview", platform, value)
         if answer.get("failure"):
             return False, f"Hermes could not be asked: {visible(str(answer['failure']))}. Nothing changed."
@@ -212,8 +187,6 @@ def preview(home: Path, profile: str, python: Path, platform: str, value: str, a
             lines.append(f"  Hermes also adds {who} to {allowlist_var} in .env (it mirrors approvals into a "
                          "configured allowlist).")
         return True, "\n".join(lines)
-    from hermes_wizard.hermes.access.identity import approved_match
-
     stored = approved_match(platform, value, view.files)
     if stored is None:
         return False, f"{visible(value)} is not paired on {platform}. Nothing changed. See: hermes-wizard pairing list"
