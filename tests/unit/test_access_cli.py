@@ -144,3 +144,16 @@ def test_wecom_dm_outside_its_allow_list_never_reaches_the_gateway(tmp_path):
     other = json.loads(_run("wecom", "bob", "--format", "json", home=home).stdout)
     assert (other["authorized"], other["reaches_gateway"], other["gets_through"]) == (True, False, False)
     assert "groups:  nobody — the adapter drops these messages (policy: pairing)" in _run(home=home).stdout
+
+
+@pytest.mark.parametrize("version, everyone", [("0.19.0", True), ("0.17.0", False)])
+def test_the_relay_is_trusted_upstream_only_where_the_judged_hermes_trusts_it(tmp_path, version, everyone):
+    """0.19's authorizer lets every relay sender through (the connector authorized them upstream); 0.17's has
+    no such rule and judges the relay as a platform without an allowlist.  The overview follows the judged
+    version's authorizer, not a name check of its own."""
+    home = _home(tmp_path / "home", "GATEWAY_RELAY_URL=wss://relay.example/ws\n")
+    done = _run("relay", "--hermes-version", version, "--format", "json", home=home)
+    assert done.returncode == 0, done.stderr
+    (row,) = [r for r in json.loads(done.stdout)["platforms"] if r["name"] == "relay"]
+    says_everyone = "upstream-relay" in json.dumps(row)
+    assert says_everyone is everyone, row

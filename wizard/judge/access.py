@@ -147,8 +147,8 @@ def _side(view: AccessView, name: str, side: str, known: dict[str, str]) -> Side
     """Who gets through without being paired, judged by the authorizer's own rules."""
     env, auth = view.report.effective.environ, view.authorizer
     result = Side()
-    if name in ALWAYS or name == "relay":
-        result.everyone = "platform-always" if name in ALWAYS else "upstream-relay"
+    if name in ALWAYS:
+        result.everyone = "platform-always"
         return result
     state = view.report.effective.platforms.get(name)
     if name in OWN_POLICY and state is not None and state.enabled:
