@@ -89,18 +89,13 @@ def id_problems(platform: str, ids: list[str], bot_number: str | None = None) ->
 def unmatchable_ids(platform: str, ids: list[str]) -> list[str]:
     """Why each allowlist entry that can match no sender of `platform` is refused (Hermes compares the
     sender's ID as a string: `@name` is never a Telegram user's ID, a WhatsApp entry without a digit is
-    never a number, JID or LID)."""
-    out = []
-    for item in ids:
-        if item == "*":
-            continue
-        if platform == "telegram" and not item.lstrip("-").isdigit():
-            out.append(f"{item!r} can never match a Telegram sender: Telegram user IDs are numbers (message "
-                       "@userinfobot to get yours)")
-        elif platform == "whatsapp" and not any(ch.isdigit() for ch in item):
-            out.append(f"{item!r} can never match a WhatsApp sender: give the phone number with its country "
-                       "code, digits only (15551234567)")
-    return out
+    never a number, JID or LID — the catalog's `sender_id_shape`)."""
+    spec = PLATFORMS.get(platform)
+    if spec is None or spec.sender_id_shape is None:
+        return []
+    shape, why = spec.sender_id_shape
+    return [f"{item!r} can never match a {spec.label} sender: {why}"
+            for item in ids if item != "*" and re.fullmatch(shape, item) is None]
 
 
 def split_ids(text: str) -> list[str]:

@@ -33,6 +33,9 @@ class Spec:
     group_default: str = "pairing"
     id_pattern: str | None = None  # regex an allowlist ID must match
     id_hint: str = ""
+    # (regex, why) for an entry that can match no sender at all: Hermes compares the sender's ID as a string,
+    # so such an entry is refused outright, where one failing `id_pattern` is only doubted
+    sender_id_shape: tuple[str, str] | None = None
     token_env: str | None = None  # placeholder-token check (PLATFORM_TOKEN_ENV_NAMES)
     always_authorized: bool = False  # webhook-like: no per-user access control
     # policy variables an adapter reads although the startup gate does not cover it: (dm, group)
@@ -42,6 +45,9 @@ class Spec:
     adapter_allowlist_key: str | None = None
     enabled_env: str | None = None  # the env switch that turns the platform on or off (both ways)
     policy_env_into_extra: bool = False  # its env override block copies the policy variables into `extra`
+    # whether a missing credential variable is reported (HW: missing-credentials); False where the credentials
+    # are paired on disk (judged from those files) or where the gateway runs without them
+    env_credentials_checked: bool = True
 
     def id_ok(self, value: str) -> bool:
         return self.id_pattern is None or re.fullmatch(self.id_pattern, value) is not None
@@ -51,6 +57,7 @@ _SPECS = (
     Spec("telegram", "Telegram", ("TELEGRAM_BOT_TOKEN",), "TELEGRAM_ALLOWED_USERS",
          "TELEGRAM_ALLOW_ALL_USERS", id_pattern=r"-?\d{1,20}",
          id_hint="numeric user IDs such as 123456789 (ask @userinfobot), not @usernames",
+         sender_id_shape=(r"-?\d+", "Telegram user IDs are numbers (message @userinfobot to get yours)"),
          token_env="TELEGRAM_BOT_TOKEN"),
     Spec("discord", "Discord", ("DISCORD_BOT_TOKEN",), "DISCORD_ALLOWED_USERS",
          "DISCORD_ALLOW_ALL_USERS", token_env="DISCORD_BOT_TOKEN",
@@ -60,7 +67,8 @@ _SPECS = (
                                           "WHATSAPP_ALLOW_ALL_USERS"),
          id_pattern=r"\+?\d{6,15}(@s\.whatsapp\.net|@lid|:\d+)?",
          id_hint="phone numbers with country code, digits only (15551234567)",
-         adapter_allowlist_key="allow_from", enabled_env="WHATSAPP_ENABLED"),
+         sender_id_shape=(r".*\d.*", "give the phone number with its country code, digits only (15551234567)"),
+         adapter_allowlist_key="allow_from", enabled_env="WHATSAPP_ENABLED", env_credentials_checked=False),
     Spec("whatsapp_cloud", "WhatsApp Cloud API",
          ("WHATSAPP_CLOUD_PHONE_NUMBER_ID", "WHATSAPP_CLOUD_ACCESS_TOKEN"),
          "WHATSAPP_CLOUD_ALLOWED_USERS", "WHATSAPP_CLOUD_ALLOW_ALL_USERS",
@@ -87,10 +95,10 @@ _SPECS = (
          "SMS_ALLOWED_USERS", "SMS_ALLOW_ALL_USERS", id_pattern=r"\+\d{6,15}", id_hint="E.164 numbers"),
     Spec("dingtalk", "DingTalk", ("DINGTALK_CLIENT_ID", "DINGTALK_CLIENT_SECRET"),
          "DINGTALK_ALLOWED_USERS", "DINGTALK_ALLOW_ALL_USERS"),
-    Spec("api_server", "API server", ("API_SERVER_KEY",), always_authorized=True),
-    Spec("webhook", "Webhook", ("WEBHOOK_SECRET",), always_authorized=True),
+    Spec("api_server", "API server", ("API_SERVER_KEY",), always_authorized=True, env_credentials_checked=False),
+    Spec("webhook", "Webhook", ("WEBHOOK_SECRET",), always_authorized=True, env_credentials_checked=False),
     Spec("msgraph_webhook", "Microsoft Graph webhook", ("MSGRAPH_WEBHOOK_CLIENT_STATE",),
-         always_authorized=True),
+         always_authorized=True, env_credentials_checked=False),
     Spec("feishu", "Feishu / Lark", ("FEISHU_APP_ID", "FEISHU_APP_SECRET"), "FEISHU_ALLOWED_USERS",
          "FEISHU_ALLOW_ALL_USERS", group_default="allowlist", id_pattern=r"(ou|u|on)_[A-Za-z0-9]+",
          id_hint="open_id (ou_…), user_id (u_…) or union_id (on_…)", ungated_policy_env=(None, "FEISHU_GROUP_POLICY")),
@@ -102,7 +110,7 @@ _SPECS = (
     Spec("weixin", "Weixin (WeChat)", ("WEIXIN_ACCOUNT_ID", "WEIXIN_TOKEN"), "WEIXIN_ALLOWED_USERS",
          "WEIXIN_ALLOW_ALL_USERS", Gate("WEIXIN_DM_POLICY", "WEIXIN_GROUP_POLICY", "WEIXIN_ALLOW_ALL_USERS"),
          group_default="disabled", token_env="WEIXIN_TOKEN", id_hint="iLink user IDs such as o9cq80…@im.wechat",
-         policy_env_into_extra=True),
+         policy_env_into_extra=True, env_credentials_checked=False),
     Spec("bluebubbles", "iMessage (BlueBubbles)", ("BLUEBUBBLES_SERVER_URL", "BLUEBUBBLES_PASSWORD"),
          "BLUEBUBBLES_ALLOWED_USERS", "BLUEBUBBLES_ALLOW_ALL_USERS", id_hint="email addresses or phone numbers"),
     Spec("qqbot", "QQ Bot", ("QQ_APP_ID", "QQ_CLIENT_SECRET"), "QQ_ALLOWED_USERS", "QQ_ALLOW_ALL_USERS",
@@ -110,7 +118,8 @@ _SPECS = (
     Spec("yuanbao", "Yuanbao", ("YUANBAO_APP_ID", "YUANBAO_APP_SECRET"), "YUANBAO_ALLOWED_USERS",
          "YUANBAO_ALLOW_ALL_USERS", Gate("YUANBAO_DM_POLICY", "YUANBAO_GROUP_POLICY", "YUANBAO_ALLOW_ALL_USERS"),
          policy_env_into_extra=True),
-    Spec("relay", "Relay (experimental)", ("GATEWAY_RELAY_URL",), always_authorized=True),
+    Spec("relay", "Relay (experimental)", ("GATEWAY_RELAY_URL",), always_authorized=True,
+         env_credentials_checked=False),
     Spec("google_chat", "Google Chat", ("GOOGLE_CHAT_SERVICE_ACCOUNT_JSON", "GOOGLE_CHAT_PROJECT_ID"),
          "GOOGLE_CHAT_ALLOWED_USERS", "GOOGLE_CHAT_ALLOW_ALL_USERS", id_hint="sender email addresses"),
     Spec("irc", "IRC", ("IRC_SERVER", "IRC_CHANNEL", "IRC_NICKNAME"), "IRC_ALLOWED_USERS",
@@ -120,7 +129,7 @@ _SPECS = (
     Spec("ntfy", "ntfy", ("NTFY_TOPIC",), "NTFY_ALLOWED_USERS", "NTFY_ALLOW_ALL_USERS", id_hint="topics"),
     Spec("photon", "iMessage (Photon)", ("PHOTON_PROJECT_ID", "PHOTON_PROJECT_SECRET"),
          "PHOTON_ALLOWED_USERS", "PHOTON_ALLOW_ALL_USERS"),
-    Spec("raft", "Raft", ("RAFT_PROFILE",)),
+    Spec("raft", "Raft", ("RAFT_PROFILE",), env_credentials_checked=False),
     Spec("simplex", "SimpleX", ("SIMPLEX_WS_URL",), "SIMPLEX_ALLOWED_USERS", "SIMPLEX_ALLOW_ALL_USERS",
          id_hint="numeric contact IDs or display names"),
     Spec("teams", "Microsoft Teams", ("TEAMS_CLIENT_ID", "TEAMS_CLIENT_SECRET", "TEAMS_TENANT_ID"),

@@ -73,7 +73,7 @@ def missing_credentials(ctx: Context) -> Iterable[Hit]:
         spec = platforms.get(name)
         if not state.enabled or spec is None or name in ctx.transports and ctx.transports[name].dead:
             continue
-        if name in ("whatsapp", "weixin", "raft", "relay", "api_server", "webhook", "msgraph_webhook"):
+        if not spec.env_credentials_checked:
             continue
         missing = [key for key in spec.credentials if not ctx.effective.environ.get(key, "").strip()]
         if name == "telegram" and state.token:
