@@ -17,6 +17,8 @@ Prints one JSON line on stdout:
      "enabled": [...], "error": "Type: message"|null, "rule_found": bool}
 or {"failure": "why"} when the home could not be copied.  `would_start` is null when this Hermes has no
 startup rule we know how to call; a Hermes before 0.18.0 has none at all (true when its config loads).
+Hermes's own modules (hermes_cli, gateway, hermes_constants) are imported lazily, inside the steps that
+use them: they exist only in Hermes's venv, and importing them loads `.env`, so the order is the test.
 """
 
 from __future__ import annotations
@@ -24,12 +26,14 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import shutil
 import signal
 import stat
 import sys
 import tempfile
 import time
+from importlib import metadata
 from pathlib import Path
 
 RULE_NAMES = ("_own_policy_open_startup_violation",)  # the startup rule, by the names Hermes has used
@@ -130,17 +134,13 @@ def _answer(**fields: object) -> dict[str, object]:
 
 def _before_the_rule(version: str | None) -> bool:
     """Is this a Hermes older than 0.18.0, the release that brought the open-policy startup rule?"""
-    import re
-
     match = re.match(r"(\d+)\.(\d+)", version or "")
     return match is not None and (int(match.group(1)), int(match.group(2))) < (0, 18)
 
 
 def _version() -> str | None:
     try:
-        from importlib.metadata import version
-
-        return version("hermes-agent")
+        return metadata.version("hermes-agent")
     except Exception:
         return None
 

@@ -15,15 +15,19 @@ user's home, every file is read only if that user could read it (wizard/core/sma
 
 Contract: never raises for anything found on disk; `Install.version` is None when Hermes
 (or its metadata) was not found.
+`json` is imported lazily, only to read an editable install's `direct_url.json`: the gate loads this module,
+and on a home without JSON files it never loads json.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import unquote
 
 from hermes_wizard.core.smallfile import read_head, reading_for
 
@@ -135,8 +139,6 @@ def _editable_checkout(site: Path) -> Path | None:
             continue
         url = data.get("url")
         if isinstance(url, str) and url.startswith("file://"):
-            from urllib.parse import unquote
-
             checkout = Path(unquote(url[len("file://"):]))
             if (checkout / "gateway" / "config.py").is_file():
                 return checkout
@@ -144,8 +146,6 @@ def _editable_checkout(site: Path) -> Path | None:
 
 
 def _checkout_version(checkout: Path) -> str | None:
-    import re
-
     match = re.search(rb"""^__version__\s*=\s*["']([^"'\n]+)["']""", _head(checkout / "hermes_cli" / "__init__.py"),
                       re.M)
     return _printable(match.group(1).decode("ascii", "replace")) if match else None

@@ -10,11 +10,20 @@ that version changed them.  Nothing outside wizard/hermes/ imports a version pac
 against the real Hermes of that version (tests/support/oracle).
 
 Contract: a model is stateless; its methods are pure functions of their arguments.
+The shared loader is imported at module top (it imports `Model` only for typing); the access-file readers
+are imported lazily in `access_files`: the pre-start gate loads this module and never reads who may talk.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
+
+from hermes_wizard.hermes.loader.catalog import PLATFORMS
+from hermes_wizard.hermes.loader.envfile import simple_parse
+from hermes_wizard.hermes.loader.envrules import FORCING_CREDENTIALS
+from hermes_wizard.hermes.loader.gate import violations
+from hermes_wizard.hermes.loader.plugins import PLUGIN_ORDER, apply_yaml_hooks
+from hermes_wizard.hermes.loader.resolve import resolve
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -68,17 +77,13 @@ class Model:
     def bridge_yaml_to_env(self, yaml_cfg: Parsed, gateway_platforms: Any, platforms_data: Parsed,
                            environ: dict[str, str]) -> None:
         """The YAML→env bridges (allowlists, policies) of the YAML phase; may raise where Hermes's do."""
-        from hermes_wizard.hermes.loader.plugins import apply_yaml_hooks  # 0.18+: every bridge is a plugin hook
-
-        apply_yaml_hooks(yaml_cfg, gateway_platforms, platforms_data, environ, self)
+        apply_yaml_hooks(yaml_cfg, gateway_platforms, platforms_data, environ, self)  # 0.18+: all plugin hooks
 
     def check_env_overrides(self, environ: dict[str, str]) -> None:
         """Raise a LoaderCrash where this version's env override blocks crash (0.18+: nowhere)."""
 
     def simple_env(self, raw: bytes) -> dict[str, str]:
         """`hermes_cli.config.load_env`: the plain `.env` parse `get_env_value` falls back to."""
-        from hermes_wizard.hermes.loader.envfile import simple_parse
-
         return simple_parse(raw)
 
     # --- plugins ------------------------------------------------------------------------------
@@ -86,8 +91,6 @@ class Model:
 
     def plugin_platforms(self) -> tuple[str, ...]:
         """The bundled plugin platforms, in the registry's order (the plugin enable pass visits them)."""
-        from hermes_wizard.hermes.loader.plugins import PLUGIN_ORDER
-
         return PLUGIN_ORDER
 
     discord_seeds_extra: bool  # the discord YAML hook seeds missed_message_backfill / websocket_* keys
@@ -121,30 +124,22 @@ class Model:
     # --- judging a home: the engine asks these (defaults: the shared loader, wizard/hermes/loader/) ---
     def resolve(self, snapshot: Snapshot, facts: HostFacts) -> Effective:
         """What this version's `load_gateway_config()` builds from the home (`loader.resolve`)."""
-        from hermes_wizard.hermes.loader.resolve import resolve
-
         return resolve(snapshot, facts, self)
 
     def open_policy_violations(self, effective: Effective) -> list[Violation]:
         """What the open-policy startup rule finds in `effective`, in Hermes's order (the first is the one
         it names).  Found even where `has_startup_refusal` is False: the engine then reports them as what
         an upgrade would refuse."""
-        from hermes_wizard.hermes.loader.gate import violations
-
         return violations(effective, self.platforms())
 
     # --- facts the plan, checks and faces need (defaults: the shared catalog and env rules) ----------
     def platforms(self) -> dict[str, Spec]:
         """Every platform this version knows, by Hermes's name (`Platform` values), in catalog order:
         display name, credentials, allowlist and allow-all variables, the startup gate's policy variables."""
-        from hermes_wizard.hermes.loader.catalog import PLATFORMS
-
         return PLATFORMS
 
     def forcing_credentials(self, name: str) -> tuple[str, ...]:
         """`.env` credentials whose env override block enables `name` over YAML's `enabled: false`."""
-        from hermes_wizard.hermes.loader.envrules import FORCING_CREDENTIALS
-
         return FORCING_CREDENTIALS.get(name, ())
 
     def __repr__(self) -> str:

@@ -13,7 +13,8 @@ the environment) and then calls Hermes's own code only:
     approve PLATFORM CODE    hermes_cli.pairing._cmd_approve (its words), the approved users before and after
     revoke PLATFORM USER_ID  hermes_cli.pairing._cmd_revoke (its words), the approved users before and after
 Prints one JSON line: {"pending", "approved", "lockouts", "match", "before", "after", "said", "locked"}
-(the keys the action fills) or {"failure": "Type: message"}.
+(the keys the action fills) or {"failure": "Type: message"}.  Hermes's own modules are imported lazily,
+inside the functions: they exist only in Hermes's venv, and the `.env` load must come first.
 """
 
 from __future__ import annotations

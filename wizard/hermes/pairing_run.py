@@ -11,9 +11,11 @@ Contract: `run_pairing` never raises; a failure is an answer with `failure` set 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
+from hermes_wizard.core import confined
 from hermes_wizard.core.safetext import visible
 
 SCRIPT = Path(__file__).with_name("pairing_hermes.py")
@@ -24,10 +26,6 @@ CLOSED_PORT = "http://127.0.0.1:9"
 
 def run_pairing(home: Path, python: Path, action: str, *args: str) -> dict[str, Any]:
     """Hermes's answer (the JSON `pairing_hermes.py` prints), or {"failure": why}."""
-    import json
-
-    from hermes_wizard.core import confined
-
     try:
         who = confined.identity_for(home)
     except confined.Refused as exc:

@@ -7,7 +7,7 @@ on the copy, nothing started, no network (lazy installs off, proxies pointed at 
 port).  Root never copies or chowns anything for it.  What it prints is read with a bound and
 reduced to printable text.
 
-Imports nothing heavy at module level: `check` imports this module on its fast path.
+`check` imports this module only for `--verify` (wizard/judge/engine.py imports it lazily).
 
 Contract: `ask(...)` never raises; a failure to ask is an answer with `error` set, and
 `compare` says plainly when there is nothing to compare.
@@ -15,9 +15,11 @@ Contract: `ask(...)` never raises; a failure to ask is an answer with `error` se
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from hermes_wizard.core import confined
 from hermes_wizard.core.safetext import visible
 
 SCRIPT = Path(__file__).with_name("ask_hermes.py")
@@ -81,10 +83,6 @@ def ask(home: Path, python: Path, base_env: dict[str, str]) -> HermesAnswer:
     Hermes runs confined (wizard/core/confined.py): as the home's owner, in a session of its own with no
     terminal, from an environment built from nothing.  `base_env` (the caller's own, with --inherit-env)
     reaches it only when it runs as ourselves: root's variables never reach another user's process."""
-    import json  # only here: `check` without --verify imports none of these
-
-    from hermes_wizard.core import confined
-
     try:
         who = confined.identity_for(home)
     except confined.Refused as exc:

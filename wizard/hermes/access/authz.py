@@ -37,6 +37,8 @@ crashes: nobody is served at all).
 
 Contract: `Authorizer.decide` is a pure function of (environ, platforms, files, sender); it never
 raises: where Hermes itself raises, the decision is `error` (not authorized).
+The adapters' intake rules (wizard/hermes/access/intake.py, ~1.5 ms) are imported lazily in `intake`: only a
+message simulated through a live own-policy adapter needs them, never `check`'s access checks.
 """
 
 from __future__ import annotations

@@ -29,6 +29,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from hermes_wizard.hermes.access.adapters import _coerce_allow_list, effective_policy
+from hermes_wizard.hermes.access.identity import expand_whatsapp, normalize_whatsapp
 
 if TYPE_CHECKING:
     from hermes_wizard.core.shapes import Parsed
@@ -148,8 +149,6 @@ def _wecom_group(extra: Parsed, chat: str) -> Parsed:
 
 def _whatsapp_matches(candidate: str, allow: set[str], files: Any) -> bool:
     """`_matches_whatsapp_allowlist`: raw, then through the alias files on both sides."""
-    from hermes_wizard.hermes.access.identity import expand_whatsapp, normalize_whatsapp
-
     if not allow:
         return False
     if candidate in allow:

@@ -13,6 +13,7 @@ to connect with a non-retryable error (or the bridge could never log in).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -78,8 +79,6 @@ def whatsapp_transport(home: Path, state: PlatformState | None) -> Transport:
         if size > MAX_CREDS_BYTES:
             return Transport(TransportState.INVALID_CREDS, f"{creds} is {size} bytes, not a Baileys session", True,
                              creds)
-        import json  # only when the file exists: not on every check's path
-
         data = json.loads(read_as_stated(creds, seen, MAX_CREDS_BYTES).decode("utf-8"))
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:  # RecursionError: nested past any session
         return Transport(TransportState.INVALID_CREDS, f"{creds} is not valid JSON ({type(exc).__name__})", True, creds)
@@ -115,8 +114,6 @@ def _read_json(path: Path) -> object:  # JSON a home holds: any shape, narrowed 
     try:
         raw = read_regular(path, MAX_CREDS_BYTES)
         if raw is not None:
-            import json  # only when the file exists: not on every check's path
-
             return json.loads(raw.decode("utf-8"))
     except (OSError, UnicodeDecodeError, ValueError, RecursionError):  # Hermes skips such a file too
         return None

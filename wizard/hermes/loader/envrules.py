@@ -9,10 +9,9 @@ enablement, tokens, policies and allowlists is kept; cosmetic keys are left out.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, overload
+from typing import Any, overload
 
-if TYPE_CHECKING:
-    from hermes_wizard.hermes.loader.state import PlatformState
+from hermes_wizard.hermes.loader.state import PlatformState
 
 TRUTHY = frozenset({"1", "true", "yes", "on"})  # utils.TRUTHY_STRINGS, used for *_ENABLED
 FALSY = frozenset({"false", "0", "no", "off"})
@@ -65,8 +64,6 @@ def usable_secret(value: Any) -> bool:
 
 def apply_env_overrides(platforms: dict[str, PlatformState], environ: dict[str, str], reset: dict[str, Any],
                         enabled_flag: Callable[[str], bool] = is_truthy) -> None:
-    from hermes_wizard.hermes.loader.state import PlatformState
-
     @overload
     def get(name: str) -> str | None: ...
     @overload
@@ -241,8 +238,6 @@ def apply_env_overrides(platforms: dict[str, PlatformState], environ: dict[str, 
 
 def apply_relay(platforms: dict[str, PlatformState], environ: dict[str, str]) -> None:
     """The relay block runs after the plugin pass and honors explicit disables."""
-    from hermes_wizard.hermes.loader.state import PlatformState
-
     url = (environ.get("GATEWAY_RELAY_URL") or "").strip()
     existing = platforms.get("relay")
     if not url and existing is not None:

@@ -22,13 +22,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_wizard.hermes.install import detect as detect_install
+from hermes_wizard.hermes.loader.state import PlatformState
 from hermes_wizard.hermes.versions import Judgement, judgement
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
     from hermes_wizard.core.shapes import Parsed
-    from hermes_wizard.hermes.loader.state import PlatformState
     from hermes_wizard.hermes.model import Model
 
 PLUGIN_ORDER = ("dingtalk", "discord", "email", "feishu", "google_chat", "homeassistant", "irc", "line", "matrix",
@@ -354,8 +354,6 @@ def check_fn(name: str, env: dict[str, str], facts: HostFacts, model: Model) -> 
 def enable_pass(platforms: dict[str, PlatformState], environ: dict[str, str], facts: HostFacts,
                 simple_env: dict[str, str], model: Model) -> None:
     """The registry-driven plugin enable pass (gateway/config.py:2370-2522)."""
-    from hermes_wizard.hermes.loader.state import PlatformState
-
     for name in model.plugin_platforms():
         existing = platforms.get(name)
         if (model.enable_pass_honors_explicit and existing is not None and not existing.enabled

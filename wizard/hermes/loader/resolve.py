@@ -23,6 +23,8 @@ A `.env` Hermes hangs or crashes on (`EnvFile.blocks_start`), then a config.yaml
 without end (hung in an import-time bridge), come before all of this.
 
 Contract: pure function of (Snapshot, HostFacts); never raises.
+`secret_sources` is imported lazily: only a home whose config keeps secrets in the keyring needs it, and
+the pre-start gate (which resolves every home) then stays without it.
 """
 
 from __future__ import annotations

@@ -24,6 +24,8 @@ Citations are into the 0.17.0 wheel, gateway/authz_mixin.py `_is_user_authorized
 - A stranger's DM: the per-platform `unauthorized_dm_behavior`, then the global one, then the policy in
   the platform's *config* (`extra.dm_policy`, not the live adapter's), then the allowlists; Email has no
   "ignore" default of its own.
+The shared intake rules (wizard/hermes/access/intake.py) are imported lazily in `intake`, as the default
+authorizer does: `check`'s access checks never need them.
 """
 
 from __future__ import annotations

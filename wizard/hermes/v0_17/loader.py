@@ -20,6 +20,10 @@ import io
 import json
 from typing import TYPE_CHECKING, Any
 
+from hermes_wizard.hermes.loader.envfile import text_as_opened
+from hermes_wizard.hermes.loader.plugins import apply_yaml_hooks
+from hermes_wizard.hermes.loader.state import LoaderCrash
+
 if TYPE_CHECKING:
     from hermes_wizard.core.shapes import Parsed
     from hermes_wizard.hermes.model import Model
@@ -63,8 +67,6 @@ def decode_env(raw: bytes, keys: frozenset[str]) -> tuple[str, str, bool]:
     """`_sanitize_env_file_if_needed` (env_loader.py:159-209, the same code as 0.18.0's) with 0.17's line
     splitter: read as utf-8-sig with errors=replace, NULs dropped, rewritten as UTF-8 when anything changed;
     else the UTF-8 then latin-1 load of `_load_dotenv_with_fallback` (:146-156)."""
-    from hermes_wizard.hermes.loader.envfile import text_as_opened
-
     original = io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8-sig", errors="replace", newline=None).readlines()
     cleaned = sanitize_lines([line.replace("\x00", "") for line in original], keys)
     if cleaned != original:
@@ -92,8 +94,6 @@ def simple_env(raw: bytes, keys: frozenset[str]) -> dict[str, str]:
 
 def check_env_overrides(environ: dict[str, str]) -> None:
     """The two bare `int()` port reads of `_apply_env_overrides`, reached only when their block runs."""
-    from hermes_wizard.hermes.loader.state import LoaderCrash
-
     blocks = (("WECOM_CALLBACK_CORP_ID", "WECOM_CALLBACK_CORP_SECRET", "WECOM_CALLBACK_PORT"),  # :1850-1864
               ("BLUEBUBBLES_SERVER_URL", "BLUEBUBBLES_PASSWORD", "BLUEBUBBLES_WEBHOOK_PORT"))  # :1907-1920
     for first, second, port in blocks:
@@ -109,8 +109,6 @@ def bridge_yaml_to_env(yaml_cfg: Parsed, gateway_platforms: Any, platforms_data:
                        model: Model) -> None:
     """The YAML→env bridges in 0.17's order: the plugin hooks (each guarded), then the core blocks, which
     raise into the YAML guard.  Only what access reads is bridged (allowlists, policies, bot admission)."""
-    from hermes_wizard.hermes.loader.plugins import apply_yaml_hooks
-
     apply_yaml_hooks(yaml_cfg, gateway_platforms, platforms_data, environ, model, PLUGIN_HOOKS)
 
     def set_if_unset(name: str, value: Any) -> None:

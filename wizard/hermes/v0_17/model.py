@@ -24,6 +24,8 @@ Shared with 0.18.0 (the same code): `.env` loading without `.op.env` (env_loader
 read as `.lower() in {true,1,yes}` (config.py:1452, 1680, 1707), the YAML phase's `gateway:` handling
 (:863-866), the bundled plugins' `check_fn`/`is_connected`/hooks, the unit without
 RestartPreventExitStatus=78 (hermes_cli/gateway.py).
+The authorizer is imported lazily in `authorizer()`: the pre-start gate loads this model and never asks
+who may talk (the authorizer and its file readers, ~15 ms).
 """
 
 from __future__ import annotations

@@ -11,6 +11,11 @@ import io
 import json
 from typing import TYPE_CHECKING, Any
 
+from hermes_wizard.hermes.loader.catalog import platform_value
+from hermes_wizard.hermes.loader.envfile import sanitize_lines, text_as_opened
+from hermes_wizard.hermes.loader.gwdata import GatewayJsonCrash
+from hermes_wizard.hermes.loader.state import LoaderCrash
+
 if TYPE_CHECKING:
     from hermes_wizard.core.shapes import Parsed
 
@@ -22,8 +27,6 @@ def decode_env(raw: bytes, keys: frozenset[str]) -> tuple[str, str, bool]:
     becomes U+FFFD U+FFFD glued to its first key — NULs stripped, lines sanitized, and the
     file rewritten (as UTF-8) whenever anything changed; no guard for a U+FFFD first line.
     """
-    from hermes_wizard.hermes.loader.envfile import sanitize_lines, text_as_opened
-
     original = io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8-sig", errors="replace", newline=None).readlines()
     cleaned = sanitize_lines(original, keys)
     if cleaned != original:
@@ -50,9 +53,6 @@ def check_gateway_section(yaml_cfg: Parsed) -> None:
 def check_from_dict(gw_data: Any) -> None:
     """`GatewayConfig.from_dict` / `PlatformConfig.from_dict` (config.py:494-532, 825-835): no coercion,
     so a non-mapping where a mapping is read crashes the gateway (outside the YAML guard)."""
-    from hermes_wizard.hermes.loader.catalog import platform_value
-    from hermes_wizard.hermes.loader.state import LoaderCrash
-
     def crash(kind: str, what: Any, where: str) -> LoaderCrash:
         return LoaderCrash(f"{kind}: '{type(what).__name__}' object {where}")
 
@@ -85,8 +85,6 @@ def check_from_dict(gw_data: Any) -> None:
         raise crash("AttributeError", gw_data["default_reset_policy"], "has no attribute 'get' (session_reset)")
     streaming = gw_data.get("streaming", {})
     if streaming and not isinstance(streaming, dict):  # config.yaml's streaming mapping would have replaced it
-        from hermes_wizard.hermes.loader.gwdata import GatewayJsonCrash
-
         raise GatewayJsonCrash(f"gateway.json's streaming is {json.dumps(streaming)[:40]}, not a mapping: "
                                f"AttributeError: '{type(streaming).__name__}' object has no attribute 'get'",
                                "remove streaming from gateway.json (config.yaml's `streaming: {enabled: true}` "

@@ -4,6 +4,8 @@
 from 0.18.1 in `.op.env` loading and the truthiness of four `*_ENABLED` flags.  The startup
 gate, the env override blocks, placeholder tokens and the platform set are the same as in
 0.19.0 (shared, not copied).  Citations are into the 0.18.2 wheel.
+The authorizer is imported lazily in `authorizer()`: the pre-start gate loads this model and never asks
+who may talk (the authorizer and its file readers, ~15 ms).
 """
 
 from __future__ import annotations

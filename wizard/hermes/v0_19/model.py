@@ -3,6 +3,8 @@
 Its answers delegate to the shared loader (wizard/hermes/loader/: `envfile`'s 0.19 decoder,
 `envrules.is_truthy`; wizard/hermes/access/: the default authorizer) and to the `.env` names 0.19.0
 knows, generated from it into `env_keys.txt` beside this file (scripts/hermes-env-keys.py).
+The authorizer is imported lazily in `authorizer()`: the pre-start gate loads this model and never asks
+who may talk (the authorizer and its file readers, ~15 ms).
 """
 
 from __future__ import annotations
