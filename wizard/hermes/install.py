@@ -40,6 +40,8 @@ MAX_METADATA_READ = 64 * 1024  # the Version: header is near the top; a hostile 
 
 @dataclass(frozen=True)
 class Install:
+    """Where the Hermes that runs a home is installed, and its version (None: not found)."""
+
     version: str | None  # as the metadata spells it, e.g. "0.19.0"; None: not found
     prefix: Path | None  # the venv (or interpreter prefix) Hermes is installed in
     site_packages: Path | None

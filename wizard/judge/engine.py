@@ -39,6 +39,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class PlatformRow:
+    """One platform's line in the report: its policies, transport and verdict."""
+
     name: str
     enabled: bool
     dm_policy: str | None

@@ -32,6 +32,8 @@ MAX_SMALL_FILE = 1024 * 1024
 
 @dataclass
 class JsonFile:
+    """A JSON file as Hermes's `json.load` reads it: its data, or why it could not."""
+
     path: Path
     exists: bool = False
     data: Any = None

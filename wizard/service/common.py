@@ -30,6 +30,8 @@ class Gate:
 
 @dataclass
 class Unit:
+    """A service (systemd unit, launchd agent, s6 service) found on disk that runs a Hermes gateway."""
+
     path: Path
     manager: str  # "systemd" | "launchd" | "s6"
     scope: str  # systemd: "user" | "system"; launchd: "agent"; s6: "container"

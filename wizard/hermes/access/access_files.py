@@ -44,6 +44,9 @@ class Parsed:
 
 @dataclass
 class AccessFiles:
+    """A home's pairing store and WhatsApp alias files as Hermes's `PairingStore` would read them, read as the
+    home's owner could; alias files are read on first use."""
+
     pairing_dir: Path
     approved: dict[str, Parsed] = field(default_factory=dict)  # platform -> what is_approved iterates
     pending: dict[str, Parsed] = field(default_factory=dict)  # platform -> the pending requests file

@@ -78,6 +78,8 @@ GROUPISH = {"group", "forum", "channel"}
 
 @dataclass(frozen=True)
 class Sender:
+    """Who sends a message, as the authorizer sees them: platform, user, chat and whether a bot."""
+
     platform: str
     user_id: str | None
     chat_type: str = "dm"
@@ -88,6 +90,8 @@ class Sender:
 
 @dataclass(frozen=True)
 class Decision:
+    """The authorizer's answer for one sender, with the rule (and the variable, file or key) that decided it."""
+
     authorized: bool
     rule: str
     variable: str | None = None  # the env variable that decided

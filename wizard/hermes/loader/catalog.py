@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Gate:
+    """A platform's entry in the startup gate (`_OWN_POLICY_OPEN_ENV`): its policy and allow-all variables."""
+
     dm_env: str | None
     group_env: str | None
     allow_all_env: str
@@ -23,6 +25,8 @@ class Gate:
 
 @dataclass(frozen=True)
 class Spec:
+    """One platform Hermes knows: its names, variables, defaults and the shape of its user IDs."""
+
     name: str  # Hermes's own platform value
     label: str
     credentials: tuple[str, ...] = ()  # env vars a working setup needs

@@ -26,6 +26,8 @@ MAX_CREDS_BYTES = 1024 * 1024
 
 @dataclass(frozen=True)
 class Transport:
+    """Whether a platform's on-disk connection state (a session, a token) lets it connect."""
+
     state: TransportState
     detail: str  # plain words
     dead: bool = False

@@ -23,6 +23,8 @@ from hermes_wizard.hermes.loader.state import Effective, PlatformState
 
 @dataclass(frozen=True)
 class Policies:
+    """A platform's DM and group policies as the startup gate reads them, and whether each came from `extra`."""
+
     dm: str
     group: str
     dm_from_extra: bool
@@ -31,6 +33,8 @@ class Policies:
 
 @dataclass(frozen=True)
 class Violation:
+    """One platform the startup gate refuses: an open policy without its allow-all opt-in."""
+
     platform: str
     dm: str
     group: str

@@ -33,6 +33,8 @@ MAX_EXPANDED_NODES = 10_000_000
 
 @dataclass(frozen=True)
 class YamlError:
+    """Why a YAML file could not be read or parsed, and where (1-based line and column, when known)."""
+
     message: str
     line: int | None = None
     column: int | None = None
@@ -43,6 +45,8 @@ class YamlError:
 
 @dataclass
 class YamlFile:
+    """A YAML file as read: its parsed data (or error), its size and mode, and what its aliases expand to."""
+
     path: Path
     exists: bool = False
     data: Any = None  # what safe_load returned (None for an empty file)

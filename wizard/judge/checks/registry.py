@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Finding:
+    """One problem a check found: its stable code and name, severity, platform, message and fix."""
+
     code: str
     name: str
     severity: Severity
@@ -49,6 +51,8 @@ class Hit:
 
 @dataclass(frozen=True)
 class Check:
+    """A registered check: its code, name, default severity, `explain` texts and function."""
+
     code: str
     name: str
     severity: str
@@ -65,6 +69,8 @@ class Check:
 
 @dataclass(frozen=True)
 class Context:
+    """What every check reads: the snapshot, the resolved state, the gate's verdict and the host."""
+
     snapshot: Snapshot
     effective: Effective
     violations: list[Violation]
