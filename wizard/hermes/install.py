@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
+from hermes_wizard.core.pathsearch import which
 from hermes_wizard.core.smallfile import read_head, reading_for
 
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ def candidate_prefixes(home: Path, hermes_python: str | None, environ: Mapping[s
     if explicit:
         candidates.append(Path(explicit).parent.parent)
     candidates.append(home / "hermes-agent" / "venv")
-    hermes_bin = shutil.which("hermes")  # this process's PATH: the one the user (or the unit) gave us
+    hermes_bin = which("hermes")  # this process's PATH: the one the user (or the unit) gave us
     if hermes_bin:
         interpreter = _shebang_interpreter(Path(hermes_bin))
         if interpreter is not None:
@@ -75,7 +75,7 @@ def _shebang_interpreter(script: Path) -> Path | None:
     if not words:
         return None
     if Path(words[0]).name == "env" and len(words) > 1:  # `#!/usr/bin/env python3`: not a venv we can name
-        found = shutil.which(words[1])
+        found = which(words[1])
         return Path(found) if found else None
     return Path(words[0])
 

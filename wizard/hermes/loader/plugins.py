@@ -16,11 +16,11 @@ to verify node.
 from __future__ import annotations
 
 import os
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hermes_wizard.core.pathsearch import which
 from hermes_wizard.hermes.install import detect as detect_install
 from hermes_wizard.hermes.loader.state import PlatformState
 from hermes_wizard.hermes.versions import Judgement, judgement
@@ -70,7 +70,7 @@ class HostFacts:
     def detect(cls, home: Path, hermes_python: str | None = None,
                environ: Mapping[str, str] | None = None) -> HostFacts:
         environ = environ if environ is not None else dict(os.environ)
-        facts = cls(node=node_present(home, environ), raft_cli=shutil.which("raft") is not None)
+        facts = cls(node=node_present(home, environ), raft_cli=which("raft") is not None)
         install = detect_install(home, hermes_python, environ)
         facts.hermes = judgement(install.version, str(install.prefix) if install.prefix else None, "detected")
         site = install.site_packages
@@ -90,7 +90,7 @@ def node_present(home: Path, environ: Mapping[str, str]) -> bool:
     for candidate in (home / "node" / "bin" / "node", home / "node" / "node"):
         if candidate.is_file() and os.access(candidate, os.X_OK):
             return True
-    return shutil.which("node", path=environ.get("PATH")) is not None
+    return which("node", path=environ.get("PATH")) is not None
 
 
 def _importable(site: Path) -> set[str]:
@@ -341,7 +341,7 @@ def check_fn(name: str, env: dict[str, str], facts: HostFacts, model: Model) -> 
     if name == "ntfy":
         return sdk and bool(get("NTFY_TOPIC").strip())
     if name == "photon":
-        return sdk and facts.photon_sidecar and shutil.which(get("PHOTON_NODE_BIN") or "node") is not None
+        return sdk and facts.photon_sidecar and which(get("PHOTON_NODE_BIN") or "node") is not None
     if name == "raft":
         return sdk and facts.raft_cli
     if name == "simplex":
