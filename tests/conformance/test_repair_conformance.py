@@ -760,6 +760,7 @@ def test_fixed_engine_bug_stays_fixed(case, version, hermes_oracle_at, tmp_path)
 
 
 # --- end to end: the demo home, repaired, then the real `hermes gateway run` -----------------------------------
+@pytest.mark.slow  # starts the real gateway: ~30 s of one fast-loop worker; the whole suite and CI run it
 @pytest.mark.parametrize("version", oracle.REFUSING_VERSIONS)
 def test_repaired_demo_home_gets_past_the_real_gateway(version, tmp_path):
     oracle.require_oracle(version)
