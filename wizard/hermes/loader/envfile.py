@@ -134,8 +134,9 @@ def sanitize_lines(lines: list[str], keys: frozenset[str]) -> list[str]:
     return out
 
 
-def _glued_segments(line: str, keys: frozenset[str]) -> list[str]:
-    """How Hermes splits a glued line over its known `keys` (a model's `env_keys()`)."""
+def key_starts(line: str, keys: frozenset[str]) -> list[int]:
+    """Where the known `KEY=` needles start in `line`, dropping a needle inside a longer one (LM_API_KEY in
+    GLM_API_KEY): the split points every modelled Hermes's sanitizer looks for."""
     spans = set()
     for key in keys:
         needle = key + "="
@@ -143,7 +144,12 @@ def _glued_segments(line: str, keys: frozenset[str]) -> list[str]:
         while at >= 0:
             spans.add((at, at + len(needle)))
             at = line.find(needle, at + len(needle))
-    starts = sorted({s for s, e in spans if not any(s2 <= s and e2 >= e and (s2, e2) != (s, e) for s2, e2 in spans)})
+    return sorted({s for s, e in spans if not any(s2 <= s and e2 >= e and (s2, e2) != (s, e) for s2, e2 in spans)})
+
+
+def _glued_segments(line: str, keys: frozenset[str]) -> list[str]:
+    """How Hermes splits a glued line over its known `keys` (a model's `env_keys()`)."""
+    starts = key_starts(line, keys)
     if len(starts) < 2 or starts[0] != 0:
         return [line]
     segments = [line[a:b] for a, b in zip(starts, starts[1:] + [len(line)])]

@@ -20,9 +20,10 @@ import io
 import json
 from typing import TYPE_CHECKING, Any
 
-from hermes_wizard.hermes.loader.envfile import text_as_opened
+from hermes_wizard.hermes.loader.envfile import key_starts
 from hermes_wizard.hermes.loader.plugins import apply_yaml_hooks
 from hermes_wizard.hermes.loader.state import LoaderCrash
+from hermes_wizard.hermes.v0_18.loader import sanitized_or_loaded
 
 if TYPE_CHECKING:
     from hermes_wizard.core.shapes import Parsed
@@ -30,18 +31,6 @@ if TYPE_CHECKING:
 
 # Plugin YAML hooks in 0.17's registry order (plugins with an apply_yaml_config_fn).
 PLUGIN_HOOKS = ("discord", "mattermost")
-
-
-def split_positions(line: str, keys: frozenset[str]) -> list[int]:
-    """Where the known `KEY=` needles start, dropping a needle inside a longer one (LM_API_KEY in GLM_API_KEY)."""
-    spans = set()
-    for key in keys:
-        needle = key + "="
-        at = line.find(needle)
-        while at >= 0:
-            spans.add((at, at + len(needle)))
-            at = line.find(needle, at + len(needle))
-    return sorted({s for s, e in spans if not any(s2 <= s and e2 >= e and (s2, e2) != (s, e) for s2, e2 in spans)})
 
 
 def sanitize_lines(lines: list[str], keys: frozenset[str]) -> list[str]:
@@ -53,7 +42,7 @@ def sanitize_lines(lines: list[str], keys: frozenset[str]) -> list[str]:
         if not stripped or stripped.startswith("#"):
             out.append(raw + "\n")
             continue
-        starts = split_positions(stripped, keys) if stripped.count("=") >= 2 else []
+        starts = key_starts(stripped, keys) if stripped.count("=") >= 2 else []
         if len(starts) > 1:
             for begin, end in zip(starts, starts[1:] + [len(stripped)]):
                 if part := stripped[begin:end].strip():
@@ -69,14 +58,7 @@ def decode_env(raw: bytes, keys: frozenset[str]) -> tuple[str, str, bool]:
     else the UTF-8 then latin-1 load of `_load_dotenv_with_fallback` (:146-156)."""
     original = io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8-sig", errors="replace", newline=None).readlines()
     cleaned = sanitize_lines([line.replace("\x00", "") for line in original], keys)
-    if cleaned != original:
-        label = ("utf-32" if raw[:4] in (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")
-                 else "utf-16" if raw[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8")
-        return "".join(cleaned), label, True
-    try:
-        return text_as_opened(raw, "utf-8"), "utf-8", False
-    except UnicodeDecodeError:
-        return text_as_opened(raw, "latin-1"), "latin-1", False
+    return sanitized_or_loaded(raw, original, cleaned)
 
 
 def simple_env(raw: bytes, keys: frozenset[str]) -> dict[str, str]:

@@ -29,6 +29,13 @@ def decode_env(raw: bytes, keys: frozenset[str]) -> tuple[str, str, bool]:
     """
     original = io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8-sig", errors="replace", newline=None).readlines()
     cleaned = sanitize_lines(original, keys)
+    return sanitized_or_loaded(raw, original, cleaned)
+
+
+def sanitized_or_loaded(raw: bytes, original: list[str], cleaned: list[str]) -> tuple[str, str, bool]:
+    """What 0.18's and 0.17's `.env` loads read once the sanitizer has run over `original`: the sanitized text
+    (the file is rewritten as UTF-8, labelled by the BOM it had) when anything changed, else the file as
+    `_load_dotenv_with_fallback` opens it (UTF-8, then latin-1)."""
     if cleaned != original:
         label = ("utf-32" if raw[:4] in (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")
                  else "utf-16" if raw[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8")
