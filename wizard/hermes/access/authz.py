@@ -228,15 +228,11 @@ class Authorizer:
             value = extra["unauthorized_dm_behavior"]
             normalized = value.strip().lower() if isinstance(value, str) else ""
             return normalized if normalized in {"pair", "ignore"} else global_behavior
-        if p == "email":
+        if p == "email" and self.email_ignores_strangers:
             return "ignore"
         if global_behavior != "pair":
             return global_behavior
-        policy = ""
-        if p in OWN_POLICY and _live(platforms, p):
-            policy, _ = self.adapter_policy(env, p, extra, "dm")
-        elif state is not None:
-            policy = str(extra.get("dm_policy") or "").strip().lower()
+        policy = self.dm_policy_for_strangers(env, platforms, p, extra)
         if policy == "pairing":
             return "pair"
         if policy in {"allowlist", "disabled"}:
@@ -247,6 +243,14 @@ class Authorizer:
         if any(env.get(name, "").strip() for name in names if name):
             return "ignore"
         return "pair"
+
+    email_ignores_strangers = True  # Email never sends a pairing code to a stranger
+
+    def dm_policy_for_strangers(self, env: dict[str, str], platforms: dict[str, Any], p: str, extra: Parsed) -> str:
+        """The DM policy `_get_unauthorized_dm_behavior` reads: a live own-policy adapter's, else the config's."""
+        if p in OWN_POLICY and _live(platforms, p):
+            return self.adapter_policy(env, p, extra, "dm")[0]
+        return str(extra.get("dm_policy") or "").strip().lower() if platforms.get(p) is not None else ""
 
     # --- own-policy adapters (live when enabled) -----------------------------------------------
     def _adapter_trust(self, env: dict[str, str], platforms: dict[str, Any], s: Sender) -> Decision | None:

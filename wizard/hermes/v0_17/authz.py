@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_wizard.hermes.access import adapters
 from hermes_wizard.hermes.access.access_files import AccessFiles
-from hermes_wizard.hermes.access.authz import ALLOWED_USERS, GROUP_USERS_AND_CHATS, OWN_POLICY, Decision, Sender
+from hermes_wizard.hermes.access.authz import OWN_POLICY, Decision, Sender
 from hermes_wizard.hermes.v0_18.authz import Authorizer018
 
 if TYPE_CHECKING:
@@ -114,21 +114,8 @@ class Authorizer017(Authorizer018):
             return env.get(var, "open").strip().lower(), var if var in env else "default"
         return adapters.effective_policy(env, p, extra, side)
 
-    def unauthorized_dm_behavior(self, env: dict[str, str], platforms: dict[str, Any], p: str,
-                                 global_behavior: str = "pair") -> str:
-        state = platforms.get(p)
-        extra = state.extra if state is not None and isinstance(state.extra, dict) else {}
-        if "unauthorized_dm_behavior" in extra:
-            value = extra["unauthorized_dm_behavior"]
-            normalized = value.strip().lower() if isinstance(value, str) else ""
-            return normalized if normalized in {"pair", "ignore"} else global_behavior
-        if global_behavior != "pair":
-            return global_behavior
-        policy = str(extra.get("dm_policy") or "").strip().lower()
-        if policy == "pairing":
-            return "pair"
-        if policy in {"allowlist", "disabled"}:
-            return "ignore"
-        names = [ALLOWED_USERS.get(p, "") if p != "yuanbao" else "", *GROUP_USERS_AND_CHATS.get(p, ()),
-                 "GATEWAY_ALLOWED_USERS"]
-        return "ignore" if any(env.get(name, "").strip() for name in names if name) else "pair"
+    email_ignores_strangers = False  # 0.17 has no Email default: strangers follow the global behaviour
+
+    def dm_policy_for_strangers(self, env: dict[str, str], platforms: dict[str, Any], p: str, extra: Parsed) -> str:
+        """0.17 reads the config's `dm_policy` for every platform, own-policy adapters included."""
+        return str(extra.get("dm_policy") or "").strip().lower()
