@@ -20,6 +20,7 @@ Contract: `identity_for` raises `Refused` (a sentence) when whom to run as canno
 
 from __future__ import annotations
 
+import json
 import os
 import pwd
 import selectors
@@ -29,6 +30,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from hermes_wizard.core.homeroot import open_home
 
@@ -63,6 +65,20 @@ class Finished:
     stderr: bytes
     timed_out: bool = False
     overflowed: bool = False
+
+    def answer(self) -> dict[str, Any] | None:
+        """The last stdout line that is a JSON object (how the scripts run in Hermes's Python answer), or None."""
+        lines = [line for line in self.stdout.decode("utf-8", "replace").splitlines() if line.startswith("{")]
+        try:
+            data = json.loads(lines[-1])
+        except (IndexError, ValueError):
+            return None
+        return data if isinstance(data, dict) else None
+
+    def complaint(self) -> str:
+        """Why there is no answer, as the child said it: its last stderr line, else its exit status (unescaped)."""
+        said = self.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]
+        return said[0] if said else f"exit status {self.returncode}"
 
 
 def identity_for(home: Path) -> Identity:

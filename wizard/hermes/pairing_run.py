@@ -11,7 +11,6 @@ Contract: `run_pairing` never raises; a failure is an answer with `failure` set 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -40,14 +39,9 @@ def run_pairing(home: Path, python: Path, action: str, *args: str) -> dict[str, 
         return {"failure": f"Hermes's Python could not be run: {exc.strerror or exc}"}
     if done.timed_out:
         return {"failure": f"Hermes gave no answer within {TIMEOUT:.0f} s"}
-    lines = [line for line in done.stdout.decode("utf-8", "replace").splitlines() if line.startswith("{")]
-    try:
-        data = json.loads(lines[-1])
-        if not isinstance(data, dict):
-            raise ValueError
-    except (IndexError, ValueError):
-        said = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]
-        return {"failure": visible((said[0] if said else f"exit status {done.returncode}")[:300])}
+    data = done.answer()
+    if data is None:
+        return {"failure": visible(done.complaint()[:300])}
     if data.get("failure"):
         return {"failure": visible(str(data["failure"])[:300])}
     return data

@@ -15,7 +15,6 @@ Contract: `ask(...)` never raises; a failure to ask is an answer with `error` se
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -98,16 +97,9 @@ def ask(home: Path, python: Path, base_env: dict[str, str]) -> HermesAnswer:
         return HermesAnswer(str(python), failure=f"{type(exc).__name__}: {exc.strerror or exc}")
     if done.timed_out:
         return HermesAnswer(str(python), failure=f"no answer within {TIMEOUT:.0f} s")
-    text = done.stdout.decode("utf-8", "replace")
-    lines = [line for line in text.splitlines() if line.startswith("{")]
-    try:
-        data = json.loads(lines[-1])
-        if not isinstance(data, dict):
-            raise ValueError
-    except (IndexError, ValueError):
-        said = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]
-        why = "its answer was larger than we read" if done.overflowed else (
-            said[0] if said else f"exit status {done.returncode}")
+    data = done.answer()
+    if data is None:
+        why = "its answer was larger than we read" if done.overflowed else done.complaint()
         return HermesAnswer(str(python), failure=_shown(f"it printed no answer: {why}"))
     if data.get("failure"):
         return HermesAnswer(str(python), failure=_shown(str(data["failure"])))
