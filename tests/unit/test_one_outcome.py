@@ -31,6 +31,9 @@ from hermes_wizard.service import scope as service
 
 CTRL_U = "\x15"
 CASES = [(kind, i, session) for kind in ("demo", "empty") for i, session in enumerate(sessions(kind))]
+# The plain prompts build a prompt_toolkit Application per question (~15 ms of key bindings each, ~0.4 s a
+# session): one session in four runs in the fast loop, all 80 without -m "not slow". The other faces run all 80.
+PLAIN_CASES = [pytest.param(case, marks=() if case[1] % 4 == 0 else pytest.mark.slow) for case in CASES]
 
 
 def _id(case) -> str:
@@ -163,7 +166,7 @@ def plain_keys(kind: str, session: dict[str, str], *, refused: bool) -> str:
     return "".join(keys)
 
 
-@pytest.mark.parametrize("case", CASES, ids=_id)
+@pytest.mark.parametrize("case", PLAIN_CASES, ids=_id)
 def test_plain_prompts_end_on_checks_line(case, tmp_path, capsys):
     from hermes_wizard.faces.plain import run_plain
 
