@@ -58,13 +58,33 @@ def _write(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
+# One probe process per version answers every case (a Hermes start is ~0.6 s; a case is milliseconds), and the
+# module stays on one xdist worker so that happens once.
+pytestmark = pytest.mark.xdist_group("access-checks")
+
+
+@pytest.fixture(scope="module")
+def hermes_says(tmp_path_factory):
+    """version -> case -> (home, the oracle's answer for the case's sender), asked once per version."""
+    asked: dict[str, dict[str, tuple[Path, dict]]] = {}
+
+    def answers(version: str) -> dict[str, tuple[Path, dict]]:
+        if version not in asked:
+            require_oracle(version)
+            where = tmp_path_factory.mktemp(f"access-checks-{version}")
+            homes = {case: _write(where / case, files) for case, (files, *_) in CASES.items()}
+            said = ask(version, [(homes[case], [CASES[case][3]]) for case in CASES], where / "oracle")
+            asked[version] = {case: (homes[case], answer) for case, answer in zip(CASES, said)}
+        return asked[version]
+    return answers
+
+
 @pytest.mark.parametrize("version", VERSIONS)
 @pytest.mark.parametrize("case", list(CASES))
-def test_reach_finding_and_hermes_agree(case, version, tmp_path, hermes_oracle_at):
+def test_reach_finding_and_hermes_agree(case, version, hermes_says, hermes_oracle_at):
     require_oracle(version)
-    files, code, fires, sender, authorized, behavior = CASES[case]
-    home = _write(tmp_path / "home", files)
-    (answer,) = ask(version, [(home, [sender])], tmp_path / "oracle")
+    _, code, fires, sender, authorized, behavior = CASES[case]
+    home, answer = hermes_says(version)[case]
     assert answer["results"] == [authorized], answer
     if behavior is not None:
         assert answer["behavior"][sender["platform"]] == behavior, answer
