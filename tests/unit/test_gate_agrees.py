@@ -19,7 +19,8 @@ from oracle.cases import CASES
 
 from hermes_wizard.faces.cli import main
 
-GENERATED = 300
+GENERATED = {"full": 300, "quick": 100}  # generated homes per run; the fast loop runs the quick stand-in
+SIZES = [pytest.param("full", marks=pytest.mark.slow), pytest.param("quick", marks=pytest.mark.stand_in)]
 # One worker runs the module (xdist --dist loadgroup): the module-scoped homes are then generated once.
 pytestmark = pytest.mark.xdist_group("gate-agrees")
 
@@ -35,15 +36,25 @@ def _run(argv: list[str]) -> tuple[int, str]:
 
 
 @pytest.fixture(scope="module")
-def conformance_homes(tmp_path_factory):
-    root = tmp_path_factory.mktemp("conformance-homes")
-    homes = [(f"hand-written {case.name!r}", case.write(root / case.name)) for case in CASES]
-    homes += [(repr(spec), spec.write(root / f"gen{i:04d}")) for i, spec in enumerate(homegen.corpus(GENERATED))]
+def homes_of_size(tmp_path_factory):
+    """size -> the hand-written homes and GENERATED[size] generated ones, written once per module."""
+    written: dict[str, list] = {}
+
+    def homes(size: str) -> list:
+        if size not in written:
+            root = tmp_path_factory.mktemp(f"conformance-homes-{size}")
+            found = [(f"hand-written {case.name!r}", case.write(root / case.name)) for case in CASES]
+            found += [(repr(spec), spec.write(root / f"gen{i:04d}"))
+                      for i, spec in enumerate(homegen.corpus(GENERATED[size]))]
+            written[size] = found
+        return written[size]
     return homes
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-def test_check_and_the_gate_never_disagree(conformance_homes, version):
+@pytest.mark.parametrize("size", SIZES)
+def test_check_and_the_gate_never_disagree(homes_of_size, size, version):
+    conformance_homes = homes_of_size(size)
     pin = ["--hermes-version", version]
     disagreements, stopped = [], 0
     for label, home in conformance_homes:
