@@ -47,6 +47,7 @@ from apply_homes import (
     states,
     tree,
     wizard_cli,
+    wizard_in_process,
 )
 
 from hermes_wizard.core.atomic import LOCK_FILE, TMP_MARK, FileOps
@@ -285,7 +286,8 @@ def _folders(home: Path) -> dict[str, str | None]:
 @pytest.mark.parametrize("n,after", KILL_POINTS)
 def test_kill_at_every_step_then_the_next_run_finishes_or_rolls_back(tmp_path, n, after):
     """Item 13: a two-file apply killed anywhere; the next `doctor --fix` (even n) or `undo` (odd n)
-    finds it, leaves .env and config.yaml both old or both new, and prunes incomplete folders."""
+    finds it, leaves .env and config.yaml both old or both new, and prunes incomplete folders. The killed run is
+    a real process (SIGKILL); the runs after it are in-process, as the files are all they share."""
     home = build(tmp_path / "home", "two-files")
     plan = doctor_plan(home)
     before = states(home)
@@ -304,7 +306,7 @@ def test_kill_at_every_step_then_the_next_run_finishes_or_rolls_back(tmp_path, n
     assert len(_folders(home)) <= 1
 
     if n % 2 == 0:
-        fixed = wizard_cli("doctor", "--fix", "--yes", "--home", str(home))
+        fixed = wizard_in_process("doctor", "--fix", "--yes", "--home", str(home))
         assert fixed.returncode == 0, fixed.stdout + fixed.stderr
         assert ("rolled back" in fixed.stdout) == ("applying" in interrupted), fixed.stdout
         assert {name: (state(home / name)[0], mode_of(home / name)) for name in before} == expected
@@ -312,7 +314,7 @@ def test_kill_at_every_step_then_the_next_run_finishes_or_rolls_back(tmp_path, n
         assert len(sets) == 1
         check_backup(home, sets[0], before)
     else:
-        undone = wizard_cli("undo", "--yes", "--home", str(home))
+        undone = wizard_in_process("undo", "--yes", "--home", str(home))
         assert ("rolled back" in undone.stdout) == ("applying" in interrupted), undone.stdout + undone.stderr
         assert undone.returncode == (1 if interrupted == [None] else 0), undone.stdout + undone.stderr
         assert states(home) == before  # both old: rolled back, or the completed apply undone
@@ -320,7 +322,7 @@ def test_kill_at_every_step_then_the_next_run_finishes_or_rolls_back(tmp_path, n
     assert leftovers(home) == []
 
     snapshot = tree(home)
-    again = wizard_cli("doctor", "--home", str(home))
+    again = wizard_in_process("doctor", "--home", str(home))
     assert "rolled back" not in again.stdout
     assert tree(home) == snapshot
 
