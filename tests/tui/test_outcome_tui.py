@@ -16,8 +16,9 @@ from hermes_wizard.screens.result_screen import ResultScreen
 from hermes_wizard.screens.review_screen import ReviewScreen
 
 CASES = [(kind, i, session) for kind in ("demo", "empty") for i, session in enumerate(sessions(kind))]
-# About 3 s a session under Pilot: one in eight runs in the fast loop, all 80 without -m "not slow".
-PARAMS = [pytest.param(case, marks=() if case[1] % 8 == 0 else pytest.mark.slow) for case in CASES]
+# About 3.5 s a session under Pilot: one in sixteen (three per home) runs in the fast loop, all 80 without
+# -m "not slow"; the same sessions' headless faces run in the fast loop too (tests/unit/test_one_outcome.py).
+PARAMS = [pytest.param(case, marks=() if case[1] % 16 == 0 else pytest.mark.slow) for case in CASES]
 
 
 def _id(case) -> str:
