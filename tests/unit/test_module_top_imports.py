@@ -13,6 +13,7 @@ The boundaries:
   ruamel      the round-trip YAML writer: only plan/yamledit.py, only when a plan edits config.yaml.
   hermes      Hermes's own modules (hermes_cli, gateway, agent, hermes_constants) exist only inside Hermes's
               venv: imported only by the code Hermes runs there (its plugin, its setup hook, the probes).
+  metadata    importlib.metadata (~20 ms: email, zipfile, csv) only for `hermes-wizard --version` (faces/cli.py).
   plugin      every Hermes process that discovers plugins imports faces/hermes_plugin.py: the wizard's own
               modules load only when its command or hook runs.
   dispatch    the command line imports the face of the command being run, so `check` and the gate never
@@ -64,6 +65,8 @@ BOUNDARIES = (
              "Hermes's own modules exist only inside Hermes's venv"),
     Boundary("dispatch", ("hermes_wizard.faces",), ("hermes_wizard.faces.entry", "hermes_wizard.faces.cli"),
              "the command line loads only the face of the command being run"),
+    Boundary("metadata", ("importlib.metadata",), ("hermes_wizard.faces.cli",),
+             "~20 ms (email, zipfile, csv) that only `--version` needs, on every command's start"),
     Boundary("plugin", ("hermes_wizard",), ("hermes_wizard.faces.hermes_plugin",),
              "every Hermes process that discovers plugins imports the plugin: the wizard loads when it runs"),
     # ---- the check path: each holder is loaded by `check` or the gate; each target is not, on some run ----

@@ -5,7 +5,8 @@ The commands live beside it: `check` (wizard/faces/check.py, and its gate), `exp
 flags).  Every command runs under one error contract (wizard/faces/contract.py).  The console script
 reaches `check` and the gate without this module (wizard/faces/entry.py); everything else comes here.
 Each face (the faces/ module of a command, the Textual app) is imported lazily, once the command is known:
-`--help` or a usage error loads none of them, and a command loads only its own.
+`--help` or a usage error loads none of them, and a command loads only its own. `importlib.metadata` (~20 ms:
+email, zipfile, csv) loads lazily, only for `--version`.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ import os
 import shutil
 import sys
 import tempfile
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from hermes_wizard.core.bundled import example_home
@@ -238,6 +238,8 @@ def _headless(args) -> int:
 
 
 def _version() -> int:
+    from importlib.metadata import PackageNotFoundError, version  # ~20 ms that no other command needs
+
     try:
         mine = version("hermes-wizard")
     except PackageNotFoundError:
