@@ -27,6 +27,13 @@ export HERMES_ORACLE_VENV_0_17_0
 HERMES_PLUGIN_VENV="$(bash "$hw_repo/scripts/plugin-venv.sh" | tail -n 1)"
 export HERMES_PLUGIN_VENV
 
+# Bytecode: each module is compiled once, into .cache/pycache, not once per process. With PYTHONDONTWRITEBYTECODE
+# set (as some shells here set it) no .pyc is ever written or refreshed, so every one of the ~400 interpreters the
+# suite starts (the CLI as users run it, pytest's workers) compiled each edited or new module again: ~1 s of
+# assertion rewriting per pytest process alone. The prefix keeps the source folders as clean as that setting does.
+export PYTHONPYCACHEPREFIX="$hw_repo/.cache/pycache"
+unset PYTHONDONTWRITEBYTECODE
+
 cd "$hw_repo"
 if [ "${1:-}" = "--fast" ]; then
     shift
