@@ -75,6 +75,9 @@ def test_the_gate_imports_no_argparse_and_no_check_registry(tmp_path):
     assert not loaded & {"argparse", "hermes_wizard.faces.cli", "hermes_wizard.core.kinds",
                          "hermes_wizard.judge.checks", "hermes_wizard.judge.engine", "subprocess", "textual",
                          "dotenv.main", "logging", "shutil"}  # shutil: wizard/core/pathsearch.py
+    # The demo has run (gateway_state.json, a starts log): how earlier runs went never decides a start, and
+    # reading that history would load `json` before every start.
+    assert "json" not in loaded
 
 
 def test_the_gates_own_messages_are_escaped(tmp_path, capsys):
