@@ -30,6 +30,7 @@ from urllib.parse import unquote
 
 from hermes_wizard.core.pathsearch import which
 from hermes_wizard.core.smallfile import read_head, reading_for
+from hermes_wizard.core.values import Value
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -38,8 +39,8 @@ DIST_PREFIX = "hermes_agent-"
 MAX_METADATA_READ = 64 * 1024  # the Version: header is near the top; a hostile file cannot make us read more
 
 
-@dataclass(frozen=True)
-class Install:
+@dataclass(frozen=True, eq=False, repr=False)
+class Install(Value):
     """Where the Hermes that runs a home is installed, and its version (None: not found)."""
 
     version: str | None  # as the metadata spells it, e.g. "0.19.0"; None: not found

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_wizard.core.smallfile import read_as_stated
+from hermes_wizard.core.values import Compared, Value
 from hermes_wizard.hermes.loader.envfile import EnvFile, read_env_file
 from hermes_wizard.hermes.loader.yamlfile import YamlFile, read_yaml_file
 from hermes_wizard.hermes.models import model_for
@@ -33,8 +34,8 @@ if TYPE_CHECKING:
 MAX_SMALL_FILE = 1024 * 1024
 
 
-@dataclass
-class JsonFile:
+@dataclass(eq=False, repr=False)
+class JsonFile(Compared):
     """A JSON file as Hermes's `json.load` reads it: its data, or why it could not."""
 
     path: Path
@@ -79,8 +80,8 @@ def read_json_file(path: Path, content: bytes | None = None) -> JsonFile:
     return result
 
 
-@dataclass
-class StartsLog:
+@dataclass(eq=False, repr=False)
+class StartsLog(Compared):
     """`gateway-starts.log`: one UNIX timestamp per gateway start (last 40 kept)."""
 
     exists: bool = False
@@ -111,8 +112,8 @@ def read_starts_log(path: Path) -> StartsLog:
     return log
 
 
-@dataclass(frozen=True)
-class Snapshot:
+@dataclass(frozen=True, eq=False, repr=False)
+class Snapshot(Value):
     """What was on disk for one Hermes home at the time of reading."""
 
     home: Path

@@ -23,14 +23,15 @@ from typing import Any
 
 from hermes_wizard.core.keyring_store import PLUGIN_NAME, SOURCE_NAME, belongs_to
 from hermes_wizard.core.smallfile import read_head
+from hermes_wizard.core.values import Compared
 
 MAX_ENTRY_POINTS_BYTES = 64 * 1024  # a real entry_points.txt is a few hundred bytes
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-@dataclass
-class KeyringRefs:
+@dataclass(eq=False, repr=False)
+class KeyringRefs(Compared):
     """What config.yaml says about secrets kept in the OS keyring."""
 
     mapped: dict[str, tuple[str, str]] = field(default_factory=dict)  # VARIABLE -> (service, username)
