@@ -135,3 +135,5 @@ def test_check_imports_no_argparse(tmp_path):
                          "hermes_wizard.faces.doctor", "hermes_wizard.judge.report", "hermes_wizard.hermes.verify",
                          "hermes_wizard.service.systemd", "hermes_wizard.service.loop", "hermes_wizard.core.homefs",
                          "shutil"}  # `which` without its zlib, bz2, lzma: wizard/core/pathsearch.py
+    # The keyring source's rules (a class, a module): only a config.yaml with `secrets:` needs them.
+    assert "hermes_wizard.hermes.loader.secret_sources" not in loaded
