@@ -73,6 +73,7 @@ def test_the_gate_imports_no_argparse_and_no_check_registry(tmp_path):
     _, loaded = modules_loaded(tmp_path, "--gate")
     assert "hermes_wizard.hermes.loader.gate" in loaded  # it did judge
     assert not loaded & {"argparse", "hermes_wizard.faces.cli", "hermes_wizard.core.kinds",
+                         "hermes_wizard.faces.contract",  # the error contract: only a failed flush needs it
                          "hermes_wizard.judge.checks", "hermes_wizard.judge.engine", "subprocess", "textual",
                          "dotenv.main", "logging", "shutil"}  # shutil: wizard/core/pathsearch.py
     # The demo has run (gateway_state.json, a starts log): how earlier runs went never decides a start, and
