@@ -73,8 +73,12 @@ def test_the_gate_imports_no_argparse_and_no_check_registry(tmp_path):
     _, loaded = modules_loaded(tmp_path, "--gate")
     assert "hermes_wizard.hermes.loader.gate" in loaded  # it did judge
     assert not loaded & {"argparse", "hermes_wizard.faces.cli", "hermes_wizard.core.kinds",
+                         "hermes_wizard.faces.contract",  # the error contract: only a failed flush needs it
                          "hermes_wizard.judge.checks", "hermes_wizard.judge.engine", "subprocess", "textual",
                          "dotenv.main", "logging", "shutil"}  # shutil: wizard/core/pathsearch.py
+    # The demo has run (gateway_state.json, a starts log): how earlier runs went never decides a start, and
+    # reading that history would load `json` before every start.
+    assert "json" not in loaded
 
 
 def test_the_gates_own_messages_are_escaped(tmp_path, capsys):
@@ -132,3 +136,5 @@ def test_check_imports_no_argparse(tmp_path):
                          "hermes_wizard.faces.doctor", "hermes_wizard.judge.report", "hermes_wizard.hermes.verify",
                          "hermes_wizard.service.systemd", "hermes_wizard.service.loop", "hermes_wizard.core.homefs",
                          "shutil"}  # `which` without its zlib, bz2, lzma: wizard/core/pathsearch.py
+    # The keyring source's rules (a class, a module): only a config.yaml with `secrets:` needs them.
+    assert "hermes_wizard.hermes.loader.secret_sources" not in loaded

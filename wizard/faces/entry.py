@@ -7,7 +7,8 @@ here, before argparse loads: wizard/faces/fastargs.py reads their plain spelling
 
 `console` is what the script and `python -m hermes_wizard` run: `main`, then the process ends.
 Each face is imported lazily, once `main` knows the command: the gate never loads `check`'s engine, and neither
-loads the full command line.
+loads the full command line; the error contract (faces/contract.py) is imported lazily too, for a flush that
+failed.
 """
 
 from __future__ import annotations
@@ -16,8 +17,6 @@ import gc
 import os
 import sys
 from typing import NoReturn
-
-from hermes_wizard.faces.contract import report_output_error
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -78,6 +77,8 @@ def _flushed(code: int) -> int:
     except BrokenPipeError:
         _discard_stdout()
     except (OSError, ValueError) as exc:
+        from hermes_wizard.faces.contract import report_output_error  # a failed flush only: the gate never loads it
+
         code = report_output_error(getattr(exc, "strerror", None) or str(exc))
         _discard_stdout()
     try:

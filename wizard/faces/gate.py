@@ -50,7 +50,8 @@ def run_gate(args) -> int:
                      "is not active for it, letting the gateway start")
             return ExitCode.OK
         model = model_for(judged)  # the version's own resolver and startup rule, as `check` judges it
-        snapshot = take_snapshot(home, profile, dict(os.environ), model=model, keyring="assume")
+        # the start's verdict only: what earlier runs left (gateway_state.json, the starts log) does not decide it
+        snapshot = take_snapshot(home, profile, dict(os.environ), model=model, keyring="assume", runtime=False)
         effective = model.resolve(snapshot, facts)
         # A Hermes without the open-policy refusal (0.17) still crashes at start: gated like check's 78.
         found = model.open_policy_violations(effective) if refuses_at_start(judged) else []

@@ -2,8 +2,8 @@
 
 `--hermes-version X` says which Hermes is installed (detection is skipped); `--target X`
 judges the home as X would, before an upgrade.  Shared by `check`, the gate and `doctor`.
-The gate loads this module: what only `check`'s text tip needs (the plugin's secret source, the install
-advice) is imported lazily, in `plugin_tip`.
+The gate loads this module: what only `check`'s text tip needs (the install advice) is imported lazily,
+in `plugin_tip`.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from hermes_wizard.hermes.install import plugin_installed
 from hermes_wizard.hermes.loader.plugins import HostFacts
 from hermes_wizard.hermes.versions import judgement
 
@@ -30,8 +31,6 @@ def plugin_tip(facts) -> str | None:
     site = getattr(facts, "site_packages", None)
     if site is None:
         return None
-    from hermes_wizard.hermes.loader.secret_sources import plugin_installed
-
     if plugin_installed(site) is not False:
         return None
     from hermes_wizard.faces.advice import pip_install_advice  # as the venv's owner when root runs on their home

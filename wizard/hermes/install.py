@@ -13,6 +13,8 @@ goes stale.  Otherwise the version is the dist-info's `METADATA` `Version:`, els
 Cost: a few stats and small bounded reads, cheap enough for the pre-start gate.  As root on another
 user's home, every file is read only if that user could read it (wizard/core/smallfile.py).
 
+`plugin_installed` says whether that Hermes's Python also has this tool's plugin (its keyring source).
+
 Contract: never raises for anything found on disk; `Install.version` is None when Hermes
 (or its metadata) was not found.
 `json` is imported lazily, only to read an editable install's `direct_url.json`: the gate loads this module,
@@ -30,16 +32,18 @@ from urllib.parse import unquote
 
 from hermes_wizard.core.pathsearch import which
 from hermes_wizard.core.smallfile import read_head, reading_for
+from hermes_wizard.core.values import Value
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
 DIST_PREFIX = "hermes_agent-"
 MAX_METADATA_READ = 64 * 1024  # the Version: header is near the top; a hostile file cannot make us read more
+MAX_ENTRY_POINTS_BYTES = 64 * 1024  # a real entry_points.txt is a few hundred bytes
 
 
-@dataclass(frozen=True)
-class Install:
+@dataclass(frozen=True, eq=False, repr=False)
+class Install(Value):
     """Where the Hermes that runs a home is installed, and its version (None: not found)."""
 
     version: str | None  # as the metadata spells it, e.g. "0.19.0"; None: not found
@@ -175,3 +179,17 @@ def version_in(site: Path) -> str | None:
 def _printable(text: str) -> str:
     """A version string from disk, reduced to what a version can contain (it reaches terminals)."""
     return "".join(ch for ch in text if ch.isalnum() or ch in ".+-_!")[:64] or "?"
+
+
+def plugin_installed(site_packages: Path | None) -> bool | None:
+    """Whether Hermes's Python has hermes-wizard's plugin entry point (None: Hermes's Python is unknown)."""
+    if site_packages is None:
+        return None
+    try:
+        for dist in site_packages.glob("hermes_wizard-*.dist-info"):
+            # Hermes's venv may lie in the home (its owner's files): bounded, a FIFO never waited on.
+            if b"[hermes_agent.plugins]" in read_head(dist / "entry_points.txt", MAX_ENTRY_POINTS_BYTES):
+                return True
+    except OSError:
+        return None
+    return False

@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from hermes_wizard.core.values import Value
+
 MODELLED: tuple[str, ...] = ("0.17.0", "0.18.0", "0.18.1", "0.18.2", "0.19.0")  # oldest first
 FIRST_REFUSING = (0, 18, 0)  # the open-policy startup refusal arrived in 0.18.0
 FIRST_REFUSING_NAME = ".".join(map(str, FIRST_REFUSING))  # as the explanations say it
@@ -71,8 +73,8 @@ def _name(release: tuple[int, int, int]) -> str:
     return ".".join(map(str, release))
 
 
-@dataclass(frozen=True)
-class Judgement:
+@dataclass(frozen=True, eq=False, repr=False)
+class Judgement(Value):
     """Which Hermes a report is for, how that was learnt, and which model judged it.
 
     `source`: "detected" (from the dist-info under `found_at`), "given" (--hermes-version),

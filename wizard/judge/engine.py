@@ -22,6 +22,7 @@ from hermes_wizard.core.homeroot import home_owner
 from hermes_wizard.core.kinds import Severity, TransportState, Verdict
 from hermes_wizard.core.safetext import policy_word
 from hermes_wizard.core.smallfile import reading_for
+from hermes_wizard.core.values import Value
 from hermes_wizard.hermes.loader import gate
 from hermes_wizard.hermes.loader.credentials import Transport, transport_for
 from hermes_wizard.hermes.loader.plugins import HostFacts
@@ -37,8 +38,8 @@ if TYPE_CHECKING:
     from hermes_wizard.hermes.verify import HermesAnswer
 
 
-@dataclass(frozen=True)
-class PlatformRow:
+@dataclass(frozen=True, eq=False, repr=False)
+class PlatformRow(Value):
     """One platform's line in the report: its policies, transport and verdict."""
 
     name: str
@@ -56,8 +57,8 @@ class PlatformRow:
                 "verdict": self.verdict}
 
 
-@dataclass(frozen=True)
-class HomeReport:
+@dataclass(frozen=True, eq=False, repr=False)
+class HomeReport(Value):
     """What `check` says about one home: a value, equal to another report judged alike, and hashable.
 
     The verdict (violations, findings, rows, the Hermes answer) is tuples of frozen values. The evidence it was

@@ -8,6 +8,9 @@ lazily by `hermes_wizard.hermes.loader.credentials`, because where to look depen
 Contract: read-only, never imports Hermes, never raises for file content.  The pre-start gate loads this module
 before every start, so two imports wait, lazily, for the homes that need them: `json` when a JSON file exists,
 and the keyring readers (read/keyring_read.py and what it imports: ~0.4 ms) when config.yaml has `secrets:`.
+The gate asks for no runtime files (`runtime=False`): what the last runs left (gateway_state.json, the starts
+log) tells how the gateway has been doing, never whether it starts, and reading it would load `json` (~1 ms)
+before every start of a home that has run once.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_wizard.core.smallfile import read_as_stated
+from hermes_wizard.core.values import Compared, Value
 from hermes_wizard.hermes.loader.envfile import EnvFile, read_env_file
 from hermes_wizard.hermes.loader.yamlfile import YamlFile, read_yaml_file
 from hermes_wizard.hermes.models import model_for
@@ -30,8 +34,8 @@ if TYPE_CHECKING:
 MAX_SMALL_FILE = 1024 * 1024
 
 
-@dataclass
-class JsonFile:
+@dataclass(eq=False, repr=False)
+class JsonFile(Compared):
     """A JSON file as Hermes's `json.load` reads it: its data, or why it could not."""
 
     path: Path
@@ -76,8 +80,8 @@ def read_json_file(path: Path, content: bytes | None = None) -> JsonFile:
     return result
 
 
-@dataclass
-class StartsLog:
+@dataclass(eq=False, repr=False)
+class StartsLog(Compared):
     """`gateway-starts.log`: one UNIX timestamp per gateway start (last 40 kept)."""
 
     exists: bool = False
@@ -108,8 +112,8 @@ def read_starts_log(path: Path) -> StartsLog:
     return log
 
 
-@dataclass(frozen=True)
-class Snapshot:
+@dataclass(frozen=True, eq=False, repr=False)
+class Snapshot(Value):
     """What was on disk for one Hermes home at the time of reading."""
 
     home: Path
@@ -142,12 +146,14 @@ def managed_dir_for(environ: dict[str, str]) -> Path:
 
 def take_snapshot(home: Path, profile: str = "default", base_env: dict[str, str] | None = None,
                   overrides: dict[str, bytes] | None = None, model: Model | None = None, *,
-                  keyring: str = "read", keyring_planned: dict[str, str] | None = None) -> Snapshot:
+                  keyring: str = "read", keyring_planned: dict[str, str] | None = None,
+                  runtime: bool = True) -> Snapshot:
     """Read one home.  `base_env` is the environment the gateway process would
     inherit (empty by default: a home is judged by its files).  `overrides` maps
     ".env" / "config.yaml" / "gateway.json" to contents that stand in for the files on disk.  `model`
     is the Hermes version whose `.env` loading decides (default: the newest modelled).  `keyring` and
-    `keyring_planned` say how secrets mapped to the OS keyring are found (wizard/read/keyring_read.py)."""
+    `keyring_planned` say how secrets mapped to the OS keyring are found (wizard/read/keyring_read.py).
+    `runtime=False` leaves the runtime files unread (as absent): for a verdict on the start alone."""
     base_env = dict(base_env or {})
     overrides = overrides or {}
     managed_dir = managed_dir_for(base_env or dict(os.environ))
@@ -163,8 +169,9 @@ def take_snapshot(home: Path, profile: str = "default", base_env: dict[str, str]
         op_env=read_env_file(home / ".op.env", base_env, model=model) if loads_op_env else EnvFile(home / ".op.env"),
         managed_env=read_env_file(managed_dir / ".env", base_env, model=model),
         managed_dir=managed_dir,
-        runtime_state=read_json_file(home / "gateway_state.json"),
-        starts_log=read_starts_log(home / "gateway-starts.log"),
+        runtime_state=read_json_file(home / "gateway_state.json") if runtime
+        else JsonFile(home / "gateway_state.json"),
+        starts_log=read_starts_log(home / "gateway-starts.log") if runtime else StartsLog(),
         base_env=base_env,
         keyring=_kept_in_keyring(yaml, home, keyring, keyring_planned),
     )

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hermes_wizard.core.smallfile import unreadable_for
+from hermes_wizard.core.values import Compared, Value
 
 GATE_DROPIN = "hermes-wizard-gate.conf"
 FALLBACK_DROPIN = "hermes-wizard-restart.conf"
@@ -19,8 +20,8 @@ UNIT_PREFIX = "hermes-gateway"
 MAX_UNIT_BYTES = 256 * 1024
 
 
-@dataclass(frozen=True)
-class Gate:
+@dataclass(frozen=True, eq=False, repr=False)
+class Gate(Value):
     """Our gate drop-in as found on disk: the wizard it runs and the home it judges."""
 
     path: Path
@@ -28,8 +29,8 @@ class Gate:
     home: str | None
 
 
-@dataclass
-class Unit:
+@dataclass(eq=False, repr=False)
+class Unit(Compared):
     """A service (systemd unit, launchd agent, s6 service) found on disk that runs a Hermes gateway."""
 
     path: Path

@@ -27,14 +27,15 @@ from pathlib import Path
 from typing import Any
 
 from hermes_wizard.core.smallfile import read_regular, reading_for
+from hermes_wizard.core.values import Compared, Value
 
 MAX_STORE_BYTES = 4 * 1024 * 1024
 MAX_JSON_FILES = 20_000  # pairing files looked at per folder
 MAX_ALIAS_BYTES = 64 * 1024  # an alias file holds one JSON string
 
 
-@dataclass(frozen=True)
-class Parsed:
+@dataclass(frozen=True, eq=False, repr=False)
+class Parsed(Value):
     """One JSON file as Hermes's `_load_json` sees it: `data`, or `crash` (Hermes raises)."""
 
     path: Path
@@ -42,8 +43,8 @@ class Parsed:
     crash: str | None = None
 
 
-@dataclass
-class AccessFiles:
+@dataclass(eq=False, repr=False)
+class AccessFiles(Compared):
     """A home's pairing store and WhatsApp alias files as Hermes's `PairingStore` would read them, read as the
     home's owner could; alias files are read on first use."""
 

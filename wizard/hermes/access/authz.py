@@ -46,6 +46,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from hermes_wizard.core.values import Value
 from hermes_wizard.hermes.access import adapters
 from hermes_wizard.hermes.access.access_files import AccessFiles
 from hermes_wizard.hermes.access.identity import approved_match, expand_whatsapp, normalize_whatsapp
@@ -76,8 +77,8 @@ TRUE = {"true", "1", "yes"}
 GROUPISH = {"group", "forum", "channel"}
 
 
-@dataclass(frozen=True)
-class Sender:
+@dataclass(frozen=True, eq=False, repr=False)
+class Sender(Value):
     """Who sends a message, as the authorizer sees them: platform, user, chat and whether a bot."""
 
     platform: str
@@ -88,8 +89,8 @@ class Sender:
     user_name: str | None = None
 
 
-@dataclass(frozen=True)
-class Decision:
+@dataclass(frozen=True, eq=False, repr=False)
+class Decision(Value):
     """The authorizer's answer for one sender, with the rule (and the variable, file or key) that decided it."""
 
     authorized: bool

@@ -13,9 +13,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from hermes_wizard.core.values import Value
 
-@dataclass(frozen=True)
-class Gate:
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Gate(Value):
     """A platform's entry in the startup gate (`_OWN_POLICY_OPEN_ENV`): its policy and allow-all variables."""
 
     dm_env: str | None
@@ -23,8 +25,8 @@ class Gate:
     allow_all_env: str
 
 
-@dataclass(frozen=True)
-class Spec:
+@dataclass(frozen=True, eq=False, repr=False)
+class Spec(Value):
     """One platform Hermes knows: its names, variables, defaults and the shape of its user IDs."""
 
     name: str  # Hermes's own platform value

@@ -19,13 +19,14 @@ from pathlib import Path
 
 from hermes_wizard.core.kinds import TransportState
 from hermes_wizard.core.smallfile import read_as_stated, read_regular
+from hermes_wizard.core.values import Value
 from hermes_wizard.hermes.loader.state import PlatformState
 
 MAX_CREDS_BYTES = 1024 * 1024
 
 
-@dataclass(frozen=True)
-class Transport:
+@dataclass(frozen=True, eq=False, repr=False)
+class Transport(Value):
     """Whether a platform's on-disk connection state (a session, a token) lets it connect."""
 
     state: TransportState

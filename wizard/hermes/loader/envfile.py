@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from hermes_wizard.core.dotenv_parts import parse_stream, parse_variables
 from hermes_wizard.core.smallfile import read_as_stated
+from hermes_wizard.core.values import Compared, Value
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -38,8 +39,8 @@ MAX_ENV_BYTES = 4 * 1024 * 1024
 _CREDENTIAL_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_KEY")
 
 
-@dataclass(frozen=True)
-class EnvEntry:
+@dataclass(frozen=True, eq=False, repr=False)
+class EnvEntry(Value):
     """One assignment as python-dotenv saw it (the last one wins for a key)."""
 
     key: str
@@ -48,8 +49,8 @@ class EnvEntry:
     raw: str  # the original text of the assignment (may contain a secret)
 
 
-@dataclass
-class EnvFile:
+@dataclass(eq=False, repr=False)
+class EnvFile(Compared):
     """The result of reading one `.env`."""
 
     path: Path

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from hermes_wizard.core.values import Value
 from hermes_wizard.hermes.loader.catalog import PLATFORMS, Spec
 from hermes_wizard.hermes.loader.envrules import allow_all
 from hermes_wizard.hermes.loader.state import Effective, PlatformState
 
 
-@dataclass(frozen=True)
-class Policies:
+@dataclass(frozen=True, eq=False, repr=False)
+class Policies(Value):
     """A platform's DM and group policies as the startup gate reads them, and whether each came from `extra`."""
 
     dm: str
@@ -31,8 +32,8 @@ class Policies:
     group_from_extra: bool
 
 
-@dataclass(frozen=True)
-class Violation:
+@dataclass(frozen=True, eq=False, repr=False)
+class Violation(Value):
     """One platform the startup gate refuses: an open policy without its allow-all opt-in."""
 
     platform: str

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_wizard.core.pathsearch import which
+from hermes_wizard.core.values import Compared
 from hermes_wizard.hermes.install import detect as detect_install
 from hermes_wizard.hermes.loader.state import PlatformState
 from hermes_wizard.hermes.versions import Judgement, judgement
@@ -51,8 +52,8 @@ SDK_MODULES: dict[str, tuple[str, ...]] = {
 }
 
 
-@dataclass
-class HostFacts:
+@dataclass(eq=False, repr=False)
+class HostFacts(Compared):
     """What Hermes's own Python and PATH provide (decides plugin `check_fn`s)."""
 
     modules: frozenset[str] | None = None  # importable modules; None = unknown, assume all

@@ -22,15 +22,14 @@ from pathlib import Path
 from typing import Any
 
 from hermes_wizard.core.keyring_store import PLUGIN_NAME, SOURCE_NAME, belongs_to
-from hermes_wizard.core.smallfile import read_head
-
-MAX_ENTRY_POINTS_BYTES = 64 * 1024  # a real entry_points.txt is a few hundred bytes
+from hermes_wizard.core.values import Compared
+from hermes_wizard.hermes.install import plugin_installed as plugin_installed  # re-exported: the resolver asks here
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-@dataclass
-class KeyringRefs:
+@dataclass(eq=False, repr=False)
+class KeyringRefs(Compared):
     """What config.yaml says about secrets kept in the OS keyring."""
 
     mapped: dict[str, tuple[str, str]] = field(default_factory=dict)  # VARIABLE -> (service, username)
@@ -108,17 +107,3 @@ def apply_secrets(environ: dict[str, str], secrets: dict[str, str]) -> list[str]
             environ[variable] = value
             applied.append(variable)
     return applied
-
-
-def plugin_installed(site_packages: Path | None) -> bool | None:
-    """Whether Hermes's Python has hermes-wizard's plugin entry point (None: Hermes's Python is unknown)."""
-    if site_packages is None:
-        return None
-    try:
-        for dist in site_packages.glob("hermes_wizard-*.dist-info"):
-            # Hermes's venv may lie in the home (its owner's files): bounded, a FIFO never waited on.
-            if b"[hermes_agent.plugins]" in read_head(dist / "entry_points.txt", MAX_ENTRY_POINTS_BYTES):
-                return True
-    except OSError:
-        return None
-    return False

@@ -8,12 +8,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from hermes_wizard.core.values import Compared
+
 if TYPE_CHECKING:
     from hermes_wizard.core.shapes import Parsed
 
 
-@dataclass
-class PlatformState:
+@dataclass(eq=False, repr=False)
+class PlatformState(Compared):
     """Mirror of Hermes's `PlatformConfig`, reduced to what decisions need."""
 
     enabled: bool = False
@@ -23,8 +25,8 @@ class PlatformState:
     extra: Parsed = field(default_factory=dict)
 
 
-@dataclass
-class Effective:
+@dataclass(eq=False, repr=False)
+class Effective(Compared):
     """What the gateway would run with."""
 
     platforms: dict[str, PlatformState]  # insertion order = Hermes's order

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from hermes_wizard.core.smallfile import read_as_stated
+from hermes_wizard.core.values import Compared, Value
 
 if TYPE_CHECKING:
     from hermes_wizard.core.shapes import Parsed
@@ -31,8 +32,8 @@ MAX_YAML_BYTES = 64 * 1024 * 1024
 MAX_EXPANDED_NODES = 10_000_000
 
 
-@dataclass(frozen=True)
-class YamlError:
+@dataclass(frozen=True, eq=False, repr=False)
+class YamlError(Value):
     """Why a YAML file could not be read or parsed, and where (1-based line and column, when known)."""
 
     message: str
@@ -43,8 +44,8 @@ class YamlError:
         return f"line {self.line}, column {self.column}" if self.line else "?"
 
 
-@dataclass
-class YamlFile:
+@dataclass(eq=False, repr=False)
+class YamlFile(Compared):
     """A YAML file as read: its parsed data (or error), its size and mode, and what its aliases expand to."""
 
     path: Path

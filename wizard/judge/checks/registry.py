@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hermes_wizard.core.kinds import Severity
+from hermes_wizard.core.values import Value
 from hermes_wizard.hermes.loader.credentials import Transport
 from hermes_wizard.hermes.loader.gate import Violation
 from hermes_wizard.hermes.loader.plugins import HostFacts
@@ -23,8 +24,8 @@ if TYPE_CHECKING:
     from hermes_wizard.hermes.verify import HermesAnswer
 
 
-@dataclass(frozen=True)
-class Finding:
+@dataclass(frozen=True, eq=False, repr=False)
+class Finding(Value):
     """One problem a check found: its stable code and name, severity, platform, message and fix."""
 
     code: str
@@ -39,8 +40,8 @@ class Finding:
                 "message": self.message, "fix": self.fix}
 
 
-@dataclass(frozen=True)
-class Hit:
+@dataclass(frozen=True, eq=False, repr=False)
+class Hit(Value):
     """What a check function yields; the registry turns it into a Finding."""
 
     platform: str | None
@@ -49,8 +50,8 @@ class Hit:
     severity: str | None = None  # overrides the check's default severity
 
 
-@dataclass(frozen=True)
-class Check:
+@dataclass(frozen=True, eq=False, repr=False)
+class Check(Value):
     """A registered check: its code, name, default severity, `explain` texts and function."""
 
     code: str
@@ -67,8 +68,8 @@ class Check:
                        hit.fix)
 
 
-@dataclass(frozen=True)
-class Context:
+@dataclass(frozen=True, eq=False, repr=False)
+class Context(Value):
     """What every check reads: the snapshot, the resolved state, the gate's verdict and the host."""
 
     snapshot: Snapshot

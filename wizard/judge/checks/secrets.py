@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from hermes_wizard.core.keyring_store import PLUGIN_NAME, SOURCE_NAME, entry_for
-from hermes_wizard.hermes.loader.secret_sources import plugin_installed
+from hermes_wizard.hermes.install import plugin_installed
 from hermes_wizard.judge.checks.registry import Context, Hit, check
 
 MIGRATE = "hermes-wizard secrets migrate --to keyring"
