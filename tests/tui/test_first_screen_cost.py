@@ -1,0 +1,45 @@
+"""The TUI's first screen pays only for what it shows (DESIGN.md: the first screen within 1.5x of `import
+textual.app`; benchmarks/bench_tui.py measures it).  In a fresh interpreter, reaching the first screen loads none of
+the screens it does not show (the help screen alone brought Textual's Markdown: markdown_it, pygments)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+NOT_SHOWN_FIRST = ("help_screen", "access_screen", "platform_screen", "platforms_screen", "review_screen",
+                   "result_screen", "confirm_quit")
+PROBE = """
+import asyncio, sys
+from pathlib import Path
+from hermes_wizard.screens.app import WizardApp
+
+async def main():
+    app = WizardApp(Path(sys.argv[1]), mode=sys.argv[2])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        shown = type(app.screen).__name__
+        loaded = sorted(sys.modules)  # at the first screen, before anything else is asked of the app
+    with open(sys.argv[3], "w") as out:
+        out.write("\\n".join([shown, *loaded]))
+asyncio.run(main())
+"""
+
+
+@pytest.mark.parametrize("mode, first", [("doctor", "FindingsScreen"), ("setup", "HomeScreen")])
+def test_the_first_screen_loads_no_screen_it_does_not_show(demo, tmp_path, mode, first):
+    out = tmp_path / "modules.txt"
+    env = {"HOME": str(tmp_path), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
+    done = subprocess.run([sys.executable, "-c", PROBE, str(demo), mode, str(out)], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert out.exists(), done.stderr[-3000:]
+    shown, *loaded = out.read_text().splitlines()
+    assert shown == first
+    early = [name for name in loaded if name.startswith("markdown_it")
+             or name in {f"hermes_wizard.screens.{screen}" for screen in NOT_SHOWN_FIRST}]
+    assert not early, f"loaded before they are shown: {early}"
