@@ -1,6 +1,8 @@
 """The TUI's first screen pays only for what it shows (DESIGN.md: the first screen within 1.5x of `import
 textual.app`; benchmarks/bench_tui.py measures it).  In a fresh interpreter, reaching the first screen loads none of
-the screens it does not show (the help screen alone brought Textual's Markdown: markdown_it, pygments)."""
+the screens it does not show (the help screen alone brought Textual's Markdown: markdown_it, pygments); and the
+doctor's first screen plans the repairs once, where its mount and its first resume each judged the home again,
+as did every return to it and every key typed in its names box."""
 
 from __future__ import annotations
 
@@ -10,6 +12,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from textual.widgets import Input, Static
+
+from hermes_wizard.screens import findings_screen
+from hermes_wizard.screens.app import WizardApp
+from hermes_wizard.screens.findings_screen import FindingsScreen
 
 REPO = Path(__file__).resolve().parents[2]
 NOT_SHOWN_FIRST = ("help_screen", "access_screen", "platform_screen", "platforms_screen", "review_screen",
@@ -43,3 +50,31 @@ def test_the_first_screen_loads_no_screen_it_does_not_show(demo, tmp_path, mode,
     early = [name for name in loaded if name.startswith("markdown_it")
              or name in {f"hermes_wizard.screens.{screen}" for screen in NOT_SHOWN_FIRST}]
     assert not early, f"loaded before they are shown: {early}"
+
+
+async def test_the_doctors_first_screen_plans_the_repairs_once(demo, monkeypatch):
+    planned = []
+    real = findings_screen.plan_repairs
+
+    def counting(report, options):
+        planned.append(options)
+        return real(report, options)
+
+    monkeypatch.setattr(findings_screen, "plan_repairs", counting)
+    app = WizardApp(demo, mode="doctor")
+    async with app.run_test(size=(120, 50)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, FindingsScreen)
+        assert len(planned) == 1, planned
+        notes = str(app.screen.query_one("#plan-notes", Static).render())
+        app.screen.query_one("#confirm-open", Input).value = "weixin"  # names typed: the same repair
+        await pilot.press("p")  # to the platforms and back: the same repair
+        await pilot.pause()
+        app.pop_screen()
+        await pilot.pause()
+        assert isinstance(app.screen, FindingsScreen)
+        assert len(planned) == 1, planned
+        app.screen.query_one("#open-allowlist").value = True  # another choice: planned again, and said
+        await pilot.pause()
+        assert [options.open_policy for options in planned] == ["pairing", "allowlist"]
+        assert str(app.screen.query_one("#plan-notes", Static).render()) != notes
