@@ -8,7 +8,7 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Button, Footer, Input, Label, RadioSet, Static
+from textual.widgets import Button, Input, Label, RadioSet, Static
 
 from hermes_wizard.core.safetext import visible, visible_lines
 from hermes_wizard.faces.plan_words import plan_notes
@@ -18,7 +18,7 @@ from hermes_wizard.plan.answers import split_ids
 from hermes_wizard.plan.repairs import Repair, RepairOptions, plan_repairs
 from hermes_wizard.screens.base import WizardScreen
 from hermes_wizard.screens.messages import PlatformsRequested, ReviewRequested
-from hermes_wizard.screens.widgets import Choice, findings_content, wizard_header
+from hermes_wizard.screens.widgets import Choice, WizardFooter, findings_content, wizard_header
 
 HELP = """# Doctor
 
@@ -75,7 +75,7 @@ class FindingsScreen(WizardScreen):
                 yield Button("Review the fix", variant="primary", id="review")
                 yield Button("Platforms", id="platforms")
                 yield Button("Quit", id="quit")
-        yield Footer()
+        yield WizardFooter()
 
     def on_mount(self) -> None:
         self._replan()

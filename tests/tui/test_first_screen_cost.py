@@ -2,7 +2,8 @@
 textual.app`; benchmarks/bench_tui.py measures it).  In a fresh interpreter, reaching the first screen loads none of
 the screens it does not show (the help screen alone brought Textual's Markdown: markdown_it, pygments); and the
 doctor's first screen plans the repairs once, where its mount and its first resume each judged the home again,
-as did every return to it and every key typed in its names box."""
+as did every return to it and every key typed in its names box; and the footer of keys is built once per screen,
+where Textual rebuilt it after each of five bindings signals before the first screen was drawn."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from textual.widgets import Input, Static
+from textual.widgets import Footer, Input, Static
+from textual.widgets._footer import FooterKey
 
 from hermes_wizard.screens import findings_screen
 from hermes_wizard.screens.app import WizardApp
@@ -78,3 +80,42 @@ async def test_the_doctors_first_screen_plans_the_repairs_once(demo, monkeypatch
         await pilot.pause()
         assert [options.open_policy for options in planned] == ["pairing", "allowlist"]
         assert str(app.screen.query_one("#plan-notes", Static).render()) != notes
+
+
+def keys_of(footer) -> list[tuple[str, str]]:
+    return [(key.key, key.description) for key in footer.query(FooterKey)]
+
+
+def textual_would_show(footer) -> list[tuple[str, str]]:
+    """The keys Textual's Footer.compose builds from the screen's bindings as they are now: the first key of each
+    shown action, then the command palette's."""
+    active = footer.screen.active_bindings
+    first_of_action = {}
+    for _, binding, _, _ in active.values():
+        if binding.show:
+            first_of_action.setdefault(binding.action, (binding.key, binding.description))
+    palette = active.get(footer.app.COMMAND_PALETTE_BINDING)
+    return [*first_of_action.values(), *([(palette.binding.key, palette.binding.description)] if palette else [])]
+
+
+@pytest.mark.parametrize("mode", ["doctor", "setup"])
+async def test_the_footer_is_rebuilt_only_when_its_keys_change(demo, monkeypatch, mode):
+    builds = []  # (footer, the keys it shows after the build)
+    real = Footer.recompose
+
+    async def recording(footer):
+        await real(footer)
+        builds.append((footer, keys_of(footer)))
+
+    monkeypatch.setattr(Footer, "recompose", recording)
+    app = WizardApp(demo, mode=mode)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        for _ in range(2):  # the first screen, then the platforms
+            footer = app.screen.query_one(Footer)
+            assert keys_of(footer) == textual_would_show(footer)
+            await pilot.press("p" if mode == "doctor" else "enter")
+            await pilot.pause()
+    same = [keys for (footer, keys), (before, was) in zip(builds[1:], builds) if footer is before and keys == was]
+    assert not same, f"{len(builds)} builds, {len(same)} of them for the same keys again: {same[0]}"
+
