@@ -77,6 +77,7 @@ class WizardApp(App[AppOutcome]):
         self.save_answers, self.keyring = save_answers, keyring  # setup --save-answers FILE, --secrets keyring
         self.session = self._new_session()
         self.outcome = AppOutcome(False)
+        self._collector_paused = False  # the cycle collector is off for the start (on_load)
 
     def _new_session(self) -> Session:
         session = Session(evaluate(self.home, self.profile), self.mode)
@@ -141,12 +142,20 @@ class WizardApp(App[AppOutcome]):
     def on_load(self) -> None:
         """The start runs without the cycle collector: building the first screen (hundreds of Textual objects)
         set off ~100 collections, ~30 ms CPU of it.  Reference counting still frees what is dropped; the
-        collector is back on a second later (the first screen is up in a third of that) or when the app ends."""
-        gc.disable()
-        self.set_timer(START_WITHOUT_COLLECTOR, gc.enable)
+        collector is back on a second later (the first screen is up in a third of that) or when the app ends,
+        unless it was off already (a host process, such as Hermes running the wizard, may keep it off)."""
+        if gc.isenabled():
+            gc.disable()
+            self.set_timer(START_WITHOUT_COLLECTOR, self._collector_back)
+            self._collector_paused = True
+
+    def _collector_back(self) -> None:
+        if self._collector_paused:
+            self._collector_paused = False
+            gc.enable()
 
     def on_unmount(self) -> None:
-        gc.enable()
+        self._collector_back()
 
     def on_mount(self) -> None:
         self.push_screen(FindingsScreen() if self.mode == "doctor" else HomeScreen())

@@ -4,7 +4,8 @@ the screens it does not show (the help screen alone brought Textual's Markdown: 
 doctor's first screen plans the repairs once, where its mount and its first resume each judged the home again,
 as did every return to it and every key typed in its names box; and the footer of keys is built once per screen,
 where Textual rebuilt it after each of five bindings signals before the first screen was drawn; and the start runs
-without the cycle collector (~100 collections, ~30 ms CPU), which is back on a second later or when the app ends."""
+without the cycle collector (~100 collections, ~30 ms CPU), which is back on a second later or when the app ends
+(unless its host had it off)."""
 
 from __future__ import annotations
 
@@ -123,14 +124,20 @@ async def test_the_footer_is_rebuilt_only_when_its_keys_change(demo, monkeypatch
 
 
 @pytest.mark.parametrize("mode", ["doctor", "setup"])
-async def test_the_start_runs_without_the_cycle_collector_and_then_with_it(demo, mode):
+async def test_the_start_runs_without_the_cycle_collector_and_then_with_it(demo, monkeypatch, mode):
     assert gc.isenabled()
     collections = []
+    loaded = getattr(WizardApp, "on_load", lambda app: None)
 
     def count(phase, info):
         if phase == "stop":
             collections.append(info["generation"])
 
+    def load(app):  # the start: from here to the first screen
+        loaded(app)
+        collections.clear()
+
+    monkeypatch.setattr(WizardApp, "on_load", load, raising=False)
     gc.callbacks.append(count)
     try:
         app = WizardApp(demo, mode=mode)
@@ -144,6 +151,12 @@ async def test_the_start_runs_without_the_cycle_collector_and_then_with_it(demo,
         async with app.run_test(size=(100, 30)) as pilot:
             await pilot.pause()  # ends at once: the collector comes back with the app's end
         assert gc.isenabled(), "an app that ended within its start left the collector off"
+        gc.disable()  # a host that keeps the collector off (Hermes running the wizard, say) finds it off
+        app = WizardApp(demo, mode=mode)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause(START_WITHOUT_COLLECTOR + 0.2)
+            assert not gc.isenabled(), "the app turned on a collector its host had turned off"
+        assert not gc.isenabled(), "the app turned on a collector its host had turned off"
     finally:
         gc.callbacks.remove(count)
         gc.enable()
