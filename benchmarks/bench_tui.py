@@ -7,7 +7,9 @@ interleaved round-robin so that machine noise hits them alike:
   import textual.app   python -c "import textual.app"                  the floor any Textual app pays
   doctor / setup       the app under Textual's headless driver (`run_test`) on a copy of the demo home; the
                        child ends with os._exit the moment the first screen is mounted and ready for keys, so
-                       its time is the time to that screen (a user's session goes on from there)
+                       its time is the time to that screen (a user's session goes on from there). "Ready" is
+                       Pilot.pause(): Textual's idle check, which sleeps at least 20 ms, so the wall time
+                       carries that and the CPU time does not
 
 Per child the parent takes the wall time and the CPU time (user + system, from `os.wait4`'s rusage). On a
 shared machine the wall clock measures the neighbours too; the CPU time is the command's own cost. Each
