@@ -110,25 +110,33 @@ def measure(cmds, env, rounds: int) -> tuple[dict[str, tuple[list[float], list[f
     return times, problems
 
 
+def judge(medians: dict[str, tuple[float, float]]) -> list[str]:
+    """The verdict lines: each first screen's median over the baseline's, on wall and on CPU time
+    (medians: name -> (wall s, CPU s)); the teardown-free floor is information only."""
+    lines = []
+    for name in medians:
+        if name in (BASELINE, BASELINE_QUICK) or BASELINE not in medians:
+            continue
+        for i, clock in enumerate(("wall", "cpu")):
+            ratio = medians[name][i] / medians[BASELINE][i]
+            lines.append(f"[{'PASS' if ratio <= TARGET else 'MISS'}] first screen {name} / {BASELINE} "
+                         f"({clock}, median): {ratio:.2f}x (target <= {TARGET}x)")
+        if BASELINE_QUICK in medians:
+            lines.append(f"[INFO] first screen {name} / {BASELINE_QUICK} (cpu, median): "
+                         f"{medians[name][1] / medians[BASELINE_QUICK][1]:.2f}x")
+    return lines
+
+
 def report(times, problems: list[str], rounds: int) -> None:
     print(f"{rounds} rounds, interleaved; fresh interpreter per run\n")
     print(f"{'command':<24}{'wall med ms':>12}{'wall min ms':>12}{'CPU med ms':>12}{'CPU min ms':>12}")
-    med = {}
+    medians = {}
     for name, (walls, cpus) in times.items():
-        med[name] = (statistics.median(walls), statistics.median(cpus))
-        print(f"{name:<24}{med[name][0] * 1000:>12.1f}{min(walls) * 1000:>12.1f}"
-              f"{med[name][1] * 1000:>12.1f}{min(cpus) * 1000:>12.1f}")
+        medians[name] = (statistics.median(walls), statistics.median(cpus))
+        print(f"{name:<24}{medians[name][0] * 1000:>12.1f}{min(walls) * 1000:>12.1f}"
+              f"{medians[name][1] * 1000:>12.1f}{min(cpus) * 1000:>12.1f}")
     print()
-    for name in med:
-        if name in (BASELINE, BASELINE_QUICK) or BASELINE not in med:
-            continue
-        for i, clock in enumerate(("wall", "cpu")):
-            ratio = med[name][i] / med[BASELINE][i]
-            print(f"[{'PASS' if ratio <= TARGET else 'MISS'}] first screen {name} / {BASELINE} "
-                  f"({clock}, median): {ratio:.2f}x (target <= {TARGET}x)")
-        if BASELINE_QUICK in med:
-            print(f"[INFO] first screen {name} / {BASELINE_QUICK} (cpu, median): "
-                  f"{med[name][1] / med[BASELINE_QUICK][1]:.2f}x")
+    print("\n".join(judge(medians)))
     for problem in problems:
         print(f"[WARN] {problem}")
 
