@@ -9,7 +9,7 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Button, Footer, Input, Label, RadioSet, Static
+from textual.widgets import Button, Input, Label, RadioSet, Static
 
 from hermes_wizard.core.safetext import visible_lines
 from hermes_wizard.faces.access_words import who_reaches
@@ -22,7 +22,7 @@ from hermes_wizard.plan.answers import ACCESS_MODES, ACCESS_WORDS, GROUP_POLICIE
 from hermes_wizard.plan.session import AnswerError
 from hermes_wizard.screens.base import WizardScreen
 from hermes_wizard.screens.messages import AccessKept
-from hermes_wizard.screens.widgets import Choice, ChoiceSet, wizard_header
+from hermes_wizard.screens.widgets import Choice, ChoiceSet, WizardFooter, wizard_header
 
 HELP = """# Who may use the agent
 
@@ -101,7 +101,7 @@ class AccessScreen(WizardScreen):
             with Horizontal(classes="buttons"):
                 yield Button("Keep this choice", variant="primary", id="done")
                 yield Button("Back", id="back")
-        yield Footer()
+        yield WizardFooter()
 
     def on_mount(self) -> None:
         self._show_for(self.selected())

@@ -5,10 +5,16 @@ screen classes, so screens never import each other.
 
 `WizardApp(home, mode="setup"|"doctor").run()` returns `AppOutcome`; the CLI prints
 "No changes were made." when nothing was applied.
+
+The first screen (findings for doctor, home for setup) is imported at the top; every other screen is imported
+lazily, when it is first pushed: together they cost ~40 ms CPU of the first screen's start (the help screen alone
+brings Textual's Markdown: markdown_it, pygments), against DESIGN's 1.5x of `import textual.app`
+(benchmarks/bench_tui.py).
 """
 
 from __future__ import annotations
 
+import gc
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,11 +26,8 @@ from hermes_wizard.core.bundled import stylesheet
 from hermes_wizard.judge.engine import HomeReport, evaluate
 from hermes_wizard.plan.changes import Plan
 from hermes_wizard.plan.session import Session
-from hermes_wizard.screens.access_screen import AccessScreen
 from hermes_wizard.screens.commands import WizardCommands
-from hermes_wizard.screens.confirm_quit import ConfirmQuit
 from hermes_wizard.screens.findings_screen import FindingsScreen
-from hermes_wizard.screens.help_screen import HelpScreen
 from hermes_wizard.screens.home_screen import HomeScreen
 from hermes_wizard.screens.messages import (
     AccessKept,
@@ -37,15 +40,12 @@ from hermes_wizard.screens.messages import (
     PlatformsRequested,
     ReviewRequested,
 )
-from hermes_wizard.screens.platform_screen import PlatformScreen
-from hermes_wizard.screens.platforms_screen import PlatformsScreen
-from hermes_wizard.screens.result_screen import ResultScreen
-from hermes_wizard.screens.review_screen import ReviewScreen
 from hermes_wizard.screens.widgets import PlainPalette
 from hermes_wizard.write.apply import ApplyError, ApplyResult, apply_plan
 from hermes_wizard.write.saved_answers import SavedAnswersError, save_answers
 
 CSS_FILE = stylesheet()
+START_WITHOUT_COLLECTOR = 1.0  # seconds: the start runs without the cycle collector (WizardApp.on_load)
 # Theme colours that become the foreground under NO_COLOR (see WizardApp.get_css_variables).
 NO_COLOR_AS_FOREGROUND = ("error", "text-error", "warning", "text-warning", "success", "text-success",
                           "text-muted", "text-accent")
@@ -77,6 +77,7 @@ class WizardApp(App[AppOutcome]):
         self.save_answers, self.keyring = save_answers, keyring  # setup --save-answers FILE, --secrets keyring
         self.session = self._new_session()
         self.outcome = AppOutcome(False)
+        self._collector_paused = False  # the cycle collector is off for the start (on_load)
 
     def _new_session(self) -> Session:
         session = Session(evaluate(self.home, self.profile), self.mode)
@@ -138,16 +139,39 @@ class WizardApp(App[AppOutcome]):
         return result
 
     # -- lifecycle ----------------------------------------------------------------------------------------------
+    def on_load(self) -> None:
+        """The start runs without the cycle collector: building the first screen (hundreds of Textual objects)
+        set off ~100 collections, ~30 ms CPU of it.  Reference counting still frees what is dropped; the
+        collector is back on a second later (the first screen is up in a third of that) or when the app ends,
+        unless it was off already (a host process, such as Hermes running the wizard, may keep it off)."""
+        if gc.isenabled():
+            gc.disable()
+            self.set_timer(START_WITHOUT_COLLECTOR, self._collector_back)
+            self._collector_paused = True
+
+    def _collector_back(self) -> None:
+        if self._collector_paused:
+            self._collector_paused = False
+            gc.enable()
+
+    def on_unmount(self) -> None:
+        self._collector_back()
+
     def on_mount(self) -> None:
         self.push_screen(FindingsScreen() if self.mode == "doctor" else HomeScreen())
 
     # -- navigation: screens post what happened; only the App knows which screen comes next ---------------------
     def on_platforms_requested(self, message: PlatformsRequested) -> None:
+        from hermes_wizard.screens.platforms_screen import PlatformsScreen
+
         self.push_screen(PlatformsScreen())
 
     def on_platform_chosen(self, message: PlatformChosen) -> None:
         # From the list, or from the palette anywhere: the platform's screens always sit on the list, so
         # Esc and "Keep choice" come back to it (and to its cursor).
+        from hermes_wizard.screens.platform_screen import PlatformScreen
+        from hermes_wizard.screens.platforms_screen import PlatformsScreen
+
         if any(isinstance(screen, PlatformsScreen) for screen in self.screen_stack):
             while not isinstance(self.screen, PlatformsScreen):
                 self.pop_screen()
@@ -161,18 +185,27 @@ class WizardApp(App[AppOutcome]):
                 self.pop_screen()
 
     def on_credentials_kept(self, message: CredentialsKept) -> None:
+        from hermes_wizard.screens.access_screen import AccessScreen
+
         self.push_screen(AccessScreen(message.platform))
 
     def on_access_kept(self, message: AccessKept) -> None:
         # Back past the platform's own screens to the list (the bottom two are the default screen and the first).
+        from hermes_wizard.screens.platforms_screen import PlatformsScreen
+
         while not isinstance(self.screen, PlatformsScreen) and len(self.screen_stack) > 2:
             self.pop_screen()
 
     def on_review_requested(self, message: ReviewRequested) -> None:
+        from hermes_wizard.screens.result_screen import ResultScreen
+        from hermes_wizard.screens.review_screen import ReviewScreen
+
         if not isinstance(self.screen, (ReviewScreen, ResultScreen)):  # after Apply there is nothing to review
             self.push_screen(ReviewScreen())
 
     def on_changes_applied(self, message: ChangesApplied) -> None:
+        from hermes_wizard.screens.result_screen import ResultScreen
+
         self.push_screen(ResultScreen(message.result))
 
     def on_pairing_requested(self, message: PairingRequested) -> None:
@@ -198,6 +231,8 @@ class WizardApp(App[AppOutcome]):
         self.screen.post_message(HomeReread(f"{login.shown} {ended}; now: {state}."))
 
     def action_help(self) -> None:
+        from hermes_wizard.screens.help_screen import HelpScreen
+
         if not isinstance(self.screen, HelpScreen):
             text = getattr(self.screen, "HELP", "") or "No help for this screen."
             self.push_screen(HelpScreen(text.replace("{hermes}", self.judged_hermes())))
@@ -210,6 +245,8 @@ class WizardApp(App[AppOutcome]):
 
     def action_quit_wizard(self) -> None:
         """Quit — after asking, when answers would be lost (Ctrl+Q, Ctrl+C and Esc on the first screen)."""
+        from hermes_wizard.screens.confirm_quit import ConfirmQuit
+
         if isinstance(self.screen, ConfirmQuit):  # asked already: a second Ctrl+Q means it
             self.exit(self.outcome)
             return

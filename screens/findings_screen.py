@@ -1,21 +1,24 @@
 """Findings (doctor mode): what is wrong, the safe default fix for each, then Review.  The notes on what will be
-done are the plan's (wizard/faces/plan_words.py), redrawn whenever the screen comes back into view."""
+done are the plan's (wizard/faces/plan_words.py), redrawn whenever the screen comes back into view.  The repair
+itself (plan_repairs: the home judged once more per candidate fix) depends only on the report and the two choices,
+so it is planned again only when one of them changed, not on every return to this screen or every key typed."""
 
 from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Button, Footer, Input, Label, RadioSet, Static
+from textual.widgets import Button, Input, Label, RadioSet, Static
 
 from hermes_wizard.core.safetext import visible, visible_lines
 from hermes_wizard.faces.plan_words import plan_notes
 from hermes_wizard.faces.wording import tilde, verdict_words
+from hermes_wizard.judge.engine import HomeReport
 from hermes_wizard.plan.answers import split_ids
-from hermes_wizard.plan.repairs import RepairOptions, plan_repairs
+from hermes_wizard.plan.repairs import Repair, RepairOptions, plan_repairs
 from hermes_wizard.screens.base import WizardScreen
 from hermes_wizard.screens.messages import PlatformsRequested, ReviewRequested
-from hermes_wizard.screens.widgets import Choice, findings_content, wizard_header
+from hermes_wizard.screens.widgets import Choice, WizardFooter, findings_content, wizard_header
 
 HELP = """# Doctor
 
@@ -36,6 +39,8 @@ class FindingsScreen(WizardScreen):
     BINDINGS = [Binding("r", "review", "Review"), Binding("ctrl+r", "review", "Review", show=False),
                 Binding("p", "platforms", "Platforms"),
                 Binding("escape", "app.quit_wizard", "Quit")]
+
+    _planned: tuple[HomeReport, RepairOptions, Repair] | None = None  # the last repair and what it was planned for
 
     def compose(self) -> ComposeResult:
         report = self.wizard.report
@@ -70,7 +75,7 @@ class FindingsScreen(WizardScreen):
                 yield Button("Review the fix", variant="primary", id="review")
                 yield Button("Platforms", id="platforms")
                 yield Button("Quit", id="quit")
-        yield Footer()
+        yield WizardFooter()
 
     def on_mount(self) -> None:
         self._replan()
@@ -95,7 +100,7 @@ class FindingsScreen(WizardScreen):
         options = RepairOptions(open_policy=self._choice("open-policy", "pairing"),
                                 dead_transport=self._choice("dead-transport", "disable"))
         session = self.wizard.session
-        repair = plan_repairs(self.wizard.report, options)
+        repair = self._repair(options)
         session.set_repair(repair.plan.changes, split_ids(self.query_one("#confirm-open", Input).value))
         waiting = session.needs_confirming()
         for widget_id in ("#confirm-open-label", "#confirm-open"):
@@ -106,6 +111,14 @@ class FindingsScreen(WizardScreen):
                             "refuses to start).")
         self.query_one("#plan-notes", Static).update("\n".join(visible(tilde(note)) for note in notes)
                                                      or "Nothing to fix.")
+
+    def _repair(self, options: RepairOptions) -> Repair:
+        """The repair for the report as it is now and these choices: the one planned last while neither changed
+        (applying, a re-read or another home replace the report)."""
+        report = self.wizard.report
+        if self._planned is None or self._planned[0] is not report or self._planned[1] != options:
+            self._planned = (report, options, plan_repairs(report, options))
+        return self._planned[2]
 
     def on_radio_set_changed(self, event: RadioSet.Changed) -> None:
         self._replan()

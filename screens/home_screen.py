@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Button, Footer, Select, Static
+from textual.widgets import Button, Select, Static
 
 from hermes_wizard.core.safetext import visible_lines
 from hermes_wizard.faces.terminal import over_ssh
@@ -13,7 +13,7 @@ from hermes_wizard.faces.wording import plural, ssh_note, tilde, verdict_words
 from hermes_wizard.read.homes import HomeError, list_profiles, profile_home
 from hermes_wizard.screens.base import WizardScreen
 from hermes_wizard.screens.messages import PlatformsRequested
-from hermes_wizard.screens.widgets import wizard_header
+from hermes_wizard.screens.widgets import WizardFooter, wizard_header
 
 HELP = """# Home
 
@@ -50,7 +50,7 @@ class HomeScreen(WizardScreen):
             with Horizontal(classes="buttons"):
                 yield Button("Continue", variant="primary", id="continue")
                 yield Button("Quit", id="quit")
-        yield Footer()
+        yield WizardFooter()
 
     def on_mount(self) -> None:
         self.query_one("#continue", Button).focus()  # the first thing to act on, not the scroll area

@@ -6,7 +6,7 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Button, Footer, Input, Label, Static
+from textual.widgets import Button, Input, Label, Static
 
 from hermes_wizard.core.safetext import visible_lines
 from hermes_wizard.faces.pair_now import LOGIN_WORDS, can_pair, login_for
@@ -16,7 +16,7 @@ from hermes_wizard.hermes.loader.catalog import Spec
 from hermes_wizard.plan.changes import is_secret_name
 from hermes_wizard.screens.base import WizardScreen
 from hermes_wizard.screens.messages import CredentialsKept, HomeReread, PairingRequested
-from hermes_wizard.screens.widgets import wizard_header
+from hermes_wizard.screens.widgets import WizardFooter, wizard_header
 
 HELP = """# Platform
 
@@ -65,7 +65,7 @@ class PlatformScreen(WizardScreen):
                     verb = "Pair now" if self.platform == "whatsapp" else "Log in by QR"
                     yield Button(f"{verb} ({' '.join(('hermes', *LOGIN_WORDS[self.platform]))})", id="pair")
                 yield Button("Back", id="back")
-        yield Footer()
+        yield WizardFooter()
 
     def _fields(self) -> tuple[str, ...]:
         return tuple(key for key in self.spec.credentials if not key.endswith("_ENABLED"))

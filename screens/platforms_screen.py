@@ -16,14 +16,14 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from hermes_wizard.core.safetext import visible
 from hermes_wizard.faces.wording import credential_state, plural
 from hermes_wizard.hermes.loader.catalog import ALIASES, PLATFORMS
 from hermes_wizard.screens.base import WizardScreen
 from hermes_wizard.screens.messages import PlatformChosen, ReviewRequested
-from hermes_wizard.screens.widgets import wizard_header
+from hermes_wizard.screens.widgets import WizardFooter, wizard_header
 
 HELP = """# Platforms
 
@@ -78,7 +78,7 @@ class PlatformsScreen(WizardScreen):
         yield DataTable(cursor_type="row", zebra_stripes=True, id="platforms")
         yield Static("", id="find", classes="hint")
         yield Static("", id="pending", classes="hint")
-        yield Footer()
+        yield WizardFooter()
 
     def on_mount(self) -> None:
         self.typed, self.typed_at = "", 0.0

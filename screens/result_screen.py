@@ -6,13 +6,13 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Button, Footer, Static
+from textual.widgets import Button, Static
 
 from hermes_wizard.core.safetext import as_spoken, visible_lines
 from hermes_wizard.faces.outcome import restart_lines, written
 from hermes_wizard.faces.wording import open_words, tilde
 from hermes_wizard.screens.base import WizardScreen
-from hermes_wizard.screens.widgets import findings_content, wizard_header
+from hermes_wizard.screens.widgets import WizardFooter, findings_content, wizard_header
 
 HELP = """# Applied
 The files were written, read back and judged again; the verdict below comes from the files on disk, with
@@ -50,7 +50,7 @@ class ResultScreen(WizardScreen):
             yield Static(visible_lines(next_step), classes="hint", id="next", markup=False)
             with Horizontal(classes="buttons"):
                 yield Button("Done", variant="primary", id="done")
-        yield Footer()
+        yield WizardFooter()
 
     def on_mount(self) -> None:
         self.query_one("#done", Button).focus()

@@ -8,7 +8,7 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Button, Checkbox, Footer, Input, Static
+from textual.widgets import Button, Checkbox, Input, Static
 
 from hermes_wizard.core.keyring_store import backend_name, usable_for
 from hermes_wizard.core.safetext import visible_lines
@@ -18,7 +18,7 @@ from hermes_wizard.plan.changes import render_diff
 from hermes_wizard.plan.service_steps import ServiceRequest, plan_service, render_service
 from hermes_wizard.screens.base import WizardScreen
 from hermes_wizard.screens.messages import ChangesApplied
-from hermes_wizard.screens.widgets import DiffView, findings_content, wizard_header
+from hermes_wizard.screens.widgets import DiffView, WizardFooter, findings_content, wizard_header
 from hermes_wizard.service.systemd import Runner
 from hermes_wizard.write.apply import ApplyError
 
@@ -77,7 +77,7 @@ class ReviewScreen(WizardScreen):
             yield Button("Apply", variant="success", id="apply",
                          disabled=self.refused or not (plan or self.service_steps))
             yield Button("Back", id="back")
-        yield Footer()
+        yield WizardFooter()
 
     def _no_keyring(self) -> str | None:
         """With typed secrets: why no OS keyring is usable here (then they go to .env, whatever was asked)."""

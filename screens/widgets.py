@@ -1,5 +1,6 @@
-"""Small widgets every screen shares: the header with a plain-ASCII icon, a radio button whose chosen
-state shows without colour, findings whose errors stand out without colour, and a coloured diff.
+"""Small widgets every screen shares: the header with a plain-ASCII icon, a footer redrawn only when its keys
+change, a radio button whose chosen state shows without colour, findings whose errors stand out without colour,
+and a coloured diff.
 
 UI only: the words come from wizard/ (wording, safetext, render_diff); these decide how they look.
 """
@@ -9,7 +10,8 @@ from __future__ import annotations
 from textual.command import CommandPalette, SearchIcon
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.widgets import Header, RadioButton, RadioSet, Static
+from textual.screen import Screen
+from textual.widgets import Footer, Header, RadioButton, RadioSet, Static
 
 from hermes_wizard.core.safetext import as_spoken
 
@@ -20,6 +22,30 @@ HEADER_ICON = "="
 
 def wizard_header() -> Header:
     return Header(icon=HEADER_ICON)
+
+
+class WizardFooter(Footer):
+    """Textual's footer of keys, rebuilt only when the keys it shows change.  Textual rebuilds it (removes and mounts
+    every key) after each bindings signal of its screen: five times before the first screen is drawn, for the same
+    keys, ~45 ms CPU of the start (benchmarks/bench_tui.py), and again at every focus change."""
+
+    _composed_for: tuple | None = None  # the keys (and their state) the footer was last built for
+
+    def bindings_changed(self, screen: Screen) -> None:
+        self._bindings_ready = True
+        if screen.app.app_focus and self.is_attached and screen is self.screen:
+            self.call_after_refresh(self._recompose_if_changed)
+
+    async def _recompose_if_changed(self) -> None:
+        if not self.is_attached:  # removed while the call waited for the refresh
+            return
+        palette = self.app.COMMAND_PALETTE_BINDING
+        keys = tuple((key, *active[1:]) for key, active in self.screen.active_bindings.items()
+                     if active.binding.show or key == palette)  # what Footer.compose reads
+        shown = (self.show_command_palette, self.app.ENABLE_COMMAND_PALETTE, keys)
+        if shown != self._composed_for:
+            self._composed_for = shown
+            await self.recompose()
 
 
 class Choice(RadioButton):

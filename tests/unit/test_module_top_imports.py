@@ -16,6 +16,8 @@ The boundaries:
   metadata    importlib.metadata (~20 ms: email, zipfile, csv) only for `hermes-wizard --version` (faces/cli.py).
   plugin      every Hermes process that discovers plugins imports faces/hermes_plugin.py: the wizard's own
               modules load only when its command or hook runs.
+  first screen  the TUI app imports the screen it shows first; the others (the help screen brings Textual's
+              Markdown) load when first pushed.
   dispatch    the command line imports the face of the command being run, so `check` and the gate never
               load doctor or setup machinery (faces/entry.py, faces/cli.py).
   check path  a module that `check` or the pre-start gate loads keeps off that path what only some of its
@@ -69,6 +71,11 @@ BOUNDARIES = (
              "~20 ms (email, zipfile, csv) that only `--version` needs, on every command's start"),
     Boundary("plugin", ("hermes_wizard",), ("hermes_wizard.faces.hermes_plugin",),
              "every Hermes process that discovers plugins imports the plugin: the wizard loads when it runs"),
+    Boundary("first screen", tuple(f"hermes_wizard.screens.{name}" for name in (
+                 "help_screen", "access_screen", "platform_screen", "platforms_screen", "review_screen",
+                 "result_screen", "confirm_quit")), ("hermes_wizard.screens.app",),
+             "the TUI's first screen (DESIGN: within 1.5x of import textual.app) does not load the screens it "
+             "does not show: ~40 ms CPU, the help screen's Markdown (markdown_it, pygments) ~25 ms of it"),
     # ---- the check path: each holder is loaded by `check` or the gate; each target is not, on some run ----
     Boundary("check path", ("json",), ("hermes_wizard.core.safetext",),
              "only JSON output needs it; the gate prints none"),
