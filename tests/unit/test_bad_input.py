@@ -224,6 +224,11 @@ def many_keys() -> bytes:
     return DEMO_ENV.encode() + b"".join(b"K%06d=x\n" % i for i in range(40000))
 
 
+def big_creds() -> bytes:
+    # A paired session's creds.json padded to 10 MB: Baileys would load it, the wizard reads at most 1 MiB of it.
+    return b'{"me": {"id": "15550001111:1@s.whatsapp.net"}, "pad": "' + b"x" * (10 * MiB) + b'"}'
+
+
 def deep_nesting() -> bytes:
     return ((DEMO_HOME / "config.yaml").read_text()
             + "deep: " + "[" * 50000 + "]" * 50000 + "\n").encode()
@@ -304,6 +309,7 @@ CASES = [
     Case("creds-empty", lambda h: replace(h / CREDS, b""), "creds.json"),
     Case("creds-not-json", lambda h: replace(h / CREDS, b"{not json"), "creds.json"),
     Case("creds-dir", lambda h: replace(h / CREDS, kind="dir"), "creds.json"),
+    Case("creds-10mb", lambda h: replace(h / CREDS, big_creds()), "creds.json"),
     Case("gateway-state-not-json", lambda h: replace(h / "gateway_state.json", b"\x00{oops"),
          "gateway_state.json"),
     Case("starts-log-garbage", lambda h: replace(h / "gateway-starts.log",
