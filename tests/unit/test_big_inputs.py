@@ -23,14 +23,14 @@ def many_scalars() -> bytes:
                                      for p in range(SCALARS // 200))).encode()
 
 
-def calls_in(source: str, work: Callable[[], object]) -> int:
-    """How many Python functions defined in the file `source` were entered (generator resumptions too)
-    while `work` ran."""
+def calls_in(source: str, work: Callable[[], object], but: tuple[str, ...] = ()) -> int:
+    """How many Python functions defined in the file `source` (except those named in `but`) were entered,
+    generator resumptions too, while `work` ran."""
     count = 0
 
     def profile(frame, event, arg):
         nonlocal count
-        if event == "call" and frame.f_code.co_filename == source:
+        if event == "call" and frame.f_code.co_filename == source and frame.f_code.co_name not in but:
             count += 1
 
     sys.setprofile(profile)
@@ -45,7 +45,22 @@ def test_alias_expansion_walk_counts_collections_not_scalars():
     """The walk that sizes config.yaml with its aliases expanded (Hermes expands ${VAR} over that tree): the
     start code called two helpers and two generators per node, 40k+ calls here."""
     content = many_scalars()
-    read = calls_in(yamlfile.__file__, lambda: yamlfile.read_yaml_file(Path("config.yaml"), content))
+    read = calls_in(yamlfile.__file__, lambda: yamlfile.read_yaml_file(Path("config.yaml"), content),
+                    but=("construct_object",))  # the constructor's entry: the next test counts its work
     parsed = yamlfile.read_yaml_file(Path("config.yaml"), content)
     assert parsed.error is None and parsed.expanded_nodes == 3 + 2 * (SCALARS // 200) + SCALARS
     assert read < 2_000, f"{read} calls in yamlfile.py for {SCALARS} scalars"
+
+
+def test_building_the_config_takes_strings_and_booleans_as_they_are():
+    """Constructing the parsed config (Hermes's safe_load semantics): the start code entered PyYAML's
+    constructor three times per string (construct_object, construct_yaml_str, construct_scalar)."""
+    import yaml.constructor
+
+    content = many_scalars().replace(b": v1\n", b": true\n")
+    built = calls_in(yaml.constructor.__file__, lambda: yamlfile.read_yaml_file(Path("config.yaml"), content))
+    parsed = yamlfile.read_yaml_file(Path("config.yaml"), content)
+    assert parsed.data == yaml.safe_load(content)  # the same document Hermes builds
+    assert parsed.data["platforms"]["extra0"]["k1"] is True
+    assert built < 2_000, f"{built} calls in PyYAML's constructor for {SCALARS} scalars"
+
