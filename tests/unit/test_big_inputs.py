@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from hermes_wizard.hermes.loader import yamlfile
+from hermes_wizard.judge import masking
 
 SCALARS = 10_000
 
@@ -64,3 +65,12 @@ def test_building_the_config_takes_strings_and_booleans_as_they_are():
     assert parsed.data["platforms"]["extra0"]["k1"] is True
     assert built < 2_000, f"{built} calls in PyYAML's constructor for {SCALARS} scalars"
 
+
+def test_the_secret_scan_judges_each_key_name_once():
+    """The scan for values to mask (every scalar under a secret-looking key): the start code tested every
+    key's name and every scalar's text with a call each, 15k calls here; the same names repeat."""
+    content = many_scalars()
+    root = yamlfile.read_yaml_file(Path("config.yaml"), content + b"  weixin:\n    token: sekrit-value-1\n")._root
+    scanned = calls_in(masking.__file__, lambda: masking.secret_scalars(root))
+    assert [node.value for node in masking.secret_scalars(root)] == ["sekrit-value-1"]
+    assert scanned < 500, f"{scanned} calls in masking.py for {SCALARS} scalars"
