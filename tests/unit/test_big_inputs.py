@@ -66,6 +66,29 @@ def test_building_the_config_takes_strings_and_booleans_as_they_are():
     assert built < 2_000, f"{built} calls in PyYAML's constructor for {SCALARS} scalars"
 
 
+TRICKY = ["b: &b {x: 1}\nc: {<<: *b, y: 2}\n", "c: {<<: [{x: 1}, {z: 3}], x: 2}\n", "x: {=: 5, 1: a, ~: b, yes: c}\n",
+          "a: &a {b: *a}\n", "d: {a: 1, a: 2}\n", "s: !!set {a, b}\n", "o: !!omap [a: 1, b: 2]\n",
+          "e: [!!bool on, !!str 12, '', \"true\", 0x1f, 2001-12-14]\n", "k: {[1]: x}\n", "x: !!str {a: 1}\n",
+          "x: !!bool maybe\n"]
+
+
+def test_the_shortcuts_build_what_safe_load_builds():
+    """Merge keys, value keys, non-string keys, tags, aliases into themselves, duplicates, bad tagged
+    scalars: the config is what Hermes's yaml.safe_load returns, or fails as it fails."""
+    import yaml
+
+    def outcome(text, loader):
+        try:
+            return repr(yaml.load(text, Loader=loader))
+        except Exception as exc:  # the error Hermes's loader would catch
+            return type(exc).__name__
+
+    # the pure-Python loader, and the libyaml one a file over LARGE_YAML_BYTES gets
+    for ours, theirs in ((yamlfile._SafeLoader, yaml.SafeLoader), (yamlfile._CSafeLoader, yaml.CSafeLoader)):
+        for text in TRICKY:
+            assert outcome(text, ours) == outcome(text, theirs), text
+
+
 def test_the_secret_scan_judges_each_key_name_once():
     """The scan for values to mask (every scalar under a secret-looking key): the start code tested every
     key's name and every scalar's text with a call each, 15k calls here; the same names repeat."""

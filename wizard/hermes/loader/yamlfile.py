@@ -34,11 +34,15 @@ MAX_EXPANDED_NODES = 10_000_000
 _STR_TAG, _BOOL_TAG = "tag:yaml.org,2002:str", "tag:yaml.org,2002:bool"
 
 
-class _PlainScalars(yaml.constructor.SafeConstructor):
-    """SafeConstructor, with a string's or a boolean's value returned at once: what `construct_yaml_str` and
-    `construct_yaml_bool` return for it, without the bookkeeping every node gets (the memo of constructed
-    nodes, which only aliases use, would give back that same str or bool).  They are most of a config's
-    nodes: 500k of the 600k with 100k platform keys."""
+class _ShortcutConstructor(yaml.constructor.SafeConstructor):
+    """SafeConstructor, with shortcuts for the nodes most of a config is made of (500k of the 600k nodes with
+    100k platform keys), each returning what the general path returns:
+
+    * a string's or a boolean's value at once, as `construct_yaml_str` / `construct_yaml_bool` give it,
+      without the bookkeeping every node gets (the memo of constructed nodes, which only aliases use,
+      would hand back that same str or bool);
+    * a mapping whose keys are all plain strings built in one pass: with no merge (`<<`) or value (`=`)
+      key there is nothing to flatten, and a str key is always hashable."""
 
     def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
         if node.__class__ is yaml.ScalarNode:
@@ -48,8 +52,16 @@ class _PlainScalars(yaml.constructor.SafeConstructor):
                 return self.bool_values[node.value.lower()]
         return super().construct_object(node, deep)
 
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        if node.__class__ is not yaml.MappingNode:
+            return super().construct_mapping(node, deep)  # its error
+        for key, _ in node.value:
+            if key.__class__ is not yaml.ScalarNode or key.tag != _STR_TAG:
+                return super().construct_mapping(node, deep)
+        return {key.value: self.construct_object(value, deep=deep) for key, value in node.value}
 
-class _SafeLoader(_PlainScalars, yaml.SafeLoader):
+
+class _SafeLoader(_ShortcutConstructor, yaml.SafeLoader):
     """yaml.SafeLoader, the loader of Hermes's `yaml.safe_load`."""
 
 
@@ -59,7 +71,7 @@ except ImportError:  # a PyYAML built without libyaml: _parse_into then never pi
     _LibyamlSafeLoader = yaml.SafeLoader  # type: ignore[misc,assignment]
 
 
-class _CSafeLoader(_PlainScalars, _LibyamlSafeLoader):
+class _CSafeLoader(_ShortcutConstructor, _LibyamlSafeLoader):
     """libyaml's parser with the same constructor (a file over LARGE_YAML_BYTES)."""
 
 
@@ -242,12 +254,13 @@ def _expanded_size(root: yaml.Node | None) -> tuple[int, yaml.Node | None]:
 def _frame(node: yaml.Node) -> list[Any]:
     """A walk frame for a collection: its own node and its scalar children counted, its child collections
     listed last first."""
-    if isinstance(node, yaml.MappingNode):
-        children = [part for pair in reversed(node.value) for part in (pair[1], pair[0])]
-    else:
-        children = node.value[::-1]
-    collections = [child for child in children if not isinstance(child, yaml.ScalarNode)]
-    return [node, 1 + len(children) - len(collections), collections, 0]
+    scalar = yaml.ScalarNode
+    if node.__class__ is yaml.MappingNode:
+        collections = [part for pair in reversed(node.value) for part in (pair[1], pair[0])
+                       if part.__class__ is not scalar]
+        return [node, 1 + 2 * len(node.value) - len(collections), collections, 0]
+    collections = [child for child in reversed(node.value) if child.__class__ is not scalar]
+    return [node, 1 + len(node.value) - len(collections), collections, 0]
 
 
 def lookup(data: object, path: tuple[object, ...]) -> object:
