@@ -299,6 +299,11 @@ CASES = [
     Case("config-dir", lambda h: replace(h / CONFIG, kind="dir"), CONFIG),
     Case("config-syntax-error", lambda h: replace(h / CONFIG, SYNTAX_ERROR.encode()), CONFIG,
          subprocess=True),
+    # A tag PyYAML's constructor fails on with a KeyError / AttributeError: Hermes warns and ignores the file.
+    Case("config-bad-bool-tag", lambda h: replace(h / CONFIG, (DEMO_HOME / CONFIG).read_bytes() + b"x: !!bool maybe\n"),
+         CONFIG),
+    Case("config-bad-timestamp-tag", lambda h: replace(h / CONFIG, (DEMO_HOME / CONFIG).read_bytes()
+                                                       + b"x: !!timestamp soon\n"), CONFIG),
     Case("config-top-list", lambda h: replace(h / CONFIG, b"- platforms\n- telegram\n"), CONFIG),
     Case("config-top-scalar", lambda h: replace(h / CONFIG, b"just a string\n"), CONFIG),
     # Hermes's _expand_env_vars walks the expanded tree (9**12 strings): it hangs at startup.

@@ -191,7 +191,8 @@ def _parse_into(result: YamlFile, raw: bytes, size: int) -> YamlFile:
         result.error = YamlError(message, mark.line + 1 if mark else None, mark.column + 1 if mark else None)
     except yaml.reader.ReaderError as exc:
         result.error = _reader_error(text, exc)
-    except (yaml.YAMLError, RecursionError, ValueError, TypeError) as exc:
+    except Exception as exc:  # as Hermes's loader: `!!bool maybe` raises KeyError, `!!timestamp x` AttributeError,
+        # `!!int x` ValueError, depth RecursionError; Hermes warns and ignores the whole file
         result.error = YamlError(f"{type(exc).__name__}: {exc}")
     finally:
         if loader is not None:
