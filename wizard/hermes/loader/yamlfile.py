@@ -3,9 +3,14 @@
 Keeps the composed node tree so a check can point at the line of any key
 (`YamlFile.line_of(("platforms", "weixin", "extra", "dm_policy"))`).
 
-Contract: never raises for file content.  A file that does not parse gives
-`YamlFile.error` with a 1-based line and column; Hermes then logs one warning and
+Contract: never raises for file content.  A file that does not parse (or that
+PyYAML's constructor fails on, whatever the exception) gives `YamlFile.error`
+with a 1-based line and column when known; Hermes then logs one warning and
 silently falls back to `.env`/gateway.json values, which checks must report.
+
+Big files stay cheap (benchmarks/bench_inputs.py: 100k platform keys): the data is
+built by SafeConstructor with shortcuts that return what it returns
+(`_ShortcutConstructor`), and the alias-expansion walk visits collections only.
 """
 
 from __future__ import annotations
