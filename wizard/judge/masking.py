@@ -197,7 +197,7 @@ def secret_scalars(root: yaml.Node | None) -> list[yaml.ScalarNode]:
                     found.append(child)
         elif isinstance(node, yaml.MappingNode):
             for key, value in node.value:
-                if isinstance(key, yaml.ScalarNode):
+                if key.__class__ is yaml.ScalarNode:
                     name = str(key.value)
                     if "://" in name and has_url_password(name):  # a key is a name, not a value: masked only
                         found.append(key)  # where it holds a URL's password
@@ -207,13 +207,13 @@ def secret_scalars(root: yaml.Node | None) -> list[yaml.ScalarNode]:
                 secret = named_secret.get(name)
                 if secret is None:
                     secret = named_secret[name] = is_secret_name(name)
-                where = path if len(path) == 3 else (*path, name)
                 # `secrets:` and its sources' names (`wizard_keyring`) configure secret sources; our keyring source's
                 # `env` maps variable names to entry names — references, never the secrets themselves.
-                named = secret and not (where[0] == "secrets" and len(where) <= 2) and path != _KEYRING_REFS
-                if not isinstance(value, yaml.ScalarNode):
-                    stack.append((value, under_secret or named, where))
-                elif under_secret or named or ("://" in (text := str(value.value)) and has_url_password(text)):
+                flag = under_secret or (secret and not ((path[0] if path else name) == "secrets" and len(path) <= 1)
+                                        and path != _KEYRING_REFS)
+                if value.__class__ is not yaml.ScalarNode:
+                    stack.append((value, flag, path if len(path) == 3 else (*path, name)))
+                elif flag or ("://" in (text := str(value.value)) and has_url_password(text)):
                     found.append(value)
     return list(dict.fromkeys(found))  # a shared scalar reached from several collections, once
 

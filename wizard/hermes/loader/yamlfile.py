@@ -245,8 +245,13 @@ def _expanded_size(root: yaml.Node | None) -> tuple[int, yaml.Node | None]:
             elif id(child) in counting:
                 return cap, child
             else:
-                counting.add(id(child))
-                stack.append(_frame(child))
+                child_frame = _frame(child)
+                if child_frame[2]:
+                    counting.add(id(child))
+                    stack.append(child_frame)
+                else:  # only scalars below: sized at once (most of a big config's collections)
+                    size = sizes[id(child)] = min(cap, child_frame[1])
+                    frame[1] += size
             continue
         stack.pop()
         node = frame[0]
