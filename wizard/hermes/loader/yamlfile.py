@@ -36,50 +36,6 @@ MAX_YAML_BYTES = 64 * 1024 * 1024
 MAX_EXPANDED_NODES = 10_000_000
 
 
-_STR_TAG, _BOOL_TAG = "tag:yaml.org,2002:str", "tag:yaml.org,2002:bool"
-
-
-class _ShortcutConstructor(yaml.constructor.SafeConstructor):
-    """SafeConstructor, with shortcuts for the nodes most of a config is made of (500k of the 600k nodes with
-    100k platform keys), each returning what the general path returns:
-
-    * a string's or a boolean's value at once, as `construct_yaml_str` / `construct_yaml_bool` give it,
-      without the bookkeeping every node gets (the memo of constructed nodes, which only aliases use,
-      would hand back that same str or bool);
-    * a mapping whose keys are all plain strings built in one pass: with no merge (`<<`) or value (`=`)
-      key there is nothing to flatten, and a str key is always hashable."""
-
-    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
-        if node.__class__ is yaml.ScalarNode:
-            if node.tag == _STR_TAG:
-                return node.value
-            if node.tag == _BOOL_TAG:
-                return self.bool_values[node.value.lower()]
-        return super().construct_object(node, deep)
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        if node.__class__ is not yaml.MappingNode:
-            return super().construct_mapping(node, deep)  # its error
-        for key, _ in node.value:
-            if key.__class__ is not yaml.ScalarNode or key.tag != _STR_TAG:
-                return super().construct_mapping(node, deep)
-        return {key.value: self.construct_object(value, deep=deep) for key, value in node.value}
-
-
-class _SafeLoader(_ShortcutConstructor, yaml.SafeLoader):
-    """yaml.SafeLoader, the loader of Hermes's `yaml.safe_load`."""
-
-
-try:
-    from yaml import CSafeLoader as _LibyamlSafeLoader
-except ImportError:  # a PyYAML built without libyaml: _parse_into then never picks it
-    _LibyamlSafeLoader = yaml.SafeLoader  # type: ignore[misc,assignment]
-
-
-class _CSafeLoader(_ShortcutConstructor, _LibyamlSafeLoader):
-    """libyaml's parser with the same constructor (a file over LARGE_YAML_BYTES)."""
-
-
 @dataclass(frozen=True)
 class YamlError:
     """Why a YAML file could not be read or parsed, and where (1-based line and column, when known)."""
@@ -138,6 +94,50 @@ class YamlFile:
                     index.setdefault(key_node.value, (key_node.start_mark.line + 1, value_node))
             self._keys[id(node)] = index
         return index
+
+
+_STR_TAG, _BOOL_TAG = "tag:yaml.org,2002:str", "tag:yaml.org,2002:bool"
+
+
+class _ShortcutConstructor(yaml.constructor.SafeConstructor):
+    """SafeConstructor, with shortcuts for the nodes most of a config is made of (500k of the 600k nodes with
+    100k platform keys), each returning what the general path returns:
+
+    * a string's or a boolean's value at once, as `construct_yaml_str` / `construct_yaml_bool` give it,
+      without the bookkeeping every node gets (the memo of constructed nodes, which only aliases use,
+      would hand back that same str or bool);
+    * a mapping whose keys are all plain strings built in one pass: with no merge (`<<`) or value (`=`)
+      key there is nothing to flatten, and a str key is always hashable."""
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        if node.__class__ is yaml.ScalarNode:
+            if node.tag == _STR_TAG:
+                return node.value
+            if node.tag == _BOOL_TAG:
+                return self.bool_values[node.value.lower()]
+        return super().construct_object(node, deep)
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        if node.__class__ is not yaml.MappingNode:
+            return super().construct_mapping(node, deep)  # its error
+        for key, _ in node.value:
+            if key.__class__ is not yaml.ScalarNode or key.tag != _STR_TAG:
+                return super().construct_mapping(node, deep)
+        return {key.value: self.construct_object(value, deep=deep) for key, value in node.value}
+
+
+class _SafeLoader(_ShortcutConstructor, yaml.SafeLoader):
+    """yaml.SafeLoader, the loader of Hermes's `yaml.safe_load`."""
+
+
+try:
+    from yaml import CSafeLoader as _LibyamlSafeLoader
+except ImportError:  # a PyYAML built without libyaml: _parse_into then never picks it
+    _LibyamlSafeLoader = yaml.SafeLoader  # type: ignore[misc,assignment]
+
+
+class _CSafeLoader(_ShortcutConstructor, _LibyamlSafeLoader):
+    """libyaml's parser with the same constructor (a file over LARGE_YAML_BYTES)."""
 
 
 def read_yaml_file(path: Path, content: bytes | None = None) -> YamlFile:
