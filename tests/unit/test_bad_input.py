@@ -224,6 +224,11 @@ def many_keys() -> bytes:
     return DEMO_ENV.encode() + b"".join(b"K%06d=x\n" % i for i in range(40000))
 
 
+def big_creds() -> bytes:
+    # A paired session's creds.json padded to 10 MB: Baileys would load it, the wizard reads at most 1 MiB of it.
+    return b'{"me": {"id": "15550001111:1@s.whatsapp.net"}, "pad": "' + b"x" * (10 * MiB) + b'"}'
+
+
 def deep_nesting() -> bytes:
     return ((DEMO_HOME / "config.yaml").read_text()
             + "deep: " + "[" * 50000 + "]" * 50000 + "\n").encode()
@@ -294,6 +299,11 @@ CASES = [
     Case("config-dir", lambda h: replace(h / CONFIG, kind="dir"), CONFIG),
     Case("config-syntax-error", lambda h: replace(h / CONFIG, SYNTAX_ERROR.encode()), CONFIG,
          subprocess=True),
+    # A tag PyYAML's constructor fails on with a KeyError / AttributeError: Hermes warns and ignores the file.
+    Case("config-bad-bool-tag", lambda h: replace(h / CONFIG, (DEMO_HOME / CONFIG).read_bytes() + b"x: !!bool maybe\n"),
+         CONFIG),
+    Case("config-bad-timestamp-tag", lambda h: replace(h / CONFIG, (DEMO_HOME / CONFIG).read_bytes()
+                                                       + b"x: !!timestamp soon\n"), CONFIG),
     Case("config-top-list", lambda h: replace(h / CONFIG, b"- platforms\n- telegram\n"), CONFIG),
     Case("config-top-scalar", lambda h: replace(h / CONFIG, b"just a string\n"), CONFIG),
     # Hermes's _expand_env_vars walks the expanded tree (9**12 strings): it hangs at startup.
@@ -304,6 +314,7 @@ CASES = [
     Case("creds-empty", lambda h: replace(h / CREDS, b""), "creds.json"),
     Case("creds-not-json", lambda h: replace(h / CREDS, b"{not json"), "creds.json"),
     Case("creds-dir", lambda h: replace(h / CREDS, kind="dir"), "creds.json"),
+    Case("creds-10mb", lambda h: replace(h / CREDS, big_creds()), "creds.json"),
     Case("gateway-state-not-json", lambda h: replace(h / "gateway_state.json", b"\x00{oops"),
          "gateway_state.json"),
     Case("starts-log-garbage", lambda h: replace(h / "gateway-starts.log",

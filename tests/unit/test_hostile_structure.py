@@ -110,14 +110,21 @@ def test_the_yaml_writer_refuses_a_self_referencing_file(shape):
         append_value(text, ("platforms", "weixin", "allow_from"), "123")
 
 
-@pytest.mark.parametrize("top", ["mapping", "list"])
+def alias_bomb(top: str) -> str:
+    """A config.yaml whose aliases expand to 9**10 nodes, as a list or under a mapping's key."""
+    lines = ["- &a0 [x, x, x, x, x, x, x, x, x]"] + [f"- &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]"
+                                                    for i in range(1, 10)]
+    return "\n".join(lines) + "\n" if top == "list" else "bomb:\n" + "".join(f"  {line}\n" for line in lines)
+
+
+BOMB_HOMES = {top: {".env": OPEN, "config.yaml": alias_bomb(top)} for top in ("mapping", "list")}
+
+
+@pytest.mark.parametrize("top", list(BOMB_HOMES))
 def test_an_alias_bomb_hangs_hermes_whatever_its_top_level(tmp_path, top):
     """Importing gateway.run expands ${VAR} over config.yaml whatever its top level (a list too): the real
     gateway hung past 60 s on a 9**10-node list (0.19.0 and 0.18.2). check says so at once, and the gate stops it."""
-    lines = ["- &a0 [x, x, x, x, x, x, x, x, x]"] + [f"- &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]"
-                                                    for i in range(1, 10)]
-    text = "\n".join(lines) + "\n" if top == "list" else "bomb:\n" + "".join(f"  {line}\n" for line in lines)
-    home = make_home(tmp_path / "home", {".env": OPEN, "config.yaml": text})
+    home = make_home(tmp_path / "home", BOMB_HOMES[top])
     answers = judged(home, "0.19.0")
     for face, (code, out, seconds) in answers.items():
         assert seconds < BOUND and code != 70 and "Traceback" not in out, f"{face} ({seconds:.1f} s): {out[-2000:]}"

@@ -51,10 +51,17 @@ def _check(args) -> int:
             service.reset()
 
 
+# The last check's reports, kept: a check ends with os._exit (wizard/faces/entry.py), and freeing a big home's
+# snapshot object by object costs a tenth of its check (0.17 s with 100k platform keys, benchmarks/bench_inputs.py).
+# One slot, so an in-process caller keeps at most one check's reports.
+_LAST_REPORTS: list = []
+
+
 def _report(args, homes) -> int:
     base_env = dict(os.environ) if args.inherit_env else {}
     facts = host_facts(args, homes[0][1])
     reports = [evaluate(path, name, base_env=base_env, facts=facts, verify=args.verify) for name, path in homes]
+    _LAST_REPORTS[:] = reports
     for report in reports:
         hide(secret_values(report.snapshot))
     if args.format == "json":

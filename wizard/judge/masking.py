@@ -174,31 +174,48 @@ def yaml_masks(text: str) -> tuple[dict[int, list[tuple[int, int]]], set[str]]:
 
 
 def secret_scalars(root: yaml.Node | None) -> list[yaml.ScalarNode]:
-    """Every scalar node under a secret-looking key, at any depth (shared nodes visited once)."""
+    """Every scalar node under a secret-looking key, at any depth (shared nodes visited once).
+
+    Collections are walked from a stack; a scalar child is judged on the spot rather than pushed, and each
+    key name is judged once per call: a config.yaml with 100k platform keys holds 500k scalars."""
+    if isinstance(root, yaml.ScalarNode):
+        return [root] if has_url_password(str(root.value)) else []
     found: list[yaml.ScalarNode] = []
-    seen: set[tuple[int, bool]] = set()
+    seen: set[tuple[int, bool]] = set()  # (collection, under a secret key): each walked once
+    named_secret: dict[str, bool] = {}  # key name -> is_secret_name(name)
     stack: list[tuple[Any, bool, tuple[str, ...]]] = [(root, False, ())]
     while stack:
         node, under_secret, path = stack.pop()
         if node is None or (id(node), under_secret) in seen:
             continue
         seen.add((id(node), under_secret))
-        if isinstance(node, yaml.ScalarNode):
-            if under_secret or has_url_password(str(node.value)):
-                found.append(node)
-        elif isinstance(node, yaml.SequenceNode):
-            stack.extend((child, under_secret, path) for child in node.value)
+        if isinstance(node, yaml.SequenceNode):
+            for child in node.value:
+                if not isinstance(child, yaml.ScalarNode):
+                    stack.append((child, under_secret, path))
+                elif under_secret or ("://" in (text := str(child.value)) and has_url_password(text)):
+                    found.append(child)
         elif isinstance(node, yaml.MappingNode):
             for key, value in node.value:
-                name = str(key.value) if isinstance(key, yaml.ScalarNode) else ""
-                where = (*path, name)[:3]
+                if key.__class__ is yaml.ScalarNode:
+                    name = str(key.value)
+                    if "://" in name and has_url_password(name):  # a key is a name, not a value: masked only
+                        found.append(key)  # where it holds a URL's password
+                else:
+                    name = ""
+                    stack.append((key, False, path))
+                secret = named_secret.get(name)
+                if secret is None:
+                    secret = named_secret[name] = is_secret_name(name)
                 # `secrets:` and its sources' names (`wizard_keyring`) configure secret sources; our keyring source's
                 # `env` maps variable names to entry names — references, never the secrets themselves.
-                source_name = where[0] == "secrets" and len(where) <= 2
-                named = is_secret_name(name) and not source_name and path != _KEYRING_REFS
-                # a key is a name, not a value: it is masked only where a key itself is secret-looking
-                stack.extend(((key, False, path), (value, under_secret or named, where)))
-    return found
+                flag = under_secret or (secret and not ((path[0] if path else name) == "secrets" and len(path) <= 1)
+                                        and path != _KEYRING_REFS)
+                if value.__class__ is not yaml.ScalarNode:
+                    stack.append((value, flag, path if len(path) == 3 else (*path, name)))
+                elif flag or ("://" in (text := str(value.value)) and has_url_password(text)):
+                    found.append(value)
+    return list(dict.fromkeys(found))  # a shared scalar reached from several collections, once
 
 
 _KEYRING_REFS = ("secrets", "wizard_keyring", "env")

@@ -3,9 +3,14 @@
 Keeps the composed node tree so a check can point at the line of any key
 (`YamlFile.line_of(("platforms", "weixin", "extra", "dm_policy"))`).
 
-Contract: never raises for file content.  A file that does not parse gives
-`YamlFile.error` with a 1-based line and column; Hermes then logs one warning and
+Contract: never raises for file content.  A file that does not parse (or that
+PyYAML's constructor fails on, whatever the exception) gives `YamlFile.error`
+with a 1-based line and column when known; Hermes then logs one warning and
 silently falls back to `.env`/gateway.json values, which checks must report.
+
+Big files stay cheap (benchmarks/bench_inputs.py: 100k platform keys): the data is
+built by SafeConstructor with shortcuts that return what it returns
+(`_ShortcutConstructor`), and the alias-expansion walk visits collections only.
 """
 
 from __future__ import annotations
@@ -92,6 +97,50 @@ class YamlFile(Compared):
         return index
 
 
+_STR_TAG, _BOOL_TAG = "tag:yaml.org,2002:str", "tag:yaml.org,2002:bool"
+
+
+class _ShortcutConstructor(yaml.constructor.SafeConstructor):
+    """SafeConstructor, with shortcuts for the nodes most of a config is made of (500k of the 600k nodes with
+    100k platform keys), each returning what the general path returns:
+
+    * a string's or a boolean's value at once, as `construct_yaml_str` / `construct_yaml_bool` give it,
+      without the bookkeeping every node gets (the memo of constructed nodes, which only aliases use,
+      would hand back that same str or bool);
+    * a mapping whose keys are all plain strings built in one pass: with no merge (`<<`) or value (`=`)
+      key there is nothing to flatten, and a str key is always hashable."""
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        if node.__class__ is yaml.ScalarNode:
+            if node.tag == _STR_TAG:
+                return node.value
+            if node.tag == _BOOL_TAG:
+                return self.bool_values[node.value.lower()]
+        return super().construct_object(node, deep)
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        if node.__class__ is not yaml.MappingNode:
+            return super().construct_mapping(node, deep)  # its error
+        for key, _ in node.value:
+            if key.__class__ is not yaml.ScalarNode or key.tag != _STR_TAG:
+                return super().construct_mapping(node, deep)
+        return {key.value: self.construct_object(value, deep=deep) for key, value in node.value}
+
+
+class _SafeLoader(_ShortcutConstructor, yaml.SafeLoader):
+    """yaml.SafeLoader, the loader of Hermes's `yaml.safe_load`."""
+
+
+try:
+    from yaml import CSafeLoader as _LibyamlSafeLoader
+except ImportError:  # a PyYAML built without libyaml: _parse_into then never picks it
+    _LibyamlSafeLoader = yaml.SafeLoader  # type: ignore[misc,assignment]
+
+
+class _CSafeLoader(_ShortcutConstructor, _LibyamlSafeLoader):
+    """libyaml's parser with the same constructor (a file over LARGE_YAML_BYTES)."""
+
+
 def read_yaml_file(path: Path, content: bytes | None = None) -> YamlFile:
     """Read and parse `path` (or `content`, a planned version of it)."""
     result = YamlFile(path=path)
@@ -128,9 +177,9 @@ def _parse_into(result: YamlFile, raw: bytes, size: int) -> YamlFile:
     except UnicodeDecodeError as exc:
         result.error = YamlError(f"config.yaml is not UTF-8 (byte {exc.start}): {exc.reason}")
         return result
-    loader_class: type[yaml.SafeLoader] | type[yaml.CSafeLoader] = yaml.SafeLoader
+    loader_class: type[_SafeLoader] | type[_CSafeLoader] = _SafeLoader
     if size > LARGE_YAML_BYTES and hasattr(yaml, "CSafeLoader"):
-        loader_class, result.parsed_with_libyaml = yaml.CSafeLoader, True
+        loader_class, result.parsed_with_libyaml = _CSafeLoader, True
     loader = None
     try:
         # The reader checks every character as it is built: a control character
@@ -148,7 +197,8 @@ def _parse_into(result: YamlFile, raw: bytes, size: int) -> YamlFile:
         result.error = YamlError(message, mark.line + 1 if mark else None, mark.column + 1 if mark else None)
     except yaml.reader.ReaderError as exc:
         result.error = _reader_error(text, exc)
-    except (yaml.YAMLError, RecursionError, ValueError, TypeError) as exc:
+    except Exception as exc:  # as Hermes's loader: `!!bool maybe` raises KeyError, `!!timestamp x` AttributeError,
+        # `!!int x` ValueError, depth RecursionError; Hermes warns and ignores the whole file
         result.error = YamlError(f"{type(exc).__name__}: {exc}")
     finally:
         if loader is not None:
@@ -168,37 +218,61 @@ def _reader_error(text: str, exc: yaml.reader.ReaderError) -> YamlError:
 
 def _expanded_size(root: yaml.Node | None) -> tuple[int, yaml.Node | None]:
     """(nodes in the document once aliases are expanded, capped; the first collection found inside
-    itself, or None).  Aliases share node objects, so sizes are memoised by identity; a collection
-    reached again while its own children are being counted (`a: &a [*a]`) is a cycle, and the walk
-    stops there: expanded, it never ends.  Iterative, so depth cannot overflow the stack."""
+    itself, or None).  Aliases share node objects, so the sizes of collections are memoised by identity;
+    a collection reached again while its own children are being counted (`a: &a [*a]`) is a cycle, and
+    the walk stops there: expanded, it never ends.  Iterative, so depth cannot overflow the stack.
+
+    A scalar counts 1 wherever it appears, so only collections are walked: a scalar costs one step of a
+    list comprehension, not a loop turn (a config.yaml of 100k platform keys has 500k scalars).  Children
+    are taken last first, the order the walk has always reported its first cycle in."""
+    if root is None:
+        return 0, None
+    if isinstance(root, yaml.ScalarNode):
+        return 1, None
     cap = MAX_EXPANDED_NODES * 10
-    sizes: dict[int, int] = {}
-    counting: set[int] = set()  # collections whose children are being counted: the path from the root
-    stack = [(root, False)]
+    sizes: dict[int, int] = {}  # id(collection) -> its expanded size
+    counting = {id(root)}  # collections whose children are being counted: the path from the root
+    # one frame per collection on that path: [node, size so far, child collections (last first), next index]
+    stack: list[list[Any]] = [_frame(root)]
     while stack:
-        node, children_done = stack.pop()
-        if children_done:
-            counting.discard(id(node))
-            sizes[id(node)] = min(cap, 1 + sum(sizes.get(id(c), 0) for c in _children(node)))
+        frame = stack[-1]
+        collections = frame[2]
+        if frame[3] < len(collections):
+            child = collections[frame[3]]
+            frame[3] += 1
+            size = sizes.get(id(child))
+            if size is not None:
+                frame[1] += size
+            elif id(child) in counting:
+                return cap, child
+            else:
+                child_frame = _frame(child)
+                if child_frame[2]:
+                    counting.add(id(child))
+                    stack.append(child_frame)
+                else:  # only scalars below: sized at once (most of a big config's collections)
+                    size = sizes[id(child)] = min(cap, child_frame[1])
+                    frame[1] += size
             continue
-        if id(node) in sizes:
-            continue
-        if id(node) in counting:
-            return cap, node
-        children = _children(node)
-        if children:
-            counting.add(id(node))
-        stack.append((node, True))
-        stack.extend((c, False) for c in children if id(c) not in sizes)
-    return sizes.get(id(root), 0), None
+        stack.pop()
+        node = frame[0]
+        counting.discard(id(node))
+        size = sizes[id(node)] = min(cap, frame[1])
+        if stack:
+            stack[-1][1] += size
+    return sizes[id(root)], None
 
 
-def _children(node: yaml.Node | None) -> list[yaml.Node]:
-    if isinstance(node, yaml.MappingNode):
-        return [part for pair in node.value for part in pair]
-    if isinstance(node, yaml.SequenceNode):
-        return list(node.value)
-    return []
+def _frame(node: yaml.Node) -> list[Any]:
+    """A walk frame for a collection: its own node and its scalar children counted, its child collections
+    listed last first."""
+    scalar = yaml.ScalarNode
+    if node.__class__ is yaml.MappingNode:
+        collections = [part for pair in reversed(node.value) for part in (pair[1], pair[0])
+                       if part.__class__ is not scalar]
+        return [node, 1 + 2 * len(node.value) - len(collections), collections, 0]
+    collections = [child for child in reversed(node.value) if child.__class__ is not scalar]
+    return [node, 1 + len(node.value) - len(collections), collections, 0]
 
 
 def lookup(data: object, path: tuple[object, ...]) -> object:

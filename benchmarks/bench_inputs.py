@@ -1,0 +1,158 @@
+"""Benchmark `hermes-wizard check` on big and hostile homes against DESIGN.md's targets for them.
+
+DESIGN.md, "Performance targets": "100 profiles checked with `--all-profiles` in under 0.3 s; 100k platform
+keys under 2 s; any hostile home (aliases, depth, size) answered in under 1 s."  Each target is judged on
+the wall-clock median and on the CPU median (user + system, the command's own cost on a shared machine):
+
+  all-profiles        check --all-profiles on a root with 100 profiles, each a copy of the demo
+  platform-keys-100k  check on the demo with 100k unknown `platforms:` keys (10k: printed, not judged)
+  hostile:<case>      check --format json on every home the hostile-input tests build, with their own
+                      builders: tests/unit/test_bad_input.py CASES (10 MB config and .env, a 40k-key .env,
+                      an alias bomb, 50,000-deep nesting, a 10 MB creds.json, FIFOs, loops, ...) and
+                      tests/unit/test_hostile_structure.py (deep JSON files, self-referencing aliases,
+                      alias bombs); the target holds for the slowest of them
+
+Every command runs in one process, interleaved round-robin (benchmarks/bench_check.py's launcher, which
+also gives the peak RSS).  `--tree DIR` runs the same commands with another checkout and its `.venv` in the
+same rounds (named `name@DIR`), for a before/after on the same noise; only this tree is judged.
+A command whose exit code is not a check's answer (0, 1, 2, 78) or that prints a traceback is not timed
+and is listed as a warning.  It is a report, not a test: it always exits 0.
+Usage: python benchmarks/bench_inputs.py [--rounds 5] [--tree DIR]... [--only SUBSTRING] [--json]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from bench_check import REPO, Bench, compile_bytecode, copy_demo, figures, measure
+
+sys.path.insert(0, str(REPO / "tests" / "unit"))  # the hostile-input tests' own home builders
+import test_bad_input
+import test_hostile_structure
+
+TARGETS = (  # (label, which rows, limit in seconds)
+    ("100 profiles, --all-profiles", lambda name: name == "all-profiles", 0.3),
+    ("100k platform keys", lambda name: name == "platform-keys-100k", 2.0),
+    ("slowest hostile home", lambda name: name.startswith("hostile:"), 1.0),
+)
+ANSWERS = (0, 1, 2, 78)  # a check's exit codes: 2 is a usage/input error with its message
+
+
+def answered(rc: int, out: str) -> str | None:
+    if rc not in ANSWERS:
+        return f"exit {rc}: {out[-500:]}"
+    return f"traceback: {out[-500:]}" if "Traceback" in out else None
+
+
+def demo_with(dest: Path, build) -> Path:
+    home = copy_demo(dest)
+    build(home)
+    return home
+
+
+def homes(tmp: Path, profiles: int) -> dict[str, tuple[Path, list[str]]]:
+    """name -> (home, extra check arguments), built once and shared by every tree."""
+    out: dict[str, tuple[Path, list[str]]] = {}
+    root = copy_demo(tmp / "root")
+    for i in range(profiles):
+        copy_demo(root / "profiles" / f"p{i:03d}")
+    out["all-profiles"] = (root, ["--all-profiles"])
+    for keys in (10_000, 100_000):
+        many = copy_demo(tmp / f"keys-{keys}")
+        (many / "config.yaml").write_text("platforms:\n" + "".join(
+            f"  extra{i}:\n    enabled: true\n    dm_policy: open\n" for i in range(keys)))
+        out[f"platform-keys-{keys // 1000}k"] = (many, [])
+    for case in test_bad_input.CASES:
+        if case.root_ok or os.geteuid() != 0:  # root reads a chmod-000 file anyway
+            out[f"hostile:{case.id}"] = (demo_with(tmp / "bad" / case.id, case.build), [])
+    structure = {**{f"deep-json:{k}": v for k, v in test_hostile_structure.DEEP_JSON_HOMES.items()},
+                 **{f"self-alias:{k}": {".env": test_hostile_structure.OPEN, "config.yaml": v}
+                    for k, v in test_hostile_structure.SELF_REFERENCING.items()},
+                 **{f"alias-bomb:{k}": v for k, v in test_hostile_structure.BOMB_HOMES.items()}}
+    for name, files in structure.items():
+        safe = name.replace(":", "-").replace(" ", "-")
+        out[f"hostile:{name}"] = (test_hostile_structure.make_home(tmp / "structure" / safe, files), [])
+    return out
+
+
+def python_of(tree: Path) -> str:
+    venv = tree / ".venv" / "bin" / "python"
+    return str(venv) if venv.exists() else sys.executable
+
+
+def benches(tmp: Path, args) -> list[Bench]:
+    (tmp / "userhome").mkdir()
+    built = homes(tmp, args.profiles)
+    out = []
+    for tree, suffix in [(REPO, ""), *((Path(t).resolve(), f"@{Path(t).name}") for t in args.tree)]:
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp / "userhome"),
+               "LANG": "C.UTF-8", "NO_COLOR": "1", "TERM": "dumb", "PYTHONPATH": str(tree)}
+        check = [python_of(tree), "-m", "hermes_wizard", "check"]
+        for name, (home, extra) in built.items():
+            if args.only and args.only not in name:
+                continue
+            argv = [*check, *extra, "--home", str(home), "--format", "json"]
+            out.append(Bench(name + suffix, lambda argv=argv: argv, env, args.rounds, answered))
+    return out
+
+
+def judge(figs: dict) -> list[dict]:
+    verdicts = []
+    for label, picks, limit in TARGETS:
+        rows = {name: f for name, f in figs.items() if "@" not in name and picks(name)}
+        for measure_key, kind in (("wall_median_s", "wall"), ("cpu_median_s", "cpu")):
+            if not rows:
+                verdicts.append({"target": f"{label} ({kind}, median)", "value": None, "worst": None,
+                                 "limit": f"< {limit}s", "verdict": "SKIP"})
+                continue
+            worst = max(rows, key=lambda name: rows[name][measure_key])
+            value = rows[worst][measure_key]
+            verdicts.append({"target": f"{label} ({kind}, median)", "value": round(value, 3),
+                             "worst": worst if len(rows) > 1 else None,
+                             "limit": f"< {limit}s", "verdict": "PASS" if value < limit else "MISS"})
+    return verdicts
+
+
+def print_report(figs: dict, verdicts: list[dict], problems: list[str]) -> None:
+    width = max((len(name) for name in figs), default=10) + 2
+    print(f"{'command':<{width}}{'n':>4}{'median ms':>11}{'min ms':>9}{'CPU med ms':>12}{'RSS max MiB':>13}")
+    for name, f in sorted(figs.items(), key=lambda item: (item[0].split("@")[0], item[0])):
+        print(f"{name:<{width}}{f['n']:>4}{f['wall_median_s'] * 1000:>11.1f}{f['wall_min_s'] * 1000:>9.1f}"
+              f"{f['cpu_median_s'] * 1000:>12.1f}{f['rss_max_mib']:>13.1f}")
+    print()
+    for v in verdicts:
+        worst = f", {v['worst']}" if v["worst"] else ""
+        value = "-" if v["value"] is None else v["value"]
+        print(f"[{v['verdict']}] {v['target']}: {value} s{worst} (target {v['limit']})")
+    for p in problems:
+        print(f"[WARN] {p}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--profiles", type=int, default=100)
+    parser.add_argument("--tree", action="append", default=[], help="another checkout, with its own .venv")
+    parser.add_argument("--only", default="", help="only the commands whose name holds this")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args(argv)
+    compile_bytecode()
+    with tempfile.TemporaryDirectory(prefix="bench-inputs-") as tmp:
+        all_benches = benches(Path(tmp), args)
+        problems = measure(all_benches)
+    figs = figures(all_benches)
+    verdicts = judge(figs)
+    if args.json:
+        print(json.dumps({"rounds": args.rounds, "profiles": args.profiles, "trees": args.tree,
+                          "results": figs, "targets": verdicts, "problems": problems}, indent=2))
+    else:
+        print_report(figs, verdicts, problems)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
