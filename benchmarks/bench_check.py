@@ -224,7 +224,6 @@ def _ratio(command: str, clock: str, base: str = "floor") -> Callable[[dict], fl
 TARGETS = [
     Target("check / floor (wall, median)", _ratio("check-json", "wall"), "<=", LIMIT, "x"),
     Target("check / floor (cpu, median)", _ratio("check-json", "cpu"), "<=", LIMIT, "x"),
-    Target("hermes / check (wall, median)", _ratio("hermes", "wall", "check-json"), ">=", 20, "x"),
     Target("check peak RSS (median)", lambda f: f["check-json"]["rss_median_mib"], "<", 30, "MiB"),
     Target("100 profiles (wall, median)", lambda f: f["all-profiles"]["wall_median_s"],
            "<", 0.3, "s"),
@@ -244,8 +243,12 @@ INFO = [
 
 
 def info(figs: dict) -> list[dict]:
-    return [{"ratio": label, "value": round(_ratio(name, clock, "baseline")(figs), 3)}
-            for label, name, clock in INFO if name in figs and "baseline" in figs]
+    out = [{"ratio": label, "value": round(_ratio(name, clock, "baseline")(figs), 3)}
+           for label, name, clock in INFO if name in figs and "baseline" in figs]
+    if "hermes" in figs and "check-json" in figs:  # DESIGN states Hermes's own time, not a ratio to meet
+        out.append({"ratio": "hermes / check (wall, median)",
+                    "value": round(_ratio("hermes", "wall", "check-json")(figs), 3)})
+    return out
 
 
 def judge(figs: dict) -> list[dict]:
