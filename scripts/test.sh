@@ -6,10 +6,12 @@
 # Exits with pytest's code, except "no tests collected" (5), which is a failure (1).
 #
 # The fast loop, for every change:   scripts/test.sh --fast [pytest args...]
-#   = -m "not slow" -n 2 --dist loadgroup: everything but what builds or installs something or runs the real
+#   = -m "not slow" -n 3 --dist loadgroup: everything but what builds or installs something or runs the real
 #   Hermes for many seconds (the full conformance budgets, the wheel, the plugin venv, a booted systemd, ssh,
-#   ansible), on two pytest-xdist workers; loadgroup keeps a module sharing one booted systemd or one built
-#   wheel (xdist_group) in one worker. Add --durations=40 to see where the time goes.
+#   ansible), on three pytest-xdist workers; loadgroup keeps a module sharing one booted systemd or one built
+#   wheel (xdist_group) in one worker. Three on a 2-core machine: the Textual tests spend about half their time
+#   in Pilot's idle polling (20 ms sleeps), which a third worker fills (here: 123-140 s against 141-146 s with
+#   two, back to back). Add --durations=40 to see where the time goes.
 # The whole suite (CI, .ci/run):     scripts/test.sh
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
@@ -37,7 +39,7 @@ unset PYTHONDONTWRITEBYTECODE
 cd "$hw_repo"
 if [ "${1:-}" = "--fast" ]; then
     shift
-    set -- -m "not slow" -n 2 --dist loadgroup "$@"
+    set -- -m "not slow" -n 3 --dist loadgroup "$@"
 fi
 rc=0
 "$hw_venv/bin/python" -m pytest "$@" || rc=$?
