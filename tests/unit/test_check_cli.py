@@ -4,22 +4,11 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 
 from hermes_wizard.faces.cli import main
 from hermes_wizard.judge.checks import all_checks
-
-DEMO = Path(__file__).resolve().parents[2] / "assets" / "homes" / "death-loop"
-
-
-@pytest.fixture
-def demo(tmp_path: Path) -> Path:
-    home = tmp_path / "home"
-    shutil.copytree(DEMO, home)
-    (home / ".env").chmod(0o600)
-    return home
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:

@@ -17,16 +17,6 @@ from hermes_wizard.faces.cli import main
 from hermes_wizard.hermes.install import detect
 from hermes_wizard.hermes.versions import MODELLED, is_modelled, nearest_model, refuses_open_policies
 
-DEMO = Path(__file__).resolve().parents[2] / "assets" / "homes" / "death-loop"
-
-
-@pytest.fixture
-def demo(tmp_path: Path) -> Path:
-    home = tmp_path / "home"
-    shutil.copytree(DEMO, home)
-    (home / ".env").chmod(0o600)
-    return home
-
 
 def fake_hermes(prefix: Path, version: str, metadata: bytes | None = None) -> Path:
     site = prefix / "lib" / "python3.11" / "site-packages"
