@@ -5,8 +5,6 @@ as a user runs it."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import stat
@@ -138,21 +136,3 @@ def set_plan(home: Path, *changes: Change) -> Plan:
     """A plan of exactly *changes*, fingerprinted against the home's two files as they are now."""
     return Plan(home, {ENV: fingerprint(home / ENV), YAML: fingerprint(home / YAML)}, changes)
 
-
-def wizard_in_process(*args: str) -> subprocess.CompletedProcess:
-    """`wizard_cli`'s answer from this process (`main`, stdout and stderr captured, no HERMES_HOME): for a run
-    that follows a real process's death, where the next run's own process adds nothing but ~0.15 s of start-up."""
-    from hermes_wizard.faces.cli import main
-
-    out, err = io.StringIO(), io.StringIO()
-    saved = os.environ.pop("HERMES_HOME", None)
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                code = main(list(args))
-            except SystemExit as ended:
-                code = ended.code if isinstance(ended.code, int) else 2
-    finally:
-        if saved is not None:
-            os.environ["HERMES_HOME"] = saved
-    return subprocess.CompletedProcess(["hermes-wizard", *args], code or 0, out.getvalue(), err.getvalue())

@@ -47,8 +47,8 @@ from apply_homes import (
     states,
     tree,
     wizard_cli,
-    wizard_in_process,
 )
+from in_process import wizard_in_process
 
 from hermes_wizard.core.atomic import LOCK_FILE, TMP_MARK, FileOps
 from hermes_wizard.plan.changes import ENV, YAML

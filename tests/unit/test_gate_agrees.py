@@ -8,16 +8,13 @@ no oracle is needed: both sides are ours, run in-process with the same environme
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 
 import homegen
 import pytest
+from in_process import wizard_in_process
 from oracle import VERSIONS
 from oracle.cases import CASES
-
-from hermes_wizard.faces.cli import main
 
 GENERATED = {"full": 300, "quick": 100}  # generated homes per run; the fast loop runs the quick stand-in
 SIZES = [pytest.param("full", marks=pytest.mark.slow), pytest.param("quick", marks=pytest.mark.stand_in)]
@@ -26,13 +23,8 @@ pytestmark = pytest.mark.xdist_group("gate-agrees")
 
 
 def _run(argv: list[str]) -> tuple[int, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            rc = main(argv)
-        except SystemExit as exc:
-            rc = exc.code if isinstance(exc.code, int) else 2
-    return rc or 0, out.getvalue() + err.getvalue()
+    done = wizard_in_process(*argv)
+    return done.returncode, done.stdout + done.stderr
 
 
 @pytest.fixture(scope="module")

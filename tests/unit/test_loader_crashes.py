@@ -5,8 +5,6 @@ tests/support/oracle/cases.py (`loader-*`); this file holds the words."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import shutil
@@ -16,8 +14,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-
-from hermes_wizard.faces.cli import main
+from in_process import wizard_in_process
 
 W = "WEIXIN_ACCOUNT_ID=test-bot@im.bot\nWEIXIN_TOKEN=dummy-ilink-token-123456\n"
 GJ = "gateway.json"
@@ -46,10 +43,8 @@ CRASHES = {
 
 
 def _run(*argv: str) -> tuple[int, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        rc = main(list(argv))
-    return rc, out.getvalue() + err.getvalue()
+    done = wizard_in_process(*argv)
+    return done.returncode, done.stdout + done.stderr
 
 
 def _home(root: Path, files: dict) -> Path:
