@@ -18,14 +18,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from hermes_wizard.hermes.loader.catalog import PLATFORMS
+from hermes_wizard.hermes.loader import plugins
+from hermes_wizard.hermes.loader.catalog import BUILTIN_ORDER, PLATFORMS, platform_value
 from hermes_wizard.hermes.loader.envfile import simple_parse
-from hermes_wizard.hermes.loader.envrules import FORCING_CREDENTIALS
+from hermes_wizard.hermes.loader.envrules import FORCING_CREDENTIALS, api_server_from_env
 from hermes_wizard.hermes.loader.gate import violations
-from hermes_wizard.hermes.loader.plugins import PLUGIN_ORDER, apply_yaml_hooks
-from hermes_wizard.hermes.loader.resolve import resolve
+from hermes_wizard.hermes.loader.plugins import PLUGIN_ORDER, PLUGIN_ORDER_EXTRA, apply_yaml_hooks
+from hermes_wizard.hermes.loader.resolve import resolve, shared_keys
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
     from hermes_wizard.core.shapes import Parsed
@@ -34,7 +36,7 @@ if TYPE_CHECKING:
     from hermes_wizard.hermes.loader.catalog import Spec
     from hermes_wizard.hermes.loader.gate import Violation
     from hermes_wizard.hermes.loader.plugins import HostFacts
-    from hermes_wizard.hermes.loader.state import Effective
+    from hermes_wizard.hermes.loader.state import Effective, PlatformState
     from hermes_wizard.read.snapshot import Snapshot
 
 
@@ -79,8 +81,31 @@ class Model:
         """The YAML→env bridges (allowlists, policies) of the YAML phase; may raise where Hermes's do."""
         apply_yaml_hooks(yaml_cfg, gateway_platforms, platforms_data, environ, self)  # 0.18+: all plugin hooks
 
+    def platform_value(self, name: object) -> str | None:
+        """`Platform(name)`: the platform a config key names (folded as Hermes folds it), or None."""
+        return platform_value(name)
+
+    def shared_loop_order(self) -> tuple[str, ...]:
+        """The platforms the YAML phase's shared-key loop visits: the enum's members, then plugin-only names."""
+        return BUILTIN_ORDER + PLUGIN_ORDER_EXTRA
+
+    def shared_keys(self, name: str, block: Parsed) -> dict[str, Any]:
+        """What the shared-key loop copies from a platform's YAML block into its `extra`."""
+        return shared_keys(name, block)
+
+    def merge_more_platform_blocks(self, gateway_section: Any, platforms_data: Parsed,
+                                   merge: Callable[[Any], None]) -> None:
+        """Platform blocks merged after `gateway.platforms` and `platforms` (0.19: none)."""
+
     def check_env_overrides(self, environ: dict[str, str]) -> None:
         """Raise a LoaderCrash where this version's env override blocks crash (0.18+: nowhere)."""
+
+    def api_server_from_env(self, platforms: dict[str, PlatformState], get: Callable[[str, str], str]) -> None:
+        """The env override block of the API server (`API_SERVER_ENABLED`, `API_SERVER_KEY`)."""
+        api_server_from_env(platforms, get, self.enabled_flag)
+
+    def slack_home_from_env(self, platforms: dict[str, PlatformState], get: Callable[[str, str], str]) -> None:
+        """SLACK_HOME_CHANNEL's block (0.19: a home channel only for a Slack already configured)."""
 
     def simple_env(self, raw: bytes) -> dict[str, str]:
         """`hermes_cli.config.load_env`: the plain `.env` parse `get_env_value` falls back to."""
@@ -101,6 +126,22 @@ class Model:
     def check_fn_env(self, name: str) -> tuple[str, ...]:
         """Environment variables a plugin's `check_fn` also requires (truthy in os.environ)."""
         return ()
+
+    def plugin_is_connected(self, name: str, extra: Parsed, env: dict[str, str], simple: dict[str, str]) -> bool:
+        """A plugin platform's `is_connected`, asked about the enable pass's probe config."""
+        return plugins.is_connected(name, extra, env, simple, self)
+
+    def plugin_check_fn(self, name: str, env: dict[str, str], facts: HostFacts) -> bool:
+        """A plugin platform's `check_fn` (its SDK, and what else it asks of the host and env)."""
+        return plugins.check_fn(name, env, facts, self)
+
+    def plugin_seed(self, name: str, env: dict[str, str]) -> dict[str, Any] | None:
+        """A plugin platform's `env_enablement_fn`: the `extra` it seeds from env (None: not configured)."""
+        return plugins.seed(name, env, self)
+
+    def installs_deps_on_demand(self, name: str) -> bool:
+        """Did the plugin register an `ensure_deps_fn`, so that a failing `check_fn` does not keep it off?"""
+        return False
 
     # --- authorization ---------------------------------------------------------------------------
     pairing_store_merges: bool = True  # the store merges the legacy and new pairing folders (0.18+)

@@ -20,6 +20,7 @@ MODEL_CLASSES = {
     "0.18.1": ("hermes_wizard.hermes.v0_18.model", "Hermes0181"),
     "0.18.2": ("hermes_wizard.hermes.v0_18.model", "Hermes0182"),
     "0.19.0": ("hermes_wizard.hermes.v0_19.model", "Hermes019"),
+    "0.20.1": ("hermes_wizard.hermes.v0_20.model", "Hermes0201"),
 }
 _LOADED: dict[str, Model] = {}
 

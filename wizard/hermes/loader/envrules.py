@@ -9,9 +9,12 @@ enablement, tokens, policies and allowlists is kept; cosmetic keys are left out.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
 
 from hermes_wizard.hermes.loader.state import PlatformState
+
+if TYPE_CHECKING:
+    from hermes_wizard.hermes.model import Model
 
 TRUTHY = frozenset({"1", "true", "yes", "on"})  # utils.TRUTHY_STRINGS, used for *_ENABLED
 FALSY = frozenset({"false", "0", "no", "off"})
@@ -63,7 +66,11 @@ def usable_secret(value: Any) -> bool:
 
 
 def apply_env_overrides(platforms: dict[str, PlatformState], environ: dict[str, str], reset: dict[str, Any],
-                        enabled_flag: Callable[[str], bool] = is_truthy) -> None:
+                        model: Model) -> None:
+    """The env override blocks, in Hermes's order; `model` answers where versions differ (its `*_ENABLED`
+    truthiness, the API server's block, SLACK_HOME_CHANNEL's)."""
+    enabled_flag = model.enabled_flag
+
     @overload
     def get(name: str) -> str | None: ...
     @overload
@@ -124,6 +131,7 @@ def apply_env_overrides(platforms: dict[str, PlatformState], environ: dict[str, 
         else:
             enable_from_env("slack")
         platforms["slack"].token = get("SLACK_BOT_TOKEN")
+    model.slack_home_from_env(platforms, get)
 
     if get("SIGNAL_HTTP_URL") and get("SIGNAL_ACCOUNT"):
         enable_from_env("signal").extra.update(http_url=get("SIGNAL_HTTP_URL"), account=get("SIGNAL_ACCOUNT"))
@@ -152,10 +160,7 @@ def apply_env_overrides(platforms: dict[str, PlatformState], environ: dict[str, 
     if get("TWILIO_ACCOUNT_SID"):
         force("sms").api_key = get("TWILIO_AUTH_TOKEN", "")
 
-    if enabled_flag(get("API_SERVER_ENABLED", "")) or get("API_SERVER_KEY", ""):
-        state = force("api_server")
-        if get("API_SERVER_KEY", ""):
-            state.extra["key"] = get("API_SERVER_KEY")
+    model.api_server_from_env(platforms, get)
 
     if enabled_flag(get("WEBHOOK_ENABLED", "")):
         force("webhook")
@@ -234,6 +239,17 @@ def apply_env_overrides(platforms: dict[str, PlatformState], environ: dict[str, 
                 reset[key] = int(raw)
             except ValueError:
                 pass
+
+
+def api_server_from_env(platforms: dict[str, PlatformState], get: Callable[[str, str], str],
+                        enabled_flag: Callable[[str], bool]) -> None:
+    """0.19.0 gateway/config.py:2005-2014: API_SERVER_ENABLED or any API_SERVER_KEY enables it, whatever
+    YAML said."""
+    if enabled_flag(get("API_SERVER_ENABLED", "")) or get("API_SERVER_KEY", ""):
+        state = platforms.setdefault("api_server", PlatformState())
+        state.enabled = True
+        if get("API_SERVER_KEY", ""):
+            state.extra["key"] = get("API_SERVER_KEY", "")
 
 
 def apply_relay(platforms: dict[str, PlatformState], environ: dict[str, str]) -> None:

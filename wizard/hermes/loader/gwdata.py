@@ -30,6 +30,8 @@ from hermes_wizard.hermes.loader.catalog import platform_value
 from hermes_wizard.hermes.loader.state import LoaderCrash
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from hermes_wizard.core.shapes import Parsed
     from hermes_wizard.read.snapshot import JsonFile
 
@@ -85,16 +87,18 @@ def lay_over(yaml_cfg: Parsed, gateway_section: Any, gw_data: Any, profile_route
         gw_data["streaming"] = streaming
 
 
-def check_values(gw_data: Any, from_json: Any, profile_routes: bool) -> None:
+def check_values(gw_data: Any, from_json: Any, profile_routes: bool,
+                 known: Callable[[object], str | None] = platform_value) -> None:
     """Raise where `from_dict` crashes on `gw_data`; `from_json` is gateway.json as read (it tells which
-    values came from there), `profile_routes` whether this Hermes parses them (0.19 on)."""
+    values came from there), `profile_routes` whether this Hermes parses them (0.19 on), `known` its
+    `Platform(name)` (the model's `platform_value`)."""
     if not isinstance(gw_data, dict):
         return  # 0.19 coerces it to {}; 0.18's own check (v0_18.loader.check_from_dict) has raised already
     original = from_json if isinstance(from_json, dict) else {}
     for group in ("reset_by_type", "reset_by_platform"):
         policies = gw_data.get(group)
         for name, policy in (policies.items() if isinstance(policies, dict) else ()):
-            if group == "reset_by_platform" and platform_value(name) is None:
+            if group == "reset_by_platform" and known(name) is None:
                 continue  # Platform(name) raises ValueError first, which from_dict skips
             _check_exclude(policy, (group, str(name)), in_json=True)
     if "default_reset_policy" in gw_data:

@@ -32,6 +32,9 @@ if TYPE_CHECKING:
     from hermes_wizard.core.shapes import Parsed
     from hermes_wizard.hermes.model import Model
 
+    # (name, its YAML block, config.yaml, gateway.platforms, set-if-unset, model) -> extra keys it seeds
+    Hook = Callable[[str, Parsed, Parsed, Any, Callable[[str, str], None], Model], Parsed | None]
+
 PLUGIN_ORDER = ("dingtalk", "discord", "email", "feishu", "google_chat", "homeassistant", "irc", "line", "matrix",
                 "mattermost", "ntfy", "photon", "raft", "simplex", "slack", "sms", "teams", "telegram", "wecom",
                 "wecom_callback", "whatsapp")
@@ -119,14 +122,16 @@ def env_value(environ: dict[str, str], dotenv_simple: dict[str, str], key: str) 
     return dotenv_simple.get(key) or ""
 
 
-def _join(value: Any) -> str:
+def join(value: Any) -> str:
     return ",".join(str(v) for v in value) if isinstance(value, list) else str(value)
 
 
 def apply_yaml_hooks(yaml_cfg: Parsed, gateway_platforms: Any, platforms_data: Parsed, environ: dict[str, str],
-                     model: Model, names: tuple[str, ...] = HOOK_ORDER) -> None:
+                     model: Model, names: tuple[str, ...] = HOOK_ORDER, hook: Hook | None = None) -> None:
     """The plugin YAML→env hooks of `names` (default: the eight of 0.18+), reduced to what access and
-    enablement read."""
+    enablement read; `hook` answers for each (default: 0.19's, `yaml_hook`)."""
+    answer = hook or yaml_hook
+
     def block_for(name: str) -> Parsed | None:
         candidate = yaml_cfg.get(name)
         if isinstance(candidate, dict):
@@ -146,7 +151,7 @@ def apply_yaml_hooks(yaml_cfg: Parsed, gateway_platforms: Any, platforms_data: P
         if block is None:
             continue
         try:
-            seeded = _hook(name, block, yaml_cfg, gateway_platforms, set_if_unset, model)
+            seeded = answer(name, block, yaml_cfg, gateway_platforms, set_if_unset, model)
         except Exception:  # Hermes logs and skips a failing hook
             continue
         if seeded:
@@ -164,13 +169,13 @@ def ensure_extra(platforms_data: Parsed, name: str) -> tuple[Parsed, Parsed]:
     return block, extra
 
 
-_TELEGRAM_EXTRA_SKIP = {"reply_prefix", "reply_in_thread", "reply_to_mode", "unauthorized_dm_behavior",
-                        "notice_delivery", "require_mention", "channel_skill_bindings", "channel_prompts",
-                        "gateway_restart_notification", "allow_from", "allow_admin_from", "dm_policy", "group_policy"}
+TELEGRAM_EXTRA_SKIP = {"reply_prefix", "reply_in_thread", "reply_to_mode", "unauthorized_dm_behavior",
+                       "notice_delivery", "require_mention", "channel_skill_bindings", "channel_prompts",
+                       "gateway_restart_notification", "allow_from", "allow_admin_from", "dm_policy", "group_policy"}
 
 
-def _hook(name: str, block: Parsed, yaml_cfg: Parsed, gateway_platforms: Any, set_if_unset: Callable[[str, str], None],
-          model: Model) -> Parsed | None:
+def yaml_hook(name: str, block: Parsed, yaml_cfg: Parsed, gateway_platforms: Any,
+              set_if_unset: Callable[[str, str], None], model: Model) -> Parsed | None:
     if name in ("telegram", "feishu", "slack") and "allow_bots" in block:  # e.g. telegram/adapter.py:9317
         set_if_unset(f"{name.upper()}_ALLOW_BOTS", str(block["allow_bots"]).lower())
     if name == "whatsapp":
@@ -180,14 +185,14 @@ def _hook(name: str, block: Parsed, yaml_cfg: Parsed, gateway_platforms: Any, se
         for key, env_name in (("allow_from", "WHATSAPP_ALLOWED_USERS"),
                               ("group_allow_from", "WHATSAPP_GROUP_ALLOWED_USERS")):
             if block.get(key) is not None:
-                set_if_unset(env_name, _join(block[key]))
+                set_if_unset(env_name, join(block[key]))
         return None
     if name == "telegram":
         for key, env_name in (("allow_from", "TELEGRAM_ALLOWED_USERS"),
                               ("group_allow_from", "TELEGRAM_GROUP_ALLOWED_USERS"),
                               ("group_allowed_chats", "TELEGRAM_GROUP_ALLOWED_CHATS")):  # adapter.py:9370
             if block.get(key) is not None:
-                set_if_unset(env_name, _join(block[key]))
+                set_if_unset(env_name, join(block[key]))
         keys: tuple[str, ...] = ("disable_topic_auto_rename", "guest_mode", "disable_link_previews",
                 "observe_unmentioned_group_messages")
         if model.telegram_free_response_topics:
@@ -196,7 +201,7 @@ def _hook(name: str, block: Parsed, yaml_cfg: Parsed, gateway_platforms: Any, se
         extra = block.get("extra")
         if isinstance(extra, dict):
             for key, value in extra.items():
-                if key not in _TELEGRAM_EXTRA_SKIP:
+                if key not in TELEGRAM_EXTRA_SKIP:
                     seeded.setdefault(key, value)
         return seeded
     if name == "discord":
@@ -208,7 +213,7 @@ def _hook(name: str, block: Parsed, yaml_cfg: Parsed, gateway_platforms: Any, se
             nested_extra = nested.get("extra") if isinstance(nested, dict) else None
             allow = nested_extra.get("allow_from") if isinstance(nested_extra, dict) else None
         if allow is not None:
-            set_if_unset("DISCORD_ALLOWED_USERS", _join(allow))
+            set_if_unset("DISCORD_ALLOWED_USERS", join(allow))
         if not model.discord_seeds_extra:
             return None
         merged = {**(block.get("extra") or {}), **block}
@@ -224,7 +229,7 @@ def _hook(name: str, block: Parsed, yaml_cfg: Parsed, gateway_platforms: Any, se
                 seeded[key] = value
         return seeded
     if name == "matrix" and block.get("allowed_users") is not None:
-        set_if_unset("MATRIX_ALLOWED_USERS", _join(block["allowed_users"]))
+        set_if_unset("MATRIX_ALLOWED_USERS", join(block["allowed_users"]))
     if name == "dingtalk":
         allowed = block.get("allowed_users")
         if allowed is None and model.dingtalk_nested_allowed_users:
@@ -234,7 +239,7 @@ def _hook(name: str, block: Parsed, yaml_cfg: Parsed, gateway_platforms: Any, se
                     allowed = source["allowed_users"]
                     break
         if allowed is not None:
-            set_if_unset("DINGTALK_ALLOWED_USERS", _join(allowed))
+            set_if_unset("DINGTALK_ALLOWED_USERS", join(allowed))
     return None
 
 
@@ -243,7 +248,7 @@ def _nested_extra(source: Any, name: str) -> Any:
     return block.get("extra") if isinstance(block, dict) else None
 
 
-def _seed(name: str, env: dict[str, str], model: Model) -> dict[str, str | bool] | None:
+def seed(name: str, env: dict[str, str], model: Model) -> dict[str, str | bool] | None:
     """`env_enablement_fn`: the extra keys a plugin seeds from env (None: not configured)."""
     get: Callable[[str], str] = lambda key: env.get(key, "")
     if name == "irc" and get("IRC_SERVER").strip() and get("IRC_CHANNEL").strip():
@@ -270,7 +275,7 @@ def _seed(name: str, env: dict[str, str], model: Model) -> dict[str, str | bool]
     return None
 
 
-def _is_connected(name: str, extra: Parsed, env: dict[str, str], simple: dict[str, str], model: Model) -> bool:
+def is_connected(name: str, extra: Parsed, env: dict[str, str], simple: dict[str, str], model: Model) -> bool:
     """`is_connected` on the probe config (enabled=True, only `extra` kept)."""
     gev: Callable[[str], str] = lambda key: env_value(env, simple, key)
     get: Callable[[str], str] = lambda key: env.get(key, "")
@@ -334,7 +339,7 @@ def check_fn(name: str, env: dict[str, str], facts: HostFacts, model: Model) -> 
     if name == "dingtalk":
         return sdk and bool(get("DINGTALK_CLIENT_ID") and get("DINGTALK_CLIENT_SECRET"))
     if name == "google_chat":
-        return sdk and _seed("google_chat", env, model) is not None
+        return sdk and seed("google_chat", env, model) is not None
     if name == "line":
         return sdk and bool(get("LINE_CHANNEL_ACCESS_TOKEN") and get("LINE_CHANNEL_SECRET"))
     if name == "matrix":
@@ -354,22 +359,23 @@ def check_fn(name: str, env: dict[str, str], facts: HostFacts, model: Model) -> 
 
 def enable_pass(platforms: dict[str, PlatformState], environ: dict[str, str], facts: HostFacts,
                 simple_env: dict[str, str], model: Model) -> None:
-    """The registry-driven plugin enable pass (gateway/config.py:2370-2522)."""
+    """The registry-driven plugin enable pass (0.19.0 gateway/config.py:2370-2522), asking `model` for each
+    plugin's `env_enablement_fn`, `is_connected` and `check_fn`."""
     for name in model.plugin_platforms():
         existing = platforms.get(name)
         if (model.enable_pass_honors_explicit and existing is not None and not existing.enabled
                 and existing.extra.get("_enabled_explicit", False)):
             continue
-        seed = _seed(name, environ, model)
+        seeded = model.plugin_seed(name, environ)
         if existing is None or not existing.enabled:
             probe_extra = dict(existing.extra) if existing is not None else {}
-            for key, value in (seed or {}).items():
+            for key, value in (seeded or {}).items():
                 probe_extra.setdefault(key, value)
-            if not _is_connected(name, probe_extra, environ, simple_env, model):
+            if not model.plugin_is_connected(name, probe_extra, environ, simple_env):
                 continue
-        if not check_fn(name, environ, facts, model):
+        if not model.plugin_check_fn(name, environ, facts) and not model.installs_deps_on_demand(name):
             continue
         state = platforms.setdefault(name, PlatformState())
         state.enabled = True
-        if seed:
-            state.extra.update(seed)
+        if seeded:
+            state.extra.update(seeded)

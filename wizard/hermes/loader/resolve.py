@@ -32,7 +32,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from hermes_wizard.hermes.loader import envrules, gwdata, plugins
-from hermes_wizard.hermes.loader.catalog import BUILTIN_ORDER, PLATFORMS, platform_value
+from hermes_wizard.hermes.loader.catalog import PLATFORMS
 from hermes_wizard.hermes.loader.state import Effective, LoaderCrash, PlatformState
 from hermes_wizard.hermes.loader.yamlfile import MAX_EXPANDED_NODES
 
@@ -57,11 +57,11 @@ def resolve(snapshot: Snapshot, facts: plugins.HostFacts, model: Model) -> Effec
             effective.yaml_fallback = f"{type(exc).__name__}: {exc}"
     try:
         model.check_from_dict(gw_data)
-        effective.platforms = _from_dict(gw_data)
-        gwdata.check_values(gw_data, snapshot.gateway_json.data, model.parses_profile_routes)
+        effective.platforms = _from_dict(gw_data, model)
+        gwdata.check_values(gw_data, snapshot.gateway_json.data, model.parses_profile_routes, model.platform_value)
         reset = _reset_policy(gw_data)
         model.check_env_overrides(environ)
-        envrules.apply_env_overrides(effective.platforms, environ, reset, model.enabled_flag)
+        envrules.apply_env_overrides(effective.platforms, environ, reset, model)
         plugins.enable_pass(effective.platforms, environ, facts, snapshot.env.simple_values, model)
         envrules.apply_relay(effective.platforms, environ)
         for state in effective.platforms.values():
@@ -159,8 +159,9 @@ def _yaml_phase(yaml_cfg: Any, gw_data: Any, environ: dict[str, str], effective:
 
     merge(gateway_platforms)
     merge(yaml_cfg.get("platforms"))
+    model.merge_more_platform_blocks(gateway_section, platforms_data, merge)
 
-    for name in BUILTIN_ORDER + plugins.PLUGIN_ORDER_EXTRA:
+    for name in model.shared_loop_order():
         block = yaml_cfg.get(name)
         toplevel = isinstance(block, dict)
         if not toplevel:
@@ -170,14 +171,7 @@ def _yaml_phase(yaml_cfg: Any, gw_data: Any, environ: dict[str, str], effective:
                     break
         if not isinstance(block, dict):
             continue
-        bridged = {key: block[key] for key in _SHARED_KEYS if key in block}
-        if name == "telegram":
-            bridged.update({key: block[key] for key in _TELEGRAM_KEYS if key in block})
-        if name in ("discord", "slack") and "channel_skill_bindings" in block:
-            bridged["channel_skill_bindings"] = block["channel_skill_bindings"]
-        for key in ("unauthorized_dm_behavior", "notice_delivery", "channel_prompts"):
-            if key in block:
-                bridged[key] = block[key]
+        bridged = model.shared_keys(name, block)
         has_overrides = "channel_overrides" in block
         if has_overrides and isinstance(block.get("channel_overrides"), dict):
             plugins.ensure_extra(platforms_data, name)
@@ -204,27 +198,41 @@ def _yaml_phase(yaml_cfg: Any, gw_data: Any, environ: dict[str, str], effective:
                 environ["TELEGRAM_REQUIRE_MENTION"] = str(top_mention).lower()
 
 
+def shared_keys(name: str, block: Parsed) -> dict[str, Any]:
+    """The keys the shared-key loop copies from a platform's block into its `extra` (0.19.0
+    gateway/config.py:1455-1540)."""
+    bridged = {key: block[key] for key in _SHARED_KEYS if key in block}
+    if name == "telegram":
+        bridged.update({key: block[key] for key in _TELEGRAM_KEYS if key in block})
+    if name in ("discord", "slack") and "channel_skill_bindings" in block:
+        bridged["channel_skill_bindings"] = block["channel_skill_bindings"]
+    for key in ("unauthorized_dm_behavior", "notice_delivery", "channel_prompts"):
+        if key in block:
+            bridged[key] = block[key]
+    return bridged
+
+
 def _ensure_extra_loose(platforms_data: Parsed, name: str) -> tuple[Any, Any]:
     """The loader's plain setdefault chain here (no coercion: may raise)."""
     block = platforms_data.setdefault(name, {})
     return block, block.setdefault("extra", {})
 
 
-def _from_dict(gw_data: Any) -> dict[str, PlatformState]:
+def _from_dict(gw_data: Any, model: Model) -> dict[str, PlatformState]:
     platforms: dict[str, PlatformState] = {}
     data = gw_data if isinstance(gw_data, dict) else {}
     raw = data.get("platforms", {})
     for name, block in (raw if isinstance(raw, dict) else {}).items():
         if not isinstance(block, dict):
             continue
-        value = platform_value(name)
+        value = model.platform_value(name)
         if value is None:
             continue  # Hermes silently skips unknown platform keys
         home = block.get("home_channel")
         if isinstance(home, dict):
             if "platform" not in home:
                 raise LoaderCrash(f"KeyError: 'platform' (home_channel of {name})")
-            if platform_value(home["platform"]) is None:
+            if model.platform_value(home["platform"]) is None:
                 continue  # ValueError inside the platform loop: the block is dropped
             if "chat_id" not in home:
                 raise LoaderCrash(f"KeyError: 'chat_id' (home_channel of {name})")
