@@ -24,6 +24,7 @@ from hermes_wizard.hermes.loader.envrules import FORCING_CREDENTIALS
 from hermes_wizard.hermes.loader.gate import violations
 from hermes_wizard.hermes.loader.plugins import PLUGIN_ORDER, apply_yaml_hooks
 from hermes_wizard.hermes.loader.resolve import resolve
+from hermes_wizard.hermes.loader.runner import check_session_reset_age
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -78,6 +79,12 @@ class Model:
                            environ: dict[str, str]) -> None:
         """The YAML→env bridges (allowlists, policies) of the YAML phase; may raise where Hermes's do."""
         apply_yaml_hooks(yaml_cfg, gateway_platforms, platforms_data, environ, self)  # 0.18+: all plugin hooks
+
+    def check_runner(self, gw_data: Any, from_json: Any, yaml_cfg: Any) -> None:
+        """Raise a LoaderCrash where this version's `GatewayRunner.__init__` crashes on the config it built from
+        `gw_data` (gateway.json as read: `from_json`; config.yaml's data: `yaml_cfg`).  0.18+: a session-reset
+        `bg_process_max_age_hours` that is not a number (`loader.runner`)."""
+        check_session_reset_age(gw_data, from_json, yaml_cfg)
 
     def check_env_overrides(self, environ: dict[str, str]) -> None:
         """Raise a LoaderCrash where this version's env override blocks crash (0.18+: nowhere)."""

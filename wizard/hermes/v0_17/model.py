@@ -16,6 +16,8 @@ What 0.17.0 decides differently from 0.18.0 (citations into the 0.17.0 wheel):
   :1388-1397).  (0.17 pops the marker there, 0.18 reads it; nothing in 0.17 reads it later.)
 - **`PlatformConfig.from_dict`** (config.py:357-390) has no `typing_indicator`: a non-mapping `extra`
   crashes only when `gateway_restart_notification` is not given.
+- **No background-process age in the session-reset policy** (config.py:276-316): a
+  `session_reset.bg_process_max_age_hours` that crashes 0.18's runner at start is never read (`check_runner`).
 - The `.env` known names (hermes_cli/config.py `OPTIONAL_ENV_VARS | _EXTRA_ENV_KEYS`: 293 of them), the
   glued-line splitter, `load_env`, the YAML→env bridges and two port reads: see `loader`.
 - Authorization (gateway/authz_mixin.py:176-409): see `authz`.
@@ -94,6 +96,11 @@ class Hermes017(Hermes0180):
                 name: ({**block, "typing_indicator": False} if isinstance(block, dict) else block)
                 for name, block in platforms.items()}}
         super().check_from_dict(gw_data)
+
+    def check_runner(self, gw_data: Any, from_json: Any, yaml_cfg: Any) -> None:
+        # 0.17's SessionResetPolicy has no bg_process_max_age_hours and its runner reads no such value
+        # (gateway/config.py:276-316; gateway/run.py:2420-2424 passes no age to the session store).
+        return None
 
     def authorizer(self) -> Authorizer:
         from hermes_wizard.hermes.v0_17.authz import Authorizer017
