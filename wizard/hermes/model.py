@@ -27,6 +27,7 @@ from hermes_wizard.hermes.loader.resolve import resolve
 from hermes_wizard.hermes.loader.runner import check_session_reset_age
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from pathlib import Path
 
     from hermes_wizard.core.shapes import Parsed
@@ -112,8 +113,10 @@ class Model:
     # --- authorization ---------------------------------------------------------------------------
     pairing_store_merges: bool = True  # the store merges the legacy and new pairing folders (0.18+)
 
-    def access_files(self, home: Path, owner: int | None = None) -> AccessFiles:
-        """The pairing store and WhatsApp alias files as this version reads them."""
+    def access_files(self, home: Path, owner: int | None = None,
+                     environ: Mapping[str, str] | None = None) -> AccessFiles:
+        """The pairing store and WhatsApp alias files as this version's gateway reads them (`environ`: the
+        gateway's environment, `Effective.environ`)."""
         from hermes_wizard.hermes.access.access_files import read_access_files
 
         return read_access_files(home, owner, merges=self.pairing_store_merges)

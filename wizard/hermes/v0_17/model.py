@@ -26,19 +26,24 @@ Shared with 0.18.0 (the same code): `.env` loading without `.op.env` (env_loader
 read as `.lower() in {true,1,yes}` (config.py:1452, 1680, 1707), the YAML phase's `gateway:` handling
 (:863-866), the bundled plugins' `check_fn`/`is_connected`/hooks, the unit without
 RestartPreventExitStatus=78 (hermes_cli/gateway.py).
-The authorizer is imported lazily in `authorizer()`: the pre-start gate loads this model and never asks
-who may talk (the authorizer and its file readers, ~15 ms).
+The authorizer is imported lazily in `authorizer()`, and the pairing-store reader in `access_files()`: the
+pre-start gate loads this model and never asks who may talk (the authorizer and its file readers, ~15 ms).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_wizard.hermes.v0_17 import loader
+from hermes_wizard.hermes.v0_17.pairing_store import store_folder
 from hermes_wizard.hermes.v0_18.model import Hermes0180
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from hermes_wizard.core.shapes import Parsed
+    from hermes_wizard.hermes.access.access_files import AccessFiles
     from hermes_wizard.hermes.access.authz import Authorizer
 
 # plugins/platforms/ of 0.17.0, in the registry's order (discovery walks the folder sorted).
@@ -63,7 +68,7 @@ class Hermes017(Hermes0180):
     version = "0.17.0"
     has_startup_refusal = False
     enable_pass_honors_explicit = False
-    pairing_store_merges = False  # one folder, the legacy one whenever it exists (see authz)
+    pairing_store_merges = False  # one folder, the legacy one its runner makes first (see pairing_store)
 
     def plugin_platforms(self) -> tuple[str, ...]:
         return PLUGIN_PLATFORMS
@@ -101,6 +106,13 @@ class Hermes017(Hermes0180):
         # 0.17's SessionResetPolicy has no bg_process_max_age_hours and its runner reads no such value
         # (gateway/config.py:276-316; gateway/run.py:2420-2424 passes no age to the session store).
         return None
+
+    def access_files(self, home: Path, owner: int | None = None,
+                     environ: Mapping[str, str] | None = None) -> AccessFiles:
+        from hermes_wizard.hermes.access.access_files import read_access_files
+
+        home = Path(home)
+        return read_access_files(home, owner, merges=False, folder=store_folder(home, environ or {}))
 
     def authorizer(self) -> Authorizer:
         from hermes_wizard.hermes.v0_17.authz import Authorizer017
