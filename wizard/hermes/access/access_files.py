@@ -1,7 +1,7 @@
 """The files Hermes's authorization reads from a home, read here as data (never written).
 
 Hermes 0.18.2 and 0.19.0 read (identical code in both, `gateway/pairing.py`,
-`gateway/whatsapp_identity.py`, `hermes_constants.get_hermes_dir`):
+`gateway/whatsapp_identity.py`, `hermes_constants.get_hermes_dir`; 0.17.0's store: `read_access_files`):
 
 * the pairing store: `<home>/pairing/` when that legacy folder exists with content, else
   `<home>/platforms/pairing/`.  Constructing the store merges every `*.json` of the other
@@ -136,18 +136,16 @@ def _json_files(folder: Path, limit: int) -> list[Path]:
     return [folder / name for name in sorted(names)]
 
 
-def read_access_files(home: Path, owner: int | None = None, *, merges: bool = True) -> AccessFiles:
+def read_access_files(home: Path, owner: int | None = None, *, merges: bool = True,
+                      folder: Path | None = None) -> AccessFiles:
     """The pairing store now; WhatsApp's alias files later, on demand, read as `owner` could.
 
-    `merges=False` is Hermes 0.17.0's store (gateway/pairing.py:52-104, hermes_constants.py:224-242): the
-    legacy `pairing/` whenever it exists (even empty), nothing merged from the other folder, and the alias
-    files always in `whatsapp/session/` (gateway/whatsapp_identity.py:85)."""
+    `merges=False` is Hermes 0.17.0's store (gateway/pairing.py:52-104): the `folder` its gateway opens
+    (`v0_17.pairing_store`), nothing merged from the other folder, and the alias files always in
+    `whatsapp/session/` (gateway/whatsapp_identity.py:85)."""
     home = Path(home)
     old, new = home / "pairing", home / "platforms" / "pairing"
-    if merges:
-        active = hermes_dir(home, "platforms/pairing", "pairing")
-    else:
-        active = old if old.exists() else new
+    active = folder if folder is not None else hermes_dir(home, "platforms/pairing", "pairing")
     alternate = new if active == old else old
     files = AccessFiles(pairing_dir=active, owner=owner)
     files.crash = _cannot_make(active)
