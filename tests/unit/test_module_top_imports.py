@@ -101,6 +101,9 @@ BOUNDARIES = (
              "the file writer (~7 ms): only to say, after an interruption, whether a write had begun"),
     Boundary("check path", ("json",), ("hermes_wizard.hermes.install",),
              "only an editable install's direct_url.json needs it; the gate on a home without JSON never loads it"),
+    Boundary("check path", ("json", "hermes_wizard.core.deepjson"), ("hermes_wizard.hermes.access.pairing_store",),
+             "the JSON readers: only where a pairing file is read; the gate asks every home whether its store "
+             "builds, which reads no file where there is one pairing folder"),
     Boundary("check path", ("hermes_wizard.hermes.access.access_files",), ("hermes_wizard.hermes.model",),
              "the pairing store and alias readers (~3 ms, json): only access checks; the gate loads the model"),
     Boundary("check path", ("hermes_wizard.hermes.loader.secret_sources",), ("hermes_wizard.hermes.loader.resolve",),

@@ -17,7 +17,8 @@ loader's own order, because the order is observable: the startup gate reports th
   5. the plugin enable pass (`hermes_wizard.hermes.loader.plugins`), then validation, which disables a
      token platform whose token is a placeholder;
   6. the runner's own read of config.yaml, before the startup check: `${VAR}` expanded over
-     the whole tree, so an alias inside its own anchor crashes it (`_runner_blocker`).
+     the whole tree, so an alias inside its own anchor crashes it (`_runner_blocker`); then the
+     pairing store it builds (`Snapshot.pairing_crash`: wizard/hermes/access/pairing_store.py).
 
 A `.env` Hermes hangs or crashes on (`EnvFile.blocks_start`), then a config.yaml whose aliases expand
 without end (hung in an import-time bridge), come before all of this.
@@ -79,6 +80,10 @@ def resolve(snapshot: Snapshot, facts: plugins.HostFacts, model: Model) -> Effec
         effective.crash, effective.crash_fix, effective.crash_key = before[0], before[1], None
     elif effective.crash is None and (runner := _runner_blocker(snapshot)) is not None:
         effective.crash, effective.crash_fix = runner
+    elif effective.crash is None and snapshot.pairing_crash:
+        # `GatewayRunner.__init__` builds the pairing store before the start-up check (0.19.0 gateway/run.py:3407)
+        effective.crash = snapshot.pairing_crash
+        effective.crash_fix = "move the file it names out of the pairing folder (users paired in it pair again)"
     return effective
 
 
