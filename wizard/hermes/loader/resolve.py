@@ -18,7 +18,8 @@ loader's own order, because the order is observable: the startup gate reports th
      token platform whose token is a placeholder;
   6. what the runner's constructor reads before the startup check: config.yaml again, `${VAR}` expanded
      over the whole tree, so an alias inside its own anchor crashes it (`_runner_blocker`); then the
-     session-reset policy's values, as the version's model says (`Model.check_runner`, `loader.runner`).
+     session-reset policy's values, as the version's model says (`Model.check_runner`, `loader.runner`);
+     then the pairing store it builds (`Snapshot.pairing_crash`: wizard/hermes/access/pairing_store.py).
 
 A `.env` Hermes hangs or crashes on (`EnvFile.blocks_start`), then a config.yaml whose aliases expand
 without end (hung in an import-time bridge), come before all of this.
@@ -84,6 +85,11 @@ def resolve(snapshot: Snapshot, facts: plugins.HostFacts, model: Model) -> Effec
             model.check_runner(gw_data, snapshot.gateway_json.data, yaml_file.data)
         except LoaderCrash as exc:
             _crashed(effective, exc)
+    if effective.crash is None and snapshot.pairing_crash:
+        # `GatewayRunner.__init__` builds the pairing store after the reset policy (0.19.0 gateway/run.py:3117,
+        # 3407), still before the start-up check
+        effective.crash = snapshot.pairing_crash
+        effective.crash_fix = "move the file it names out of the pairing folder (users paired in it pair again)"
     return effective
 
 

@@ -6,6 +6,7 @@ import os
 import re
 from collections.abc import Iterable
 
+from hermes_wizard.core.homeroot import home_owner
 from hermes_wizard.hermes.loader.catalog import ALIASES, KNOWN_NAMES
 from hermes_wizard.hermes.loader.yamlfile import lookup
 from hermes_wizard.judge.checks.registry import Context, Hit, check
@@ -87,8 +88,12 @@ def env_permissions(ctx: Context) -> Iterable[Hit]:
     env = ctx.snapshot.env
     if env.exists and env.error is None and env.mode is not None and env.mode & 0o077:
         yield Hit(None, f".env has mode {env.mode:04o}: readable beyond its owner.", f"chmod 600 {env.path}")
-    if env.exists and env.uid is not None and env.uid != os.geteuid():
-        yield Hit(None, f".env is owned by uid {env.uid}, not by you (uid {os.geteuid()}).",
+    # whose it should be: the user the gateway runs as — yours, or, when root judges a user's home, its owner's
+    me = os.geteuid()
+    runs_as = (home_owner(ctx.snapshot.home) if me == 0 else None) or me
+    if env.exists and env.uid is not None and env.uid != runs_as:
+        whose = "you" if runs_as == me else "the home's owner"
+        yield Hit(None, f".env is owned by uid {env.uid}, not by {whose} (uid {runs_as}).",
                   "chown it to the user that runs the gateway")
 
 
