@@ -2,7 +2,7 @@
 # The one test command: scripts/test.sh [pytest args...]   (works from any directory)
 # Installs the machine's packages the tests use when it can (scripts/system-deps.sh: as root; else it names them
 # in one line), makes .venv with hermes-wizard[test], the Hermes oracle venvs (0.19.0, 0.18.2, 0.17.0, 0.20.1, 0.22.2) and the plugin
-# venv (scripts/plugin-venv.sh), then runs pytest.
+# venvs (scripts/plugin-venv.sh: 0.19.0, 0.20.1, 0.22.2), then runs pytest.
 # Exits with pytest's code, except "no tests collected" (5), which is a failure (1).
 #
 # The fast loop, for every change:   scripts/test.sh --fast [pytest args...]
@@ -30,9 +30,14 @@ HERMES_ORACLE_VENV_0_20_1="$(bash "$hw_repo/scripts/oracle-venv.sh" 0.20.1 | tai
 export HERMES_ORACLE_VENV_0_20_1
 HERMES_ORACLE_VENV_0_22_2="$(bash "$hw_repo/scripts/oracle-venv.sh" 0.22.2 | tail -n 1)"
 export HERMES_ORACLE_VENV_0_22_2
-# tests/system/test_hermes_plugin.py runs `hermes wizard` and the gateway from Hermes 0.19.0 with this package installed.
+# tests/system/test_hermes_plugin.py runs `hermes wizard` and the gateway from Hermes 0.19.0 and 0.20.1 (`hermesx`)
+# with this package installed; tests/system/test_plugin_admission.py runs the 0.22.2 fork's plugin admission.
 HERMES_PLUGIN_VENV="$(bash "$hw_repo/scripts/plugin-venv.sh" | tail -n 1)"
 export HERMES_PLUGIN_VENV
+HERMES_PLUGIN_VENV_0_20_1="$(bash "$hw_repo/scripts/plugin-venv.sh" 0.20.1 | tail -n 1)"
+export HERMES_PLUGIN_VENV_0_20_1
+HERMES_PLUGIN_VENV_0_22_2="$(bash "$hw_repo/scripts/plugin-venv.sh" 0.22.2 | tail -n 1)"
+export HERMES_PLUGIN_VENV_0_22_2
 
 # Bytecode: each module is compiled once, into .cache/pycache, not once per process. With PYTHONDONTWRITEBYTECODE
 # set (as some shells here set it) no .pyc is ever written or refreshed, so every one of the ~400 interpreters the

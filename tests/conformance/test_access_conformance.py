@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -73,9 +74,16 @@ CASES = {
                                _sender("telegram", "5"), {"0.19.0": (True, "pairing-approved"),
                                                           "0.18.2": (True, "pairing-approved"),
                                                           "0.17.0": (False, "no-allowlist")}),
-    # an approved file holding a number: Hermes's loop raises, the message is not served
+    # 0.17's runner loads its config (which makes <home>/pairing) before it opens the pairing store, so the
+    # store is always the legacy folder: approvals kept only in platforms/pairing are never read there
+    "pairing-new-folder-only": ({".env": TOKEN, "platforms/pairing/telegram-approved.json": '{"5": {}}'},
+                                _sender("telegram", "5"), {"0.19.0": (True, "pairing-approved"),
+                                                           "0.18.2": (True, "pairing-approved"),
+                                                           "0.17.0": (False, "no-allowlist")}),
+    # an approved file holding a number: Hermes's loop raises, the message is not served (0.17 never reads it)
     "approved-file-a-number": ({".env": TOKEN, "platforms/pairing/telegram-approved.json": "5"},
-                               _sender("telegram", "5"), (False, "error")),
+                               _sender("telegram", "5"), {"0.19.0": (False, "error"), "0.18.2": (False, "error"),
+                                                          "0.17.0": (False, "no-allowlist")}),
     # a file where the pairing folder belongs: PairingStore() raises, the gateway never serves anyone
     "pairing-folder-is-a-file": ({".env": TOKEN + "TELEGRAM_ALLOW_ALL_USERS=true\n", "pairing": "not a folder\n"},
                                  _sender("telegram", "5"), (False, "error")),
@@ -133,11 +141,15 @@ def _expected(case, version):
     return want
 
 
-def _write(root: Path, files: dict[str, str]) -> Path:
+def _write(root: Path, files: dict[str, str | Path]) -> Path:
+    """A home of `files` (a Path value is written as a symbolic link to it)."""
     root.mkdir(parents=True)
     for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
+        if isinstance(text, Path):
+            (root / name).symlink_to(text)
+        else:
+            (root / name).write_text(text)
     return root
 
 
@@ -185,13 +197,55 @@ def test_hermes_decides_as_pinned(case, version, hermes_answers, hermes_oracle_a
 
 
 
+# Which folder each version's gateway opens its pairing store in, pinned against its real `hermes gateway run`
+# (the folder `gateway.pairing` chose when the runner imported it): name -> (files, folder or {version: folder}).
+# 0.17's runner loads config.yaml first, which makes <home>/pairing (ensure_hermes_home), and then uses it, empty
+# or not -- unless managed mode makes nothing, an earlier folder cannot be made, or `pairing` cannot be.
+NEW_STORE = {"platforms/pairing/telegram-approved.json": '{"5": {}}'}
+STORE_FOLDERS = {
+    "new-folder-only": (NEW_STORE, {"0.19.0": "platforms/pairing", "0.18.2": "platforms/pairing",
+                                    "0.17.0": "pairing"}),
+    "both-folders": ({**NEW_STORE, "pairing/telegram-approved.json": '{"1": {}}'}, "pairing"),
+    "managed-makes-nothing": ({**NEW_STORE, ".managed": ""}, "platforms/pairing"),
+    "cron-cannot-be-made": ({**NEW_STORE, "cron": "a file\n"}, "platforms/pairing"),
+    "pairing-a-dangling-link": ({**NEW_STORE, "pairing": Path("nowhere")}, "platforms/pairing"),
+}
+
+
+@pytest.mark.slow  # a real `hermes gateway run` per home
+@pytest.mark.parametrize("version", VERSIONS)
+def test_pairing_store_folder_is_the_real_gateways(version, tmp_path, hermes_oracle_at):
+    require_oracle(version)
+    from oracle import run_gateway, venv_python
+
+    from hermes_wizard.hermes.loader.plugins import HostFacts
+    from hermes_wizard.hermes.versions import judgement
+    from hermes_wizard.judge.access import load_view
+
+    homes = {name: _write(tmp_path / name, files) for name, (files, _) in STORE_FOLDERS.items()}
+    answers = ask(version, [(home, []) for home in homes.values()], tmp_path / "oracle")
+    host_env = hermes_oracle_at(version).host_env()
+    for (name, home), answer in zip(homes.items(), answers):
+        want = STORE_FOLDERS[name][1]
+        want = want[version] if isinstance(want, dict) else want
+        run = run_gateway(home, tmp_path / "gateway", stop_after_check=True, version=version)
+        assert run.report is not None, f"{name}: the gateway did not reach its check\n{run.output[-1500:]}"
+        assert os.path.relpath(run.report["pairing_dir"], run.home) == want, name
+        assert answer["pairing_dir"] == want, f"{name}: the authz probe's runner opened {answer['pairing_dir']}"
+        with _environ(host_env):
+            facts = HostFacts.detect(home, str(venv_python(version)), dict(os.environ))
+            facts.hermes = judgement(version, None, "given")
+            ours = load_view(home, facts=facts).files.pairing_dir
+        assert os.path.relpath(ours, home) == want, f"{name}: our {version} model reads {ours}"
+
+
 INTAKE_CASES = {
     # WhatsApp's default group_policy is pairing, under which its adapter forwards no group message at all:
     # a paired user is authorized, and still never heard in a group
     "whatsapp-groups-dropped-under-pairing": (
         {".env": WA, "platforms/pairing/whatsapp-approved.json": '{"15551234567": {}}'},
         _sender("whatsapp", "15551234567@s.whatsapp.net", "group", "g@g.us"), True, False,
-        {"0.17.0": (True, True)}),  # 0.17's adapters default to open and forward every group
+        {"0.17.0": (False, True)}),  # 0.17's adapters forward every group; its store is pairing/ (empty)
     # WeCom: a dm allowlist in YAML is trusted by the authorizer for anyone; the adapter forwards its list only
     "wecom-adapter-list-at-intake": (
         {".env": "WECOM_BOT_ID=aibot-1\nWECOM_SECRET=s3cr3t-wecom\n",

@@ -1,6 +1,7 @@
 """Conformance on the values `GatewayConfig.from_dict` reads (issue 23): for each Hermes version in
 ``oracle.VERSIONS``, seeded random homes whose legacy gateway.json holds `sessions_dir`, `streaming`,
-`profile_routes` and session-reset policies of every JSON type, under config.yaml's `streaming`,
+`profile_routes` and session-reset policies of every JSON type (`bg_process_max_age_hours` among their keys: the
+runner of 0.18 and later crashes on a truthy one that is not a number), under config.yaml's `streaming`,
 `gateway.streaming`, `profile_routes` and `session_reset` of every type, are judged by our `check` and by
 the oracle, which must agree (tests/support/oracle/compare.py).  On the code before issue 23, 112 of 1,000 such
 homes disagreed (a crash predicted as a start, or 0.18's from_dict crash predicted under a YAML mapping).
@@ -29,8 +30,8 @@ KINDS = ("dm", "group", "telegram", "weixin", "not-a-platform")
 
 
 def _policy(r: random.Random):
-    policy = {key: r.choice(VALUES) for key in ("notify_exclude_platforms", "at_hour", "idle_minutes", "mode", "notify")
-              if r.random() < 0.4}
+    policy = {key: r.choice(VALUES) for key in ("notify_exclude_platforms", "at_hour", "idle_minutes", "mode", "notify",
+                                                 "bg_process_max_age_hours") if r.random() < 0.4}
     return policy if r.random() < 0.85 else r.choice(VALUES)
 
 

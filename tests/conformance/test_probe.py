@@ -2,7 +2,7 @@
 
 * batch and stream mode answer exactly like one fresh process per home;
 * the fresh answers agree with a real ``hermes gateway run`` stopped right after
-  its startup check (gateway_hook/sitecustomize.py);
+  its startup check (gateway_hook/sitecustomize.py), crashes in the runner's constructor included;
 * the section 7.2 reference cases and the traps in cases.py come out as recorded;
 * homes are never modified, and a missing venv fails under CI / skips locally.
 
@@ -25,20 +25,25 @@ from oracle.cases import BY_NAME, CASES
 VARIED = ["A", "B", "E", "H", "I", "J2", "K", "L", "death-loop", "home-channel-without-platform",
           "broken-yaml", "forward-ref", "bom-clean", "bom-no-final-newline", "glued-lines",
           "whatsapp-extras-no-enabled", "order-yaml-first", "int-token",
-          "v-gateway-null", "v-utf16-bom-env", "v-home-channel-string", "v-glued-fireworks", "v-nested-session-reset"]
+          "v-gateway-null", "v-utf16-bom-env", "v-home-channel-string", "v-glued-fireworks", "v-nested-session-reset",
+          "runner-bg-age-gateway-json", "runner-bg-age-nested", "runner-bg-age-empty-string"]
 # Homes whose answer depends on Hermes's real start-up sequence, plus some plain ones.
 AGAINST_GATEWAY = ["A", "B", "I", "J", "K", "death-loop", "home-channel-without-platform", "forward-ref",
                    "forward-ref-chain", "bom-clean", "bom-no-final-newline", "glued-lines",
                    "glued-policy", "glued-creds", "gateway-json-open", "extra-not-a-mapping",
                    "whatsapp-extras-no-enabled", "order-yaml-first", "order-env-only", "placeholder-token",
                    "hostile-yaml-self-list", "hostile-yaml-self-map", "hostile-yaml-self-top-list",
-                   "loader-sessions-dir-null", "loader-utf32-le-env", "loader-profile-routes-number"]
+                   "loader-sessions-dir-null", "loader-utf32-le-env", "loader-profile-routes-number",
+                   "runner-bg-age-string", "runner-bg-age-quoted-number-before-refusal", "runner-bg-age-gateway-json",
+                   "runner-bg-age-empty-string", "runner-bg-age-gateway-json-under-empty-yaml-policy"]
 # Against the real gateway of an older Hermes: the homes where it differs from 0.19.0, and some plain ones.
 AGAINST_GATEWAY_OLDER = ["A", "B", "I", "forward-ref", "bom-no-final-newline", "glued-lines", "gateway-json-open",
                          "v-gateway-null", "v-gateway-string-platforms", "v-glued-fireworks", "v-home-channel-string",
                          "v-utf16-bom-env", "v-gateway-json-platform-string", "v-nested-session-reset",
                          "hostile-yaml-self-list", "hostile-yaml-self-top-list", "loader-streaming-yaml-wins",
-                         "loader-streaming-json-alone", "loader-reset-by-type-exclude-number"]
+                         "loader-streaming-json-alone", "loader-reset-by-type-exclude-number",
+                         "runner-bg-age-string", "runner-bg-age-quoted-number-before-refusal", "runner-bg-age-nested",
+                         "runner-bg-age-gateway-json", "runner-bg-age-date"]
 COMPARED = ("would_start", "refusal_platform", "refusal_reason", "enabled", "order", "error")
 
 

@@ -10,7 +10,8 @@ kept in a JSON state file, in phases:
 
 With `watch` (paths), each log entry also keeps what those files held at that moment.
 `systemctl show -p ...` prints `Key=value` lines (only the asked keys; with `climb`, NRestarts
-grows by one per call, as in a loop); `systemctl --version` prints systemd 252's two lines;
+grows by one per call, as in a loop; with `then`, a list of property sets, each call first takes the
+next one, as a start under way does); `systemctl --version` prints systemd 252's two lines;
 `journalctl -o cat` prints bare messages: the whole journal, or with `--since`, only the
 lines of the current phase.  `fail` maps a verb to (rc, stderr).
 
@@ -48,8 +49,29 @@ def loop_journal(unit: str, platform: str, counter: int) -> list[str]:
             f"Stopped {unit} - {DESCRIPTION}."]
 
 
+def notify_loop_journal(unit: str, platform: str, counter: int, stamp: str = "2026-12-03 10:58:34") -> list[str]:
+    """One turn of the refusal loop under Type=notify as `journalctl -o cat` shows it (the real Hermes 0.20.1
+    under systemd 252, measured: its log lines carry a timestamp; no "Started", the start fails)."""
+    env = platform.upper()
+    return [f"Starting {unit} - {DESCRIPTION}...",
+            f"{stamp},174 ERROR gateway.run: Refusing to start: {platform} has dm_policy/group_policy set to 'open' "
+            f"but neither GATEWAY_ALLOW_ALL_USERS nor {env}_ALLOW_ALL_USERS is enabled.",
+            f"{stamp},185 ERROR gateway.run: Gateway exiting cleanly: {platform}: open policy without allow-all "
+            "opt-in",
+            f"{unit}: Failed with result 'protocol'.",
+            f"Failed to start {unit} - {DESCRIPTION}.",
+            f"{unit}: Consumed 1.657s CPU time.",
+            f"{unit}: Scheduled restart job, restart counter is at {counter}.",
+            f"Stopped {unit} - {DESCRIPTION}."]
+
+
 LOOPING = {"Result": "success", "NRestarts": "1705", "ExecMainCode": "1", "ExecMainStatus": "0",
            "ActiveState": "activating", "SubState": "auto-restart"}
+# Type=notify, between two turns (measured: the refusal fails the start; Result resets to success while one runs)
+LOOPING_NOTIFY = {"Result": "protocol", "NRestarts": "1705", "ExecMainCode": "1", "ExecMainStatus": "0",
+                  "ActiveState": "activating", "SubState": "auto-restart"}
+STARTING_NOTIFY = {"Result": "success", "NRestarts": "0", "ExecMainCode": "0", "ExecMainStatus": "0",
+                   "ActiveState": "activating", "SubState": "start"}  # waiting for READY=1 (~9 s for 0.20.1)
 RUNNING = {"Result": "success", "NRestarts": "0", "ExecMainCode": "0", "ExecMainStatus": "0",
            "ActiveState": "active", "SubState": "running"}
 STOPPED = {"Result": "success", "NRestarts": "0", "ExecMainCode": "1", "ExecMainStatus": "0",
@@ -83,6 +105,8 @@ elif verb in ("restart", "start"):
     state["phase"] = "restarted"
 elif verb == "show":
     props = state["phases"][phase]["show"]
+    if state["phases"][phase].get("then"):
+        props.update(state["phases"][phase]["then"].pop(0))
     asked = args[args.index("-p") + 1].split(",")
     if state["phases"][phase].get("climb"):
         props["NRestarts"] = str(int(props["NRestarts"]) + 1)

@@ -19,6 +19,9 @@ The space covers what decides whether Hermes 0.19.0 starts its gateway:
 * YAML quirks: broken syntax, ``qq:`` for ``qqbot:``, platform keys in odd case,
   ``home_channel`` with and without ``platform``, non-mapping ``extra`` or blocks,
   non-string policies; a legacy ``gateway.json`` underneath.
+* a session-reset policy's ``bg_process_max_age_hours`` (config.yaml ``session_reset:``, ``gateway:
+  session_reset:``, gateway.json ``default_reset_policy``): numbers, and the strings, lists, mappings and
+  dates the runner of 0.18 and later crashes on;
 * where Hermes 0.18.x and 0.19.0 load differently (research §8): a ``gateway:``
   that is not a mapping, a ``home_channel`` that is not one, a key only 0.19
   knows (``FIREWORKS_API_KEY``...) glued in front of an entry, a UTF-16 ``.env``
@@ -86,6 +89,13 @@ KEYS_019_ONLY = (("FIREWORKS_API_KEY", "fw-demo-123"), ("DEEPINFRA_API_KEY", "di
                  ("GOOGLE_CHAT_HTTP_EVENTS_SERVICE_ACCOUNT_EMAIL", "sa@example.iam"))
 # `gateway:` values that are not a mapping (0.18.x then drops every platform setting of config.yaml).
 GATEWAY_NOT_A_MAPPING = ("", '"x"', "[]", "true", "null")
+# session-reset `bg_process_max_age_hours` values, YAML as written and JSON: the runner of 0.18 and later compares
+# a truthy one with 0, a TypeError for anything but a number (0.17 never reads it).
+AGES_YAML = ('"48"', "abc", "[24]", '"48"', "{hours: 1}", "2026-01-01", "abc", "''", "[]", "0", "48", "-1", "1.5",
+             "true", "null")
+AGES_JSON = ('"12"', '"x"', "[1]", '"12"', '{"h": 1}', '""', "[]", "0", "72", "null", "true")
+# where the policy lives: config.yaml (0.19 also reads gateway.session_reset), legacy gateway.json, or both
+AGE_PLACES = ("session_reset", "gateway.json", "gateway.session_reset", "session_reset", "gateway.json+yaml")
 
 
 def rare(one_in: int) -> st.SearchStrategy[bool]:
@@ -308,6 +318,22 @@ def homes(draw, utf16: bool = True) -> HomeSpec:
     if draw(rare(20)):  # `qq:` is not a platform name (it must be `qqbot:`)
         tree.setdefault("platforms", {})["qq"] = {"extra": {"dm_policy": "open"}}
         summary.append("platforms.qq dm_policy=open")
+    gateway_json: dict = {}
+    if draw(rare(7)):  # the session-reset policy's background-process age
+        place = draw(st.sampled_from(AGE_PLACES))
+        if place.startswith("gateway.json"):
+            value = draw(st.sampled_from(AGES_JSON))
+            gateway_json["default_reset_policy"] = {"bg_process_max_age_hours": json.loads(value)}
+            if place.endswith("+yaml"):  # config.yaml's policy replaces gateway.json's unless it is empty
+                tree["session_reset"] = draw(st.sampled_from(({}, {"mode": "idle"})))
+        else:
+            value = draw(st.sampled_from(AGES_YAML))
+            root = tree.setdefault("gateway", {}) if place.startswith("gateway.") else tree
+            policy = root.setdefault("session_reset", {})
+            if draw(st.booleans()):
+                policy["mode"] = "idle"
+            policy["bg_process_max_age_hours"] = Raw(value)
+        summary.append(f"bg_process_max_age_hours={value}@{place}")
     gateway_scalar = None
     if draw(rare(20)):  # a non-mapping gateway: replaces whatever gateway: held
         tree.pop("gateway", None)
@@ -330,8 +356,10 @@ def homes(draw, utf16: bool = True) -> HomeSpec:
         block = {"enabled": draw(st.booleans()), "extra": {"dm_policy": draw(st.sampled_from(POLICIES))}}
         if draw(rare(6)):  # 0.19 skips or coerces these; 0.18 crashes
             block = draw(st.sampled_from(("x", {"enabled": True, "extra": "x"})))
-        files["gateway.json"] = json.dumps({"platforms": {name: block}}).encode()
+        gateway_json["platforms"] = {name: block}
         summary.append(f"gateway.json {name}={block}")
+    if gateway_json:
+        files["gateway.json"] = json.dumps(gateway_json).encode()
     if "whatsapp" in chosen and draw(st.booleans()):
         files["whatsapp/session/creds.json"] = b'{"me": {"id": "15551234567:1@s.whatsapp.net"}}'
         summary.append("whatsapp creds.json")

@@ -139,6 +139,17 @@ def _outermost(paths: list[Path]) -> list[Path]:
     return chosen
 
 
+def wait_for(predicate, timeout: float, step: float = 0.5):
+    """The first true value of `predicate()` within `timeout` seconds, else its last value."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(step)
+    return predicate()
+
+
 class PrivateSystemd:
     """One booted private systemd.  `run(argv)` runs a command inside its namespaces; `stop()` kills it."""
 
@@ -241,9 +252,26 @@ class PrivateSystemd:
         """Write a file inside the namespace (its /etc/systemd/system is private)."""
         self.run(["sh", "-c", 'mkdir -p "$(dirname "$1")" && cat > "$1"', "sh", path], input=text)
 
-    def show(self, unit: str) -> dict[str, str]:
-        out = self.run(["systemctl", "show", "-p", "NRestarts,ActiveState,SubState,Result,ExecMainStatus", unit])
+    def install(self, name: str, text: str) -> None:
+        """Write the unit and enable it as Hermes does (wanted by the running target: an enabled unit stays
+        loaded, so `systemctl show` keeps its Result after a skipped start instead of a fresh unit's defaults),
+        then daemon-reload."""
+        self.write(f"/etc/systemd/system/{name}", text)
+        self.run(["sh", "-c", f'mkdir -p "$1.wants" && ln -sf "../{name}" "$1.wants/{name}"', "sh",
+                  f"/etc/systemd/system/{TEST_TARGET}"])
+        self.run(["systemctl", "daemon-reload"])
+
+    def show(self, unit: str, props: str = "NRestarts,ActiveState,SubState,Result,ExecMainStatus") -> dict[str, str]:
+        out = self.run(["systemctl", "show", "-p", props, unit])
         return dict(line.split("=", 1) for line in out.stdout.splitlines() if "=" in line)
+
+    def watch(self, unit: str, seconds: float) -> list[dict]:
+        """`show` every second for `seconds`."""
+        seen = []
+        for _ in range(int(seconds)):
+            seen.append(self.show(unit))
+            time.sleep(1)
+        return seen
 
     def journal(self, unit: str) -> list[str]:
         out = self.run(["journalctl", "-u", unit, "-o", "cat", "--no-pager"], check=False)

@@ -6,11 +6,10 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import tempfile
 import uuid
-from pathlib import Path
 
 import pytest
+from as_owner import shared_scratch
 
 
 @pytest.fixture
@@ -33,9 +32,9 @@ def owner():
 
 @pytest.fixture
 def place():
-    """A directory every user can traverse (pytest's tmp_path is root-only), with a decoy /etc."""
-    base = Path(tempfile.mkdtemp(prefix="hw-root-"))
-    os.chmod(base, 0o755)
+    """A directory every user can traverse (pytest's tmp_path is root-only, and /tmp itself may be 0700:
+    tests/support/as_owner.py `shared_scratch`), with a decoy /etc."""
+    base = shared_scratch("hw-root-")
     decoy = base / "etc"
     decoy.mkdir()
     (decoy / "shadow").write_text("root:SECRET-HASH:19000:0:99999:7:::\n")

@@ -18,10 +18,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from plugin_box import Box, require
 
 from hermes_wizard.core import keyring_store
 from hermes_wizard.faces import hermes_secrets
 from hermes_wizard.faces.cli import main
+from system.test_hermes_plugin import CONFIG_DRIVER, SUPPORTED
 from system.test_keyring_secrets import (
     _SECRET_SERVICE_SESSION,
     mem_keyring,  # noqa: F401  (the in-memory keyring fixture)
@@ -149,23 +151,26 @@ def test_root_does_not_migrate_a_home_another_user_owns(tmp_path, mem_keyring, d
 
 @pytest.mark.oracle
 @pytest.mark.slow
-def test_real_hermes_never_gets_another_homes_token_through_the_plugin(tmp_path):
-    from system.test_hermes_plugin import CONFIG_DRIVER, PLUGIN_VENV, Box
-
-    if not PLUGIN_VENV or not os.path.exists(os.path.join(PLUGIN_VENV, "bin", "hermes")):
-        pytest.skip("HERMES_PLUGIN_VENV is not set (scripts/test.sh makes it with scripts/plugin-venv.sh)")
-    box = Box(tmp_path)  # its home is the attacker's; a keyrings.alt file keyring in a temp folder
+@pytest.mark.parametrize("version", SUPPORTED)
+@pytest.mark.parametrize("variable, profile", [("TELEGRAM_BOT_TOKEN", None),
+                                               ("TELEGRAM_BOT_TOKEN_CODER", "coder")])
+def test_real_hermes_never_gets_another_homes_token_through_the_plugin(tmp_path, version, variable, profile):
+    """The attacker's home maps the victim home's own entry.  From 0.20.1 on Hermes applies plugin sources itself,
+    and under a named profile a source's `FOO_<PROFILE>` also fills `FOO` (agent/secret_sources/registry.py
+    `_profile_alias_target`): the profile case maps TELEGRAM_BOT_TOKEN_CODER, which that alias would turn into the
+    Telegram token.  The refusal is in our source's fetch, so neither reaches the gateway's config."""
+    home = tmp_path / "user" / ".hermes" / "profiles" / profile if profile else None
+    box = Box(tmp_path, require(version), home=home)  # the attacker's home; a keyrings.alt file keyring
     victim = _home(tmp_path / "victim", "TELEGRAM_ALLOWED_USERS=111111\n")
-    service, username = keyring_store.entry_for(victim, "TELEGRAM_BOT_TOKEN")
-    stored = box.python("import sys\nfrom hermes_wizard.core import keyring_store as k\n"
-                        "k.store(sys.argv[1], sys.argv[2], sys.stdin.read())\n", service, username, stdin=VICTIM_TOKEN)
-    assert stored.returncode == 0, stored.stderr
+    service, username = keyring_store.entry_for(victim, variable)
+    box.store(service, username, VICTIM_TOKEN)
     (box.home / ".env").write_text("TELEGRAM_ALLOWED_USERS=222222\n")
-    (box.home / "config.yaml").write_text(_mapping(username))
+    (box.home / "config.yaml").write_text(_mapping(username, variable))
     applied = box.python(CONFIG_DRIVER)
     assert applied.returncode == 0, applied.stderr
-    assert json.loads(applied.stdout.splitlines()[-1]) == {"enabled": False, "token_sha256": None}
+    assert json.loads(applied.stdout.splitlines()[-1]) == {"enabled": False, "fetches": 1, "token_sha256": None}
     assert "HW505" in applied.stderr and VICTIM_TOKEN not in applied.stdout + applied.stderr
+    box.assert_no_secret_leaked(VICTIM_TOKEN)
 
 
 # The victim's token stored in a real Secret Service (libraries.md §5.4) under the victim home's entry; the

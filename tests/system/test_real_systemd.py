@@ -25,7 +25,7 @@ from pathlib import Path
 
 import oracle
 import pytest
-from real_systemd import TEST_TARGET, PrivateSystemd, Unavailable, boot_script, hidden_by, why_unavailable, work_root
+from real_systemd import PrivateSystemd, Unavailable, boot_script, hidden_by, wait_for, why_unavailable, work_root
 from unit.test_versions import fake_hermes
 
 # one booted systemd; the tests build on each other in order, so under pytest-xdist (--dist loadgroup) they
@@ -128,32 +128,6 @@ def wizard(sd: PrivateSystemd, world, *args: str, timeout: float = 300):
                                                           "NO_COLOR": "1"}, timeout=timeout)
 
 
-def install(sd: PrivateSystemd, name: str, text: str) -> None:
-    """Write the unit and enable it as Hermes does (wanted by the running target: an enabled unit stays loaded,
-    so `systemctl show` keeps its Result after a skipped start instead of a fresh unit's defaults)."""
-    sd.write(f"/etc/systemd/system/{name}", text)
-    sd.run(["sh", "-c", f'mkdir -p "$1.wants" && ln -sf "../{name}" "$1.wants/{name}"', "sh",
-            f"/etc/systemd/system/{TEST_TARGET}"])
-    sd.run(["systemctl", "daemon-reload"])
-
-
-def wait_for(predicate, timeout: float, step: float = 0.5):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(step)
-    return predicate()
-
-
-def watch(sd: PrivateSystemd, unit: str, seconds: float) -> list[dict]:
-    """systemctl show every second for `seconds`."""
-    seen = []
-    for _ in range(int(seconds)):
-        seen.append(sd.show(unit))
-        time.sleep(1)
-    return seen
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -179,7 +153,7 @@ def test_a_kept_folder_under_tmp_is_the_machines_folder_inside(world):
 def test_the_real_hermes_loops_under_a_real_systemd(world):
     sd, work = world["sd"], world["work"]
     home = copy_demo(work / "home")
-    install(sd, UNIT, hermes_unit(home, work))
+    sd.install(UNIT, hermes_unit(home, work))
     sd.run(["systemctl", "start", UNIT])
     grown = wait_for(lambda: int(sd.show(UNIT).get("NRestarts", 0)) >= 3, timeout=60)
     journal = sd.journal(UNIT)
@@ -215,7 +189,7 @@ def test_doctor_stops_the_loop_and_the_gateway_stays_up(world):
     hermes = oracle.run_gateway(home, work / "oracle", stop_after_check=True)  # Hermes agrees it starts
     assert hermes.report is not None and hermes.report["reason"] is None, hermes.output[-2000:]
     refusals = sum(REFUSING in line for line in sd.journal(UNIT))
-    seen = watch(sd, UNIT, 8)  # measured, not assumed
+    seen = sd.watch(UNIT, 8)  # measured, not assumed
     assert all(s["ActiveState"] == "active" and s["SubState"] == "running" for s in seen), seen
     assert {s["NRestarts"] for s in seen} == {"0"}, seen
     assert sum(REFUSING in line for line in sd.journal(UNIT)) == refusals
@@ -224,7 +198,7 @@ def test_doctor_stops_the_loop_and_the_gateway_stays_up(world):
 def test_a_home_still_refused_is_skipped_by_the_gate_and_the_loop_ends(world):
     sd, work = world["sd"], world["work"]
     home = copy_demo(work / "refused")
-    install(sd, GATED, hermes_unit(home, work))
+    sd.install(GATED, hermes_unit(home, work))
     sd.run(["systemctl", "start", GATED])
     assert wait_for(lambda: int(sd.show(GATED).get("NRestarts", 0)) >= 2, timeout=60)
     done = wizard(sd, world, "doctor", "--install-gate", "--yes", "--home", str(home))  # the gate, no repair
@@ -233,7 +207,7 @@ def test_a_home_still_refused_is_skipped_by_the_gate_and_the_loop_ends(world):
     sd.run(["systemctl", "start", GATED])  # someone starts it anyway: the gate skips the start
     skipped = wait_for(lambda: sd.show(GATED).get("Result") == "exec-condition", timeout=30)
     assert skipped, sd.show(GATED)
-    seen = watch(sd, GATED, 6)
+    seen = sd.watch(GATED, 6)
     assert {(s["ActiveState"], s["SubState"], s["Result"]) for s in seen} == {("inactive", "dead", "exec-condition")}
     assert len({s["NRestarts"] for s in seen}) == 1, seen  # not growing
     assert any("hermes-wizard gate: Hermes would refuse to start (whatsapp" in line for line in sd.journal(GATED))
@@ -244,14 +218,14 @@ def test_the_gate_never_blocks_a_healthy_home(world):
     dropin = Path(f"/etc/systemd/system/{UNIT}.d/hermes-wizard-gate.conf")
     assert sd.run(["test", "-f", str(dropin)], check=False).returncode == 0  # installed by doctor above
     sd.run(["systemctl", "restart", UNIT])
-    seen = watch(sd, UNIT, 5)
+    seen = sd.watch(UNIT, 5)
     assert seen[-1]["ActiveState"] == "active" and seen[-1]["Result"] == "success", seen
 
 
 def test_without_hermes_wizard_the_guard_lets_the_gateway_start(world):
     sd, work = world["sd"], world["work"]
     home = copy_demo(work / "no-wizard")
-    install(sd, "hermes-gateway-nowiz.service", hermes_unit(home, work))
+    sd.install("hermes-gateway-nowiz.service", hermes_unit(home, work))
     done = wizard(sd, world, "doctor", "--install-gate", "--yes", "--wizard-path", str(work / "gone" / "hermes-wizard"),
                   "--home", str(home))
     assert "hermes-wizard-gate.conf" in done.stdout, done.stdout + done.stderr
@@ -268,7 +242,7 @@ def test_an_unmodelled_hermes_is_never_blocked_by_the_gate(world):
     (fake / "bin").mkdir()
     (fake / "bin" / "python").symlink_to(sys.executable)
     unit = "hermes-gateway-next.service"
-    install(sd, unit, hermes_unit(home, work, f'Environment="HERMES_WIZARD_HERMES_PYTHON={fake}/bin/python"\n'))
+    sd.install(unit, hermes_unit(home, work, f'Environment="HERMES_WIZARD_HERMES_PYTHON={fake}/bin/python"\n'))
     done = wizard(sd, world, "doctor", "--install-gate", "--yes", "--unit", f"/etc/systemd/system/{unit}",
                   "--home", str(home))
     assert "hermes-wizard-gate.conf" in done.stdout, done.stdout + done.stderr

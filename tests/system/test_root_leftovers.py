@@ -17,7 +17,11 @@ import pytest
 from apply_homes import ROOT, mode_of, wizard_cli
 from fake_systemd import user_unit
 from service_box import UNIT, doctor  # box, owner and place, the fixtures, are the conftests'
-from unit.test_service_hostile import ALICE, alices_units
+from unit.test_service_hostile import (
+    ALICE,
+    alices_units,
+    tmp_path,  # noqa: F401  (Alice's files where she may reach them)
+)
 
 from hermes_wizard.plan.changes import ENV, YAML
 from hermes_wizard.service import dropin
@@ -158,13 +162,14 @@ def test_an_editable_checkout_version_in_a_root_only_file_is_not_read_for_root(p
 # ---------------------------------------------------------------- what --install-gate creates in ~/.config
 
 
-def test_root_installing_a_user_units_gate_leaves_the_folder_and_dropin_to_the_user(tmp_path):
+def test_root_installing_a_user_units_gate_leaves_the_folder_and_dropin_to_the_user(place):
     """Before: root made `hermes-gateway.service.d/` and the drop-in root's, in Alice's ~/.config: her own
-    `undo` could not take them out again."""
-    units = alices_units(tmp_path)
-    (units / UNIT).write_text(user_unit("/bin/true", tmp_path / "alice" / ".hermes"))
+    `undo` could not take them out again.  (Her home lies where she may enter: her unit is read as she could.)"""
+    base, _ = place
+    units = alices_units(base)
+    (units / UNIT).write_text(user_unit("/bin/true", base / "alice" / ".hermes"))
     os.chown(units / UNIT, ALICE, ALICE)
-    unit = read_systemd(units / UNIT, "user", tmp_path / "root", tmp_path / "alice")
+    unit = read_systemd(units / UNIT, "user", base / "root", base / "alice")
     written = dropin.install(unit, "gate", "/bin/true")
     for path in (written.parent, written):
         assert (os.lstat(path).st_uid, os.lstat(path).st_gid) == (ALICE, ALICE), path

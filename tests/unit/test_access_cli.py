@@ -157,3 +157,22 @@ def test_the_relay_is_trusted_upstream_only_where_the_judged_hermes_trusts_it(tm
     (row,) = [r for r in json.loads(done.stdout)["platforms"] if r["name"] == "relay"]
     says_everyone = "upstream-relay" in json.dumps(row)
     assert says_everyone is everyone, row
+
+
+@pytest.mark.parametrize("version", ["0.19.0", "0.17.0"])
+def test_access_says_when_the_gateway_does_not_start(tmp_path, version):
+    """The allowlist accepts the sender, but a runner that crashes at start (0.18 and later: a session-reset
+    age that is not a number; 0.17 never reads it) hears nobody: every face of `access` says so."""
+    home = _home(tmp_path / "h", f"TELEGRAM_BOT_TOKEN={TOKEN}\nTELEGRAM_ALLOWED_USERS=5\n",
+                 {"config.yaml": 'session_reset:\n  bg_process_max_age_hours: "48"\n'})
+    crashes = version != "0.17.0"
+    one = _run("telegram", "5", "--format", "json", "--hermes-version", version, home=home)
+    data = json.loads(one.stdout)
+    assert one.returncode == 0 and data["authorized"] is True and data["gateway_starts"] is (not crashes), one
+    text = _run("telegram", "5", "--hermes-version", version, home=home).stdout
+    overview = _run("--hermes-version", version, home=home).stdout
+    said = "the gateway will not start: config.yaml's session_reset.bg_process_max_age_hours"
+    assert (said in text and "no message reaches the agent until it does" in text) is crashes, text
+    assert (f"[✗] nobody today: {said}" in overview) is crashes, overview
+    listed = json.loads(_run("--format", "json", "--hermes-version", version, home=home).stdout)
+    assert listed["gateway_starts"] is (not crashes), listed

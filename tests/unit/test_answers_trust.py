@@ -115,6 +115,22 @@ def test_a_link_to_another_users_file_is_refused_as_that_file(spot, home):
     refused(link, home, f"belongs to uid {MALLORY}")
 
 
+@pytest.mark.parametrize("link_to", ["loop", "dotdot", "dangling"])
+def test_root_links_are_followed_as_the_kernel_would(spot, home, link_to):
+    """The walk follows links itself (never resolving them first): a loop ends, `..` after a link is the link's
+    folder's parent, a link to nothing reads nothing."""
+    (spot / "real").mkdir()
+    (spot / "real" / "answers.yaml").write_text(GOOD)
+    link = spot / "sub" / "answers.yaml"
+    link.parent.mkdir()
+    link.symlink_to({"loop": "answers.yaml", "dotdot": "../real/answers.yaml", "dangling": "nothing.yaml"}[link_to])
+    rc, out = apply(link, home, "--dry-run")
+    if link_to == "dotdot":
+        assert "refused:" not in out and "+DISCORD_BOT_TOKEN=" in out, out
+    else:
+        assert rc == 2 and ("too many levels" if link_to == "loop" else "No such file") in out, out
+
+
 def test_roots_own_file_in_a_sticky_folder_is_applied(home):
     """`/tmp` (1777, root's): others may add names there, never replace root's; the file is checked itself."""
     with tempfile.NamedTemporaryFile("w", dir="/tmp", suffix=".yaml", delete=False) as handle:

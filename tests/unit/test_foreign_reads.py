@@ -8,10 +8,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
+from as_owner import shared_scratch
 
 from hermes_wizard.faces.cli import main
 
@@ -24,9 +24,8 @@ ROOTS_ENV = ("WEIXIN_ACCOUNT_ID=rootsbot@im.bot\nWEIXIN_TOKEN=ilink-root-token-1
 
 @pytest.fixture
 def place():
-    """A folder every user may enter (pytest's own tmp is root's 0700), removed afterwards."""
-    folder = Path(tempfile.mkdtemp(prefix="hw-foreign-", dir="/tmp"))
-    folder.chmod(0o755)
+    """A folder every user may enter (pytest's own tmp is root's 0700, /tmp may be too), removed afterwards."""
+    folder = shared_scratch("hw-foreign-")
     yield folder
     shutil.rmtree(folder)
 

@@ -200,3 +200,97 @@ def test_the_gateway_json_diff_masks_its_credentials(tmp_path):
     assert "gateway.json: sessions_dir removed" in out and '"sessions_dir"' in out, out
     assert "AAHsecret" not in out and "verysecret" not in out, out
     assert (home / GJ).read_text() == text  # --dry-run writes nothing
+
+
+# --- the runner's constructor (R6): 0.18.0 to 0.19.0 compare session_reset.bg_process_max_age_hours with 0 -----
+# name -> (files, versions that crash, words the finding must hold); pinned against every oracle in
+# tests/support/oracle/cases.py (`runner-*`), and against the real `hermes gateway run` in test_probe.py.
+AGE = "session_reset:\n  bg_process_max_age_hours: "
+RUNNER_CRASHES = {
+    "yaml quoted number": ({"config.yaml": AGE + '"48"\n'}, ("0.19.0", "0.18.2", "0.18.0"),
+                           ("config.yaml's session_reset.bg_process_max_age_hours is \"48\", not a number",)),
+    "yaml list": ({"config.yaml": AGE + "[24]\n"}, ("0.19.0", "0.18.2"), ("bg_process_max_age_hours is a list",)),
+    "yaml nested": ({"config.yaml": "gateway:\n  session_reset:\n    bg_process_max_age_hours: x\n"}, ("0.19.0",),
+                    ("config.yaml's gateway.session_reset.bg_process_max_age_hours",)),
+    "gateway.json": ({GJ: '{"default_reset_policy": {"bg_process_max_age_hours": {"h": 1}}}'}, ("0.19.0", "0.18.2"),
+                     ("gateway.json's default_reset_policy.bg_process_max_age_hours is a mapping",)),
+    "yaml number": ({"config.yaml": AGE + "1.5\n"}, (), ()),
+}
+
+
+@pytest.mark.parametrize("version", ["0.19.0", "0.18.2", "0.18.1", "0.18.0", "0.17.0"])
+@pytest.mark.parametrize("name", list(RUNNER_CRASHES))
+def test_check_and_gate_stop_where_the_runner_crashes(tmp_path, name, version):
+    files, crashing, words = RUNNER_CRASHES[name]
+    crashing = crashing + (("0.18.0", "0.18.1", "0.18.2") if "0.18.2" in crashing else ())  # one code in 0.18.x
+    home = _home(tmp_path / "home", {".env": OPEN, **files})  # an open policy too: the crash comes first
+    rc, out = _run("check", "--home", str(home), "--format", "json", "--hermes-version", version)
+    report = json.loads(out[:out.rindex("}") + 1])
+    gate_rc, line = _run("check", "--gate", "--home", str(home), "--hermes-version", version)
+    if version not in crashing:
+        refuses = version != "0.17.0"  # then the open policy decides: 0.18 and later refuse, 0.17 starts
+        assert report["would_start"] is not refuses and "HW021" not in {f["code"] for f in report["findings"]}, out
+        assert gate_rc == (78 if refuses else 0) and (rc == 78) is refuses, (rc, line)
+        return
+    assert rc == 78 and report["would_start"] is False and report["refusal"]["platform"] is None, out
+    found = [f for f in report["findings"] if f["code"] == "HW021"]
+    assert found and all(word in found[0]["message"] for word in words), report["findings"]
+    assert found[0]["fix"].startswith("remove ") and "without quotes" in found[0]["fix"], found[0]
+    assert gate_rc == 78 and "would crash at start" in line, line
+
+
+REPAIRABLE_AGES = {  # name -> (files, the file and key doctor removes, the file's data after)
+    "yaml": ({"config.yaml": "model:\n  default: x\nsession_reset:\n  mode: idle  # kept\n  "
+                             "bg_process_max_age_hours: \"48\"\n"},
+             "config.yaml: session_reset.bg_process_max_age_hours", {"model": {"default": "x"},
+                                                                      "session_reset": {"mode": "idle"}}),
+    "yaml alone in its policy": ({"config.yaml": AGE + "[24]\n"}, "config.yaml: session_reset.bg_process_max_age_hours",
+                                 {"session_reset": {}}),
+    "gateway.json": ({GJ: '{"default_reset_policy": {"bg_process_max_age_hours": "12", "at_hour": 3}}'},
+                     "gateway.json: default_reset_policy.bg_process_max_age_hours", {"default_reset_policy":
+                                                                                      {"at_hour": 3}}),
+    "both, one after the other": ({"config.yaml": "session_reset: {}\n",
+                                   GJ: '{"default_reset_policy": {"bg_process_max_age_hours": [1]}}'},
+                                  "gateway.json: default_reset_policy.bg_process_max_age_hours",
+                                  {"default_reset_policy": {}}),
+}
+
+
+@pytest.mark.parametrize("version", ["0.19.0", "0.18.2"])
+@pytest.mark.parametrize("name", list(REPAIRABLE_AGES))
+def test_doctor_removes_an_age_the_runner_crashes_on(tmp_path, name, version, hermes_oracle_at):
+    """The open policy is repaired too, and Hermes itself, asked again, starts: the doctor never says "will
+    start" of a home whose runner still crashes (before, it closed the policy and promised a start)."""
+    import yaml
+    from oracle.compare import _environ
+
+    hermes = hermes_oracle_at(version)
+    files, removed, data_after = REPAIRABLE_AGES[name]
+    home = _home(tmp_path / "home", {".env": OPEN, **files})
+    (home / ".env").chmod(0o600)
+    assert hermes.evaluate(home)["error"], "Hermes starts: the case lost its point"
+    original = {rel: (home / rel).read_bytes() for rel in (".env", *files)}
+    changed = GJ if removed.startswith(GJ) else "config.yaml"
+    with _environ(hermes.host_env()):
+        rc, out = _run("doctor", "--fix", "--yes", "--home", str(home), "--hermes-version", version)
+        after = hermes.evaluate(home)
+        assert after["would_start"] is True and after["error"] is None, (out, after)
+        assert rc == 0 and "Verified: the gateway will start (weixin)." in out, out
+        assert f"{removed} removed (Hermes crashed at start on it" in out and "dm_policy open → pairing" in out, out
+        text = (home / changed).read_text()
+        assert (json.loads(text) if changed == GJ else yaml.safe_load(text)) == data_after, text
+        if changed != GJ:
+            assert "# kept" in text or "# kept" not in original[changed].decode(), text  # comments stay
+        again_rc, again = _run("doctor", "--fix", "--yes", "--home", str(home), "--hermes-version", version)
+        assert again_rc == 0 and "Nothing to fix." in again, again
+        undo_rc, undone = _run("undo", "--yes", "--home", str(home))
+    assert undo_rc == 0, undone
+    assert {rel: (home / rel).read_bytes() for rel in original} == original
+
+
+def test_doctor_leaves_the_age_alone_for_a_hermes_that_never_reads_it(tmp_path):
+    """0.17 has no background-process age: the value is harmless there, and the doctor does not touch it."""
+    home = _home(tmp_path / "home", {".env": OPEN, "config.yaml": AGE + '"48"\n'})
+    (home / ".env").chmod(0o600)
+    rc, out = _run("doctor", "--dry-run", "--home", str(home), "--hermes-version", "0.17.0", "--no-verify")
+    assert rc == 0 and "bg_process_max_age_hours" not in out, out

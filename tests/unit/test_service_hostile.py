@@ -18,6 +18,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from as_owner import shared_scratch
 from fake_systemd import user_unit
 from service_box import UNIT, doctor  # box, the fixture, is tests/conftest.py's
 
@@ -33,15 +34,21 @@ ADMIN_CONF = "[Service]\nLimitNOFILE=65536\n"
 
 
 @pytest.fixture
-def open_tmp():
-    """A temp folder every user may enter (pytest's own is 0700 root's): where root-owned files a user may
-    read (a packaged unit, /etc/systemd/system) stand in the tests."""
-    import tempfile
-
-    folder = Path(tempfile.mkdtemp(prefix="hw-open-", dir="/tmp"))
-    folder.chmod(0o755)
+def tmp_path():
+    """Where each test's machine lies: a folder every user may enter.  Alice's unit files are read as she could
+    read them, and she cannot reach into pytest's own tmp_path (root's, 0700), nor always into /tmp."""
+    folder = shared_scratch("hw-service-")
     yield folder
-    shutil.rmtree(folder)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def open_tmp():
+    """A second such folder: where root-owned files a user may read (a packaged unit, /etc/systemd/system)
+    stand in the tests."""
+    folder = shared_scratch("hw-open-")
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def undo(capsys, home) -> tuple[int, str]:
@@ -381,6 +388,7 @@ def test_a_users_unit_linked_to_another_users_file_is_not_read(tmp_path):
     bobs.parent.mkdir()
     bobs.write_text(SECRET_UNIT)
     os.chown(bobs, BOB, BOB)
+    bobs.chmod(0o600)  # Bob's alone: Alice may not read it (one every user may read would be hers to read)
     (units / UNIT).symlink_to(bobs)
     unit = read_systemd(units / UNIT, "user", tmp_path / "root", tmp_path / "alice")
     assert unit.home is None and "cannot be read" in (unit.error or "")

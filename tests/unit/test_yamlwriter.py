@@ -9,7 +9,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hermes_wizard.plan.yamledit import YamlEditError, render_scalar, set_value
+from hermes_wizard.plan.yamledit import YamlEditError, remove_value, render_scalar, set_value
 
 CORPUS = {
     "hermes-style": "# Hermes config\nmodel:\n  default: x\n\nplatforms:\n  weixin:\n    enabled: true\n"
@@ -85,3 +85,47 @@ def test_refusals():
         set_value("- a\n- b\n", ("platforms", "x"), "y")
     with pytest.raises(YamlEditError):
         set_value("platforms: [1, 2]\n", ("platforms", "x", "enabled"), False)
+
+
+# --- removing a key (a value Hermes crashes on, wizard/plan/repairs.py) ---------------------------------------
+AGE = ("session_reset", "bg_process_max_age_hours")
+REMOVALS = {  # name -> (text, what is left of it, byte for byte)
+    "comments and neighbours stay": (
+        "# top\nsession_reset:\n  mode: idle  # keep\n  bg_process_max_age_hours: \"48\"  # mine\n  at_hour: 3\n"
+        "# tail\nother: 1\n",
+        "# top\nsession_reset:\n  mode: idle  # keep\n  at_hour: 3\n# tail\nother: 1\n"),
+    "a block list value": ("session_reset:\n  bg_process_max_age_hours:\n    - 1\n    - 2\n  mode: idle\n",
+                           "session_reset:\n  mode: idle\n"),
+    "a block scalar whose lines look like comments": (
+        "session_reset:\n  mode: daily\n  bg_process_max_age_hours: |\n    x\n    # not a comment\n",
+        "session_reset:\n  mode: daily\n"),
+    "crlf": ("session_reset:\r\n  bg_process_max_age_hours: x\r\n  mode: idle\r\n",
+             "session_reset:\r\n  mode: idle\r\n"),
+    "absent: unchanged": ("session_reset:\n  mode: idle\n", "session_reset:\n  mode: idle\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REMOVALS))
+def test_removing_a_key_cuts_its_lines_only(name):
+    text, left = REMOVALS[name]
+    assert remove_value(text, AGE) == left
+
+
+@pytest.mark.parametrize("text, data", [
+    ("session_reset:\n  bg_process_max_age_hours: x\nother: 1  # keep\n", {"session_reset": {}, "other": 1}),
+    ("session_reset: {bg_process_max_age_hours: x, mode: idle}\n", {"session_reset": {"mode": "idle"}}),
+    ("a: &a\n  bg_process_max_age_hours: x\n  mode: idle\nsession_reset: *a\n",
+     {"a": {"mode": "idle"}, "session_reset": {"mode": "idle"}}),
+])
+def test_a_mapping_left_empty_or_in_flow_style_stays_a_mapping(text, data):
+    """Cutting the only entry would leave `session_reset:` (null): the round trip writes `{}` instead."""
+    out = remove_value(text, AGE)
+    assert yaml.safe_load(out) == data, out
+    assert "# keep" in out or "# keep" not in text
+
+
+def test_removing_refuses_what_it_cannot_edit_safely():
+    with pytest.raises(YamlEditError):
+        remove_value("a: &a [*a]\nsession_reset:\n  bg_process_max_age_hours: x\n", AGE)
+    with pytest.raises(YamlEditError):
+        remove_value("session_reset: [unclosed\n", AGE)

@@ -2,8 +2,10 @@
 
 Root runs hermes-wizard on homes owned by someone else; anything found through such a home is that
 person's code.  `run` starts it so that it can never act as root or on root's session:
-* privileges dropped to the home's owner first (supplementary groups cleared, then gid, then uid), the
-  owner decided from the home folder as `homeroot.open_home` opens it (a profile through its root);
+* privileges dropped to the home's owner first (root's supplementary groups replaced by the owner's own,
+  as a login, systemd's `User=` or `sudo -u` give them — the gateway reads its files with them — then gid,
+  then uid), the owner decided from the home folder as `homeroot.open_home` opens it (a profile through
+  its root);
 * a new session (`setsid`): no controlling terminal, so `/dev/tty` cannot be opened and nothing can be
   pushed into root's terminal input; stdin is /dev/null, stdout and stderr are pipes read here with a
   bound (the caller escapes whatever it shows);
@@ -51,6 +53,7 @@ class Identity:
     name: str
     home_dir: str  # the user's own home (HOME), "/" when unknown
     switch: bool  # True: drop to uid/gid before exec (we are root and this is not us)
+    groups: tuple[int, ...] = ()  # the user's supplementary groups (getgrouplist), set when switching
 
     @property
     def sudo(self) -> str:
@@ -102,8 +105,9 @@ def identity_for(home: Path) -> Identity:
 def _identity(uid: int, gid: int | None, switch: bool) -> Identity:
     try:
         entry = pwd.getpwuid(uid)
-        return Identity(uid, entry.pw_gid if gid is None else gid, entry.pw_name, entry.pw_dir or "/", switch)
-    except KeyError:  # a uid without a passwd entry: its own group, no home
+        groups = tuple(os.getgrouplist(entry.pw_name, entry.pw_gid)) if switch else ()
+        return Identity(uid, entry.pw_gid if gid is None else gid, entry.pw_name, entry.pw_dir or "/", switch, groups)
+    except (KeyError, OSError):  # a uid without a passwd entry: its own group, no home, no other group
         return Identity(uid, uid if gid is None else gid, str(uid), "/", switch)
 
 
@@ -116,7 +120,7 @@ def run(argv: Sequence[str], who: Identity, env: Mapping[str, str], timeout: flo
         out_limit: int = OUT_LIMIT, err_limit: int = ERR_LIMIT) -> Finished:
     """Run `argv` as `who`, confined (see the module doc), for at most `timeout` seconds."""
     uid, gid = (who.uid, who.gid) if who.switch else (None, None)
-    groups: list[int] | None = [] if who.switch else None  # [] clears root's supplementary groups
+    groups: list[int] | None = list(who.groups) if who.switch else None  # never root's own groups
     proc = subprocess.Popen(list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             env=dict(env), cwd="/", close_fds=True, start_new_session=True, umask=0o077,
                             user=uid, group=gid, extra_groups=groups)

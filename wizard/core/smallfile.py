@@ -8,8 +8,10 @@ opened is still the regular file the look described, at most `limit` bytes; othe
 which every reader already reports as "cannot read".  Links are followed, as Hermes follows them.
 
 Root judging another user's home judges it for that user, who runs its gateway: inside
-`reading_for(uid)`, a file that uid could not read (a `.env` linked to a root-only file) "cannot be
-read", as Hermes would find — never read by root and shown (it would be a wrong verdict, and a leak).
+`reading_for(uid)`, a file that uid could not read "cannot be read", as Hermes would find — a `.env` linked
+to a root-only file, and just as much the user's own `.env` at mode 000 or 0200, or one in a group the user
+is not in — never read by root and shown (it would be a wrong verdict, and a leak).  Who may read what is
+decided as the kernel decides it for that user: wizard/core/owner_access.py.
 """
 
 from __future__ import annotations
@@ -17,12 +19,12 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import pwd
 import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from hermes_wizard.core.safetext import visible
+from hermes_wizard.core.owner_access import real_path as real_path  # re-exported
+from hermes_wizard.core.owner_access import why_unreadable
 
 _READ = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 _FOR_USER: list[int] = []  # the uid reads are judged for (root judging another user's home), innermost last
@@ -103,48 +105,6 @@ def _check_readable_for(uid: int, st: os.stat_result, fd: int) -> None:
 
 
 def unreadable_for(uid: int, st: os.stat_result, fd: int, whose: str = "the home's owner") -> str | None:
-    """Why `uid` (`whose` says who that is) could not read the open file `fd` (None: it could).  The user's
-    own file is theirs to read (reading it shows root nothing of anyone else's).  Any other: every folder
-    above it entered, then the file read, by mode bits, owner and group (ACLs are not read) — folders
-    first: what lies in one the user may not enter is not described."""
-    if st.st_uid == uid:
-        return None
-    groups = _groups_of(uid)
-    where = real_path(fd)
-    if not where.startswith("/"):  # no /proc: where it is cannot be told, so it is not read
-        return f"uid {uid}, {whose}, may not read it: a file of uid {st.st_uid}"
-    for folder in reversed(Path(where).parents):
-        try:
-            info = os.stat(folder)
-        except OSError:
-            return f"uid {uid}, {whose}, may not reach it: {visible(str(folder))} cannot be examined"
-        if not _allowed(uid, groups, info, stat.S_IXUSR, stat.S_IXGRP, stat.S_IXOTH):
-            return f"uid {uid}, {whose}, may not enter {visible(str(folder))}"
-    if not _allowed(uid, groups, st, stat.S_IRUSR, stat.S_IRGRP, stat.S_IROTH):
-        return (f"uid {uid}, {whose}, may not read {visible(where)}: a file of uid {st.st_uid}, "
-                f"mode {stat.S_IMODE(st.st_mode):04o}")
-    return None
-
-
-def _allowed(uid: int, groups: set[int], st: os.stat_result, user: int, group: int, other: int) -> bool:
-    if st.st_uid == uid:
-        return bool(st.st_mode & user)
-    if st.st_gid in groups:
-        return bool(st.st_mode & group)
-    return bool(st.st_mode & other)
-
-
-def _groups_of(uid: int) -> set[int]:
-    try:
-        entry = pwd.getpwuid(uid)
-        return set(os.getgrouplist(entry.pw_name, entry.pw_gid))
-    except (KeyError, OSError):
-        return set()  # a uid without an account: only "other" applies beyond its own files
-
-
-def real_path(fd: int) -> str:
-    """Where an open file really is ("?" without /proc)."""
-    try:
-        return os.readlink(f"/proc/self/fd/{fd}")
-    except OSError:
-        return "?"
+    """Why `uid` (`whose` says who that is) could not read the open file `fd` (None: it could), decided as
+    the kernel decides it for that user — their own file included (wizard/core/owner_access.py)."""
+    return why_unreadable(uid, st, fd, whose)

@@ -5,7 +5,8 @@ everyone (and the opt-in that makes it so), the allowlisted IDs (with the names 
 knows), the approved pairings and the requests waiting, or nobody yet.  With a sender: whether
 that sender's message is accepted, the rule that decided (in Hermes's order) and where its value
 lives.  Exit 0 accepted, 1 denied, 2 usage.  `--format json` with a sender prints one object:
-`platform`, `sender`, `chat_type`, `chat_id`, `authorized`, `rule`, `source`, `variable`, `hermes`, and for
+`platform`, `sender`, `chat_type`, `chat_id`, `authorized`, `rule`, `source`, `variable`, `gateway_starts` (false
+when the gateway refuses or crashes at start: then nobody is heard, whatever the rule), `hermes`, and for
 the adapters that gate messages themselves (WhatsApp, Weixin DMs, WeCom, QQBot, Yuanbao) `reaches_gateway`
 and `gets_through`.
 
@@ -28,6 +29,7 @@ from hermes_wizard.hermes.access.authz import Sender
 from hermes_wizard.hermes.loader.catalog import PLATFORMS, platform_value
 from hermes_wizard.judge.access import decide, load_view, platform_access, source_of
 from hermes_wizard.judge.masking import secret_values
+from hermes_wizard.judge.report import verdict_clause
 
 
 def run_access(args) -> int:
@@ -62,7 +64,7 @@ def _one_sender(args, view, platform: str) -> int:
                    "variable": decision.variable, "matched": decision.matched, "platform_enabled": enabled,
                    "reaches_gateway": intake, "intake_rule": intake_rule or None,
                    "gets_through": None if intake is None else (intake and decision.authorized),
-                   "hermes": view.report.hermes.judged_as}
+                   "gateway_starts": view.report.would_start, "hermes": view.report.hermes.judged_as}
         sys.stdout.write(json_text(payload) + "\n")
     else:
         mark, verdict = ("[✓]", "accepted") if decision.authorized else ("[✗]", "denied")
@@ -75,6 +77,8 @@ def _one_sender(args, view, platform: str) -> int:
             print(f"    but: the {platform} adapter drops this message before the gateway sees it ({intake_rule})")
         if not enabled:
             print(f"    note: {platform} is not enabled in this home: the gateway would not receive the message")
+        if not view.report.would_start:  # a refusal, or a crash at start: nobody is heard until it starts
+            print(f"    note: {verdict_clause(view.report)}; no message reaches the agent until it does")
     return ExitCode.OK if decision.authorized else ExitCode.PROBLEMS
 
 

@@ -11,6 +11,7 @@ import time
 
 from hermes_wizard.core.safetext import visible
 from hermes_wizard.judge.access import load_view, platform_access
+from hermes_wizard.judge.report import verdict_clause
 
 _RULES = {
     "platform-always": "events of this platform are authenticated by their transport; no per-user check",
@@ -58,11 +59,13 @@ def _side_text(side, pending_or_paired: bool) -> str:
     return "paired users only" if pending_or_paired else "nobody yet (pairing: no one approved)"
 
 
-def overview_text(view, rows, platform: str | None) -> str:
+def overview_text(view, rows, platform: str | None, start_line: bool = True) -> str:
     report = view.report
     lines = [f"Who can reach the agent — {visible(str(report.home))} (Hermes {report.hermes.judged_as})"]
     if view.files.crash:
         lines.append(f"[✗] nobody: {visible(view.files.crash)}")
+    elif start_line and not report.would_start:  # a refusal, or a crash at start
+        lines.append(f"[✗] nobody today: {verdict_clause(report)}. Once it starts:")
     if not rows:
         what = f"{platform} is not enabled" if platform else "no platform is enabled"
         lines.append(f"  {what}: nobody can reach the agent through the gateway")
@@ -91,6 +94,7 @@ def _side_json(side) -> dict:
 
 def overview_json(view, rows) -> dict:
     return {"home": str(view.report.home), "hermes": view.report.hermes.judged_as, "error": view.files.crash,
+            "gateway_starts": view.report.would_start,
             "platforms": [{"name": row.name, "dm": _side_json(row.dm), "group": _side_json(row.group),
                            "approved": [{"id": uid, "name": who} for uid, who in row.approved],
                            "pending": [{"id": uid, "name": who, "age_minutes": age} for uid, who, age in row.pending],
@@ -108,7 +112,7 @@ def who_reaches(home, profile: str, platform: str, label: str, facts=None) -> st
     on disk, not a choice being made): the words the TUI's and the plain face's access step show."""
     view = load_view(home, profile, facts=facts)
     rows = [row for row in platform_access(view, time.time()) if row.name == platform]
-    lines = overview_text(view, rows, platform).split("\n")[1:]
+    lines = overview_text(view, rows, platform, start_line=False).split("\n")[1:]
     if lines and lines[0].strip() == platform:
         lines = lines[1:]
     head = f"Who reaches the agent through {label} today (the files as they are on disk):"

@@ -25,10 +25,27 @@ PIP_PLACEHOLDER = "<Hermes's venv>/bin/pip install hermes-wizard"
 
 def venv_pip(site_packages: Path | None) -> Path | None:
     """`<prefix>/bin/pip` of the venv whose `lib/python3.X/site-packages` is `site_packages`, if it is a file."""
+    return venv_program(site_packages, "pip")
+
+
+def hermes_advice(site_packages: Path | None, *args: str) -> str:
+    """`hermes ARGS` as the user types it; as root on another user's Hermes, that venv's own `hermes` (or
+    `hermesx`, the repackaged 0.20.1's name) run as its owner: `sudo -u <owner> <venv>/bin/hermes ARGS`."""
+    program = venv_program(site_packages, "hermes", "hermesx")
+    if program is not None and foreign_owner(program) is not None:
+        return command_for(program, *args)
+    return visible(shlex.join([program.name if program is not None else "hermes", *args]))
+
+
+def venv_program(site_packages: Path | None, *names: str) -> Path | None:
+    """The first of `names` in `<prefix>/bin` of the venv whose site-packages is `site_packages`."""
     if site_packages is None or site_packages.parent.parent.name != "lib":
         return None
-    pip = site_packages.parents[2] / "bin" / "pip"
-    return pip if os.path.isfile(pip) else None
+    for name in names:
+        program = site_packages.parents[2] / "bin" / name
+        if os.path.isfile(program):
+            return program
+    return None
 
 
 def pip_install_advice(site_packages: Path | None) -> str:

@@ -71,7 +71,7 @@ def _report(args, homes) -> int:
         from hermes_wizard.judge.report import render_text
 
         sys.stdout.write("\n\n".join(render_text(r) for r in reports) + "\n")
-        if tip := plugin_tip(facts):
+        if tip := plugin_tip(facts, reports):
             sys.stdout.write(tip + "\n")
     codes = [r.exit_code() for r in reports]
     return ExitCode.CONFIG if ExitCode.CONFIG in codes else max(codes)

@@ -107,7 +107,8 @@ def build_parser():
                              "in a session without your terminal or environment); not asked otherwise")
     doctor.add_argument("--install-gate", action="store_true",
                         help="add a drop-in to the systemd unit that checks Hermes's refusal rule before each "
-                             "start, so a refusal is not restarted forever (Restart=on-failure on systemd < 251)")
+                             "start, so a refusal is not restarted forever (on systemd < 251: Restart=on-failure "
+                             "and RestartPreventExitStatus=0)")
     doctor.add_argument("--restart", action="store_true",
                         help="restart the service after the repair and confirm it stayed up")
     doctor.add_argument("--settle", type=float, default=12.0, metavar="SECONDS",

@@ -2,7 +2,8 @@
 
 `guarded(body)` runs a command and turns what escapes it into its exit code: a reader that left
 (`check | head`) is 0, Ctrl-C is 130 with a line saying whether anything was written, and a bug of
-ours is 70 with one line (HERMES_WIZARD_DEBUG=1 lets the traceback through).  Output that cannot be
+ours is 70 with one line (HERMES_WIZARD_DEBUG=1 lets the traceback through); a refusal that escaped in
+words (a file the home's owner swapped mid-run) is 1 with its sentence.  Output that cannot be
 written (stdout closed, a full disk) is 74, with one line on stderr when stderr still works.
 `check` loads this module; the file writer (core/atomic.py, ~7 ms with what it imports) is imported lazily, only
 to say whether a write had begun when a command was interrupted.
@@ -15,7 +16,7 @@ import sys
 from collections.abc import Callable
 
 from hermes_wizard.core.exitcodes import ExitCode
-from hermes_wizard.core.safetext import OutputError, to_stderr
+from hermes_wizard.core.safetext import OutputError, to_stderr, visible
 
 
 def guarded(body: Callable[[], int]) -> int:
@@ -35,11 +36,25 @@ def guarded(body: Callable[[], int]) -> int:
                   else "Cancelled. No changes were made.")
         return ExitCode.INTERRUPTED
     except Exception as exc:  # a bug of ours: one clear line, no traceback (HERMES_WIZARD_DEBUG=1 shows it)
+        if _refusal(exc):
+            to_stderr(f"hermes-wizard: {visible(str(exc))}")
+            return ExitCode.PROBLEMS
         if os.environ.get("HERMES_WIZARD_DEBUG"):
             raise
         to_stderr(f"hermes-wizard: internal error ({type(exc).__name__}: {exc}); nothing was written unless a "
                   "message above says so. Please report it (rerun with HERMES_WIZARD_DEBUG=1 for details).")
         return ExitCode.INTERNAL
+
+
+def _refusal(exc: Exception) -> bool:
+    """Whether what escaped is a refusal said in words, not a bug: a home's file that changed under a run into
+    something never written (the owner swapped config.yaml for a link to root's file while doctor planned), a
+    planned file its writer cannot make.  Nothing was written; the sentence says what to do.  The classes are
+    imported lazily, only once something escaped: `check` loads this module."""
+    from hermes_wizard.core.homefs import ApplyError
+    from hermes_wizard.plan.changes import UnwritableFile
+
+    return isinstance(exc, (ApplyError, UnwritableFile))
 
 
 def report_output_error(reason: str) -> int:

@@ -74,6 +74,7 @@ def _doctor(args, homes, runner) -> int:
                              wizard=Path(args.wizard_path) if args.wizard_path else None)
     codes: list[int] = []
     acted = False
+    judged = []  # each home's report, for the plugin tip
     for profile, home in homes:
         if len(homes) > 1:
             _say(f"== {visible(home)} (profile {visible(profile)})")
@@ -93,6 +94,7 @@ def _doctor(args, homes, runner) -> int:
             if recovered:
                 _say(visible(recovered))
         report = evaluate(home, profile, base_env=base_env, facts=facts)
+        judged.append(report)
         hide(secret_values(report.snapshot))  # masked wherever they would be printed
         repair = plan_repairs(report, options)
         _describe_service(report)
@@ -149,7 +151,7 @@ def _doctor(args, homes, runner) -> int:
         if repair.plan and not editing:
             _say("The file changes above are not applied without --fix.")
             codes.append(ExitCode.PROBLEMS)
-    if acted and (tip := plugin_tip(facts)):  # said with a repair, not on every clean run
+    if acted and (tip := plugin_tip(facts, judged)):  # said with a repair, not on every clean run
         _say(visible(tip))
     if ExitCode.CONFIG in codes:
         return ExitCode.CONFIG

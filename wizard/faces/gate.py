@@ -20,7 +20,9 @@ import sys
 from types import SimpleNamespace
 
 from hermes_wizard.core.exitcodes import ExitCode
+from hermes_wizard.core.homeroot import home_owner
 from hermes_wizard.core.safetext import to_stderr, visible
+from hermes_wizard.core.smallfile import reading_for
 from hermes_wizard.faces.fastargs import GATE_FLAGS, check_args
 from hermes_wizard.faces.judging import host_facts
 from hermes_wizard.faces.selection import select_homes
@@ -50,9 +52,11 @@ def run_gate(args) -> int:
                      "is not active for it, letting the gateway start")
             return ExitCode.OK
         model = model_for(judged)  # the version's own resolver and startup rule, as `check` judges it
-        # the start's verdict only: what earlier runs left (gateway_state.json, the starts log) does not decide it
-        snapshot = take_snapshot(home, profile, dict(os.environ), model=model, keyring="assume", runtime=False)
-        effective = model.resolve(snapshot, facts)
+        # the start's verdict only: what earlier runs left (gateway_state.json, the starts log) does not decide it;
+        # root gating a user's home reads it as that user, who runs the gateway (wizard/core/smallfile.py)
+        with reading_for(home_owner(home)):
+            snapshot = take_snapshot(home, profile, dict(os.environ), model=model, keyring="assume", runtime=False)
+            effective = model.resolve(snapshot, facts)
         # A Hermes without the open-policy refusal (0.17) still crashes at start: gated like check's 78.
         found = model.open_policy_violations(effective) if refuses_at_start(judged) else []
     except Exception as exc:  # the gate must never be the reason a gateway does not start

@@ -6,8 +6,9 @@ Installed into Hermes's own venv and listed in `plugins.enabled` (`hermes plugin
   command line (wizard/faces/cli.py) unchanged, with `--home` = the active Hermes home (`hermes -p NAME` has
   already pointed HERMES_HOME at the profile) and, for check and doctor, `--hermes-python` = the Python running
   Hermes.  Ours go first, so a `--home` the user typed wins (argparse keeps the last).  Exit codes are this tool's.
-* registers the secret source (wizard/faces/hermes_secrets.py) and, when this home turns it on, applies it in
-  this process at once: otherwise the gateway that loaded the plugin never sees the keyring secrets.
+* registers the secret source (wizard/faces/hermes_secrets.py) and, when this home turns it on and this Hermes
+  does not apply plugin sources itself after discovery (0.19 does not; 0.20.1 does), applies it in this process
+  at once: otherwise the gateway that loaded the plugin never sees the keyring secrets.
 * wraps the setup step of the own-policy platforms Hermes's registry holds (wizard/faces/hermes_setup_hook.py):
   Hermes's own step runs, then `platform_setup` judges the home and says whether the gateway would refuse to
   start or lets everyone in, with the exact command that repairs it.
@@ -30,6 +31,7 @@ from pathlib import Path
 from hermes_wizard.core.exitcodes import ExitCode
 from hermes_wizard.core.keyring_store import PLUGIN_NAME
 from hermes_wizard.core.safetext import to_stderr
+from hermes_wizard.faces.hermes_command import hermes_command
 
 COMMAND = PLUGIN_NAME  # `hermes wizard`
 TAKES_HOME = frozenset({"setup", "doctor", "check", "undo", "access", "pairing"})
@@ -77,14 +79,14 @@ def wizard_argv(argv: list[str], home: Path, hermes_python: str) -> list[str]:
 
 def _setup_parser(parser) -> None:
     parser.add_argument("wizard_args", nargs=argparse.REMAINDER, metavar="COMMAND ...",
-                        help="a hermes-wizard command and its options (hermes wizard COMMAND --help)")
+                        help=f"a hermes-wizard command and its options ({hermes_command()} {COMMAND} COMMAND --help)")
 
 
 def _run(args) -> None:
     from hermes_wizard.core.safetext import speak_as
     from hermes_wizard.faces.cli import main
 
-    speak_as(f"hermes {COMMAND}")  # its advice names the command that works here
+    speak_as(f"{hermes_command()} {COMMAND}")  # its advice names the command that works here
     argv = list(getattr(args, "wizard_args", None) or [])
     if not argv:
         to_stderr(_description())
@@ -93,12 +95,13 @@ def _run(args) -> None:
 
 
 def _description() -> str:
-    lines = ["hermes-wizard inside Hermes: judges and repairs the active Hermes home (hermes -p NAME for a profile).",
-             "", "commands:"]
+    hermes = hermes_command()
+    lines = [f"hermes-wizard inside Hermes: judges and repairs the active Hermes home ({hermes} -p NAME for a "
+             "profile).", "", "commands:"]
     helps = _command_helps()
     for name in SHOWN_COMMANDS:
         lines.append(f"  {name:<9}{helps.get(name, '')}")
-    lines += ["", "hermes wizard COMMAND --help shows a command's options."]
+    lines += ["", f"{hermes} {COMMAND} COMMAND --help shows a command's options."]
     return "\n".join(lines)
 
 
@@ -119,6 +122,8 @@ def _register_secret_source(ctx) -> None:
     if source is None:
         return
     ctx.register_secret_source(source)
+    if hermes_secrets.applied_by_hermes():
+        return  # 0.20.1 and later apply it themselves once discovery is done
     home = active_home()
     if hermes_secrets.enabled_in(home):
         hermes_secrets.apply_now(home)
@@ -186,9 +191,10 @@ def doctor_command(home: Path) -> str:
     """The exact command that runs the doctor on `home`."""
     from hermes_wizard.core.safetext import visible
 
+    hermes = hermes_command()
     if home.parent.name == "profiles":
-        return f"hermes -p {shlex.quote(visible(home.name))} wizard doctor"
+        return f"{hermes} -p {shlex.quote(visible(home.name))} {COMMAND} doctor"
     default = Path.home() / ".hermes"
     if os.path.abspath(home) == os.path.abspath(default):
-        return "hermes wizard doctor"
-    return f"hermes wizard doctor --home {shlex.quote(visible(str(home)))}"
+        return f"{hermes} {COMMAND} doctor"
+    return f"{hermes} {COMMAND} doctor --home {shlex.quote(visible(str(home)))}"

@@ -7,7 +7,9 @@
 `apply_now(home)` is the verified workaround (Hermes 0.19.0 hermes_cli/env_loader.py and
 agent/secret_sources/registry.py): Hermes applies secret sources once per home per process, BEFORE it
 discovers plugins, so a plugin's source is otherwise never applied in the very process (the gateway) that
-loaded it; we forget that "applied" mark and load the env again.
+loaded it; we forget that "applied" mark and load the env again.  From 0.20.1 on Hermes does that itself once
+discovery is done (`applied_by_hermes`): there the workaround is left out (measured: it only read the keyring a
+second time per start).
 
 Contract: nothing here raises or prompts (Hermes's rule for `fetch`); a message names variables, never a value,
 and escapes whatever came from the home.  An entry may name only this home's own entry for that variable
@@ -29,6 +31,7 @@ import yaml
 
 from hermes_wizard.core import keyring_store
 from hermes_wizard.core.safetext import visible
+from hermes_wizard.faces.hermes_command import hermes_command
 
 LABEL = "OS keyring (hermes-wizard)"
 FETCH_TIMEOUT_SECONDS = 10.0  # a locked or absent keyring answers in well under a second; never hold a start
@@ -88,8 +91,12 @@ def _read_mapped(cfg, home: Path) -> Outcome:
         if value:
             out.secrets[variable] = value
         else:
-            out.warnings.append(f"{variable}: no entry in the OS keyring (run `hermes wizard setup` to store it)")
+            out.warnings.append(f"{variable}: no entry in the OS keyring (run `{_setup_command()}` to store it)")
     return out
+
+
+def _setup_command() -> str:
+    return f"{hermes_command()} {keyring_store.PLUGIN_NAME} setup"
 
 
 def _own_entry(home: Path, variable: str, ref) -> bool:
@@ -153,6 +160,18 @@ def enabled_in(home: Path) -> bool:
         return isinstance(section, dict) and bool(section.get("enabled"))
     except Exception:  # no file, not YAML, not a mapping: not enabled (Hermes reads it the same way)
         return False
+
+
+def applied_by_hermes() -> bool:
+    """Whether this Hermes applies plugin secret sources itself, after discovery: 0.20.1
+    hermes_cli/plugins.py:3798 and :3820 (`_refresh_secret_sources_after_discovery`: a cache reset and
+    `load_hermes_dotenv()` when a plugin source is enabled), kept by the 0.22.2 fork (plugins.py:1339).  Asked
+    of Hermes's own class, which is already imported when a plugin registers."""
+    try:
+        from hermes_cli.plugins import PluginManager
+    except Exception:
+        return False
+    return callable(getattr(PluginManager, "_refresh_secret_sources_after_discovery", None))
 
 
 def apply_now(home: Path) -> bool:

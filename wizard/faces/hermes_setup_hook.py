@@ -12,7 +12,9 @@ What Hermes 0.19.0 allows (read in its source and measured, see the README's "In
   import to wrap it would cost every `hermes` run that discovers plugins and move the platform to the top of the
   menu (the registry keeps insertion order).  So the pending loader is replaced by one that runs it and then wraps
   the entry it registered: same import time, same menu position.  Finding the pending loader needs the registry's
-  `_deferred` dict (internal); on a Hermes without it the entry is looked up (so loaded) now and wrapped.
+  `_deferred` dict (internal) in 0.19; 0.20.1 keeps registrations per profile (a scope per home) and offers
+  `snapshot_registration(name, scope=)`, which reads both without loading; on a Hermes with neither the entry is
+  looked up (so loaded) now and wrapped.
 
 Contract: never raises (a failure logs one line and leaves Hermes's own step in place); wrapping twice is a no-op.
 `gateway.platform_registry` is imported lazily, inside the hook: it exists only in Hermes's venv.
@@ -55,27 +57,51 @@ def wrap_setup_steps(replacement: Callable[[str], None]) -> list[str]:
 
 
 def _arrange(registry, name: str, replacement: Callable[[str], None]) -> bool:
-    pending = getattr(registry, "_deferred", None)
-    loader = pending.get(name) if isinstance(pending, dict) else None
-    if loader is not None:
-        if getattr(loader, _MARK, False):
+    scoped = callable(getattr(registry, "snapshot_registration", None))
+    if not scoped and not isinstance(getattr(registry, "_deferred", None), dict):
+        return _wrap(registry, name, replacement, None)  # a layout we do not know: look it up (loads it) and wrap
+    for scope in _scopes(registry, scoped):
+        entry, loader = _registration(registry, name, scope, scoped)
+        if loader is not None:
+            if getattr(loader, _MARK, False):
+                return True
+
+            def load_then_wrap(stock_loader=loader, scope=scope) -> None:
+                stock_loader()
+                _wrap(registry, name, replacement, scope)
+
+            setattr(load_then_wrap, _MARK, True)
+            # replaces the pending loader, keeps its turn
+            if scoped:
+                registry.register_deferred(name, load_then_wrap, scope=scope)
+            else:
+                registry.register_deferred(name, load_then_wrap)
             return True
-
-        def load_then_wrap(stock_loader=loader) -> None:
-            stock_loader()
-            _wrap(registry, name, replacement)
-
-        setattr(load_then_wrap, _MARK, True)
-        registry.register_deferred(name, load_then_wrap)  # replaces the pending loader, keeps its turn
-        return True
-    if isinstance(pending, dict) and name not in getattr(registry, "_entries", {}):
-        return False  # neither pending nor loaded: this Hermes lists it elsewhere (Weixin, QQ Bot, Yuanbao)
-    return _wrap(registry, name, replacement)
+        if entry is not None:
+            return _wrap(registry, name, replacement, scope)
+    return False  # neither pending nor loaded: this Hermes lists it elsewhere (Weixin, QQ Bot, Yuanbao)
 
 
-def _wrap(registry, name: str, replacement: Callable[[str], None]) -> bool:
+def _scopes(registry, scoped: bool) -> list[str | None]:
+    """Where a platform may be registered: 0.20.1 keeps each profile's registrations apart (gateway/
+    platform_registry.py:258-292, the plugin manager registers bundled platforms under its home's scope,
+    hermes_cli/plugins.py:4459), the global maps after it; 0.19 has the global maps only."""
+    return [registry.current_scope_key(), None] if scoped else [None]
+
+
+def _registration(registry, name: str, scope: str | None, scoped: bool):
+    """(entry, pending loader) for `name` in `scope`, without loading it."""
+    if scoped:  # 0.20.1's own snapshot, made for exactly this (platform_registry.py:320)
+        entry, loader = registry.snapshot_registration(name, scope=scope)
+        return entry, loader
+    return registry._entries.get(name), registry._deferred.get(name)
+
+
+def _wrap(registry, name: str, replacement: Callable[[str], None], scope: str | None) -> bool:
     try:
-        entry = registry.get(name)
+        scoped = callable(getattr(registry, "snapshot_registration", None))
+        # in 0.20.1, looking the entry up from inside its own loader would wait on that very load: take the snapshot
+        entry = registry.snapshot_registration(name, scope=scope)[0] if scoped else registry.get(name)
         if entry is None or entry.setup_fn is None:
             return False
         if getattr(entry.setup_fn, _MARK, False):
@@ -83,7 +109,11 @@ def _wrap(registry, name: str, replacement: Callable[[str], None]) -> bool:
         _STOCK[name] = entry.setup_fn
         step = functools.partial(replacement, name)
         setattr(step, _MARK, True)
-        registry.register(dataclasses.replace(entry, setup_fn=step))
+        wrapped = dataclasses.replace(entry, setup_fn=step)
+        if scoped:
+            registry.register(wrapped, scope=scope)
+        else:
+            registry.register(wrapped)
         return True
     except Exception as exc:
         log.warning("hermes-wizard: cannot wrap the %s setup step (%s: %s)", name, type(exc).__name__, exc)

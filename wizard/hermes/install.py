@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
+from hermes_wizard.core.homeroot import home_owner
 from hermes_wizard.core.pathsearch import which
 from hermes_wizard.core.smallfile import read_head, reading_for
 from hermes_wizard.core.values import Value
@@ -111,10 +112,9 @@ def detect(home: Path, hermes_python: str | None = None, environ: Mapping[str, s
 
 
 def _owner(home: Path) -> int | None:
-    try:
-        return home.stat().st_uid
-    except OSError:
-        return None  # a home not made yet: nothing of anyone else's to read for
+    """Whose the home is, as every other reader decides it (wizard/core/homeroot.py); None for a home not made
+    yet: nothing of anyone else's to read for."""
+    return home_owner(home)
 
 
 def _detect(home: Path, hermes_python: str | None, environ: Mapping[str, str] | None) -> Install:

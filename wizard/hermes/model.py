@@ -25,9 +25,10 @@ from hermes_wizard.hermes.loader.envrules import FORCING_CREDENTIALS, api_server
 from hermes_wizard.hermes.loader.gate import violations
 from hermes_wizard.hermes.loader.plugins import PLUGIN_ORDER, PLUGIN_ORDER_EXTRA, apply_yaml_hooks
 from hermes_wizard.hermes.loader.resolve import resolve, shared_keys
+from hermes_wizard.hermes.loader.runner import check_session_reset_age
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
     from pathlib import Path
 
     from hermes_wizard.core.shapes import Parsed
@@ -97,6 +98,12 @@ class Model:
                                    merge: Callable[[Any], None]) -> None:
         """Platform blocks merged after `gateway.platforms` and `platforms` (0.19: none)."""
 
+    def check_runner(self, gw_data: Any, from_json: Any, yaml_cfg: Any) -> None:
+        """Raise a LoaderCrash where this version's `GatewayRunner.__init__` crashes on the config it built from
+        `gw_data` (gateway.json as read: `from_json`; config.yaml's data: `yaml_cfg`).  0.18+: a session-reset
+        `bg_process_max_age_hours` that is not a number (`loader.runner`)."""
+        check_session_reset_age(gw_data, from_json, yaml_cfg)
+
     def check_env_overrides(self, environ: dict[str, str]) -> None:
         """Raise a LoaderCrash where this version's env override blocks crash (0.18+: nowhere)."""
 
@@ -146,8 +153,10 @@ class Model:
     # --- authorization ---------------------------------------------------------------------------
     pairing_store_merges: bool = True  # the store merges the legacy and new pairing folders (0.18+)
 
-    def access_files(self, home: Path, owner: int | None = None) -> AccessFiles:
-        """The pairing store and WhatsApp alias files as this version reads them."""
+    def access_files(self, home: Path, owner: int | None = None,
+                     environ: Mapping[str, str] | None = None) -> AccessFiles:
+        """The pairing store and WhatsApp alias files as this version's gateway reads them (`environ`: the
+        gateway's environment, `Effective.environ`)."""
         from hermes_wizard.hermes.access.access_files import read_access_files
 
         return read_access_files(home, owner, merges=self.pairing_store_merges)

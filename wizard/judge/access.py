@@ -42,7 +42,7 @@ def load_view(home: Path, profile: str = "default", *, base_env: dict[str, str] 
     report = evaluate(home, profile, base_env=base_env, facts=facts)
     model = model_for(report.facts.hermes if report.facts else None)
     with reading_for(home_owner(home)):
-        files = model.access_files(home, home_owner(home))
+        files = model.access_files(home, home_owner(home), report.effective.environ)
     return AccessView(report, files, model.authorizer())
 
 

@@ -16,7 +16,7 @@ class ChangeAction(Word):
     DISABLE = "disable"  # an env line is commented out, reversibly (#hermes-wizard-off:)
     RESTORE = "restore"  # such a comment is undone
     MODE = "mode"  # the file's mode becomes `after` (octal)
-    REMOVE = "remove"  # every line of an env key goes, disabled copies too (a secret moved elsewhere)
+    REMOVE = "remove"  # every line of an env key goes, disabled copies too; a gateway.json or config.yaml key goes
     APPEND = "append"  # config.yaml: `after` joins the list at `key` (created if missing; kept once)
     REENCODE = "reencode"  # the file is written as UTF-8 (`before` names its encoding)
 

@@ -27,7 +27,7 @@ from hermes_wizard.judge.masking import scrub as scrub  # re-exported
 from hermes_wizard.plan.actions import ChangeAction
 from hermes_wizard.plan.envedit import EnvEdit, apply_edits
 from hermes_wizard.plan.jsonedit import JsonEditError, remove_key, replace_value
-from hermes_wizard.plan.yamledit import append_value, set_value
+from hermes_wizard.plan.yamledit import append_value, remove_value, set_value
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -149,6 +149,8 @@ def planned_contents(plan: Plan, current: dict[str, bytes | None] | None = None,
             path = tuple(change.key.split("."))
             if change.action == ChangeAction.APPEND:
                 text = append_value(text, path, change.after)
+            elif change.action == ChangeAction.REMOVE:  # a value Hermes crashes on (repairs.py)
+                text = remove_value(text, path)
             else:
                 text = set_value(text, path, _yaml_value(change.after))
         out[YAML] = text.encode("utf-8")

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
     from hermes_wizard.hermes.loader.gate import Violation
 
-MAX_CRASH_REMOVALS = 8  # gateway.json values removed one after another, at most
+MAX_CRASH_REMOVALS = 8  # values Hermes crashes on, removed one after another, at most
 
 
 @dataclass(frozen=True)
@@ -129,24 +129,26 @@ class _Builder:
 
     # -- repairs -------------------------------------------------------------------------------------------
     def remove_crashing_values(self) -> None:
-        """A gateway.json value Hermes crashes on at start (HW021: a `sessions_dir` that is no path, a
-        `notify_exclude_platforms` or `profile_routes` that is no list, 0.18's `streaming: true`) never worked:
-        it is removed, so Hermes uses its own default — only when the simulated home then no longer
-        crashes on it.  Repeated while a removal reveals the next such value."""
+        """A value Hermes crashes on at start (HW021: in gateway.json a `sessions_dir` that is no path, a
+        `notify_exclude_platforms` or `profile_routes` that is no list, 0.18's `streaming: true`; in gateway.json
+        or config.yaml a session-reset `bg_process_max_age_hours` that is no number) never worked: it is
+        removed, so Hermes uses its own default — only when the simulated home then no longer crashes on it.
+        Repeated while a removal reveals the next such value."""
         for _ in range(MAX_CRASH_REMOVALS):
-            key = self._judge().effective.crash_key
-            if key is None or any("." in part for part in key):
+            effective = self._judge().effective
+            key, file = effective.crash_key, effective.crash_file
+            if key is None or file not in (GATEWAY_JSON, YAML) or any("." in part for part in key):
                 return
             dotted = ".".join(key)
-            change = Change(GATEWAY_JSON, dotted, None, None, ChangeAction.REMOVE,
+            change = Change(file, dotted, None, None, ChangeAction.REMOVE,
                             reason="Hermes crashes at start on this value")
             after = self._try(self.changes + [change])
-            if after is None or after.effective.crash_key == key:
+            if after is None or (after.effective.crash_key, after.effective.crash_file) == (key, file):
                 why = self.refused or "removing it does not end the crash"
-                self.unfixable.append(f"gateway.json: {dotted}, which Hermes crashes on, is left as it is: {why}")
+                self.unfixable.append(f"{file}: {dotted}, which Hermes crashes on, is left as it is: {why}")
                 return
             self.changes.append(change)
-            self._note(f"gateway.json: {dotted} removed (Hermes crashed at start on it; its default applies)")
+            self._note(f"{file}: {dotted} removed (Hermes crashed at start on it; its default applies)")
 
     def fix_allow_all_spelling(self) -> None:
         """Per-platform opt-ins only: respelling GATEWAY_ALLOW_ALL_USERS would open every platform."""

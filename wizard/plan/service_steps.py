@@ -72,7 +72,8 @@ class ServiceStep:
             return (f"stop the loop: {' '.join(self.argv())} && "
                     f"{' '.join(systemctl(self.scope, 'reset-failed', self.unit))}")
         if self.action == ServiceAction.DROPIN:
-            why = (f"systemd < {dropin.MIN_GATE}: Restart=on-failure instead of the gate" if self.variant == "fallback"
+            why = (f"systemd < {dropin.MIN_GATE}: Restart=on-failure and no restart of an exit 0, instead of the gate"
+                   if self.variant == "fallback"
                    else "the gate: a start Hermes would refuse is skipped, not restarted")
             return f"write {self.dropin_path} ({why})"
         if self.action == ServiceAction.RELOAD:
@@ -159,7 +160,7 @@ def _dropin_step(unit: Unit, wizard: Path | None, runner: Runner, out: ServicePl
         return None
     if variant == "fallback":
         notes.append(f"systemd {version} < {dropin.MIN_GATE} restarts a start skipped by ExecCondition=: using "
-                     f"Restart=on-failure ({name}) instead of the gate.")
+                     f"Restart=on-failure and RestartPreventExitStatus=0 ({name}) instead of the gate.")
     return ServiceStep(ServiceAction.DROPIN, unit.name, unit.scope, unit.path, variant, text, before)
 
 

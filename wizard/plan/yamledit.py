@@ -102,6 +102,51 @@ def set_value(text: str, path: tuple[str, ...], value: Any) -> str:
 
 
 @_refuses_cycles
+def remove_value(text: str, path: tuple[str, ...]) -> str:
+    """Return `text` without the key at `path` and its value (unchanged when it is not there): the entry's
+    lines are cut from a block mapping; a flow mapping, or a mapping left empty, goes through the round trip."""
+    expected = copy.deepcopy(_load(text))
+    node = expected
+    for part in path[:-1]:
+        node = node.get(part) if isinstance(node, dict) else None
+    if not isinstance(node, dict) or path[-1] not in node:
+        return text
+    del node[path[-1]]
+    try:
+        edited = _cut(text, path)
+    except _NeedsRoundTrip:
+        edited = None
+    if edited is None or not _reads_as(edited, expected):
+        edited = _round_trip(text, path, _REMOVED)
+        if not _reads_as(edited, expected):
+            raise YamlEditError(f"removing {'.'.join(path)} would change other values; edit config.yaml by hand")
+    return edited
+
+
+def _cut(text: str, path: tuple[str, ...]) -> str:
+    """`text` without the lines of the entry at `path` (its key on a line of its own, in a block mapping)."""
+    node = yaml.compose(text, Loader=yaml.SafeLoader)
+    key_node = None
+    for part in path:
+        if not isinstance(node, yaml.MappingNode) or node.flow_style:
+            raise _NeedsRoundTrip()
+        key_node, node = next(((k, v) for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == part),
+                              (None, None))
+        if key_node is None:
+            raise _NeedsRoundTrip()
+    assert key_node is not None and node is not None
+    start, column = key_node.start_mark.index, key_node.start_mark.column
+    line_start = start - column
+    if text[line_start:start].strip():
+        raise _NeedsRoundTrip()  # the key shares its line with something else
+    end = _end_of_entries(text, start, column)
+    if isinstance(node, yaml.ScalarNode):  # a block scalar's lines may look like comments: its own end counts
+        newline = text.find("\n", max(node.end_mark.index - 1, start))
+        end = max(end, len(text) if newline < 0 else newline + 1)
+    return text[:line_start] + text[end:]
+
+
+@_refuses_cycles
 def append_value(text: str, path: tuple[str, ...], item: Any) -> str:
     """Return `text` with `item` added to the list at `path` (a flow list `[item]` where there is none;
     unchanged when the item is already there).  A value there that is not a list raises YamlEditError."""
@@ -291,6 +336,9 @@ def _block(path: tuple[str, ...], value: Any, column: int, step: int, newline: s
     return newline.join(lines) + newline
 
 
+_REMOVED = object()  # _round_trip's value that deletes the key
+
+
 def _round_trip(text: str, path: tuple[str, ...], value: Any, append: bool = False) -> str:
     from ruamel.yaml import YAML  # only flow-style documents need it
     from ruamel.yaml.comments import CommentedMap
@@ -307,7 +355,9 @@ def _round_trip(text: str, path: tuple[str, ...], value: Any, append: bool = Fal
         node = node[part]
     if isinstance(value, str) and render_scalar(value) != value:
         value = SingleQuotedScalarString(value)
-    if append:
+    if value is _REMOVED:
+        del node[path[-1]]
+    elif append:
         node[path[-1]].append(value)  # the list object itself: its comments stay
     else:
         node[path[-1]] = value

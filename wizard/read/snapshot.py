@@ -1,9 +1,10 @@
 """Snapshot: everything on disk that decides what the gateway does, read once.
 
 `take_snapshot(home)` reads `.env`, `config.yaml`, legacy `gateway.json`, `.op.env`,
-the managed scope (`$HERMES_MANAGED_DIR` or `/etc/hermes`), and the small runtime
-files.  Credential state (WhatsApp session, Weixin accounts, pairing store) is read
-lazily by `hermes_wizard.hermes.loader.credentials`, because where to look depends on resolved config.
+the managed scope (`$HERMES_MANAGED_DIR` or `/etc/hermes`), the small runtime
+files, and whether the pairing store Hermes builds at start raises (its folders and merge only).
+Credential state (WhatsApp session, Weixin accounts, pairing store) is read lazily by
+`hermes_wizard.hermes.loader.credentials`, because where to look depends on resolved config.
 
 Contract: read-only, never imports Hermes, never raises for file content.  The pre-start gate loads this module
 before every start, so two imports wait, lazily, for the homes that need them: `json` when a JSON file exists,
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_wizard.core.smallfile import read_as_stated
 from hermes_wizard.core.values import Compared, Value
+from hermes_wizard.hermes.access.pairing_store import start_crash
 from hermes_wizard.hermes.loader.envfile import EnvFile, read_env_file
 from hermes_wizard.hermes.loader.yamlfile import YamlFile, read_yaml_file
 from hermes_wizard.hermes.models import model_for
@@ -128,6 +130,7 @@ class Snapshot(Value):
     starts_log: StartsLog
     base_env: dict[str, str]
     keyring: KeyringSecrets | None = None  # secrets config.yaml keeps in the OS keyring (None: no `secrets:`)
+    pairing_crash: str | None = None  # why building the pairing store raises at start (pairing_store.start_crash)
 
 
 def _kept_in_keyring(yaml: YamlFile, home: Path, mode: str, planned: dict[str, str] | None
@@ -174,4 +177,5 @@ def take_snapshot(home: Path, profile: str = "default", base_env: dict[str, str]
         starts_log=read_starts_log(home / "gateway-starts.log") if runtime else StartsLog(),
         base_env=base_env,
         keyring=_kept_in_keyring(yaml, home, keyring, keyring_planned),
+        pairing_crash=start_crash(home, model.pairing_store_merges),
     )

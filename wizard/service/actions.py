@@ -5,8 +5,11 @@ Order (issue 5): stop the loop *before* editing (`stop` + `reset-failed`), so a 
 does not pick up a half-written home; `daemon-reload` after a drop-in; `restart` after
 the repair; then `verify` — "the gateway is running" is said only when, over a settle
 window, ActiveState stayed `active`/`running`, NRestarts did not climb, and the journal
-since the restart holds no new refusal.  A restart that loops again is reported as
-such, never as fixed.  Every command goes through the given `Runner` (dry-run prints).
+since the restart holds no new refusal.  A start still under way (`activating` before
+`running`: the gate's ExecCondition=, or under `Type=notify` the wait for READY=1, ~9 s for
+Hermes 0.20.1 measured) is waited for, up to systemd's own start timeout, before the settle
+window begins.  A restart that loops again is reported as such, never as fixed.  Every
+command goes through the given `Runner` (dry-run prints).
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ from hermes_wizard.service.systemd import (
 
 SETTLE_S = 12.0  # > RestartSec=5 + a 1.2 s refusal: one full loop turn is seen
 POLL_S = 2.0
+READY_WAIT_S = 90.0  # systemd's DefaultTimeoutStartSec: Hermes's unit sets no TimeoutStartSec=
+STARTING = ("condition", "start-pre", "start", "start-post")  # SubStates of a start under way (activating)
 
 
 @dataclass(frozen=True)
@@ -70,8 +75,8 @@ def daemon_reload(unit, runner: Runner) -> str | None:
     return _step(runner, systemctl(unit.scope, "daemon-reload"))
 
 
-def restart_and_verify(unit, runner: Runner, settle: float = SETTLE_S, poll: float = POLL_S,
-                       sleep=time.sleep, clock=time.time) -> Outcome:
+def restart_and_verify(unit, runner: Runner, settle: float = SETTLE_S, poll: float | None = None,
+                       sleep=time.sleep, clock=time.time, ready_wait: float | None = None) -> Outcome:
     since = clock()
     failed = _step(runner, systemctl(unit.scope, "restart", unit.name))
     if failed:
@@ -80,14 +85,19 @@ def restart_and_verify(unit, runner: Runner, settle: float = SETTLE_S, poll: flo
         runner.run(show_argv(unit.scope, unit.name))
         runner.run(journal_argv(unit.scope, unit.name, since=since))
         return Outcome(False, "dry run: nothing was restarted")
-    return verify(unit, runner, since, settle, poll, sleep)
+    return verify(unit, runner, since, settle, poll, sleep, ready_wait)
 
 
-def verify(unit, runner: Runner, since: float, settle: float = SETTLE_S, poll: float = POLL_S,
-           sleep=time.sleep) -> Outcome:
-    """Watch the unit for `settle` seconds after a restart at `since` (epoch seconds)."""
+def verify(unit, runner: Runner, since: float, settle: float = SETTLE_S, poll: float | None = None,
+           sleep=time.sleep, ready_wait: float | None = None) -> Outcome:
+    """Watch the unit after a restart at `since` (epoch seconds): `settle` seconds from when it is first seen
+    active, waiting up to `ready_wait` (READY_WAIT_S) more for a start still under way to get there; polled
+    every `poll` (POLL_S) seconds."""
+    poll = POLL_S if poll is None else poll
+    ready_wait = READY_WAIT_S if ready_wait is None else ready_wait
     baseline = None
     waited = 0.0
+    up_at = None  # `waited` when first seen active
     while True:
         result = runner.run(show_argv(unit.scope, unit.name))
         props = parse_show(result.stdout) if result.ok else {}
@@ -97,19 +107,27 @@ def verify(unit, runner: Runner, since: float, settle: float = SETTLE_S, poll: f
         bad = _trouble(evidence, props, restarts, baseline)
         if bad:
             return Outcome(False, bad, evidence=evidence)
-        if waited >= settle:
+        if up_at is None and props.get("ActiveState") == "active":
+            up_at = waited
+        end = up_at + settle if up_at is not None else settle + (ready_wait if _starting(props) else 0.0)
+        if waited >= end:
             break
-        step = min(poll, settle - waited)
+        step = min(poll, end - waited)
         sleep(step)
         waited += step
     if not props:
         return Outcome(False, f"cannot read the state of {unit.name}: {result.why()}", evidence=evidence)
     if props.get("ActiveState") != "active":
+        why = ": its start never finished (under Type=notify: no READY=1 from the gateway)" if _starting(props) else ""
         return Outcome(False, f"{unit.name} is still {props.get('ActiveState')}/{props.get('SubState')} after "
-                              f"{settle:g} s; check `{' '.join(systemctl(unit.scope, 'status', unit.name))}`",
+                              f"{waited:g} s{why}; check `{' '.join(systemctl(unit.scope, 'status', unit.name))}`",
                        evidence=evidence)
     return Outcome(True, f"the gateway is running ({unit.name} active for {settle:g} s, "
                          f"no restart, no refusal in its journal)", evidence=evidence)
+
+
+def _starting(props: dict) -> bool:
+    return props.get("ActiveState") == "activating" and props.get("SubState") in STARTING
 
 
 def _evidence_since(unit, runner: Runner, since: float, props: dict) -> loop.Evidence:

@@ -1,6 +1,6 @@
 """What every service reader shares: the `Unit` found on disk, our drop-in names, and small
-bounded file reads.  Imports nothing else of the service package (units, supervisors and
-homes all build on it).
+bounded file reads.  Imports nothing else of the service package but the leaf `restart_rules`
+(units, supervisors and homes all build on it).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from pathlib import Path
 
 from hermes_wizard.core.smallfile import unreadable_for
 from hermes_wizard.core.values import Compared, Value
+from hermes_wizard.service import restart_rules
 
 GATE_DROPIN = "hermes-wizard-gate.conf"
 FALLBACK_DROPIN = "hermes-wizard-restart.conf"
@@ -41,6 +42,13 @@ class Unit(Compared):
     profile: str | None = None
     restart: str = "no"  # effective Restart= (launchd KeepAlive / s6 supervision count as "always")
     prevents_78: bool = False  # exit 78 (Hermes's fatal-config code) is not restarted
+    # systemd only, as its drop-ins leave them (wizard/service/restart_rules.py says what they decide):
+    service_type: str = "simple"  # Type=: "notify" waits for READY=1 (Hermes >= 0.20.1 with a watchdog)
+    watchdog: str | None = None  # WatchdogSec= as written, when set and not 0
+    restart_sec: float | None = None  # RestartSec= in seconds (None: unset or unreadable)
+    prevent_statuses: frozenset[int] = frozenset()  # RestartPreventExitStatus=
+    force_statuses: frozenset[int] = frozenset()  # RestartForceExitStatus= (restarted even under Restart=no)
+    success_statuses: frozenset[int] = frozenset()  # SuccessExitStatus= (main line: 75)
     dropins: list[Path] = field(default_factory=list)
     gate: Gate | None = None
     fallback: Path | None = None
@@ -52,6 +60,19 @@ class Unit(Compared):
     def label(self) -> str:
         return {"systemd": f"systemd {self.scope} unit", "launchd": "launchd agent",
                 "s6": "s6 service"}[self.manager]
+
+    @property
+    def waits_for_ready(self) -> bool:
+        """Type=notify: a start counts only once the gateway sends READY=1."""
+        return self.manager == "systemd" and restart_rules.waits_for_ready(self.service_type)
+
+    @property
+    def restarts_refusal(self) -> bool:
+        """Is a gateway that exits 0 at start (Hermes's open-policy refusal) started again, forever?"""
+        if self.manager != "systemd":
+            return self.restart == "always"  # KeepAlive, s6: any exit but s6's 78
+        return restart_rules.restarts_refusal(self.restart, self.service_type, self.prevent_statuses,
+                                              self.force_statuses)
 
     @property
     def dropin_dir(self) -> Path:

@@ -12,8 +12,14 @@ touches.  Two variants, never both (installing one removes the other):
     and skip the start: the shell wrapper is the guard.)
 
 `hermes-wizard-restart.conf` (systemd < 251)
-    Restart=on-failure: the 0-exit refusal is no longer restarted, crashes still are, and
-    RestartForceExitStatus=75 still forces Hermes's planned restarts.
+    Restart=on-failure and RestartPreventExitStatus=0: the 0-exit refusal is no longer
+    restarted, crashes still are, and RestartForceExitStatus=75 still forces Hermes's planned
+    restarts.  Restart=on-failure alone is not enough once Hermes renders `Type=notify` (0.20.1
+    on, with a watchdog; it may rewrite the unit that way at any start): a gateway that exits
+    before READY=1 fails its start (`Result=protocol`), which on-failure restarts — measured on
+    systemd 252.  An exit status in RestartPreventExitStatus= is never restarted, whatever the
+    result (src/core/service.c service_shall_restart checks it first), so exit 0 covers both
+    shapes; a watchdog kill (SIGABRT) or a crash is no exit 0 and is still restarted.
 
 Both add RestartPreventExitStatus=78 (a list setting: a drop-in appends to it).
 
@@ -86,11 +92,12 @@ def gate_text(unit: Unit, wizard: Path | str) -> str:
 def fallback_text(unit: Unit) -> str:
     return (f"# Written by hermes-wizard for {unit.name} (systemd < 251 restarts a start skipped by\n"
             "# ExecCondition= under Restart=always, so the gate cannot be used). Hermes's open-policy\n"
-            "# refusal exits 0: on-failure does not restart it; crashes and exit 75 (planned restart)\n"
-            "# still restart. Undo: delete this file, daemon-reload.\n"
+            "# refusal exits 0: neither on-failure nor exit status 0 is restarted (under Type=notify an\n"
+            "# exit before READY=1 is a failed start, so 0 is named too); crashes, watchdog kills and\n"
+            "# exit 75 (planned restart) still restart. Undo: delete this file, daemon-reload.\n"
             "[Service]\n"
             "Restart=on-failure\n"
-            "RestartPreventExitStatus=78\n")
+            "RestartPreventExitStatus=0 78\n")
 
 
 def render(unit: Unit, variant: str, wizard: Path | str | None = None) -> tuple[str, str]:

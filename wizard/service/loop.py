@@ -4,12 +4,15 @@ Sources, each optional:
   systemd  `systemctl [--user] show -p NRestarts,ActiveState,SubState,Result,ExecMainStatus,
            ExecMainCode <unit>` and `journalctl [--user] -u <unit> -o cat -n 200`: Hermes's
            "Refusing to start: X has dm_policy/group_policy set to 'open' ..." and
-           "Gateway exiting cleanly: <reason>" lines, our gate's line, systemd's
-           "Skipped due to 'exec-condition'";
+           "Gateway exiting cleanly: <reason>" lines (0.20.1 on: after a timestamp), our gate's
+           line, systemd's "Skipped due to 'exec-condition'" and "Failed with result '<result>'";
   home     gateway-starts.log (starts in the last hour) and gateway_state.json (exit_reason).
 
 `summary()` says it in one sentence: "hermes-gateway.service has restarted 1,705 times;
-last reason: weixin open policy without opt-in".  Contract: never raises; a command that
+last reason: weixin open policy without opt-in".  The verdict rests on the restart counter, the
+state and the journal, never on one `Result=`: under `Type=notify` a refusal is not a clean exit but a
+failed start (`Result=protocol`: the gateway exited before READY=1, measured on systemd 252), and each
+turn's new start resets `Result=` to `success` while it runs.  Contract: never raises; a command that
 fails leaves its fields None and its reason in `problems`.
 """
 
@@ -27,6 +30,12 @@ EXITING = re.compile(r"Gateway exiting cleanly: (.+)$")
 GATE_LINE = re.compile(r"hermes-wizard gate: Hermes would refuse to start \((\w+):")
 SKIPPED = "Skipped due to 'exec-condition'"
 COUNTER = re.compile(r"restart counter is at (\d+)")
+FAILED = re.compile(r"Failed with result '([\w-]+)'")
+STAMP = re.compile(r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)? ")  # Hermes >= 0.20.1 logs a timestamp first
+# why a start failed, for the summary (systemd.service(5) results; protocol and timeout measured under Type=notify)
+FAILED_WORDS = {"protocol": "each start fails with result 'protocol': the gateway exits before it reports ready "
+                            "(Type=notify)",
+                "timeout": "its starts time out before the gateway reports ready (Type=notify)"}
 
 
 @dataclass
@@ -37,6 +46,7 @@ class Evidence:
     gate_lines: list[str] = field(default_factory=list)  # our gate's one-liners
     skips: int = 0  # starts skipped by ExecCondition=
     counter: int | None = None  # the last "restart counter is at N" in the journal
+    failed_result: str | None = None  # the last "Failed with result 'X'" in the journal
     state_reason: str | None = None  # gateway_state.json exit_reason of a failed start
     starts_last_hour: int = 0
     last_reason: str | None = None
@@ -104,6 +114,9 @@ def read_journal(evidence: Evidence, lines: list[str]) -> None:
         counter = COUNTER.search(line)
         if counter:
             evidence.counter = int(counter.group(1))
+        failed = FAILED.search(line)
+        if failed:
+            evidence.failed_result = failed.group(1)
         words = reason_words(line)
         if words:
             evidence.last_reason = words
@@ -153,6 +166,7 @@ def summary(evidence: Evidence) -> str:
         status = evidence.props.get("ExecMainStatus")
         notes = (["restarting now"] if evidence.restarting_now else []) + (
             [f"last exit status {status}"] if status not in (None, "") else []) + (
+            [FAILED_WORDS[evidence.failed_result]] if evidence.failed_result in FAILED_WORDS else []) + (
             [f"{evidence.starts_last_hour} starts within an hour in gateway-starts.log"]
             if evidence.starts_last_hour > 5 else [])
         named = [line for line in evidence.refusals if REFUSING.search(line)] or evidence.refusals
@@ -164,6 +178,9 @@ def summary(evidence: Evidence) -> str:
 
 
 def _clip(line: str, width: int = 160) -> str:
-    """A journal line as quoted in a finding: its message after any `LEVEL logger:` prefix, at most `width`."""
+    """A journal line as quoted in a finding: its message after any timestamp and `LEVEL logger:` prefix,
+    at most `width`."""
+    stamp = STAMP.match(line)
+    line = line[stamp.end():] if stamp else line
     text = line.split(": ", 1)[1] if line.split(" ", 1)[0].isupper() and ": " in line else line
     return f'"{text if len(text) <= width else text[:width - 1] + "…"}"'

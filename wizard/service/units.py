@@ -12,8 +12,9 @@ as systemd reads them, links followed, but never for root what the user owning t
 folder could not read (common.read_text): a user's unit linked to a root-only file "cannot
 be read", and such a drop-in is skipped.  Each becomes a `Unit`
 saying which home it runs (Environment=HERMES_HOME and `--profile`/`-p`, resolved as
-Hermes's `_apply_profile_override` does), its effective Restart=, whether exit 78
-stops it, and which of our drop-ins it carries.
+Hermes's `_apply_profile_override` does), its effective Restart=, Type= (Hermes renders
+`Type=notify` with a watchdog from 0.20.1 on), RestartSec= and exit status lists — what
+decides whether a refusal is restarted (restart_rules) — and which of our drop-ins it carries.
 
 System paths are read under `root` (default `$HERMES_WIZARD_ROOT`, else `/`) and user
 paths under `user_home` (default `Path.home()`), so tests point both at a temp dir.
@@ -28,7 +29,7 @@ import re
 import shlex
 from pathlib import Path
 
-from hermes_wizard.service import supervisors
+from hermes_wizard.service import restart_rules, supervisors
 from hermes_wizard.service.common import (  # noqa: F401
     FALLBACK_DROPIN,
     GATE_DROPIN,
@@ -40,6 +41,8 @@ from hermes_wizard.service.common import (  # noqa: F401
     read_text,
 )
 from hermes_wizard.service.homes import account_home, hermes_home_for, profile_arg
+
+STATUS_LISTS = ("RestartPreventExitStatus", "RestartForceExitStatus", "SuccessExitStatus")  # list settings
 
 
 def system_root(root: Path | str | None = None) -> Path:
@@ -140,20 +143,20 @@ def read_systemd(path: Path, scope: str, root: Path | None = None, user_home: Pa
             unit.fallback = dropin
     env: dict[str, str] = {}
     argv: list[str] = []
-    prevent: list[str] = []
-    restart = "no"
+    single = {"Restart": "no", "Type": "simple", "WatchdogSec": "", "RestartSec": ""}
+    lists: dict[str, list[str]] = {key: [] for key in STATUS_LISTS}
     for _, key, value in entries:  # systemd semantics: later wins; an empty list assignment resets
-        if key == "Restart":
-            restart = value or "no"
-        elif key == "RestartPreventExitStatus":
-            prevent = prevent + value.split() if value else []
+        if key in single:
+            single[key] = value
+        elif key in lists:
+            lists[key] = lists[key] + value.split() if value else []
         elif key == "Environment":
             env = {**env, **_assignments(value, _specifiers(unit, scope, user_home))} if value else {}
         elif key == "ExecStart":
             argv = _words(value) if value else []
         elif key == "User":
             unit.user = value or None
-    unit.restart, unit.prevents_78 = restart, "78" in prevent
+    _settle_restart(unit, single, lists)
     if not argv:  # no command: whatever this is, it does not run a gateway for any home
         return unit
     unit.python = argv[0].lstrip("-@:+!")
@@ -161,6 +164,18 @@ def read_systemd(path: Path, scope: str, root: Path | None = None, user_home: Pa
     owner_home = env.get("HOME") or (account_home(unit.user, root) if scope == "system" else str(user_home))
     unit.home = hermes_home_for(env.get("HERMES_HOME"), unit.profile, Path(owner_home))
     return unit
+
+
+def _settle_restart(unit: Unit, single: dict[str, str], lists: dict[str, list[str]]) -> None:
+    """The settings that decide whether a refusal is restarted (restart_rules), as the drop-ins left them;
+    an empty `Type=`/`Restart=` is systemd's default again."""
+    unit.restart, unit.service_type = single["Restart"] or "no", single["Type"] or "simple"
+    watchdog = single["WatchdogSec"]
+    unit.watchdog = watchdog if watchdog and restart_rules.seconds(watchdog) != 0 else None
+    unit.restart_sec = restart_rules.seconds(single["RestartSec"])
+    unit.prevent_statuses, unit.force_statuses, unit.success_statuses = (
+        restart_rules.exit_statuses(lists[key]) for key in STATUS_LISTS)
+    unit.prevents_78 = 78 in unit.prevent_statuses
 
 
 def _user_of(scope: str, user_home: Path) -> int | None:

@@ -10,16 +10,20 @@ value, never a service or username: those are derived again from the home (`entr
 so a hostile manifest in a home cannot make this tool touch any other keyring entry.  Undo of a DELETE stores
 each secret again from the current `.env`, which still holds it, before the files go back; undo of a STORE
 removes the entries it created after the files are back (the restored `.env` holds the secrets again) — so a
-secret is never in neither place.
+secret is never in neither place.  And the keyring is per user: only the home's owner acts on a journal
+(`not_the_owners`) — run by root on a user's home, a journal (forged or not) would store that user's secrets in
+root's keyring, or delete root's own entries for that home.
 """
 
 from __future__ import annotations
 
 import re
+import shlex
 from pathlib import Path
 
 from hermes_wizard.core import keyring_store
 from hermes_wizard.core.homefs import ApplyError
+from hermes_wizard.core.homeroot import foreign_owner
 from hermes_wizard.plan.actions import KeyringAction
 
 _VARIABLE = re.compile(r"[A-Z][A-Z0-9_]{0,127}")
@@ -85,14 +89,34 @@ def delete_all(steps) -> list[str]:
     return lines
 
 
+def _steps(journal) -> list[dict]:
+    """The journal's entries this tool would act on: {action, variable} with a variable's name."""
+    return [entry for entry in (journal if isinstance(journal, list) else []) if isinstance(entry, dict)
+            and entry.get("action") in (KeyringAction.STORE.value, KeyringAction.DELETE.value)
+            and isinstance(entry.get("variable"), str) and _VARIABLE.fullmatch(entry["variable"])]
+
+
+def not_the_owners(home: Path, journal) -> str | None:
+    """Why this user must not act on `journal`'s keyring entries for `home` (None: the home is theirs, or the
+    journal names none), with the command its owner runs instead."""
+    owner = foreign_owner(home) if _steps(journal) else None
+    if owner is None:
+        return None
+    command = shlex.join(["sudo", "-u", owner, "hermes-wizard", "undo", "--home", str(home)])
+    return (f"this backup moved secrets through the OS keyring, which is per user: undone by you, {owner}'s "
+            f"secrets would go into your own keyring (or your own entries for this home would be deleted), and "
+            f"{owner}'s gateway never reads yours. Run it as the owner: {command}")
+
+
 def undo_journal(home: Path, journal, env_now: dict[str, str], phase: str) -> list[str]:
     """Make the keyring what it was before the set's apply: phase "before" (the files not yet restored) stores
-    again what the set deleted; phase "after" deletes what it stored.  Lines saying what was done."""
+    again what the set deleted; phase "after" deletes what it stored.  Lines saying what was done.  Never on a
+    home of someone else's (`not_the_owners`): one line says so and the keyring is left as it is."""
+    if why := not_the_owners(home, journal):
+        return [f"The OS keyring was left as it is: {why}"]
     lines = []
-    for entry in journal if isinstance(journal, list) else []:
-        variable = entry.get("variable") if isinstance(entry, dict) else None
-        if not isinstance(variable, str) or not _VARIABLE.fullmatch(variable):
-            continue
+    for entry in _steps(journal):
+        variable = entry["variable"]
         service, username = keyring_store.entry_for(home, variable)
         action = entry.get("action")
         try:

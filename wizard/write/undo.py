@@ -12,7 +12,9 @@ that is all this undo does.
 Contract: writes only through `hermes_wizard.write.apply`'s atomic writer, under its lock, and
 restores only `.env` and `config.yaml` of this home, from a set that passes
 `hermes_wizard.write.backups.checked_files` (the trust rule is stated in wizard/write/backups.py), and
-takes out a gate drop-in the set installed (the rule for those: wizard/write/service_apply.py).
+takes out a gate drop-in the set installed (the rule for those: wizard/write/service_apply.py).  A set that
+journalled keyring steps is refused whole on a home of someone else's (root on a user's home): the keyring is
+per user, so only the owner undoes it, and the refusal names the command they run.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from hermes_wizard.write.backups import (
     recover,
     restore_files,
 )
-from hermes_wizard.write.keyring_apply import undo_journal
+from hermes_wizard.write.keyring_apply import not_the_owners, undo_journal
 from hermes_wizard.write.service_apply import inverse_entries, put_back, will_leave
 
 
@@ -108,6 +110,7 @@ def preview_latest(home: Path, base_env: dict | None = None) -> UndoPreview:
         latest = latest_set(opened)
         if latest is None:
             raise ApplyError(f"no backups in {home / BACKUP_DIR}: nothing to undo")
+        _refuse_anothers_keyring(home, latest)
         copies = _copies(latest)
         current = {name: look(opened, name)[1] for name in copies}
     # A file the set says did not exist is removed; the engine judges it as an empty one.
@@ -121,6 +124,13 @@ def preview_latest(home: Path, base_env: dict | None = None) -> UndoPreview:
                        bool(dropins), report, secrets_changed=secrets,
                        service_left=will_leave(home, dropins, "before") if dropins else [],
                        pairing=[_pairing_words(entry) for entry in _pairing_entries(latest)])
+
+
+def _refuse_anothers_keyring(home: Path, backup: BackupSet) -> None:
+    """A set that journalled keyring steps is undone by the home's owner alone, whole: its files without its keyring
+    steps would leave a secret in neither place (wizard/write/keyring_apply.py `not_the_owners`)."""
+    if why := not_the_owners(home, backup.manifest.get("keyring")):
+        raise ApplyError(f"{backup.path.name}: {why}  (Nothing was restored.)")
 
 
 def _pairing_entries(backup: BackupSet) -> list[dict]:
@@ -191,6 +201,7 @@ def undo_latest(home: Path, base_env: dict | None = None, ops: FileOps | None = 
         if expect is not None and latest.path.name != expect:
             raise ApplyError(f"the latest backup is now {latest.path.name}, not the {expect} shown; nothing was "
                              "restored (run undo again to see it)")
+        _refuse_anothers_keyring(home, latest)
         # Every copy is read (as a regular file, no link followed) before anything changes.
         copies = {name: data for name, data in _copies(latest).items() if data is not None}
         names = list(checked_files(latest))

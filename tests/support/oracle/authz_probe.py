@@ -4,21 +4,23 @@ Runs INSIDE an oracle venv (0.17.0, 0.18.x or 0.19.0), imports Hermes and never 
 JSON object per stdin line, ``{"home": PATH, "senders": [{platform, user_id, chat_type, chat_id,
 is_bot, user_name}, ...]}``, and answers one JSON line ``{"home", "results", "live", "error"}``:
 ``results[i]`` is ``true``/``false`` from ``GatewayRunner._is_user_authorized`` or
-``"error: Type: message"`` when it raises; ``adapter_errors`` names the own-policy adapters whose
+``"error: Type: message"`` when it raises; ``pairing_dir`` is the folder (relative to the home) the runner's
+pairing store opened; ``adapter_errors`` names the own-policy adapters whose
 constructor raises (the gateway's ``start()`` would crash on them: nothing is authorized at all);
 ``intake[i]`` is the live own-policy adapter's own gate for that sender (``_is_dm_intake_allowed``
 -- 0.17: ``_is_dm_allowed``, the only DM gate its message handlers ask -- / ``_is_group_allowed``;
 null without one, for WhatsApp Cloud and for Weixin groups); ``behavior`` maps each sender's platform to
 ``_get_unauthorized_dm_behavior`` (pair | ignore).
 
-Each home is loaded as ``probe.Batch`` loads it (environment reset, both ``.env`` loads, the
-runner's config).  The runner is built without starting it (``object.__new__``) and given what
-its ``__init__``/``start`` give the authorizer: ``config``, the pairing store of this home
-(``gateway.pairing.PAIRING_DIR`` recomputed for it, as a fresh import would), and — as in a
-running gateway — a live adapter for every ENABLED platform whose adapter enforces its own access
-policy, built with Hermes's own ``_create_adapter`` (never connected).  ``live`` lists them.
+Each home is loaded as ``probe.Batch`` loads it (environment reset, both ``.env`` loads), and its
+runner is built as ``hermes gateway run`` builds it (``probe._build_runner``: the real
+``GatewayRunner.__init__``, with its config and the pairing store it opens for this home), never
+started; a runner that cannot be built is the home's ``error``.  As in a running gateway, it is then
+given a live adapter for every ENABLED platform whose adapter enforces its own access policy, built
+with Hermes's own ``_create_adapter`` (never connected).  ``live`` lists them.
 
-Homes must be throw-away copies: Hermes rewrites ``.env`` and the pairing store merges folders.
+Homes must be throw-away copies: Hermes rewrites ``.env``, and its runner makes folders and files in the
+home and the pairing store merges folders.
 """
 
 from __future__ import annotations
@@ -55,19 +57,10 @@ def _adapter_class(platform: str):
     return getattr(importlib.import_module(modules[-1]), name)
 
 
-def _runner(cfg):
-    import gateway.pairing as pairing
-    from gateway.run import GatewayRunner
-    from hermes_constants import get_hermes_dir
-
-    pairing.PAIRING_DIR = get_hermes_dir("platforms/pairing", "pairing")
-    runner = object.__new__(GatewayRunner)
-    runner.config = cfg
-    runner.adapters = {}
-    runner.pairing_store = pairing.PairingStore()
-    runner.pairing_stores = {}
+def _runner(gr):
+    runner = probe._build_runner(gr)
     runner.adapter_errors = {}
-    for platform, pcfg in cfg.platforms.items():
+    for platform, pcfg in runner.config.platforms.items():
         if pcfg.enabled and platform.value in OWN_POLICY:
             try:
                 adapter = runner._create_adapter(platform, pcfg)
@@ -127,9 +120,10 @@ def answer(batch: probe.Batch, request: dict) -> dict:
         probe._gateway_dotenv_load()
         import gateway.run as gr
 
-        cfg = probe._runner_config(gr)
-        runner = _runner(cfg)
+        runner = _runner(gr)
         out["live"] = sorted(p.value for p in runner.adapters)
+        folder = getattr(runner.pairing_store, "_dir", None) or sys.modules["gateway.pairing"].PAIRING_DIR
+        out["pairing_dir"] = os.path.relpath(folder, home)  # the folder the runner's store opened
         out["adapter_errors"] = runner.adapter_errors
         from gateway.config import Platform
 

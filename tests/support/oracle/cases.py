@@ -308,4 +308,33 @@ LOADER_CASES = [
 ]
 CASES += LOADER_CASES
 
+# --- what the runner's constructor crashes on, before the startup check (R6), each observed with every oracle ----
+SR = "session_reset:\n  bg_process_max_age_hours: "
+START_WX = (True, None, {"weixin"})
+RUNNER_CASES = [
+    _c("runner-bg-age-string", yaml=SR + "abc\n", expect="crash", expect_by={V17: START_NONE},
+       note="R6: the runner compares it with 0 (TypeError); 0.17 has no such value"),
+    _c("runner-bg-age-quoted-number-before-refusal", W + "WEIXIN_DM_POLICY=open\n", SR + '"48"\n', expect="crash",
+       expect_by={V17: START_WX}, note="R6: the runner is built before the startup check"),
+    _c("runner-bg-age-list", yaml=SR + "[24]\n", expect="crash", expect_by={V17: START_NONE}),
+    _c("runner-bg-age-mapping", yaml=SR + "{hours: 24}\n", expect="crash", expect_by={V17: START_NONE}),
+    _c("runner-bg-age-date", yaml=SR + "2026-01-01\n", expect="crash", expect_by={V17: START_NONE}),
+    _c("runner-bg-age-empty-string", yaml=SR + "''\n", expect=START_NONE, note="falsy: never compared"),
+    _c("runner-bg-age-empty-list", yaml=SR + "[]\n", expect=START_NONE),
+    _c("runner-bg-age-numbers", yaml=SR + "1.5\n", expect=START_NONE),
+    _c("runner-bg-age-negative", yaml=SR + "-3\n", expect=START_NONE),
+    _c("runner-bg-age-true", yaml=SR + "true\n", expect=START_NONE, note="a bool is a number: one hour"),
+    _c("runner-bg-age-nested", yaml="gateway:\n  session_reset:\n    bg_process_max_age_hours: x\n", expect="crash",
+       expect_by={V18: START_NONE}, note="only 0.19 reads gateway.session_reset"),
+    _c("runner-bg-age-gateway-json", expect="crash", expect_by={V17: START_NONE},
+       **{"gateway.json": '{"default_reset_policy": {"bg_process_max_age_hours": "12"}}'}),
+    _c("runner-bg-age-gateway-json-under-yaml-policy", yaml="session_reset:\n  mode: idle\n", expect=START_NONE,
+       note="config.yaml's session_reset replaces gateway.json's policy",
+       **{"gateway.json": '{"default_reset_policy": {"bg_process_max_age_hours": "12"}}'}),
+    _c("runner-bg-age-gateway-json-under-empty-yaml-policy", yaml="session_reset: {}\n", expect="crash",
+       expect_by={V17: START_NONE}, note="an empty session_reset leaves gateway.json's policy in place",
+       **{"gateway.json": '{"default_reset_policy": {"bg_process_max_age_hours": [1]}}'}),
+]
+CASES += RUNNER_CASES
+
 BY_NAME = {c.name: c for c in CASES}

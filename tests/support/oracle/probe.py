@@ -1,9 +1,8 @@
 """Oracle probe: ask the real Hermes (0.17.0, 0.18.x, 0.19.0 or 0.20.1) whether its gateway would start.
 
 Runs INSIDE an oracle venv (``$HERMES_ORACLE_VENV/bin/python probe.py ...``),
-imports Hermes and never our code. The same file serves every version: where
-0.18.x lacks a 0.19 name it uses what 0.18's own runner does (see ``_runner_config``). For every home it
-prints one JSON line::
+imports Hermes and never our code. The same file serves every version: it builds each version's own
+runner, which loads that version's config. For every home it prints one JSON line::
 
     {"home", "would_start", "refusal_platform", "refusal_reason", "enabled",
      "error", "order", "debug"}
@@ -18,9 +17,10 @@ The sequence reproduces ``hermes gateway run`` up to the startup check, which
 loads ``.env`` TWICE before building the config (``hermes_cli/main.py:654`` and
 the ``gateway.run`` import, ``gateway/run.py:1425``). The second load matters:
 ``${VAR}`` referring to a key defined later in ``.env`` is empty after one load
-but resolved after two. After the config it replays the one read of config.yaml that
-``GatewayRunner.__init__`` makes before the check (``_runner_reads_config``): a config.yaml
-holding an alias to itself crashes the real gateway there, not in its config loader.
+but resolved after two. Then it builds the ``GatewayRunner`` as ``start_gateway`` does before
+the check (``_build_runner``): its ``__init__`` loads the config and reads the home again, and
+crashes where the config loader did not (a config.yaml holding an alias to itself, a
+``session_reset.bg_process_max_age_hours`` that is not a number, a ``pairing`` that is a file).
 
 Modes:
   probe.py --fresh HOME      one home per process; HERMES_HOME must already be
@@ -93,36 +93,35 @@ def _crashed(home: str, exc: BaseException) -> dict:
     }
 
 
-def _runner_config(gr):
-    """The config ``GatewayRunner.__init__`` builds: 0.19.0 calls ``load_gateway_config_for_runner``
-    (a profile re-scope only under multiplexing); 0.18.x plain ``load_gateway_config``."""
-    return getattr(gr, "load_gateway_config_for_runner", gr.load_gateway_config)()
+def _build_runner(gr):
+    """The runner ``start_gateway`` builds before its startup check: ``GatewayRunner(None)``, whose
+    ``__init__`` loads the config itself (0.19.0 ``load_gateway_config_for_runner``, a profile re-scope
+    only under multiplexing; 0.18.x and 0.17.0 ``load_gateway_config``) and then reads the home again -- config.yaml
+    with ``${VAR}`` expanded (``_load_gateway_runtime_config``), the session-reset policy, the pairing
+    store, the voice modes -- outside any guard, so a crash there is the real gateway's crash.
 
-
-def _runner_reads_config(gr) -> None:
-    """What ``GatewayRunner.__init__`` does with config.yaml before the startup check: it reads it again
-    with ``${VAR}`` expanded over the whole tree (``_load_reasoning_config`` and friends call
-    ``_load_gateway_runtime_config``, which lets the expansion's errors escape), so a config.yaml holding
-    an alias to itself crashes the real gateway although its config loader read it fine. The runner
-    reads the module's ``_hermes_home``, fixed at import: point it at this home for the call."""
-    load = getattr(gr, "_load_gateway_runtime_config", None)
-    if load is None:
-        return
-    saved = gr._hermes_home
-    gr._hermes_home = Path(os.environ["HERMES_HOME"])
+    What a fresh process fixes at import for its home is pointed at this one for the call (batch mode:
+    the module was imported for the baseline home): the module's ``_hermes_home`` and the voice-mode file
+    derived from it, and ``gateway.pairing``, dropped so the runner's own import runs it again -- its
+    ``PAIRING_DIR`` is chosen at that import, after the runner's config loads made ``<home>/pairing``
+    (which 0.17 then uses whatever ``platforms/pairing`` holds)."""
+    home = Path(os.environ["HERMES_HOME"])
+    runner_class = gr.GatewayRunner
+    saved = gr._hermes_home, runner_class._VOICE_MODE_PATH
+    gr._hermes_home, runner_class._VOICE_MODE_PATH = home, home / "gateway_voice_mode.json"
+    sys.modules.pop("gateway.pairing", None)
     try:
-        load()
+        return runner_class()
     finally:
-        gr._hermes_home = saved
+        gr._hermes_home, runner_class._VOICE_MODE_PATH = saved
 
 
 def _decide(home: str) -> dict:
-    """Build the config the GatewayRunner would use and run the startup check."""
+    """Build the runner the gateway would run and run the startup check on its config."""
     import gateway.run as gr
 
     try:
-        cfg = _runner_config(gr)
-        _runner_reads_config(gr)
+        cfg = _build_runner(gr).config
     except Exception as exc:  # Hermes would crash in GatewayRunner.__init__
         return _crashed(home, exc)
     # Before 0.18.0 (0.17.0) there is no startup refusal: no rule means no gate; a config that loads starts.
@@ -172,9 +171,9 @@ class Batch:
         import gateway.run as gr
 
         # Warm-up: plugin discovery and platform registry happen on the first
-        # config load; do it on the empty home so every home sees the same
-        # registry (and the env mutations discovery makes are in the baseline).
-        _runner_config(gr)
+        # config load, and the runner imports what it needs on its first build; do both on the empty
+        # home so every home sees the same registry (and the env mutations they make are in the baseline).
+        _build_runner(gr)
         self._baseline_env = dict(os.environ)
 
     def _reset(self, home: str) -> None:

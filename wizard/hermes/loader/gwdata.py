@@ -40,8 +40,7 @@ class GatewayJsonCrash(LoaderCrash):
     """A crash caused by one value of gateway.json, which removing that value ends; `key` is its path."""
 
     def __init__(self, message: str, fix: str, key: tuple[str, ...]) -> None:
-        super().__init__(message, fix)
-        self.key = key
+        super().__init__(message, fix, key, "gateway.json")
 
 
 def base_layer(gateway_json: JsonFile) -> Any:

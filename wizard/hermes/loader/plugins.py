@@ -16,6 +16,7 @@ to verify node.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -66,6 +67,9 @@ class HostFacts(Compared):
     site_packages: Path | None = None
     notes: list[str] = field(default_factory=list)
     hermes: Judgement | None = None  # which Hermes judges (None: the newest model, as if assumed)
+    # `hermes plugins enable` admits a plugin through Hermes's package manager (the main line: its
+    # hermes_cli/plugins_admission.py; a download of Hermes's managed Python, refused offline)
+    plugin_admission: bool = False
 
     def has(self, *names: str) -> bool:
         return self.modules is None or all(name in self.modules for name in names)
@@ -83,10 +87,19 @@ class HostFacts(Compared):
             facts.modules = frozenset(_importable(site))
             code = install.code_root or site
             facts.photon_sidecar = (code / "plugins" / "platforms" / "photon" / "sidecar" / "node_modules").is_dir()
+            facts.plugin_admission = _regular_file(code / "hermes_cli" / "plugins_admission.py")
         else:
             facts.notes.append("Hermes's Python was not found: assuming its messaging SDKs are installed")
             facts.photon_sidecar = True
         return facts
+
+
+def _regular_file(path: Path) -> bool:
+    """One stat (a file of Hermes's is never opened, let alone run); False for anything unreadable."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
 
 
 def node_present(home: Path, environ: Mapping[str, str]) -> bool:

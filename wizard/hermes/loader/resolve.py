@@ -16,8 +16,10 @@ loader's own order, because the order is observable: the startup gate reports th
      platform even when YAML said `enabled: false`;
   5. the plugin enable pass (`hermes_wizard.hermes.loader.plugins`), then validation, which disables a
      token platform whose token is a placeholder;
-  6. the runner's own read of config.yaml, before the startup check: `${VAR}` expanded over
-     the whole tree, so an alias inside its own anchor crashes it (`_runner_blocker`).
+  6. what the runner's constructor reads before the startup check: config.yaml again, `${VAR}` expanded
+     over the whole tree, so an alias inside its own anchor crashes it (`_runner_blocker`); then the
+     session-reset policy's values, as the version's model says (`Model.check_runner`, `loader.runner`);
+     then the pairing store it builds (`Snapshot.pairing_crash`: wizard/hermes/access/pairing_store.py).
 
 A `.env` Hermes hangs or crashes on (`EnvFile.blocks_start`), then a config.yaml whose aliases expand
 without end (hung in an import-time bridge), come before all of this.
@@ -68,18 +70,32 @@ def resolve(snapshot: Snapshot, facts: plugins.HostFacts, model: Model) -> Effec
             state.extra.pop("_enabled_explicit", None)
         _validate(effective, reset)
     except LoaderCrash as exc:
-        effective.crash, effective.crash_fix = str(exc), exc.fix
-        effective.crash_key = getattr(exc, "key", None)  # a gwdata.GatewayJsonCrash
+        _crashed(effective, exc)
     except Exception as exc:  # same operations raise in Hermes; report, never crash
         effective.crash = f"{type(exc).__name__}: {exc}"
     # In Hermes's own order: .env is loaded first, the gateway config is built next, and the runner that
-    # then reads config.yaml again (with ${VAR} expanded) starts before the startup check.
+    # then reads config.yaml again (with ${VAR} expanded) and the policies it carries is built before the check.
     before = _env_blocker(snapshot) or _import_blocker(snapshot)
     if before is not None:
-        effective.crash, effective.crash_fix, effective.crash_key = before[0], before[1], None
+        _crashed(effective, LoaderCrash(*before))
     elif effective.crash is None and (runner := _runner_blocker(snapshot)) is not None:
-        effective.crash, effective.crash_fix = runner
+        _crashed(effective, LoaderCrash(*runner))
+    elif effective.crash is None:
+        try:
+            model.check_runner(gw_data, snapshot.gateway_json.data, yaml_file.data)
+        except LoaderCrash as exc:
+            _crashed(effective, exc)
+    if effective.crash is None and snapshot.pairing_crash:
+        # `GatewayRunner.__init__` builds the pairing store after the reset policy (0.19.0 gateway/run.py:3117,
+        # 3407), still before the start-up check
+        effective.crash = snapshot.pairing_crash
+        effective.crash_fix = "move the file it names out of the pairing folder (users paired in it pair again)"
     return effective
+
+
+def _crashed(effective: Effective, exc: LoaderCrash) -> None:
+    effective.crash, effective.crash_fix = str(exc), exc.fix
+    effective.crash_key, effective.crash_file = exc.key, exc.file
 
 
 def _env_blocker(snapshot: Snapshot) -> tuple[str, str | None] | None:

@@ -34,7 +34,8 @@ class Effective(Compared):
     yaml_fallback: str | None = None  # Hermes swallowed this error in the YAML phase
     crash: str | None = None  # load_gateway_config() would raise this
     crash_fix: str | None = None  # what removes that crash, when the model knows the value at fault
-    crash_key: tuple[str, ...] | None = None  # gateway.json's key path of that value, when removing it ends it
+    crash_key: tuple[str, ...] | None = None  # the key path of that value, when removing it ends the crash ...
+    crash_file: str | None = None  # ... in this file ("gateway.json" or "config.yaml")
     placeholder_disabled: dict[str, str] = field(default_factory=dict)  # platform -> env name
     yaml_explicit: dict[str, Any] = field(default_factory=dict)  # platform -> YAML `enabled` value
 
@@ -43,8 +44,10 @@ class Effective(Compared):
 
 
 class LoaderCrash(Exception):
-    """An exception that escapes Hermes's `load_gateway_config()`; `fix` says what removes it."""
+    """An exception that escapes Hermes's `load_gateway_config()` (or the runner built on it); `fix` says what
+    removes it, and `key` the path in `file` of the one value at fault, when removing that value ends it."""
 
-    def __init__(self, message: str, fix: str | None = None) -> None:
+    def __init__(self, message: str, fix: str | None = None, key: tuple[str, ...] | None = None,
+                 file: str | None = None) -> None:
         super().__init__(message)
-        self.fix = fix
+        self.fix, self.key, self.file = fix, key, file

@@ -13,9 +13,9 @@ Citations are into the 0.17.0 wheel, gateway/authz_mixin.py `_is_user_authorized
   weixin.py:1195 for DMs, qqbot/adapter.py:211-215, whatsapp_cloud.py:225-241 through WHATSAPP_DM_POLICY):
   an adapter without a configured policy forwards every sender; the authorizer still trusts it only for
   `allowlist`.
-- The pairing store (gateway/pairing.py:52-104) is the legacy `pairing/` whenever it exists, merges
-  nothing, and WhatsApp's alias files are read from `whatsapp/session/` only (gateway/whatsapp_identity.py:85):
-  the model's `access_files` reads them so (`pairing_store_merges = False`).
+- The pairing store (gateway/pairing.py:52-104) is the legacy `pairing/`, which the runner's config load
+  makes before the store is opened (`pairing_store`), merges nothing, and WhatsApp's alias files are read
+  from `whatsapp/session/` only (gateway/whatsapp_identity.py:85): the model's `access_files` reads them so.
 - Intake (what a live own-policy adapter forwards): 0.17's adapters have one gate per side,
   `_is_dm_allowed` / `_is_group_allowed` (whatsapp_common.py:150-164, weixin.py:1472, wecom.py:863-880,
   qqbot/adapter.py:3145-3158, yuanbao.py:1548-1561): `disabled` drops, `allowlist` admits its list, and

@@ -16,6 +16,8 @@ What 0.17.0 decides differently from 0.18.0 (citations into the 0.17.0 wheel):
   :1388-1397).  (0.17 pops the marker there, 0.18 reads it; nothing in 0.17 reads it later.)
 - **`PlatformConfig.from_dict`** (config.py:357-390) has no `typing_indicator`: a non-mapping `extra`
   crashes only when `gateway_restart_notification` is not given.
+- **No background-process age in the session-reset policy** (config.py:276-316): a
+  `session_reset.bg_process_max_age_hours` that crashes 0.18's runner at start is never read (`check_runner`).
 - The `.env` known names (hermes_cli/config.py `OPTIONAL_ENV_VARS | _EXTRA_ENV_KEYS`: 293 of them), the
   glued-line splitter, `load_env`, the YAML→env bridges and two port reads: see `loader`.
 - Authorization (gateway/authz_mixin.py:176-409): see `authz`.
@@ -24,19 +26,24 @@ Shared with 0.18.0 (the same code): `.env` loading without `.op.env` (env_loader
 read as `.lower() in {true,1,yes}` (config.py:1452, 1680, 1707), the YAML phase's `gateway:` handling
 (:863-866), the bundled plugins' `check_fn`/`is_connected`/hooks, the unit without
 RestartPreventExitStatus=78 (hermes_cli/gateway.py).
-The authorizer is imported lazily in `authorizer()`: the pre-start gate loads this model and never asks
-who may talk (the authorizer and its file readers, ~15 ms).
+The authorizer is imported lazily in `authorizer()`, and the pairing-store reader in `access_files()`: the
+pre-start gate loads this model and never asks who may talk (the authorizer and its file readers, ~15 ms).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_wizard.hermes.v0_17 import loader
+from hermes_wizard.hermes.v0_17.pairing_store import store_folder
 from hermes_wizard.hermes.v0_18.model import Hermes0180
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from hermes_wizard.core.shapes import Parsed
+    from hermes_wizard.hermes.access.access_files import AccessFiles
     from hermes_wizard.hermes.access.authz import Authorizer
 
 # plugins/platforms/ of 0.17.0, in the registry's order (discovery walks the folder sorted).
@@ -61,7 +68,7 @@ class Hermes017(Hermes0180):
     version = "0.17.0"
     has_startup_refusal = False
     enable_pass_honors_explicit = False
-    pairing_store_merges = False  # one folder, the legacy one whenever it exists (see authz)
+    pairing_store_merges = False  # one folder, the legacy one its runner makes first (see pairing_store)
 
     def plugin_platforms(self) -> tuple[str, ...]:
         return PLUGIN_PLATFORMS
@@ -94,6 +101,18 @@ class Hermes017(Hermes0180):
                 name: ({**block, "typing_indicator": False} if isinstance(block, dict) else block)
                 for name, block in platforms.items()}}
         super().check_from_dict(gw_data)
+
+    def check_runner(self, gw_data: Any, from_json: Any, yaml_cfg: Any) -> None:
+        # 0.17's SessionResetPolicy has no bg_process_max_age_hours and its runner reads no such value
+        # (gateway/config.py:276-316; gateway/run.py:2420-2424 passes no age to the session store).
+        return None
+
+    def access_files(self, home: Path, owner: int | None = None,
+                     environ: Mapping[str, str] | None = None) -> AccessFiles:
+        from hermes_wizard.hermes.access.access_files import read_access_files
+
+        home = Path(home)
+        return read_access_files(home, owner, merges=False, folder=store_folder(home, environ or {}))
 
     def authorizer(self) -> Authorizer:
         from hermes_wizard.hermes.v0_17.authz import Authorizer017

@@ -6,6 +6,7 @@ import os
 import re
 from collections.abc import Iterable
 
+from hermes_wizard.core.homeroot import home_owner
 from hermes_wizard.hermes.loader.catalog import ALIASES, KNOWN_NAMES
 from hermes_wizard.hermes.loader.yamlfile import lookup
 from hermes_wizard.judge.checks.registry import Context, Hit, check
@@ -87,8 +88,12 @@ def env_permissions(ctx: Context) -> Iterable[Hit]:
     env = ctx.snapshot.env
     if env.exists and env.error is None and env.mode is not None and env.mode & 0o077:
         yield Hit(None, f".env has mode {env.mode:04o}: readable beyond its owner.", f"chmod 600 {env.path}")
-    if env.exists and env.uid is not None and env.uid != os.geteuid():
-        yield Hit(None, f".env is owned by uid {env.uid}, not by you (uid {os.geteuid()}).",
+    # whose it should be: the user the gateway runs as — yours, or, when root judges a user's home, its owner's
+    me = os.geteuid()
+    runs_as = (home_owner(ctx.snapshot.home) if me == 0 else None) or me
+    if env.exists and env.uid is not None and env.uid != runs_as:
+        whose = "you" if runs_as == me else "the home's owner"
+        yield Hit(None, f".env is owned by uid {env.uid}, not by {whose} (uid {runs_as}).",
                   "chown it to the user that runs the gateway")
 
 
@@ -122,12 +127,15 @@ def _quoted_abbreviated(message: str) -> str:
 @check("HW021", "config-loader-crash", "error", "Hermes's config loader raises: the gateway crashes at startup.",
        what="""Some mistakes escape the loader's error handling, e.g. a home_channel without `platform`
 (KeyError 'platform', gateway/config.py:446), a non-string token, a gateway.json value from_dict cannot
-take (a sessions_dir that is no path, a notify_exclude_platforms or profile_routes that is no list), or a
-config.yaml alias inside its own anchor (the runner's ${VAR} expansion recurses).""",
+take (a sessions_dir that is no path, a notify_exclude_platforms or profile_routes that is no list), a
+config.yaml alias inside its own anchor (the runner's ${VAR} expansion recurses), or a
+session_reset.bg_process_max_age_hours that is not a number (the runner of a Hermes that reads it compares it
+with 0).""",
        why="""The gateway dies with a traceback on every start; the service restarts it forever. `check`
 exits 78 and `check --gate` stops the start, as for a refusal.""",
        fix="""Correct or remove the value named (home_channel needs platform and chat_id; quote tokens);
-`doctor --fix` removes a gateway.json value Hermes crashes on.""")
+`doctor --fix` removes a gateway.json value Hermes crashes on, and a bg_process_max_age_hours from
+either file.""")
 def loader_crash(ctx: Context) -> Iterable[Hit]:
     unreadable = [env for env in (ctx.snapshot.env, ctx.snapshot.op_env) if env.blocks_start and not env.blocks_fix]
     if ctx.effective.crash and not unreadable:  # an unreadable .env is HW010's

@@ -31,7 +31,7 @@ def _access(ctx: Context) -> tuple[Authorizer, AccessFiles]:
     """The version's authorizer and the home's pairing store, read as the home's owner could."""
     model = model_for(ctx.facts.hermes)
     with reading_for(home_owner(ctx.home)):
-        files = model.access_files(ctx.home, home_owner(ctx.home))
+        files = model.access_files(ctx.home, home_owner(ctx.home), ctx.effective.environ)
     return model.authorizer(), files
 
 

@@ -44,7 +44,9 @@ Hermes's own Python, listed in `plugins.enabled`, not in `plugins.disabled`, wit
        why="""Every variable mapped to the keyring stays unset in the gateway: its platforms lose their
 credentials.""",
        fix=f"""Install the plugin into Hermes's venv (`<hermes venv>/bin/pip install hermes-wizard`), then
-`hermes plugins enable {PLUGIN_NAME}`; or move the secrets back: `hermes-wizard secrets migrate --to env`.""")
+`hermes plugins enable {PLUGIN_NAME}` (where Hermes admits plugins through its package manager, the main line,
+that step downloads Hermes's own Python and is refused offline: `hermes pm install` online first); or move the
+secrets back: `hermes-wizard secrets migrate --to env`.""")
 def keyring_source_inactive(ctx: Context) -> Iterable[Hit]:
     kept = ctx.snapshot.keyring
     if kept is None or not kept.refs.mapped:
@@ -52,10 +54,13 @@ def keyring_source_inactive(ctx: Context) -> Iterable[Hit]:
     reason = kept.refs.inactive_because(plugin_installed(ctx.facts.site_packages), ctx.effective.environ)
     if reason:
         names = ", ".join(sorted(kept.refs.mapped))
+        needs = "with hermes-wizard installed in Hermes's venv"
+        if getattr(ctx.facts, "plugin_admission", False):  # the main line: admitted by Hermes's package manager
+            needs += ("; this Hermes admits it through its package manager, which downloads Hermes's own Python and "
+                      "is refused offline: `hermes pm install` online first")
         yield Hit(None, f"{names} {'is' if len(kept.refs.mapped) == 1 else 'are'} kept in the OS keyring, but "
                   f"{reason}: the gateway will not see {'it' if len(kept.refs.mapped) == 1 else 'them'}.",
-                  f"hermes plugins enable {PLUGIN_NAME} (with hermes-wizard installed in Hermes's venv), or "
-                  "hermes-wizard secrets migrate --to env")
+                  f"hermes plugins enable {PLUGIN_NAME} ({needs}), or hermes-wizard secrets migrate --to env")
     for problem in kept.refs.invalid:
         yield Hit(None, f"secrets.{SOURCE_NAME}.env: {problem}; Hermes skips it.", "hermes-wizard secrets migrate "
                   "--to keyring rewrites the mapping", "warning")

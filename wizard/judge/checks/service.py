@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hermes_wizard.judge.checks.registry import Context, Hit, check
+from hermes_wizard.service import restart_rules
 from hermes_wizard.service import scope as service
 from hermes_wizard.service.supervisors import advice
 
@@ -47,7 +48,7 @@ def stop_loop_command(home: Path, profile: str, starts: bool = False) -> str:
         then = "restart the service once" if serving else "start the gateway once (hermes gateway run)"
         return then if starts else f"hermes-wizard doctor --fix, then {then}"
     unit = units[0]
-    gate = " --install-gate" if unit.gate is None and unit.restart in ("always", "on-success") else ""
+    gate = " --install-gate" if unit.gate is None and unit.restarts_refusal else ""
     return f"hermes-wizard doctor --fix{gate} --restart" + (f" --unit {unit.path}" if service.named_unit() is unit
                                                             else "")
 
@@ -56,13 +57,28 @@ def _where(unit: Unit) -> str:
     return f"{unit.name} ({unit.label}, {unit.path})"
 
 
+def _why_it_loops(unit: Unit, hermes: str) -> str:
+    """Why a systemd unit restarts the refusal (unit.restarts_refusal; wizard/service/restart_rules.py)."""
+    every = unit.restart_sec if unit.restart_sec is not None else restart_rules.DEFAULT_RESTART_S
+    again = f"restarts it every {every:g} s, forever"
+    if 0 in unit.force_statuses:
+        return f"has RestartForceExitStatus=0: {hermes} exits 0 when it refuses to start, so systemd {again}."
+    if unit.waits_for_ready:
+        return (f"has Type={unit.service_type} and Restart={unit.restart}: {hermes} exits 0 when it refuses to "
+                "start, before it reports ready, so systemd counts a failed start (result 'protocol') and "
+                f"{again}.")
+    return f"has Restart={unit.restart}: {hermes} exits 0 when it refuses to start, so systemd {again}."
+
+
 @check("HW401", "service-restarts-refusal", "warning",
        "The service restarts a gateway that refuses to start, forever.",
-       what="""A Hermes service whose supervisor restarts the gateway after a clean exit: a systemd unit with
-Restart=always (what `hermes gateway install` writes) and no hermes-wizard drop-in, a launchd agent with
-KeepAlive, or an s6 service. Hermes exits 0 when it refuses to start (an open dm/group policy without
+       what="""A Hermes service whose supervisor restarts the gateway after it refuses to start: a systemd unit
+with Restart=always (what `hermes gateway install` writes) and no hermes-wizard drop-in, a launchd agent
+with KeepAlive, or an s6 service. Hermes exits 0 when it refuses to start (an open dm/group policy without
 the allow-all opt-in), so the refusal is restarted every 5 s (launchd: 30 s) without end — 1,705 restarts
-in one report — and every platform, healthy ones included, stays down.""",
+in one report — and every platform, healthy ones included, stays down. Under Type=notify (Hermes 0.20.1
+and later with gateway.systemd_watchdog_seconds) the exit comes before READY=1, a failed start (result
+'protocol'): Restart=on-failure restarts it too.""",
        why="""Each turn costs a full gateway start (~1.2 s, ~90 MiB) and a journal entry; Hermes's own unit
 has StartLimitIntervalSec=0, so systemd never gives up. Hermes rewrites its unit file at every start, so
 editing it does not last; a drop-in in <unit>.d/ does.""",
@@ -71,9 +87,10 @@ editing it does not last; a drop-in in <unit>.d/ does.""",
 with one journal line naming the fix, and not restarted. That needs systemd >= 251 (ExecCondition= exists
 since 243, NEWS "CHANGES WITH 243"; a start skipped by it is not restarted under Restart=always only since
 251, NEWS "CHANGES WITH 251", systemd PR #22259, src/core/service.c service_shall_restart). On older
-systemd it writes hermes-wizard-restart.conf with Restart=on-failure instead (the 0-exit refusal is then
-not restarted; crashes still are). A missing or broken hermes-wizard never blocks a start. launchd and
-s6: stop the service, repair, start it once (the fix line gives the commands).""")
+systemd it writes hermes-wizard-restart.conf with Restart=on-failure and RestartPreventExitStatus=0
+instead (the 0-exit refusal is then not restarted, under Type=notify too; crashes still are). A missing
+or broken hermes-wizard never blocks a start. launchd and s6: stop the service, repair, start it once
+(the fix line gives the commands).""")
 def restarts_refusal(ctx: Context) -> Iterable[Hit]:
     serving, _ = service.relevant(ctx.home, ctx.snapshot.profile)
     refusing = bool(ctx.violations)
@@ -82,12 +99,10 @@ def restarts_refusal(ctx: Context) -> Iterable[Hit]:
         if unit.error:
             continue
         if unit.manager == "systemd":
-            if unit.restart not in ("always", "on-success") or unit.gate is not None:
+            if not unit.restarts_refusal or unit.gate is not None:
                 continue
             version = _version(unit)
-            hermes = f"Hermes {version}" if version else "Hermes"
-            yield Hit(None, f"{now}{_where(unit)} has Restart={unit.restart}: {hermes} exits 0 when it refuses "
-                      "to start, so systemd restarts it every 5 s, forever.",
+            yield Hit(None, f"{now}{_where(unit)} {_why_it_loops(unit, f'Hermes {version}' if version else 'Hermes')}",
                       stop_loop_command(ctx.home, ctx.snapshot.profile) if refusing else
                       "hermes-wizard doctor --install-gate" + (f" --unit {unit.path}" if service.named_unit() is unit
                                                               else ""),
@@ -140,8 +155,9 @@ def runs_other_home(ctx: Context) -> Iterable[Hit]:
 @check("HW404", "service-restart-loop", "error",
        "systemd is restarting the gateway again and again (doctor, check --service).",
        what="""From `systemctl show` (NRestarts, ActiveState, SubState, Result) and the unit's journal
-("Refusing to start", "Gateway exiting cleanly", the gate's own line), plus gateway-starts.log and
-gateway_state.json. Asked only by `doctor` and `check --service`: plain `check` runs no command.""",
+("Refusing to start", "Gateway exiting cleanly", the gate's own line, "Failed with result 'protocol'"
+under Type=notify), plus gateway-starts.log and gateway_state.json. Asked only by `doctor` and
+`check --service`: plain `check` runs no command.""",
        why="""A loop in progress keeps every platform down and fills the journal; it is also the best evidence
 of why the gateway does not start.""",
        fix="""`hermes-wizard doctor --fix --install-gate --restart`: stops the loop, repairs the home, installs

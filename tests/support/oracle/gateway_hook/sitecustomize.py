@@ -3,8 +3,9 @@
 Put this directory on ``PYTHONPATH`` and set ``ORACLE_GATEWAY_REPORT=<file>``.
 When ``gateway.run`` is imported, its ``_own_policy_open_startup_violation`` is
 wrapped (``GatewayRunner.start()`` looks the name up at call time): the wrapper
-writes ``{"reason", "order"}`` -- the check's answer and the enabled platforms in
-the config's own order -- to the report file and exits the process at once, so
+writes ``{"reason", "order", "pairing_dir"}`` -- the check's answer, the enabled platforms in
+the config's own order and the folder the runner's pairing store uses (``gateway.pairing.PAIRING_DIR``,
+chosen when the runner first imported it) -- to the report file and exits the process at once, so
 homes that pass the check do not go on to connect adapters.  A Hermes without the
 check (0.17) is stopped the same way as ``GatewayRunner.start()`` begins (reason
 null): its runner was built, with the config, and nothing refuses after that.
@@ -25,8 +26,10 @@ _REPORT = os.environ.get("ORACLE_GATEWAY_REPORT")
 
 def _report(reason, config) -> None:
     order = [p.value for p, c in getattr(config, "platforms", {}).items() if c.enabled]
+    pairing = sys.modules.get("gateway.pairing")
+    pairing_dir = str(pairing.PAIRING_DIR) if pairing is not None else None
     with open(_REPORT, "w", encoding="utf-8") as fh:
-        json.dump({"reason": reason, "order": order}, fh)
+        json.dump({"reason": reason, "order": order, "pairing_dir": pairing_dir}, fh)
     os._exit(0)
 
 

@@ -1,0 +1,145 @@
+"""Run the real Hermes, and hermes-wizard, as a throw-away unprivileged user: the tests where root judges that
+user's home compare root's verdict with what that user's own processes see.
+
+* `shared_scratch()`: a folder every user may pass through.  Never assumed of /tmp (it may be 0700): the
+  first of the usual temporary folders whose every component lets others search it, else `/` itself.
+* `owner_python(site, scratch)`: a Python the user can run that imports from `site` (a site-packages of
+  this machine's venvs: a real Hermes's oracle, or hermes-wizard's own `.venv`).  Those venvs' interpreter
+  lives under /root here (0700), so a venv of the system's own Python of the same minor version is made
+  beside them, whose one `.pth` adds `site`.  None (with why) when there is no such Python.
+* `gateway_as(home, scratch)`: the real `hermes gateway run` of Hermes 0.19.0, stopped right after its
+  start-up check (oracle/gateway_hook), run confined as the home's owner (wizard/core/confined.py: the
+  owner's uid and groups, a session of its own, an environment built from nothing), on the home itself.
+* `authz_as(home, senders, scratch)`: the real `GatewayRunner._is_user_authorized` (oracle/authz_probe.py)
+  the same way.
+* `wizard_as(args, home, scratch)`: hermes-wizard as the home's owner, without any capability.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import oracle
+
+from hermes_wizard.core import confined
+
+ORACLE_DIR = Path(oracle.__file__).parent
+WIZARD_SITE = Path(sys.executable).parent.parent / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / \
+    "site-packages"
+_CANDIDATES = ("/usr/bin/python{v}", "/usr/local/bin/python{v}")
+
+
+def others_may_enter(path: Path) -> bool:
+    """Whether a user who is neither the owner nor in the group of any component can reach `path`."""
+    path = Path(path).resolve()
+    return all(os.stat(part).st_mode & stat.S_IXOTH for part in [path, *path.parents])
+
+
+def shared_scratch(prefix: str = "hw-owner-") -> Path:
+    """A new folder (mode 0755) that every user may pass through; the caller removes it."""
+    for parent in (tempfile.gettempdir(), "/var/tmp", "/dev/shm", "/"):
+        try:
+            if os.path.isdir(parent) and os.access(parent, os.W_OK) and others_may_enter(Path(parent)):
+                folder = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
+                folder.chmod(0o755)
+                return folder
+        except OSError:
+            continue
+    raise RuntimeError("no folder here lets every user pass through it")
+
+
+def owner_python(site: Path, scratch: Path) -> Path | str:
+    """A python every user may run that imports from `site` (see the module doc); a sentence when impossible."""
+    version = site.parent.name.removeprefix("python")  # lib/python3.11/site-packages
+    if not others_may_enter(site):
+        return f"{site} cannot be reached by other users"
+    base = next((Path(c.format(v=version)) for c in _CANDIDATES if Path(c.format(v=version)).is_file()), None)
+    if base is None or not others_may_enter(base.parent):
+        return f"no system python{version} every user may run (the venvs' own interpreter is under /root)"
+    venv = scratch / f"py-{hashlib.sha256(str(site).encode()).hexdigest()[:12]}"
+    if not (venv / "bin" / "python").exists():
+        made = subprocess.run([str(base), "-m", "venv", "--without-pip", str(venv)], capture_output=True, text=True)
+        if made.returncode != 0:
+            return f"cannot make a venv of {base}: {made.stderr.strip()[-200:]}"
+        (venv / "lib" / f"python{version}" / "site-packages" / "through.pth").write_text(
+            f"import site; site.addsitedir({str(site)!r})\n")
+    for path in [venv, *venv.rglob("*")]:
+        if not path.is_symlink():
+            path.chmod(0o755 if path.is_dir() or os.access(path, os.X_OK) else 0o644)
+    return venv / "bin" / "python"
+
+
+def oracle_site(version: str = oracle.HERMES_VERSION) -> Path:
+    return next(oracle.venv_dir(version).glob("lib/python3*/site-packages"))
+
+
+def _workdir(scratch: Path, who: confined.Identity) -> Path:
+    """A folder of the user's own for one run (HOME, TMPDIR, the report), with a `node` that answers."""
+    work = Path(tempfile.mkdtemp(prefix=f"run-{who.uid}-", dir=scratch))
+    shim = work / "bin"
+    shim.mkdir()
+    (shim / "node").write_text("#!/bin/sh\necho v22.11.0\n")
+    (shim / "node").chmod(0o755)
+    for path in [work, *work.rglob("*")]:
+        os.lchown(path, who.uid, who.gid)
+    return work
+
+
+def _env(who: confined.Identity, work: Path, home: Path, **extra: str) -> dict[str, str]:
+    env = confined.base_env(who)
+    env.update(PATH=f"{work / 'bin'}:{confined.SAFE_PATH}", HOME=str(work), TMPDIR=str(work), HERMES_HOME=str(home),
+               PYTHONDONTWRITEBYTECODE="1", HERMES_DISABLE_LAZY_INSTALLS="1",
+               HERMES_MANAGED_DIR=str(work / "no-managed-scope"), TIRITH_ENABLED="false", **extra)
+    return env
+
+
+def gateway_as(home: Path, scratch: Path, python: Path) -> dict:
+    """The real gateway's start-up verdict on `home`, run as its owner: {"would_start", "refusal_platform",
+    "crash"} (crash: the last line it printed when it died before its start-up check)."""
+    who = confined.identity_for(home)
+    work = _workdir(scratch, who)
+    report = work / "report.json"
+    env = _env(who, work, home, PYTHONPATH=str(ORACLE_DIR / "gateway_hook"), ORACLE_GATEWAY_REPORT=str(report))
+    code = "import sys; sys.argv = ['hermes', 'gateway', 'run']; from hermes_cli.main import main; sys.exit(main())"
+    done = confined.run([str(python), "-c", code], who, env, oracle.TIMEOUT)
+    if report.exists():
+        data = json.loads(report.read_text())
+        reason = data["reason"]
+        return {"would_start": reason is None, "refusal_platform": reason.split(":", 1)[0] if reason else None,
+                "crash": None}
+    said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+    return {"would_start": False, "refusal_platform": None, "crash": said[-1] if said else f"exit {done.returncode}"}
+
+
+def authz_as(home: Path, senders: list[dict], scratch: Path, python: Path) -> dict:
+    """oracle/authz_probe.py's answer for `home` and `senders`, asked as the home's owner, on the home itself."""
+    who = confined.identity_for(home)
+    work = _workdir(scratch, who)
+    request = work / "request.json"
+    request.write_text(json.dumps({"home": str(home), "senders": senders}) + "\n")
+    os.lchown(request, who.uid, who.gid)
+    probe = ORACLE_DIR / "authz_probe.py"
+    code = (f"import sys, runpy; sys.path.insert(0, {str(ORACLE_DIR)!r}); sys.stdin = open({str(request)!r}); "
+            f"sys.argv = [{str(probe)!r}]; runpy.run_path({str(probe)!r}, run_name='__main__')")
+    done = confined.run([str(python), "-c", code], who, _env(who, work, home), oracle.TIMEOUT)
+    answer = done.answer()
+    if answer is None:
+        raise RuntimeError(f"authz probe gave no answer: {done.stderr.decode('utf-8', 'replace')[-2000:]}")
+    return answer
+
+
+def wizard_as(args: list[str], home: Path, scratch: Path, python: Path) -> subprocess.CompletedProcess:
+    """hermes-wizard ARGS --home HOME run as the home's owner (no capability, the owner's groups)."""
+    who = confined.identity_for(home)
+    work = _workdir(scratch, who)
+    done = confined.run([str(python), "-m", "hermes_wizard", *args, "--home", str(home)], who,
+                        _env(who, work, home), 60)
+    return subprocess.CompletedProcess(args, done.returncode if done.returncode is not None else -1,
+                                       done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace"))
