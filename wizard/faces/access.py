@@ -46,6 +46,10 @@ def run_access(args) -> int:
     base_env = dict(os.environ) if args.inherit_env else {}
     view = load_view(home, profile, base_env=base_env, facts=host_facts(args, home))
     hide(secret_values(view.report.snapshot))
+    if view.report.effective.unjudged is not None:  # no state to decide from: say so, never a guess
+        print(f"hermes-wizard access: cannot judge who reaches the agent: {visible(view.report.effective.unjudged)} "
+              "(hermes-wizard explain HW024)", file=sys.stderr)
+        return ExitCode.PROBLEMS
     if args.sender is not None and platform is not None:
         return _one_sender(args, view, platform)
     return _overview(args, view, platform)
