@@ -5,12 +5,16 @@ keys under 2 s; any hostile home (aliases, depth, size) answered in under 1 s." 
 the wall-clock median and on the CPU median (user + system, the command's own cost on a shared machine):
 
   all-profiles        check --all-profiles on a root with 100 profiles, each a copy of the demo
-  platform-keys-100k  check on the demo with 100k unknown `platforms:` keys (10k: printed, not judged)
+  platform-keys-100k  check on the demo with 100k unknown `platforms:` keys: past the bound of what the tool
+                      judges, so "cannot judge" (HW024); 40k, the most within it (10k: printed, not judged)
   hostile:<case>      check --format json on every home the hostile-input tests build, with their own
                       builders: tests/unit/test_bad_input.py CASES (10 MB config and .env, a 40k-key .env,
                       an alias bomb, 50,000-deep nesting, a 10 MB creds.json, FIFOs, loops, ...) and
                       tests/unit/test_hostile_structure.py (deep JSON files, self-referencing aliases,
                       alias bombs); the target holds for the slowest of them
+  bound:<shape>       check --gate on a home whose .env or config.yaml is at a bound of what the tool judges,
+  past:<shape>        and one unit past it (cannot judge), in the costliest shapes per unit counted
+                      (tests/support/bounded_homes.py); the gate must answer each in under 1 s
 
 Every command runs in one process, interleaved round-robin (benchmarks/bench_check.py's launcher, which
 also gives the peak RSS).  `--tree DIR` runs the same commands with another checkout and its `.venv` in the
@@ -31,13 +35,18 @@ from pathlib import Path
 from bench_check import REPO, Bench, compile_bytecode, copy_demo, figures, measure
 
 sys.path.insert(0, str(REPO / "tests" / "unit"))  # the hostile-input tests' own home builders
+sys.path.insert(0, str(REPO / "tests" / "support"))  # the homes at the bounds of what is judged
+import bounded_homes
 import test_bad_input
 import test_hostile_structure
 
 TARGETS = (  # (label, which rows, limit in seconds)
     ("100 profiles, --all-profiles", lambda name: name == "all-profiles", 0.3),
-    ("100k platform keys", lambda name: name == "platform-keys-100k", 2.0),
+    ("100k platform keys (past the bound: cannot judge) and 40k (judged)",
+     lambda name: name in ("platform-keys-100k", "platform-keys-40k"), 2.0),
     ("slowest hostile home", lambda name: name.startswith("hostile:"), 1.0),
+    ("the gate on the slowest file at a bound, and one past it",
+     lambda name: name.startswith(("bound:", "past:")), 1.0),
 )
 ANSWERS = (0, 1, 2, 78)  # a check's exit codes: 2 is a usage/input error with its message
 
@@ -61,7 +70,7 @@ def homes(tmp: Path, profiles: int) -> dict[str, tuple[Path, list[str]]]:
     for i in range(profiles):
         copy_demo(root / "profiles" / f"p{i:03d}")
     out["all-profiles"] = (root, ["--all-profiles"])
-    for keys in (10_000, 100_000):
+    for keys in (10_000, 40_000, 100_000):
         many = copy_demo(tmp / f"keys-{keys}")
         (many / "config.yaml").write_text("platforms:\n" + "".join(
             f"  extra{i}:\n    enabled: true\n    dm_policy: open\n" for i in range(keys)))
@@ -76,6 +85,10 @@ def homes(tmp: Path, profiles: int) -> dict[str, tuple[Path, list[str]]]:
     for name, files in structure.items():
         safe = name.replace(":", "-").replace(" ", "-")
         out[f"hostile:{name}"] = (test_hostile_structure.make_home(tmp / "structure" / safe, files), [])
+    for shape in bounded_homes.SHAPES:  # the gate, as the drop-in runs it, on each file at its bound
+        out[f"bound:{shape}"] = (bounded_homes.write_home(tmp / "bound" / shape, shape), ["--gate"])
+        if "pure-python" not in shape:
+            out[f"past:{shape}"] = (bounded_homes.write_home(tmp / "past" / shape, shape, past=1), ["--gate"])
     return out
 
 
@@ -95,7 +108,7 @@ def benches(tmp: Path, args) -> list[Bench]:
         for name, (home, extra) in built.items():
             if args.only and args.only not in name:
                 continue
-            argv = [*check, *extra, "--home", str(home), "--format", "json"]
+            argv = [*check, *extra, "--home", str(home), *(() if "--gate" in extra else ("--format", "json"))]
             out.append(Bench(name + suffix, lambda argv=argv: argv, env, args.rounds, answered))
     return out
 

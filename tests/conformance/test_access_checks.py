@@ -50,6 +50,15 @@ CASES = {
 }
 
 
+def _fires_for(version: str, case: str, fires: bool) -> bool:
+    """0.17.0's store is `<home>/pairing` alone (wizard/hermes/v0_17/pairing_store.py): someone waiting or
+    approved only in `platforms/pairing` is not in it, so for 0.17.0 nobody is waiting there."""
+    if version == "0.17.0" and CASES[case][1] == "HW172" and any(
+            name.startswith("platforms/pairing/") for name in CASES[case][0]):
+        return True
+    return fires
+
+
 def _write(root: Path, files: dict[str, str]) -> Path:
     root.mkdir(parents=True)
     for name, text in files.items():
@@ -94,6 +103,6 @@ def test_reach_finding_and_hermes_agree(case, version, hermes_says, hermes_oracl
     with _environ(hermes_oracle_at(version).host_env()), contextlib.redirect_stdout(out):
         main(["check", "--home", str(home), "--format", "json", "--hermes-version", version])
     codes = [finding["code"] for finding in json.loads(out.getvalue())["findings"]]
-    assert (code in codes) is fires, codes
+    assert (code in codes) is _fires_for(version, case, fires), codes
     if code == "HW172" and fires:
         assert "HW106" not in codes  # one finding for one state

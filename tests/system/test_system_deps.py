@@ -11,10 +11,10 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 
 import pytest
+from as_owner import shared_scratch
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "system-deps.sh"
 COMMANDS = ("tmux", "systemd-analyze", "systemctl", "journalctl", "unshare", "nsenter", "setpriv", "mount", "ip",
@@ -44,8 +44,7 @@ def links():
     missing = [name for name in COMMANDS if name != "apt-get" and not shutil.which(name)]
     if missing or not Path("/usr/sbin/sshd").exists() or not Path("/lib/systemd/systemd").exists():
         pytest.skip(f"this machine lacks some of them itself: {missing}")
-    folder = Path(tempfile.mkdtemp(prefix="hw-system-deps-"))
-    folder.chmod(0o755)
+    folder = shared_scratch("hw-system-deps-")  # never tempfile's: /tmp (or $TMPDIR) may be 0700
     shutil.copy(SCRIPT, folder / SCRIPT.name)  # the checkout itself may be its owner's only (a mktemp -d clone)
     yield folder
     shutil.rmtree(folder)

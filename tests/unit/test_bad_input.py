@@ -294,7 +294,8 @@ CASES = [
     Case("env-utf-16-bom", lambda h: replace(h / ".env", env_bytes("utf-16-bom")), ".env"),
     # 90,000 keys: Hermes is still loading it after 40 s (quadratic interpolation).
     Case("env-10mb", lambda h: replace(h / ".env", big_env()), ".env", would_start=False),
-    Case("env-40k-keys", lambda h: replace(h / ".env", many_keys()), None),
+    # 40k lines: more than the tool judges within the gate's second (HW024: cannot judge, named)
+    Case("env-40k-keys", lambda h: replace(h / ".env", many_keys()), ".env"),
     Case("config-10mb", lambda h: replace(h / CONFIG, big_yaml()), CONFIG),
     Case("config-dir", lambda h: replace(h / CONFIG, kind="dir"), CONFIG),
     Case("config-syntax-error", lambda h: replace(h / CONFIG, SYNTAX_ERROR.encode()), CONFIG,
@@ -340,7 +341,9 @@ def assert_clean_output(res: Result):
 
 def assert_report_shape(report: dict, rc=None):
     assert REPORT_KEYS <= report.keys(), report.keys()
-    assert isinstance(report["would_start"], bool)
+    # null only where a file is more than the tool judges: then that is the one finding, and check exits 1
+    assert isinstance(report["would_start"], bool) or (
+        report["would_start"] is None and [f["code"] for f in report["findings"]] == ["HW024"] and rc in (None, 1))
     assert isinstance(report["findings"], list) and isinstance(report["platforms"], list)
     for f in report["findings"]:
         assert FINDING_KEYS <= f.keys(), f
@@ -350,7 +353,7 @@ def assert_report_shape(report: dict, rc=None):
         assert {"platform", "reason"} <= report["refusal"].keys()
     if rc is not None:
         assert rc in (0, 1, 78), rc
-        assert (rc == 78) == (not report["would_start"]), (rc, report["refusal"])
+        assert (rc == 78) == (report["would_start"] is False), (rc, report["refusal"])
 
 
 def assert_reported(res: Result, home: Path, baseline: set, case: Case):

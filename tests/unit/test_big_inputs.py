@@ -83,7 +83,7 @@ def test_the_shortcuts_build_what_safe_load_builds():
         except Exception as exc:  # the error Hermes's loader would catch
             return type(exc).__name__
 
-    # the pure-Python loader, and the libyaml one a file over LARGE_YAML_BYTES gets
+    # the pure-Python loader, and the libyaml one a file of more than PURE_PYTHON_NODES gets
     for ours, theirs in ((yamlfile._SafeLoader, yaml.SafeLoader), (yamlfile._CSafeLoader, yaml.CSafeLoader)):
         for text in TRICKY:
             assert outcome(text, ours) == outcome(text, theirs), text

@@ -82,3 +82,36 @@ def test_what_the_budget_allows_is_read_whatever_our_own_stack():
     def deep(n: int) -> object:  # 600 frames of our own above the decode
         return deep(n - 1) if n else loads("[" * 980 + "]" * 980, 990)
     assert deep(600) is not None
+
+
+# Texts with more opening brackets than the budget, where only strings, or only the part past the decoder's
+# first error, hold them: the bound counted in C must answer them as the decoder does, without the walk.
+BRACKETS_ELSEWHERE = [
+    '["' + "[" * 60 + '"]',  # in a string
+    '["\\"' + "[" * 60 + '"]',  # after an escaped quote, still in the string
+    '["\\\\"' + "[" * 60 + "]",  # an escaped backslash ends the string: these open (and stay open)
+    '["\x01' + "[" * 60 + '"]',  # the string is invalid: the decoder stops at the control character
+    '[1 ' + "[" * 60,  # a missing comma: the decoder stops before the brackets
+    '{"a" ' + "{" * 60,
+    '["' + "\\" * 41 + '"' + "[" * 60,  # an odd run of backslashes escapes the quote
+    "[" * 20 + '"' + "[" * 60,  # an unterminated string
+    "[[]]" * 40,  # many, none deep
+]
+
+
+@pytest.mark.parametrize("text", BRACKETS_ELSEWHERE)
+def test_brackets_outside_the_decoders_reach_are_judged_as_it_judges_them(text):
+    offset = 0
+    while offset < 12:
+        if _decoded("[" * 50 + "]" * 50, 50, offset) == "read" and _decoded("[" * 51 + "]" * 51, 50, offset) != "read":
+            break
+        offset += 1
+    for budget in (25, 40, 59, 63, 70):
+        assert too_deep(text, budget) == (_decoded(text, budget, offset) == "too deep"), (text[:30], budget)
+
+
+def test_a_text_of_escaped_quotes_is_read_in_one_pass():
+    """4 MiB of escaped quotes in a string that never ends validly: a string pattern retried at each quote
+    would be quadratic (hours, so the run never ends); one pass takes milliseconds."""
+    text = '["' + '\\"' * 2_000_000 + "\x01" + "[" * 2000
+    assert too_deep(text, 990) is False

@@ -9,11 +9,11 @@ import json
 import os
 import shutil
 import subprocess
-import tempfile
 import uuid
 from pathlib import Path
 
 import pytest
+from as_owner import shared_scratch
 from in_process import wizard_in_process
 
 W = "WEIXIN_ACCOUNT_ID=test-bot@im.bot\nWEIXIN_TOKEN=dummy-ilink-token-123456\n"
@@ -165,8 +165,7 @@ def test_root_never_edits_a_gateway_json_linked_outside_the_home(tmp_path):
         import pwd
 
         uid, gid = pwd.getpwnam(name).pw_uid, pwd.getpwnam(name).pw_gid
-        base = Path(tempfile.mkdtemp(prefix="hw-root-"))
-        os.chmod(base, 0o755)
+        base = shared_scratch("hw-root-")  # a folder the owner can enter: /tmp (or $TMPDIR) may be 0700
         decoy = base / "etc"
         decoy.mkdir()
         (decoy / "gateway.json").write_text('{"sessions_dir": null, "keep": "root-owned"}')

@@ -13,6 +13,11 @@ program (Hermes) does with a home's JSON is told that program's budget at that c
   ValueError where the text is invalid, else the data — decoded here with enough budget of our own, so what
   the other program reads is read here too, whatever our own stack.
 
+The walk is a Python loop over every token (about 1.5 s for 4 MiB of `[1,1,...]`), so it runs only where the
+answer could be yes: no decode of a text goes deeper than its containers nest, nor than it has opening
+brackets, and raising costs at most `_RAISE_COST` levels more.  Both bounds are counted at C speed
+(`_nests_at_most`), and a text they keep within the budget is answered False without the walk.
+
 Contract: never raises RecursionError.
 """
 
@@ -22,7 +27,9 @@ import contextlib
 import json
 import re
 import sys
+from array import array
 from collections.abc import Callable, Iterator
+from itertools import accumulate
 from json import decoder
 
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
@@ -36,6 +43,12 @@ _CLOSE = {"[": "]", "{": "}"}
 # "Expecting value" is raised at the top, where budget is to spare.
 _CALLED = ("NaN", "Infinity", "-Infinity")
 _RAISE_COST = 3
+# A string as the decoder starts reading it: from a quote to the next one not escaped (or to the end).  Up to the
+# decoder's first error these are exactly its strings; an invalid one (a control character, a bad escape) is
+# that error.  One pass, no backtracking: a text of escaped quotes cannot make it quadratic.
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"?', re.DOTALL)
+_BRACKETS = re.compile(r"[\[\]{}]+")
+_DEPTH_STEP = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")  # +1 and -1 as signed bytes
 
 
 class TooDeep(Exception):
@@ -46,6 +59,8 @@ def too_deep(text: str, budget: int) -> bool:
     """Whether `json.loads(text)` runs out of a recursion budget of `budget` (see the module doc)."""
     if text.startswith("\ufeff"):
         return False  # refused before any scanning ("Unexpected UTF-8 BOM")
+    if _nests_at_most(text, budget - _RAISE_COST):
+        return False
     open_: list[str] = []
 
     def raised(cost: int) -> bool:  # an error here: raising it takes `cost` levels more (see _RAISE_COST)
@@ -98,6 +113,21 @@ def too_deep(text: str, budget: int) -> bool:
             return raised(_RAISE_COST)  # a string that does not decode
         at = _skip(text, at)
     return want not in ("value", "first value") and bool(open_) and raised(_RAISE_COST)  # it ends inside one
+
+
+def _nests_at_most(text: str, levels: int) -> bool:
+    """True when decoding `text` cannot enter more than `levels` containers before it ends or fails; False
+    when it might.  First the opening brackets are counted (a real file has a few); then, strings replaced by
+    `""` (a bracket in a string opens nothing), the running depth is summed up in C (`accumulate`).  Up to
+    the decoder's first error its strings are the ones `_STRING` matches, so that depth is the decoder's;
+    past it the decoder has stopped, so a larger count there only makes the answer False."""
+    if text.count("[") + text.count("{") <= levels:
+        return True
+    skeleton = _STRING.sub('""', text)
+    brackets = "".join(_BRACKETS.findall(skeleton)).encode("ascii")
+    if len(brackets) <= levels:
+        return True
+    return max(accumulate(array("b", brackets.translate(_DEPTH_STEP)))) <= levels
 
 
 def _skip(text: str, at: int) -> int:

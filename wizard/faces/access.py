@@ -20,7 +20,7 @@ import sys
 import time
 
 from hermes_wizard.core.exitcodes import ExitCode
-from hermes_wizard.core.safetext import hide, json_text, visible
+from hermes_wizard.core.safetext import hide, json_text, to_stderr, visible
 from hermes_wizard.faces.access_args import named_platform, usage
 from hermes_wizard.faces.access_words import overview_json, overview_text, rule_words
 from hermes_wizard.faces.judging import host_facts
@@ -46,6 +46,10 @@ def run_access(args) -> int:
     base_env = dict(os.environ) if args.inherit_env else {}
     view = load_view(home, profile, base_env=base_env, facts=host_facts(args, home))
     hide(secret_values(view.report.snapshot))
+    if view.report.effective.unjudged is not None:  # no state to decide from: say so, never a guess
+        to_stderr(f"hermes-wizard access: cannot judge who reaches the agent: "
+                  f"{visible(view.report.effective.unjudged)} (hermes-wizard explain HW024)")
+        return ExitCode.PROBLEMS
     if args.sender is not None and platform is not None:
         return _one_sender(args, view, platform)
     return _overview(args, view, platform)

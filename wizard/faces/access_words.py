@@ -116,6 +116,8 @@ def who_reaches(home, profile: str, platform: str, label: str, facts=None) -> st
     if lines and lines[0].strip() == platform:
         lines = lines[1:]
     head = f"Who reaches the agent through {label} today (the files as they are on disk):"
+    if view.report.effective.unjudged is not None:
+        return f"{head}\n  cannot judge: {visible(view.report.effective.unjudged)}"
     if not view.report.would_start:
         head += "\n  nobody: the gateway does not start today. Once it starts:"
     return "\n".join([head, *lines])

@@ -6,8 +6,9 @@ start-up (HW021: its config loader or runner raises, or a file it reads first ha
 like a refusal because under the shipped unit (`Restart=always`) it loops the same way, every few
 seconds, forever, taking the healthy platforms down with it; `ExecCondition=` exiting 78 stops the loop
 and leaves the reason in the journal.  Otherwise 0 — and never an obstacle of our own making: a version
-this tool does not model, an open policy under a version without the refusal (0.17: only its crashes are
-gated), or any failure of the wizard itself lets the gateway start.
+this tool does not model, a file more than it judges (HW024: one journal line), an open policy under a
+version without the refusal (0.17: only its crashes are gated), or any failure of the wizard itself lets the
+gateway start.
 
 It runs before every start, so it imports as little as it can: its few flags are read without
 argparse (wizard/faces/fastargs.py); anything else goes through the full command line.
@@ -61,6 +62,10 @@ def run_gate(args) -> int:
         found = model.open_policy_violations(effective) if refuses_at_start(judged) else []
     except Exception as exc:  # the gate must never be the reason a gateway does not start
         _journal(f"hermes-wizard gate: could not judge ({type(exc).__name__}); letting the gateway start")
+        return ExitCode.OK
+    if effective.unjudged is not None:  # a file more than this tool judges: no verdict, so never an obstacle
+        _journal(f"hermes-wizard gate: cannot judge: {visible(effective.unjudged)}; letting the gateway start. "
+                 f"See: hermes-wizard explain HW024")
         return ExitCode.OK
     if effective.crash is not None:  # the engine's would_start: a crash first, then the refusal
         _journal(f"hermes-wizard gate: Hermes would crash at start ({visible(effective.crash)}); not starting it, "

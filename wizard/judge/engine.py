@@ -114,11 +114,12 @@ class HomeReport(Value):
         return ExitCode.PROBLEMS if self.errors() else ExitCode.OK
 
     def as_json(self) -> dict[str, object]:
-        return {"home": str(self.home), "profile": self.profile, "hermes": self.hermes.as_json(),
-                "would_start": self.would_start,
-                "refusal": self.refusal, "platforms": [row.as_json() for row in self.rows],
-                "findings": [f.as_json() for f in self.findings]} | (
-                    {"verified_by_hermes": self.hermes_answer.as_json()} if self.hermes_answer else {})
+        out: dict[str, object] = {
+            "home": str(self.home), "profile": self.profile, "hermes": self.hermes.as_json(),
+            "would_start": None if self.effective.unjudged else self.would_start,  # null: cannot judge (HW024)
+            "refusal": self.refusal, "platforms": [row.as_json() for row in self.rows],
+            "findings": [f.as_json() for f in self.findings]}
+        return out | ({"verified_by_hermes": self.hermes_answer.as_json()} if self.hermes_answer else {})
 
 
 def evaluate(home: Path, profile: str = "default", *, base_env: dict[str, str] | None = None,

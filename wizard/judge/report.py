@@ -69,7 +69,7 @@ def render_text(report: HomeReport) -> str:
         worst = min((f.severity for f in rest), key=lambda severity: severity.rank)
         out.append(f"[{worst.block_mark}] home-wide")
         out.extend(_finding_lines(rest))
-    if not report.rows or not any(r.enabled for r in report.rows):
+    if report.effective.unjudged is None and not any(r.enabled for r in report.rows):
         out.append("[!] no messaging platform is enabled: the gateway runs for cron jobs only")
     out.append("")
     out.append(verdict_line(report))
@@ -90,6 +90,8 @@ def verdict_clause(report: HomeReport, will: str = "will") -> str:
     """What Hermes would do at start-up, as one clause in lower case: the one wording every face uses (each
     adds its own prefix: "Verdict: ", "After these changes: ", a mark on screen).  `will`: the modal verb
     ("would then" for a question about a step not taken yet)."""
+    if report.effective.unjudged is not None:
+        return f"cannot judge whether the gateway {will} start: {visible(report.effective.unjudged)}"
     if report.effective.crash is not None:
         return f"the gateway {will} not start: {visible(report.effective.crash)}"
     if report.violations:

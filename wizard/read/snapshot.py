@@ -132,6 +132,15 @@ class Snapshot(Value):
     keyring: KeyringSecrets | None = None  # secrets config.yaml keeps in the OS keyring (None: no `secrets:`)
     pairing_crash: str | None = None  # why building the pairing store raises at start (pairing_store.start_crash)
 
+    @property
+    def beyond_bounds(self) -> str | None:
+        """Why a file Hermes loads at start is more than this tool judges (JUDGED_ENV_*, JUDGED_YAML_NODES),
+        or None: then no verdict is given, only that ("cannot judge")."""
+        for read in (self.env, self.op_env, self.managed_env, self.yaml):
+            if read.beyond_bounds is not None:
+                return read.beyond_bounds
+        return None
+
 
 def _kept_in_keyring(yaml: YamlFile, home: Path, mode: str, planned: dict[str, str] | None
                      ) -> KeyringSecrets | None:

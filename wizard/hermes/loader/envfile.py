@@ -36,6 +36,12 @@ if TYPE_CHECKING:
 
 # Hermes refuses nothing by size, but a multi-megabyte .env is never intended.
 MAX_ENV_BYTES = 4 * 1024 * 1024
+# What this tool judges: its parse costs up to ~50 µs a line (glued names, `${VAR}` chains) and ~0.6 µs a
+# byte (one long line of references), so these keep the pre-start gate well under a second on any .env
+# (benchmarks/bench_inputs.py, "bound:" rows).  Beyond them the verdict is "cannot judge" (`beyond_bounds`),
+# never a guess.  Hermes itself loads such a file, slowly: ~0.2 ms a line, twice, at every start.
+JUDGED_ENV_BYTES = 1024 * 1024
+JUDGED_ENV_LINES = 10_000
 # Suffixes whose values Hermes strips of non-ASCII after loading (env_loader.py:19).
 _CREDENTIAL_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_KEY")
 
@@ -60,6 +66,7 @@ class EnvFile(Compared):
     ignored: bool = False  # Hermes does not load it (directory, dangling symlink)
     blocks_start: str | None = None  # Hermes hangs or crashes on this file
     blocks_fix: str | None = None  # what ends that, when it is not "make it a regular file"
+    beyond_bounds: str | None = None  # too big for this tool to judge (JUDGED_ENV_*): not parsed
     values: dict[str, str] = field(default_factory=dict)  # what reaches os.environ
     entries: dict[str, EnvEntry] = field(default_factory=dict)  # last binding per key
     duplicates: dict[str, list[int]] = field(default_factory=dict)  # key -> all lines
@@ -224,7 +231,21 @@ def read_env_file(path: Path, base_env: dict[str, str] | None = None, content: b
     return _parse_into(result, raw, base_env, model)
 
 
+def beyond_bounds(name: str, raw: bytes) -> str | None:
+    """Why `raw` is more than this tool judges (JUDGED_ENV_*), or None.  Counted in C: a line is what
+    python-dotenv ends at `\\r\\n`, `\\n` or `\\r`."""
+    if len(raw) > JUDGED_ENV_BYTES:
+        return f"{name} is {len(raw):,} bytes, more than the {JUDGED_ENV_BYTES:,} this tool judges"
+    lines = raw.count(b"\n") + raw.count(b"\r") - raw.count(b"\r\n")
+    if lines > JUDGED_ENV_LINES:
+        return f"{name} has {lines:,} lines, more than the {JUDGED_ENV_LINES:,} this tool judges"
+    return None
+
+
 def _parse_into(result: EnvFile, raw: bytes, base_env: dict[str, str] | None, model: Model) -> EnvFile:
+    if (too_big := beyond_bounds(result.path.name, raw)) is not None:
+        result.beyond_bounds = too_big
+        return result
     decoded = model.decode_env(raw)
     text, result.encoding, result.sanitizer_rewrites = decoded
     result.simple_values = model.simple_env(raw)

@@ -47,6 +47,8 @@ if TYPE_CHECKING:
 def resolve(snapshot: Snapshot, facts: plugins.HostFacts, model: Model) -> Effective:
     """What the Hermes version `model` models would build (`Model.resolve` is the way in)."""
     environ = process_environment(snapshot, facts)
+    if (too_big := snapshot.beyond_bounds) is not None:  # nothing built from a file read in part is a verdict
+        return Effective(platforms={}, environ=environ, unjudged=too_big)
     gw_data = gwdata.base_layer(snapshot.gateway_json)
     effective = Effective(platforms={}, environ=environ)
     yaml_file = snapshot.yaml

@@ -36,6 +36,7 @@ class Effective(Compared):
     crash_fix: str | None = None  # what removes that crash, when the model knows the value at fault
     crash_key: tuple[str, ...] | None = None  # the key path of that value, when removing it ends the crash ...
     crash_file: str | None = None  # ... in this file ("gateway.json" or "config.yaml")
+    unjudged: str | None = None  # a file is more than this tool judges (Snapshot.beyond_bounds): no verdict
     placeholder_disabled: dict[str, str] = field(default_factory=dict)  # platform -> env name
     yaml_explicit: dict[str, Any] = field(default_factory=dict)  # platform -> YAML `enabled` value
 

@@ -28,9 +28,13 @@ from hermes_wizard.core.values import Compared, Value
 if TYPE_CHECKING:
     from hermes_wizard.core.shapes import Parsed
 
-# Beyond this size the pure-Python parser Hermes uses takes many seconds; we
-# switch to libyaml (same grammar) and say so.
-LARGE_YAML_BYTES = 1024 * 1024
+# What one node costs to parse and build here: ~25 µs with the pure-Python parser Hermes uses, ~3 µs with
+# libyaml (same grammar; the constructor is Python either way).  Beyond PURE_PYTHON_NODES (estimated:
+# `estimated_nodes`) we switch to libyaml and say so; beyond JUDGED_YAML_NODES the file is more than this tool
+# judges within the pre-start gate's second (benchmarks/bench_inputs.py, "bound:" rows): "cannot judge"
+# (`beyond_bounds`), never a guess.  A real config.yaml has a few thousand nodes.
+PURE_PYTHON_NODES = 20_000
+JUDGED_YAML_NODES = 250_000
 MAX_YAML_BYTES = 64 * 1024 * 1024
 # Hermes walks config.yaml with every alias expanded (hermes_cli/config.py
 # _expand_env_vars) at start-up; past this many nodes that walk never ends in practice.
@@ -60,6 +64,7 @@ class YamlFile(Compared):
     size: int = 0
     mode: int | None = None
     parsed_with_libyaml: bool = False
+    beyond_bounds: str | None = None  # more nodes than this tool judges (JUDGED_YAML_NODES): not parsed
     expanded_nodes: int = 0  # node count with every alias expanded (capped)
     cycle_line: int | None = None  # 1-based line of a collection that contains itself through an alias
     _root: Any = field(default=None, init=False, repr=False, compare=False)  # the node tree: a cache, not the value
@@ -138,7 +143,7 @@ except ImportError:  # a PyYAML built without libyaml: _parse_into then never pi
 
 
 class _CSafeLoader(_ShortcutConstructor, _LibyamlSafeLoader):
-    """libyaml's parser with the same constructor (a file over LARGE_YAML_BYTES)."""
+    """libyaml's parser with the same constructor (a file of more than PURE_PYTHON_NODES)."""
 
 
 def read_yaml_file(path: Path, content: bytes | None = None) -> YamlFile:
@@ -171,14 +176,30 @@ def read_yaml_file(path: Path, content: bytes | None = None) -> YamlFile:
     return _parse_into(result, raw, st.st_size)
 
 
+def estimated_nodes(raw: bytes) -> int:
+    """At least as many nodes as composing `raw` makes (aliases unexpanded), counted in C.  Every node but
+    the first is brought in by an indicator, with at most one more beside it: a mapping's `:` (its key and
+    its value), a flow collection's `[`, `{` or `,` (an item; in a flow mapping, a key and its null value),
+    `?` (a complex key and its value), a block sequence's `-` (an item, counted twice: built one to a line,
+    items cost twice what a mapping's keys cost).  The same characters inside scalars only make the
+    estimate larger."""
+    pairs = raw.count(b":") + raw.count(b",") + raw.count(b"[") + raw.count(b"{") + raw.count(b"?") + raw.count(b"-")
+    return 1 + 2 * pairs
+
+
 def _parse_into(result: YamlFile, raw: bytes, size: int) -> YamlFile:
+    nodes = estimated_nodes(raw)
+    if nodes > JUDGED_YAML_NODES:
+        result.beyond_bounds = (f"config.yaml has up to {nodes:,} YAML nodes, more than the {JUDGED_YAML_NODES:,} "
+                                "this tool judges")
+        return result
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         result.error = YamlError(f"config.yaml is not UTF-8 (byte {exc.start}): {exc.reason}")
         return result
     loader_class: type[_SafeLoader] | type[_CSafeLoader] = _SafeLoader
-    if size > LARGE_YAML_BYTES and hasattr(yaml, "CSafeLoader"):
+    if nodes > PURE_PYTHON_NODES and hasattr(yaml, "CSafeLoader"):
         loader_class, result.parsed_with_libyaml = _CSafeLoader, True
     loader = None
     try:

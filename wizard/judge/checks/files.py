@@ -8,7 +8,8 @@ from collections.abc import Iterable
 
 from hermes_wizard.core.homeroot import home_owner
 from hermes_wizard.hermes.loader.catalog import ALIASES, KNOWN_NAMES
-from hermes_wizard.hermes.loader.yamlfile import lookup
+from hermes_wizard.hermes.loader.envfile import JUDGED_ENV_BYTES, JUDGED_ENV_LINES
+from hermes_wizard.hermes.loader.yamlfile import JUDGED_YAML_NODES, lookup
 from hermes_wizard.judge.checks.registry import Context, Hit, check
 
 SECRET_KEYS = re.compile(r"(token|secret|password|api_key|apikey|access_key|private_key)$", re.I)
@@ -122,6 +123,22 @@ def _quoted_abbreviated(message: str) -> str:
     unquoted as `*abc…` or `&abc…` is read as an alias or anchor name, so a quoted
     name is shown by its first two characters and its size only."""
     return re.sub(r"'([^'\n]{5,})'", lambda m: f"'{m.group(1)[:2]}…' ({len(m.group(1))} characters)", message)
+
+
+@check("HW024", "beyond-judging-bounds", "error", "A file Hermes loads is more than hermes-wizard judges.",
+       what=f"""To answer before every start within a second, hermes-wizard judges a `.env` of up to
+{JUDGED_ENV_BYTES // 1024:,} KiB and {JUDGED_ENV_LINES:,} lines and a config.yaml of up to {JUDGED_YAML_NODES:,} YAML
+nodes (counted generously: every `:`, `,`, `[`, `{{`, `?`
+(`-` counts twice). A bigger file is not read at all, and no verdict is given: `check` says "cannot judge" (exit 1,
+JSON `would_start: null`), and the pre-start gate lets the gateway start, with one line in the journal.""",
+       why="""Hermes still loads such a file, slowly (about 0.2 ms a `.env` line, twice, at every start), and
+nobody, this tool included, has checked what it decides: a refusal or a crash would go unnoticed.""",
+       fix="""Remove what the file does not need (a real `.env` is a few dozen lines, a real config.yaml a few
+thousand nodes); generated bulk belongs in files of its own.""", unjudged_too=True)
+def beyond_judging_bounds(ctx: Context) -> Iterable[Hit]:
+    if ctx.effective.unjudged is not None:
+        yield Hit(None, f"cannot judge: {ctx.effective.unjudged}.", "make the file smaller (hermes-wizard explain "
+                  "HW024)")
 
 
 @check("HW021", "config-loader-crash", "error", "Hermes's config loader raises: the gateway crashes at startup.",

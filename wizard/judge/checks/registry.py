@@ -62,6 +62,7 @@ class Check(Value):
     why: str
     fix: str
     run: Callable[[Context], Iterable[Hit]]
+    unjudged_too: bool = False  # runs on a home whose files are more than this tool judges
 
     def finding(self, hit: Hit) -> Finding:
         return Finding(self.code, self.name, Severity(hit.severity or self.severity), hit.platform, hit.message,
@@ -95,18 +96,24 @@ CheckRun = Callable[[Context], Iterable[Hit]]  # a check: what it finds in one j
 
 
 def check(code: str, name: str, severity: str, summary: str, *, what: str, why: str,
-          fix: str) -> Callable[[CheckRun], CheckRun]:
+          fix: str, unjudged_too: bool = False) -> Callable[[CheckRun], CheckRun]:
     def register(fn: CheckRun) -> CheckRun:
         if code in REGISTRY:
             raise RuntimeError(f"check code {code} registered twice")
-        REGISTRY[code] = Check(code, name, Severity(severity), summary, what.strip(), why.strip(), fix.strip(), fn)
+        REGISTRY[code] = Check(code, name, Severity(severity), summary, what.strip(), why.strip(), fix.strip(), fn,
+                               unjudged_too)
         return fn
     return register
 
 
 def run_checks(ctx: Context) -> list[Finding]:
+    """Every check's findings; for a home more than this tool judges (`Effective.unjudged`) only those of the
+    checks that say so: the rest would judge a state built from files not read."""
     findings: list[Finding] = []
+    unjudged = ctx.effective.unjudged is not None
     for registered in REGISTRY.values():
+        if unjudged and not registered.unjudged_too:
+            continue
         try:
             findings.extend(registered.finding(hit) for hit in registered.run(ctx))
         except Exception as exc:  # a broken check must not hide the others

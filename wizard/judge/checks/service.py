@@ -76,8 +76,8 @@ def _why_it_loops(unit: Unit, hermes: str) -> str:
 with Restart=always (what `hermes gateway install` writes) and no hermes-wizard drop-in, a launchd agent
 with KeepAlive, or an s6 service. Hermes exits 0 when it refuses to start (an open dm/group policy without
 the allow-all opt-in), so the refusal is restarted every 5 s (launchd: 30 s) without end — 1,705 restarts
-in one report — and every platform, healthy ones included, stays down. Under Type=notify (Hermes 0.20.1
-and later with gateway.systemd_watchdog_seconds) the exit comes before READY=1, a failed start (result
+in one report — and every platform, healthy ones included, stays down. Under Type=notify (the unit Hermes
+writes when gateway.systemd_watchdog_seconds is set) the exit comes before READY=1, a failed start (result
 'protocol'): Restart=on-failure restarts it too.""",
        why="""Each turn costs a full gateway start (~1.2 s, ~90 MiB) and a journal entry; Hermes's own unit
 has StartLimitIntervalSec=0, so systemd never gives up. Hermes rewrites its unit file at every start, so
