@@ -23,6 +23,7 @@ from oracle.compare import _environ
 pytestmark = pytest.mark.xdist_group("access-conformance")
 TOKEN = "TELEGRAM_BOT_TOKEN=7123456789:AAHdemoTokenNotReal_0123\n"
 WA = "WHATSAPP_ENABLED=true\n"
+MM = "MATTERMOST_URL=https://mm.example.org\nMATTERMOST_TOKEN=mm-token-0a1b2c\n"
 
 
 def _sender(platform, user_id, chat_type="dm", chat_id=None, is_bot=False, user_name=None):
@@ -30,11 +31,16 @@ def _sender(platform, user_id, chat_type="dm", chat_id=None, is_bot=False, user_
             "is_bot": is_bot, "user_name": user_name}
 
 
+# 0.20 re-asks an own-policy adapter's DM allowlist (`_is_dm_allowed`) where earlier versions trusted it unasked
+ADAPTER_RECHECKED = {"0.19.0": (True, "adapter-allowlist"), "0.18.2": (True, "adapter-allowlist"),
+                     "0.20.1": (False, "adapter-not-allowlisted")}
+
 # name -> (files, sender, {version: (authorized, rule)})
 CASES = {
     # 0.19's _auth_env strips the flag; 0.18 compares os.getenv(...).lower() as it is
     "padded-allow-all": ({".env": TOKEN + 'TELEGRAM_ALLOW_ALL_USERS=" true"\n'}, _sender("telegram", "5"),
-                         {"0.19.0": (True, "platform-allow-all"), "0.18.2": (False, "no-allowlist")}),
+                         {"0.19.0": (True, "platform-allow-all"), "0.18.2": (False, "no-allowlist"),
+                          "0.20.1": (True, "platform-allow-all")}),
     # the chat allowlist runs before the "no user id" guard: anonymous admins in a listed group get in
     "anonymous-in-listed-group": ({".env": TOKEN + "TELEGRAM_GROUP_ALLOWED_CHATS=-1001\n"},
                                   _sender("telegram", None, "group", "-1001"), (True, "chat-allowlist")),
@@ -67,33 +73,37 @@ CASES = {
                                 "platforms/whatsapp/session/lid-mapping-99887766554433_reverse.json": '"15551234567"'},
                                _sender("whatsapp", "99887766554433@lid"),
                                {"0.19.0": (True, "pairing-approved"), "0.18.2": (True, "pairing-approved"),
-                                "0.17.0": (False, "no-allowlist")}),
+                                "0.20.1": (True, "pairing-approved"), "0.17.0": (False, "no-allowlist")}),
     # approved users in the folder not in use are merged in by the store (0.18+; 0.17 reads pairing/ alone)
     "pairing-folders-merged": ({".env": TOKEN, "pairing/telegram-approved.json": '{"1": {}}',
                                 "platforms/pairing/telegram-approved.json": '{"5": {}}'},
                                _sender("telegram", "5"), {"0.19.0": (True, "pairing-approved"),
                                                           "0.18.2": (True, "pairing-approved"),
+                                                          "0.20.1": (True, "pairing-approved"),
                                                           "0.17.0": (False, "no-allowlist")}),
     # 0.17's runner loads its config (which makes <home>/pairing) before it opens the pairing store, so the
     # store is always the legacy folder: approvals kept only in platforms/pairing are never read there
     "pairing-new-folder-only": ({".env": TOKEN, "platforms/pairing/telegram-approved.json": '{"5": {}}'},
                                 _sender("telegram", "5"), {"0.19.0": (True, "pairing-approved"),
                                                            "0.18.2": (True, "pairing-approved"),
+                                                           "0.20.1": (True, "pairing-approved"),
                                                            "0.17.0": (False, "no-allowlist")}),
     # an approved file holding a number: Hermes's loop raises, the message is not served (0.17 never reads it)
     "approved-file-a-number": ({".env": TOKEN, "platforms/pairing/telegram-approved.json": "5"},
                                _sender("telegram", "5"), {"0.19.0": (False, "error"), "0.18.2": (False, "error"),
+                                                          "0.20.1": (False, "error"),
                                                           "0.17.0": (False, "no-allowlist")}),
     # a file where the pairing folder belongs: PairingStore() raises, the gateway never serves anyone
     "pairing-folder-is-a-file": ({".env": TOKEN + "TELEGRAM_ALLOW_ALL_USERS=true\n", "pairing": "not a folder\n"},
                                  _sender("telegram", "5"), (False, "error")),
     # the own-policy adapter's allowlist is trusted when no env allowlist exists — whoever it forwards
+    # (0.20 asks the adapter's `_is_dm_allowed` instead: its list is empty here)
     "whatsapp-adapter-allowlist": ({".env": WA + "WHATSAPP_DM_POLICY=allowlist\n"}, _sender("whatsapp", "1"),
-                                   (True, "adapter-allowlist")),
+                                   ADAPTER_RECHECKED),
     # WhatsApp Cloud's adapter falls back to WHATSAPP_DM_POLICY
     "cloud-uses-whatsapp-policy": ({".env": "WHATSAPP_CLOUD_PHONE_NUMBER_ID=1\nWHATSAPP_CLOUD_ACCESS_TOKEN=EAAGx1\n"
                                             "WHATSAPP_DM_POLICY=allowlist\n"}, _sender("whatsapp_cloud", "1"),
-                                   (True, "adapter-allowlist")),
+                                   ADAPTER_RECHECKED),
     # Yuanbao's adapter keeps its policy where Hermes does not look, but the loader copies
     # YUANBAO_DM_POLICY into config.extra, which is where Hermes falls back to
     "yuanbao-env-policy-via-extra": ({".env": "YUANBAO_APP_ID=a1\nYUANBAO_APP_SECRET=s1\n"
@@ -102,7 +112,7 @@ CASES = {
     # QQ's policy lives in YAML only, and an allowlist there is trusted
     "qq-yaml-policy": ({".env": "QQ_APP_ID=1\nQQ_CLIENT_SECRET=s1\n",
                         "config.yaml": "platforms:\n  qqbot:\n    extra:\n      dm_policy: allowlist\n"},
-                       _sender("qqbot", "1"), (True, "adapter-allowlist")),
+                       _sender("qqbot", "1"), ADAPTER_RECHECKED),
     # QQ has no env policy: QQ_DM_POLICY is never read
     "qq-env-policy-not-read": ({".env": "QQ_APP_ID=1\nQQ_CLIENT_SECRET=s1\nQQ_DM_POLICY=allowlist\n"},
                                _sender("qqbot", "1"), (False, "no-allowlist")),
@@ -119,15 +129,33 @@ CASES = {
     # (0.17: Discord and Feishu only, after the no-user-id guard)
     "bots-admitted": ({".env": TOKEN + "TELEGRAM_ALLOW_BOTS= ALL\n"}, _sender("telegram", None, is_bot=True),
                       {"0.19.0": (True, "bot-admission"), "0.18.2": (True, "bot-admission"),
-                       "0.17.0": (False, "no-user-id")}),
+                       "0.20.1": (True, "bot-admission"), "0.17.0": (False, "no-user-id")}),
     # YAML allow_bots is copied (lower-cased) into TELEGRAM_ALLOW_BOTS by the plugin's YAML hook
     "yaml-allow-bots": ({".env": TOKEN, "config.yaml": "telegram:\n  allow_bots: Mentions\n"},
                         _sender("telegram", None, "group", "-5", is_bot=True),
                         {"0.19.0": (True, "bot-admission"), "0.18.2": (True, "bot-admission"),
-                         "0.17.0": (False, "no-user-id")}),
+                         "0.20.1": (True, "bot-admission"), "0.17.0": (False, "no-user-id")}),
     # 0.17's Discord bot admission comes after the no-user-id guard and the allow-all flag
     "discord-bot-0.17": ({".env": "DISCORD_BOT_TOKEN=MTAdemo.discord.token0\nDISCORD_ALLOW_BOTS=all\n"},
                          _sender("discord", "77", is_bot=True), (True, "bot-admission")),
+    # 0.20: a live adapter's config.extra group_allowed_chats admits the chat, on any platform
+    "adapter-group-allowed-chats": ({".env": "DISCORD_BOT_TOKEN=MTAdemo.discord.token0\n",
+                                     "config.yaml": "platforms:\n  discord:\n    extra:\n"
+                                                    "      group_allowed_chats: '-7, 9'\n"},
+                                    _sender("discord", "5", "group", "9"),
+                                    {"0.19.0": (False, "no-allowlist"), "0.18.2": (False, "no-allowlist"),
+                                     "0.20.1": (True, "adapter-chat-allowlist")}),
+    # 0.20: with no env allowlist, the live adapter's config.extra allow_from admits the sender (exact match)
+    # (Mattermost: Discord's, Telegram's and Matrix's plugins copy a YAML allow_from into their env allowlist)
+    "adapter-allow-from": ({".env": MM, "config.yaml": "platforms:\n  mattermost:\n    extra:\n"
+                                                       "      allow_from: [' 5 ', 6]\n"},
+                           _sender("mattermost", "5"),
+                           {"0.19.0": (False, "no-allowlist"), "0.18.2": (False, "no-allowlist"),
+                            "0.20.1": (True, "adapter-allow-from")}),
+    # ... but only for the chat type's own list: a DM sender in group_allow_from is not admitted
+    "adapter-group-allow-from-not-for-dms": ({".env": MM, "config.yaml": "platforms:\n  mattermost:\n    extra:\n"
+                                                                         "      group_allow_from: '5'\n"},
+                                             _sender("mattermost", "5"), (False, "no-allowlist")),
     # SimpleX also matches the sender's display name
     "simplex-display-name": ({".env": "SIMPLEX_ALLOWED_USERS=alice\n"}, _sender("simplex", "42", user_name="alice"),
                              (True, "allowlist")),
@@ -204,6 +232,7 @@ def test_hermes_decides_as_pinned(case, version, hermes_answers, hermes_oracle_a
 NEW_STORE = {"platforms/pairing/telegram-approved.json": '{"5": {}}'}
 STORE_FOLDERS = {
     "new-folder-only": (NEW_STORE, {"0.19.0": "platforms/pairing", "0.18.2": "platforms/pairing",
+                                    "0.20.1": "platforms/pairing",
                                     "0.17.0": "pairing"}),
     "both-folders": ({**NEW_STORE, "pairing/telegram-approved.json": '{"1": {}}'}, "pairing"),
     "managed-makes-nothing": ({**NEW_STORE, ".managed": ""}, "platforms/pairing"),
@@ -247,10 +276,11 @@ INTAKE_CASES = {
         _sender("whatsapp", "15551234567@s.whatsapp.net", "group", "g@g.us"), True, False,
         {"0.17.0": (False, True)}),  # 0.17's adapters forward every group; its store is pairing/ (empty)
     # WeCom: a dm allowlist in YAML is trusted by the authorizer for anyone; the adapter forwards its list only
+    # (0.20's authorizer asks the adapter's list too)
     "wecom-adapter-list-at-intake": (
         {".env": "WECOM_BOT_ID=aibot-1\nWECOM_SECRET=s3cr3t-wecom\n",
          "config.yaml": "platforms:\n  wecom:\n    extra:\n      dm_policy: allowlist\n      allow_from: [alice]\n"},
-        _sender("wecom", "bob"), True, False),
+        _sender("wecom", "bob"), True, False, {"0.20.1": (False, False)}),
 }
 
 

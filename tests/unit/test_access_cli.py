@@ -139,11 +139,15 @@ def test_wecom_dm_outside_its_allow_list_never_reaches_the_gateway(tmp_path):
     home = _home(tmp_path / "h", "WECOM_BOT_ID=aibot-1\nWECOM_SECRET=s3cr3t-wecom\n",
                  {"config.yaml": "platforms:\n  wecom:\n    extra:\n      dm_policy: allowlist\n"
                                  "      allow_from: ['wecom:user:Alice']\n"})
-    listed = json.loads(_run("wecom", "alice", "--format", "json", home=home).stdout)
+    v19 = ("--hermes-version", "0.19.0")
+    listed = json.loads(_run("wecom", "alice", "--format", "json", *v19, home=home).stdout)
     assert (listed["authorized"], listed["rule"], listed["reaches_gateway"]) == (True, "adapter-allowlist", True)
-    other = json.loads(_run("wecom", "bob", "--format", "json", home=home).stdout)
+    other = json.loads(_run("wecom", "bob", "--format", "json", *v19, home=home).stdout)
     assert (other["authorized"], other["reaches_gateway"], other["gets_through"]) == (True, False, False)
-    assert "groups:  nobody — the adapter drops these messages (policy: pairing)" in _run(home=home).stdout
+    assert "groups:  nobody — the adapter drops these messages (policy: pairing)" in _run(*v19, home=home).stdout
+    # 0.20's authorizer asks the adapter's own DM list instead of trusting it for anyone
+    other = json.loads(_run("wecom", "bob", "--format", "json", "--hermes-version", "0.20.1", home=home).stdout)
+    assert (other["authorized"], other["rule"], other["gets_through"]) == (False, "adapter-not-allowlisted", False)
 
 
 @pytest.mark.parametrize("version, everyone", [("0.19.0", True), ("0.17.0", False)])

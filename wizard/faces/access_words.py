@@ -23,6 +23,10 @@ _RULES = {
     "pairing-approved": "paired: {matched} is in the pairing store",
     "adapter-allowlist": "no env allowlist, but the adapter enforces its own allowlist policy at intake, "
                          "and Hermes trusts what it forwards",
+    "adapter-not-allowlisted": "the adapter's own policy is allowlist ({variable}), and Hermes asks the adapter: "
+                               "its DM allowlist does not name the sender",
+    "adapter-chat-allowlist": "the chat is on the platform's group_allowed_chats in config.yaml",
+    "adapter-allow-from": "{matched} is on the platform's {variable} in config.yaml",
     "global-allow-all": "GATEWAY_ALLOW_ALL_USERS lets everyone in",
     "no-allowlist": "no allowlist is configured and nothing opts in to open access (Hermes: \"No user "
                     "allowlists configured\"); only paired users get through",

@@ -17,7 +17,9 @@ runner is built as ``hermes gateway run`` builds it (``probe._build_runner``: th
 ``GatewayRunner.__init__``, with its config and the pairing store it opens for this home), never
 started; a runner that cannot be built is the home's ``error``.  As in a running gateway, it is then
 given a live adapter for every ENABLED platform whose adapter enforces its own access policy, built
-with Hermes's own ``_create_adapter`` (never connected).  ``live`` lists them.
+with Hermes's own ``_create_adapter`` (never connected), and every other enabled platform one that holds
+its config (``ConfigOnlyAdapter``; not the relay, whose upstream decision it cannot stand in for).
+``live`` lists the own-policy ones.
 
 Homes must be throw-away copies: Hermes rewrites ``.env``, and its runner makes folders and files in the
 home and the pairing store merges folders.
@@ -57,10 +59,28 @@ def _adapter_class(platform: str):
     return getattr(importlib.import_module(modules[-1]), name)
 
 
+class ConfigOnlyAdapter:
+    """An enabled platform's adapter as the authorizer reads it (from 0.20 on): its ``config`` only.
+
+    0.20's ``_is_user_authorized`` reads the live adapter's ``config.extra`` (``group_allowed_chats``,
+    ``allow_from``, ``group_allow_from``) on every platform.  The adapters outside OWN_POLICY need SDKs this
+    venv lacks, so each is stood in for by its real ``PlatformConfig``, which is what the base adapter
+    keeps as ``config``; it claims no own policy and no upstream authorization, as those adapters do.
+    """
+
+    enforces_own_access_policy = False
+    authorization_is_upstream = False
+
+    def __init__(self, config) -> None:
+        self.config = config
+
+
 def _runner(gr):
     runner = probe._build_runner(gr)
     runner.adapter_errors = {}
     for platform, pcfg in runner.config.platforms.items():
+        if pcfg.enabled and platform.value not in (*OWN_POLICY, "relay") and platform not in runner.adapters:
+            runner.adapters[platform] = ConfigOnlyAdapter(pcfg)
         if pcfg.enabled and platform.value in OWN_POLICY:
             try:
                 adapter = runner._create_adapter(platform, pcfg)
@@ -121,7 +141,7 @@ def answer(batch: probe.Batch, request: dict) -> dict:
         import gateway.run as gr
 
         runner = _runner(gr)
-        out["live"] = sorted(p.value for p in runner.adapters)
+        out["live"] = sorted(p.value for p in runner.adapters if p.value in OWN_POLICY)
         folder = getattr(runner.pairing_store, "_dir", None) or sys.modules["gateway.pairing"].PAIRING_DIR
         out["pairing_dir"] = os.path.relpath(folder, home)  # the folder the runner's store opened
         out["adapter_errors"] = runner.adapter_errors

@@ -146,6 +146,8 @@ class Authorizer:
             ids = _items(env.get(var, "").strip())
             if "*" in ids or s.chat_id in ids:
                 return Decision(True, "chat-allowlist", var, matched="*" if "*" in ids else s.chat_id)
+        if s.chat_type in GROUPISH and s.chat_id and (by_adapter := self.adapter_chat_allowlist(platforms, s)):
+            return by_adapter
         if s.is_bot and p in ALLOW_BOTS and env.get(ALLOW_BOTS[p], "none").lower().strip() in {"mentions", "all"}:
             return Decision(True, "bot-admission", ALLOW_BOTS[p])
         user_id = s.user_id
@@ -154,7 +156,7 @@ class Authorizer:
         all_var = self.allow_all_env(p)
         if all_var and self.allow_all_on(env, all_var):
             return Decision(True, "platform-allow-all", all_var)
-        stored = approved_match(p, user_id, files)
+        stored = approved_match(p, user_id, files, self.whatsapp_alias_platforms)
         if stored is not None:
             return Decision(True, "pairing-approved", path=str(files.approved_for(p).path), matched=stored)
         crash = files.approved_for(p).crash
@@ -169,9 +171,12 @@ class Authorizer:
             group_chats = self.auth_env(env, GROUP_CHATS.get(p, ""))
         global_list = self.auth_env(env, "GATEWAY_ALLOWED_USERS")
         if not (platform_list or group_users or group_chats or global_list):
-            trusted = self._adapter_trust(env, platforms, s)
+            trusted = self._adapter_trust(env, platforms, files, s)
             if trusted is not None:
                 return trusted
+            listed = self.adapter_allow_from(platforms, s)
+            if listed is not None:
+                return listed
             if self.allow_all_on(env, "GATEWAY_ALLOW_ALL_USERS"):
                 return Decision(True, "global-allow-all", "GATEWAY_ALLOW_ALL_USERS")
             return Decision(False, "no-allowlist", detail="no allowlist and no allow-all opt-in: everyone "
@@ -198,7 +203,7 @@ class Authorizer:
         by_item: dict[str, str] = {}  # what Hermes compares -> the list item it came from
         for item in allowed:
             by_item.setdefault(item, item)
-        if p == "whatsapp":
+        if p in self.whatsapp_alias_platforms:
             expanded: dict[str, str] = {}
             for item in sorted(allowed):
                 for alias in expand_whatsapp(item, files):
@@ -254,7 +259,8 @@ class Authorizer:
         return str(extra.get("dm_policy") or "").strip().lower() if platforms.get(p) is not None else ""
 
     # --- own-policy adapters (live when enabled) -----------------------------------------------
-    def _adapter_trust(self, env: dict[str, str], platforms: dict[str, Any], s: Sender) -> Decision | None:
+    def _adapter_trust(self, env: dict[str, str], platforms: dict[str, Any], files: AccessFiles,
+                       s: Sender) -> Decision | None:
         p = s.platform
         if p not in OWN_POLICY or not _live(platforms, p):
             return None
@@ -270,8 +276,29 @@ class Authorizer:
         if policy != "allowlist":
             return None
         is_var = source.isupper()
+        rechecked = None if s.chat_type in GROUPISH else self.adapter_dm_recheck(env, p, extra, files, s.user_id or "")
+        if rechecked is False:
+            return Decision(False, "adapter-not-allowlisted", source if is_var else None,
+                            yaml_key=None if is_var else source,
+                            detail="the adapter's DM allowlist does not name the sender")
         return Decision(True, "adapter-allowlist", source if is_var else None, yaml_key=None if is_var else source,
                         detail="the adapter admits only its allow_from list at intake; Hermes trusts it")
+
+    # --- what later versions added (0.19.0 has none of it) ----------------------------------------
+    whatsapp_alias_platforms: tuple[str, ...] = ("whatsapp",)  # allowlists matched through the alias files
+
+    def adapter_chat_allowlist(self, platforms: dict[str, Any], s: Sender) -> Decision | None:
+        """A group chat admitted by the live adapter's own config (0.19.0: never)."""
+        return None
+
+    def adapter_allow_from(self, platforms: dict[str, Any], s: Sender) -> Decision | None:
+        """With no env allowlist: a sender the live adapter's `allow_from` lists (0.19.0: never)."""
+        return None
+
+    def adapter_dm_recheck(self, env: dict[str, str], p: str, extra: Parsed, files: AccessFiles,
+                           user_id: str) -> bool | None:
+        """Whether the live adapter's DM allowlist still names the sender; None: trusted unasked (0.19.0)."""
+        return None
 
     def intake(self, env: dict[str, str], platforms: dict[str, Any], files: AccessFiles,
                s: Sender) -> tuple[bool | None, str]:

@@ -47,13 +47,17 @@ def expand_whatsapp(identifier: Any, files: AccessFiles) -> set[str]:
     return resolved
 
 
-def pairing_aliases(platform: str, user_id: Any, files: AccessFiles) -> set[str]:
-    """`PairingStore._user_id_aliases`."""
+WHATSAPP_IDENTITY = ("whatsapp",)  # platforms whose IDs go through the alias files (0.20: WhatsApp Cloud too)
+
+
+def pairing_aliases(platform: str, user_id: Any, files: AccessFiles,
+                    whatsapp_like: tuple[str, ...] = WHATSAPP_IDENTITY) -> set[str]:
+    """`PairingStore._user_id_aliases` (`whatsapp_like`: the platforms with WhatsApp identity rules)."""
     raw = str(user_id or "").strip()
     if not raw:
         return set()
     aliases = {raw}
-    if platform == "whatsapp":
+    if platform in whatsapp_like:
         aliases.add(normalize_whatsapp(raw) or raw)
         aliases |= expand_whatsapp(raw, files)
     aliases.discard("")
@@ -67,11 +71,12 @@ def stored_ids(data: Any) -> list[Any]:
     raise TypeError(f"'{type(data).__name__}' object is not iterable")
 
 
-def approved_match(platform: str, user_id: str, files: AccessFiles) -> str | None:
+def approved_match(platform: str, user_id: str, files: AccessFiles,
+                   whatsapp_like: tuple[str, ...] = WHATSAPP_IDENTITY) -> str | None:
     """`PairingStore.is_approved`: the stored ID that matches `user_id`, or None."""
-    mine = pairing_aliases(platform, user_id, files)
+    mine = pairing_aliases(platform, user_id, files, whatsapp_like)
     for stored in stored_ids(files.approved_for(platform).data):
-        theirs = pairing_aliases(platform, stored, files)
+        theirs = pairing_aliases(platform, stored, files, whatsapp_like)
         if mine and theirs and mine & theirs:
             return str(stored)
     return None

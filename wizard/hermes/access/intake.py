@@ -55,7 +55,7 @@ def intake(env: dict[str, str], p: str, extra: Parsed, files: Any, group: bool, 
             if not sender:
                 return False, "no sender"
         if policy == "allowlist":
-            return _dm_listed(env, p, extra, files, sender), why + " (its allow list)"
+            return dm_listed(env, p, extra, files, sender), why + " (its allow list)"
         if policy == "open":
             return opted, why + ("" if opted else " without an allow-all opt-in")
         return policy == "pairing", why
@@ -82,7 +82,7 @@ def _yuanbao_policy(env: dict[str, str], extra: Parsed, side: str) -> str:
     return (extra.get(f"{side}_policy") or env.get(f"YUANBAO_{side.upper()}_POLICY", "pairing")).strip().lower()
 
 
-def _dm_listed(env: dict[str, str], p: str, extra: Parsed, files: Any, sender: str) -> bool:
+def dm_listed(env: dict[str, str], p: str, extra: Parsed, files: Any, sender: str) -> bool:
     if p == "whatsapp":
         return _whatsapp_matches(sender, _coerce_allow_list(extra.get("allow_from") or extra.get("allowFrom")), files)
     if p == "weixin":

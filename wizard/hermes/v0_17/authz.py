@@ -89,7 +89,7 @@ class Authorizer017(Authorizer018):
                 elif group:
                     listed = later._group_listed(env, p, extra, files, chat)
                 else:
-                    listed = later._dm_listed(env, p, extra, files, sender.strip() if p == "yuanbao" else sender)
+                    listed = later.dm_listed(env, p, extra, files, sender.strip() if p == "yuanbao" else sender)
                 if not listed:
                     return False, why + (" (its group list)" if group else " (its allow list)")
             if group and p == "wecom":
