@@ -751,8 +751,15 @@ if PINNED:  # defined only while a bug is pinned: an empty parametrize is a skip
         assert not mine, f"{BUGS[case.note][1]}:\n" + "\n".join(mine) + f"\n{item.show()}"
 
 
-@pytest.mark.parametrize("version", oracle.REFUSING_VERSIONS)
-@pytest.mark.parametrize("case", FIXED, ids=lambda c: c.name)
+# A glued `.env` line is split by the sanitizer of 0.18 and 0.19 only; 0.20 reads it as one value, so these
+# homes do not refuse there (tests/support/oracle/cases.py pins that against each oracle).
+SPLITTING_ONLY = {"glued-line-loses-credential", "dead-transport-glued-credential"}
+FIXED_BY_VERSION = [pytest.param(case, version, id=f"{case.name}-{version}") for case in FIXED
+                    for version in oracle.REFUSING_VERSIONS
+                    if not (case.name in SPLITTING_ONLY and version == "0.20.1")]
+
+
+@pytest.mark.parametrize(("case", "version"), FIXED_BY_VERSION)
 def test_fixed_engine_bug_stays_fixed(case, version, hermes_oracle_at, tmp_path):
     """No problem but those of a still-open bug (which has its own pin)."""
     item, found = _repair_case(case, hermes_oracle_at(version), tmp_path)

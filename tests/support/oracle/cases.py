@@ -25,6 +25,7 @@ from . import REPO
 
 DEMO_HOME = REPO / "assets" / "homes" / "death-loop"
 V18 = "0.18.2"
+V20 = "0.20.1"  # reads .env without the sanitizer's key splitting, and drops a leading BOM
 V17 = "0.17.0"  # expected: 0.18.2's answers turned into starts (no refusal), unless `expect_by` says otherwise
 
 W = "WEIXIN_ACCOUNT_ID=test-bot@im.bot\nWEIXIN_TOKEN=dummy-ilink-token-123456\n"
@@ -119,16 +120,18 @@ CASES = [
        note="two loads resolve only one level of forward reference"),
     _c("single-quoted-ref", W + "POL=open\nWEIXIN_DM_POLICY='${POL}'\n", expect=REFUSE_WX,
        note="python-dotenv 1.2 expands ${VAR} even inside single quotes"),
-    _c("bom-clean", "\ufeffWEIXIN_DM_POLICY=open\n" + W, expect=(True, None, {"weixin"}),
-       note="BOM glues onto the first key name when the sanitizer has nothing to rewrite"),
+    _c("bom-clean", "\ufeffWEIXIN_DM_POLICY=open\n" + W, expect=(True, None, {"weixin"}), expect_by={V20: REFUSE_WX},
+       note="BOM glues onto the first key name when the sanitizer has nothing to rewrite (0.20: BOM dropped)"),
     _c("bom-no-final-newline", "\ufeffWEIXIN_DM_POLICY=open\n" + W.rstrip("\n"), expect=REFUSE_WX,
        note="missing final newline makes the sanitizer rewrite the file, which drops the BOM"),
-    _c("bom-crlf", ("\ufeffWEIXIN_DM_POLICY=open\n" + W).replace("\n", "\r\n"), expect=(True, None, {"weixin"})),
+    _c("bom-crlf", ("\ufeffWEIXIN_DM_POLICY=open\n" + W).replace("\n", "\r\n"), expect=(True, None, {"weixin"}),
+       expect_by={V20: REFUSE_WX}),
     _c("glued-lines", W + "WEIXIN_DM_POLICY=openWEIXIN_ALLOW_ALL_USERS=true\n", expect=(True, None, {"weixin"}),
        note="the sanitizer splits concatenated known keys"),
     _c("glued-policy", W + "WEIXIN_GROUP_POLICY=disabledWEIXIN_DM_POLICY=open\n", expect=REFUSE_WX,
-       note="split into two entries: dm_policy=open"),
-    _c("glued-creds", "WECOM_BOT_ID=aibot-5521WECOM_SECRET=wecom-secret-0a1b\n", expect=(True, None, {"wecom"})),
+       expect_by={V20: (True, None, {"weixin"})}, note="split into two entries: dm_policy=open (0.20: one entry)"),
+    _c("glued-creds", "WECOM_BOT_ID=aibot-5521WECOM_SECRET=wecom-secret-0a1b\n", expect=(True, None, {"wecom"}),
+       expect_by={V20: (True, None, set())}, note="0.20: not split, so WECOM_SECRET is missing: wecom off"),
     _c("glued-unknown-key", W + "WEIXIN_DM_POLICY=pairingWHATSAPP_DM_POLICY=open\n", expect=(True, None, {"weixin"}),
        note="WHATSAPP_DM_POLICY is not in Hermes's known-key list, so nothing is split"),
     _c("inline-comment", "export " + W + "WEIXIN_DM_POLICY=open # was pairing\n", expect=REFUSE_WX),
@@ -196,12 +199,14 @@ VERSION_CASES = [
        "    extra:\n      dm_policy: open\n", expect=(False, "whatsapp", {"whatsapp"}), expect_by={V18: START_NONE},
        note="h10: a string gateway: aborts 0.18's YAML phase: every platform setting is lost"),
     _c("v-glued-fireworks", W + "WEIXIN_DM_POLICY=open\nFIREWORKS_API_KEY=fw123WEIXIN_ALLOW_ALL_USERS=true\n",
-       expect=(True, None, {"weixin"}), expect_by={V18: REFUSE_WX},
-       note="h02: FIREWORKS_API_KEY is a known key only in 0.19: 0.18 does not split the line"),
+       expect=(True, None, {"weixin"}), expect_by={V18: REFUSE_WX, V20: REFUSE_WX},
+       note="h02: FIREWORKS_API_KEY is a known key only in 0.19: 0.18 (and 0.20) do not split the line"),
     _c("v-glued-deepinfra", W + "WEIXIN_DM_POLICY=open\nDEEPINFRA_API_KEY=di123WEIXIN_ALLOW_ALL_USERS=true\n",
-       expect=(True, None, {"weixin"}), expect_by={V18: REFUSE_WX}, note="DEEPINFRA_API_KEY: known in 0.19 only"),
+       expect=(True, None, {"weixin"}), expect_by={V18: REFUSE_WX, V20: REFUSE_WX},
+       note="DEEPINFRA_API_KEY: known in 0.19 only (0.20 splits nothing)"),
     _c("v-glued-upstage", W + "WEIXIN_DM_POLICY=open\nUPSTAGE_API_KEY=up123WEIXIN_ALLOW_ALL_USERS=true\n",
-       expect=(True, None, {"weixin"}), expect_by={V18: REFUSE_WX}, note="UPSTAGE_API_KEY: known in 0.19 only"),
+       expect=(True, None, {"weixin"}), expect_by={V18: REFUSE_WX, V20: REFUSE_WX},
+       note="UPSTAGE_API_KEY: known in 0.19 only (0.20 splits nothing)"),
     _c("v-home-channel-string", TG, 'platforms:\n  telegram:\n    home_channel: "12345"\n',
        expect=(True, None, {"telegram"}), expect_by={V18: "crash"},
        note="h03: 0.18's from_dict indexes a string home_channel (TypeError); 0.19 ignores it"),
