@@ -22,11 +22,11 @@ per-profile secret reads that replaced `os.getenv` there fall through to the env
 multiplexer (agent/secret_scope.py:132-180).
 
 Contract: pure functions of their arguments (`which` reads PATH, as Hermes's `shutil.which` does).
+`json` is imported lazily in the Telegram hook, only for a YAML `mention_patterns`: the gate loads this module.
 """
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from hermes_wizard.core.pathsearch import which
@@ -122,6 +122,8 @@ def _telegram_hook(block: Parsed, set_if_unset: Callable[[str, str], None], envi
     if "disable_topic_auto_rename" in block:
         seeded["disable_topic_auto_rename"] = block["disable_topic_auto_rename"]
     if "mention_patterns" in block and not environ.get("TELEGRAM_MENTION_PATTERNS"):
+        import json  # lazily: only this hook needs it, and the gate never loads json otherwise
+
         json.dumps(block["mention_patterns"])  # raises where Hermes's does: the hook stops here
     if "allow_bots" in block:
         set_if_unset("TELEGRAM_ALLOW_BOTS", str(block["allow_bots"]).lower())
