@@ -95,13 +95,16 @@ def test_a_utf32_env_is_refused_with_the_true_reason(tmp_path):
 def test_an_edit_that_would_read_differently_is_never_written(tmp_path):
     """The planned bytes are read back through hermes_wizard.hermes.loader.envfile: a value dotenv would read
     otherwise is refused."""
+    from hermes_wizard.hermes.models import model_of
     from hermes_wizard.plan.changes import ENV, Change, Plan, UnwritableFile, planned_contents
 
     home = home_with(tmp_path, W + "WEIXIN_DM_POLICY=open\n")
-    # Written bare, Hermes's start-up sanitizer splits this "glued" line into two assignments.
+    # Written bare, the start-up sanitizer of 0.18/0.19 splits this "glued" line into two assignments.
     plan = Plan.of(home, [Change(ENV, "WEIXIN_DM_POLICY", "open", "pairingWEIXIN_ALLOW_ALL_USERS=true")])
     with pytest.raises(UnwritableFile, match="WEIXIN_DM_POLICY would read as"):
-        planned_contents(plan)
+        planned_contents(plan, model=model_of("0.19.0"))
+    # 0.20 splits nothing: there the value reads back as written
+    assert b"pairingWEIXIN_ALLOW_ALL_USERS=true" in planned_contents(plan, model=model_of("0.20.1"))[ENV]
 
 
 # ---------------------------------------------------------------- item 11: many platform keys

@@ -14,6 +14,7 @@ import oracle
 import pytest
 
 from hermes_wizard.faces.pair_now import Login, login_for
+from hermes_wizard.hermes.loader.plugins import HostFacts
 from hermes_wizard.judge.engine import evaluate
 
 
@@ -27,8 +28,6 @@ def whatsapp_home(tmp_path: Path) -> Path:
 
 def with_hermes(home: Path, hermes: Path) -> object:
     """The home's report, judged with `hermes`'s venv as the Hermes that runs it."""
-    from hermes_wizard.hermes.loader.plugins import HostFacts
-
     return evaluate(home, facts=HostFacts.detect(home, hermes_python=str(hermes.with_name("python"))))
 
 
@@ -39,9 +38,16 @@ def with_hermes(home: Path, hermes: Path) -> object:
 ])
 def test_the_command_is_hermess_own_login(tmp_path, version, platform, hermes_says):
     oracle.require_oracle(version)
+    # Hermes's own install names its command `hermes`, found next to its python; a repackaged oracle may not
+    # (0.20.1's is `hermesx`): there it is a `hermes` on PATH, the other place the tool looks
     hermes = oracle.venv_python(version).with_name("hermes")
+    if not hermes.exists():
+        hermes = tmp_path / "bin" / "hermes"
+        hermes.parent.mkdir()
+        hermes.symlink_to(oracle.hermes_command(version))
     home = whatsapp_home(tmp_path)
-    login = login_for(with_hermes(home, hermes), platform, {"PATH": f"{hermes.parent}:/usr/bin:/bin"})
+    facts = HostFacts.detect(home, hermes_python=str(oracle.venv_python(version)))
+    login = login_for(evaluate(home, facts=facts), platform, {"PATH": f"{hermes.parent}:/usr/bin:/bin"})
     assert isinstance(login, Login), login
     assert login.argv[0] == str(hermes) and login.env["HERMES_HOME"] == str(home)
     done = subprocess.run(list(login.argv), env=login.env, stdin=subprocess.DEVNULL, capture_output=True,

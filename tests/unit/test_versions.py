@@ -43,9 +43,11 @@ def test_every_modelled_version_has_its_model():
 
 
 def test_version_rules():
-    assert MODELLED[-1] == "0.19.0" and is_modelled("0.19.0") and is_modelled("0.19")
+    assert MODELLED[-1] == "0.20.1" and is_modelled("0.20.1") and is_modelled("0.19.0") and is_modelled("0.19")
     assert not is_modelled("0.19.0rc1") and not is_modelled("0.19.0+fork") and not is_modelled("0.20.0")
-    assert nearest_model("0.20.1") == MODELLED[-1] and nearest_model("garbage") == MODELLED[-1]
+    # 0.20.0 is older than the 0.20.1 model: the older model judges it; anything newer, the newest
+    assert nearest_model("0.20.0") == "0.19.0" and nearest_model("0.21.3") == MODELLED[-1]
+    assert nearest_model("garbage") == MODELLED[-1]
     assert nearest_model("0.1.0") == MODELLED[0] == "0.17.0" and not is_modelled("0.16.3")
     assert nearest_model("0.17.4") == "0.17.0" and is_modelled("0.17.0") and not is_modelled("0.17.4")
     assert nearest_model("0.18.3") == "0.18.2" and nearest_model("0.18.2.post1") == "0.18.2"
@@ -76,7 +78,7 @@ def test_no_hermes_found_assumes_the_newest_model_and_says_so(capsys, demo):
     assert json.loads(out)["hermes"] == {"version": None, "found_at": None, "modelled": False,
                                          "judged_as": MODELLED[-1]}
     code, out, _ = run(capsys, "check", "--home", str(demo))
-    assert "Hermes: not found; judged as 0.19.0, the newest version this tool models" in out
+    assert f"Hermes: not found; judged as {MODELLED[-1]}, the newest version this tool models" in out
     assert code == 78
 
 
