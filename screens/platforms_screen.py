@@ -11,6 +11,8 @@ platform, or its row moving up once enabled).  The columns fit in 80.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import events
@@ -20,10 +22,13 @@ from textual.widgets import DataTable, Static
 
 from hermes_wizard.core.safetext import visible
 from hermes_wizard.faces.wording import credential_state, plural
-from hermes_wizard.hermes.loader.catalog import ALIASES, PLATFORMS
+from hermes_wizard.hermes.loader.catalog import ALIASES
 from hermes_wizard.screens.base import WizardScreen
 from hermes_wizard.screens.messages import PlatformChosen, ReviewRequested
 from hermes_wizard.screens.widgets import WizardFooter, wizard_header
+
+if TYPE_CHECKING:
+    from hermes_wizard.hermes.loader.catalog import Spec
 
 HELP = """# Platforms
 
@@ -47,17 +52,18 @@ NAME_WIDTH = 24
 FIND_RESET = 1.0  # seconds without typing before type-to-find starts a new word
 
 
-def name_cell(name: str) -> tuple[Text, int]:
-    """The Platform cell — display name, then the id dimmed — and how many lines it needs."""
-    label = PLATFORMS[name].label
+def name_cell(name: str, specs: Mapping[str, Spec]) -> tuple[Text, int]:
+    """The Platform cell — display name (from the judged version's `specs`), then the id dimmed — and how
+    many lines it needs."""
+    label = specs[name].label
     one_line = len(label) + 2 + len(name) <= NAME_WIDTH
     return Text.assemble(label, "  " if one_line else "\n  ", (name, "dim")), 1 if one_line else 2
 
 
-def find_platform(typed: str, order: list[str]) -> str | None:
+def find_platform(typed: str, order: list[str], specs: Mapping[str, Spec]) -> str | None:
     """The first platform in `order` whose name, id or alias starts with `typed`, else contains it."""
     def words(name: str) -> list[str]:
-        return [PLATFORMS[name].label.lower(), name, *(alias for alias, to in ALIASES.items() if to == name)]
+        return [specs[name].label.lower(), name, *(alias for alias, to in ALIASES.items() if to == name)]
 
     for found in (lambda w: w.startswith(typed), lambda w: typed in w):
         match = next((name for name in order if any(found(word) for word in words(name))), None)
@@ -109,7 +115,7 @@ class PlatformsScreen(WizardScreen):
         for name in order:
             row = rows.get(name)
             enabled = bool(row and row.enabled)
-            cell, height = name_cell(name)
+            cell, height = name_cell(name, specs)
             # Text cells, not markup: a value from a file can hold `[` or escapes.
             table.add_row(cell, row.verdict if row else "disabled",
                           Text(visible(credential_state(report, name, short=True))) if enabled else "–",
@@ -134,7 +140,7 @@ class PlatformsScreen(WizardScreen):
         self.typed, self.typed_at = self.typed + char, now
         event.stop()
         event.prevent_default()
-        match = find_platform(self.typed, self._order())
+        match = find_platform(self.typed, self._order(), self.wizard.previewed().model.platforms())
         self.query_one("#find", Static).update(
             f"Find: {self.typed}" + ("" if match else " (no platform matches)"))
         if match is not None:

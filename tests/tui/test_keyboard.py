@@ -89,13 +89,16 @@ async def test_type_to_find_matches_aliases_anywhere_and_shows_what_was_typed(de
 
 
 def test_find_prefers_a_start_then_anywhere_in_a_word():
+    from hermes_wizard.hermes.models import model_of
     from hermes_wizard.screens.platforms_screen import find_platform
 
-    order = ["telegram", "weixin", "whatsapp", "feishu", "google_chat", "line", "teams"]
-    assert find_platform("chat", order) == "weixin"  # "Weixin (WeChat)": anywhere in the name
-    assert find_platform("goo", order) == "google_chat"
-    assert find_platform("msteams", order) == "teams"  # Hermes's own alias
-    assert find_platform("zzz", order) is None
+    specs = model_of("0.20.1").platforms()
+    order = ["telegram", "weixin", "whatsapp", "feishu", "google_chat", "line", "teams", "a2a"]
+    assert find_platform("chat", order, specs) == "weixin"  # "Weixin (WeChat)": anywhere in the name
+    assert find_platform("goo", order, specs) == "google_chat"
+    assert find_platform("msteams", order, specs) == "teams"  # Hermes's own alias
+    assert find_platform("agent to", order, specs) == "a2a"  # a platform only 0.20 has, by its own label
+    assert find_platform("zzz", order, specs) is None
 
 
 async def test_the_platform_list_is_sorted_by_name_within_enabled_and_disabled(demo):
