@@ -15,6 +15,10 @@ The rules run in Hermes's own order (gateway/authz_mixin.py:282-626); the first 
   9. `chat-allowlist`, then Telegram's legacy `-<chat id>` values in TELEGRAM_GROUP_ALLOWED_USERS
  10. `allowlist-wildcard` (`*` in any list), `allowlist` (the sender's ID), else `not-allowlisted`.
 
+Later versions add rules through the hooks below `_adapter_trust` (0.19.0's are no-ops; 0.20's are in
+wizard/hermes/v0_20/authz.py): `adapter-chat-allowlist` after rule 3, `adapter-not-allowlisted` inside rule 8
+(the adapter asked instead of trusted), `adapter-allow-from` after it.
+
 Allowlists are <PLATFORM>_ALLOWED_USERS (plugin platforms: their registry entry), Telegram's
 TELEGRAM_GROUP_ALLOWED_USERS for groups, and GATEWAY_ALLOWED_USERS; comma-separated, each item
 stripped; `*` is everyone; a sender `a@b` also matches `a`; WhatsApp IDs are compared by
