@@ -110,6 +110,8 @@ class Authorizer:
     """Hermes 0.19.0's authorization; a newer or older version overrides only what it changed."""
 
     version = "0.19.0"
+    # plugin platforms whose registry entry names their allowlist and allow-all variables
+    registry_platforms: tuple[str, ...] = REGISTRY_PLATFORMS
 
     # --- reading the environment ---------------------------------------------------------------
     def auth_env(self, environ: dict[str, str], name: str) -> str:
@@ -122,7 +124,7 @@ class Authorizer:
     def allowlist_env(self, platform: str) -> str:
         if platform in ALLOWED_USERS:
             return ALLOWED_USERS[platform]
-        return f"{platform.upper()}_ALLOWED_USERS" if platform in REGISTRY_PLATFORMS else ""
+        return f"{platform.upper()}_ALLOWED_USERS" if platform in self.registry_platforms else ""
 
     def allow_all_env(self, platform: str) -> str:
         if platform == "qqbot":

@@ -12,6 +12,9 @@ What 0.20.1 changed (0.20.1 gateway/authz_mixin.py `_is_user_authorized`, :386-7
 * with no env allowlist and no trusted adapter, a sender listed in the live adapter's
   `config.extra.allow_from` (DMs) or `group_allow_from` (groups) is admitted: a YAML list or a
   comma-separated string, compared exactly, `*` for everyone (:687-701);
+* the two bundled plugin platforms 0.20 added register their allowlist and allow-all variables
+  (A2A_ALLOWED_USERS / A2A_ALLOW_ALL_USERS, BUZZ_*: a2a/__init__.py:110-136, buzz/adapter.py:1488-1520),
+  read through the registry as the other plugin platforms' are (:563-575);
 * WhatsApp Cloud senders are matched through the WhatsApp alias files as Baileys ones are, in the allowlists
   (:768) and in the pairing store (0.20.1 gateway/pairing.py:116-150).
 
@@ -33,7 +36,15 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_wizard.hermes.access import adapters
 from hermes_wizard.hermes.access.access_files import AccessFiles
-from hermes_wizard.hermes.access.authz import GROUPISH, TRUE, Authorizer, Decision, Sender, _live
+from hermes_wizard.hermes.access.authz import (
+    GROUPISH,
+    REGISTRY_PLATFORMS,
+    TRUE,
+    Authorizer,
+    Decision,
+    Sender,
+    _live,
+)
 
 if TYPE_CHECKING:
     from hermes_wizard.core.shapes import Parsed
@@ -44,6 +55,7 @@ DM_RECHECKED = ("whatsapp", "whatsapp_cloud", "weixin", "wecom", "qqbot")  # ada
 class Authorizer020(Authorizer):
     version = "0.20.1"
     whatsapp_alias_platforms = ("whatsapp", "whatsapp_cloud")
+    registry_platforms = ("a2a", "buzz", *REGISTRY_PLATFORMS)
 
     def adapter_chat_allowlist(self, platforms: dict[str, Any], s: Sender) -> Decision | None:
         allowed = coerce_allow_set(_extra(platforms, s.platform).get("group_allowed_chats"))
