@@ -140,7 +140,7 @@ class AccessScreen(WizardScreen):
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id == "ids":
             owner = self.wizard.report.transports.get(self.platform)
-            problems = id_problems(self.platform, split_ids(event.value), owner.owner if owner else None)
+            problems = id_problems(self.spec, split_ids(event.value), owner.owner if owner else None)
             self.query_one("#ids-problems", Static).update("\n".join(problems))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:

@@ -36,7 +36,8 @@ class WizardCommands(Provider):
             commands.append(("Findings", "what is wrong and how it will be fixed",
                              partial(app.post_message, FindingsRequested())))
         specs = app.report.model.platforms()  # the judged version's platforms
-        commands += [(f"Go to platform: {platform_title(name)}", f"credentials and access for {specs[name].label}",
+        commands += [(f"Go to platform: {platform_title(specs[name])}",
+                      f"credentials and access for {specs[name].label}",
                       partial(app.post_message, PlatformChosen(name))) for name in sorted(specs)]
         return commands
 

@@ -47,7 +47,7 @@ class PlatformScreen(WizardScreen):
         report = self.wizard.report
         yield wizard_header()
         with VerticalScroll(id="body"):
-            yield Static(platform_title(self.platform), classes="title", markup=False)
+            yield Static(platform_title(report.model.platforms()[self.platform]), classes="title", markup=False)
             yield Static(visible_lines(disk_words(report, self.platform)), id="state", classes="hint", markup=False)
             yield Static(credentials_from(self.platform), id="source", classes="hint", markup=False)
             typed = self.wizard.session.answer(self.platform).typed

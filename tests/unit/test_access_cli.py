@@ -180,3 +180,16 @@ def test_access_says_when_the_gateway_does_not_start(tmp_path, version):
     assert (f"[✗] nobody today: {said}" in overview) is crashes, overview
     listed = json.loads(_run("--format", "json", "--hermes-version", version, home=home).stdout)
     assert listed["gateway_starts"] is (not crashes), listed
+
+
+def test_a_platform_is_one_the_judged_hermes_knows(tmp_path):
+    """0.20 added a2a and buzz: `access a2a` answers for a home judged as 0.20.1 (through the allowlist its
+    registry entry names, as 0.20.1 decides: tests/conformance/test_access_conformance.py) and is refused as
+    unknown, naming the version, for 0.19.0."""
+    home = _home(tmp_path / "h", "A2A_ALLOWED_USERS=peer-1\n")
+    known = _run("a2a", "peer-1", "--format", "json", "--hermes-version", "0.20.1", home=home)
+    assert known.returncode == 0, known
+    assert (json.loads(known.stdout)["rule"], json.loads(known.stdout)["hermes"]) == ("allowlist", "0.20.1")
+    unknown = _run("a2a", "peer-1", "--hermes-version", "0.19.0", home=home)
+    assert unknown.returncode == 2 and unknown.stdout == "", unknown
+    assert "unknown platform 'a2a' for Hermes 0.19.0" in unknown.stderr and "Traceback" not in unknown.stderr

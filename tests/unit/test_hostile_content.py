@@ -146,6 +146,17 @@ def test_many_unknown_platform_keys_give_bounded_output(tmp_path, capsys):
     assert len(findings) == 51 and "2950 more keys" in findings[-1]["message"]
 
 
+@pytest.mark.parametrize(("version", "flagged"), [("0.20.1", []), ("0.19.0", ["A2A", "buzz"])])
+def test_a_platform_key_is_unknown_only_to_a_hermes_that_does_not_know_it(tmp_path, capsys, version, flagged):
+    """0.20's `Platform` admits its two new bundled platforms (folded, as `A2A:` is); 0.19's ignores them."""
+    import json
+
+    home = home_with(tmp_path, W, "platforms:\n  A2A: {enabled: false}\n  buzz: {enabled: false}\n")
+    code, out, _ = run(capsys, "check", "--home", str(home), "--format", "json", "--hermes-version", version)
+    messages = [f["message"] for f in json.loads(out)["findings"] if f["code"] == "HW022"]
+    assert [m.split("`platforms.", 1)[1].split("`", 1)[0] for m in messages] == flagged
+
+
 # ---------------------------------------------------------------- item 12: an aliased open policy
 
 ALIASED = "defaults:\n  policy: &p open\nplatforms:\n  weixin:\n    dm_policy: *p\n    group_policy: *p\n"

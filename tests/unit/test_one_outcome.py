@@ -58,8 +58,9 @@ def _planned_copy(kind, session, home, where, monkeypatch):
     text, env = answers_yaml(kind, session)
     for key, value in env.items():
         monkeypatch.setenv(key, value)
-    declared = declare(read_tree(text.encode(), "answers.yaml"), dict(os.environ))
-    live = Session(evaluate(home, "default"), "setup")
+    report = evaluate(home, "default")
+    declared = declare(read_tree(text.encode(), "answers.yaml"), dict(os.environ), report.model.platforms())
+    live = Session(report, "setup")
     into_session(declared, live)
     return write_planned(home, live.plan(), where)
 

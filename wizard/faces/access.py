@@ -21,19 +21,18 @@ import time
 
 from hermes_wizard.core.exitcodes import ExitCode
 from hermes_wizard.core.safetext import hide, json_text, to_stderr, visible
-from hermes_wizard.faces.access_args import named_platform, usage
+from hermes_wizard.faces.access_args import named_platform, one_home, usage
 from hermes_wizard.faces.access_words import overview_json, overview_text, rule_words
 from hermes_wizard.faces.judging import host_facts
 from hermes_wizard.faces.selection import select_homes
 from hermes_wizard.hermes.access.authz import Sender
-from hermes_wizard.hermes.loader.catalog import PLATFORMS, platform_value
 from hermes_wizard.judge.access import decide, load_view, platform_access, source_of
 from hermes_wizard.judge.masking import secret_values
 from hermes_wizard.judge.report import verdict_clause
 
 
 def run_access(args) -> int:
-    platform, refused = named_platform(args, "access", PLATFORMS, platform_value)
+    refused = one_home(args, "access")
     if refused is not None:
         return refused
     if args.sender is None and (args.chat_id or args.bot or args.name or args.chat != "dm"):
@@ -50,6 +49,9 @@ def run_access(args) -> int:
         to_stderr(f"hermes-wizard access: cannot judge who reaches the agent: "
                   f"{visible(view.report.effective.unjudged)} (hermes-wizard explain HW024)")
         return ExitCode.PROBLEMS
+    platform, refused = named_platform(args, "access", view.report.model)
+    if refused is not None:
+        return refused
     if args.sender is not None and platform is not None:
         return _one_sender(args, view, platform)
     return _overview(args, view, platform)

@@ -2,16 +2,20 @@
 
 The full parser (faces/cli.py) adds every command's arguments on every run, so these definitions must
 import nothing; faces/access.py and faces/pairing_cmd.py, which import the engine and Hermes's runner,
-are loaded only when their command runs.  `named_platform` is the argument check both commands share.
+are loaded only when their command runs.  `one_home` and `named_platform` are the argument checks both commands share.
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Collection
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from hermes_wizard.core.exitcodes import ExitCode
 from hermes_wizard.core.safetext import to_stderr, visible
+
+if TYPE_CHECKING:
+    from hermes_wizard.hermes.model import Model
 
 CHAT_TYPES = ("dm", "group", "channel", "forum", "thread")
 
@@ -44,17 +48,24 @@ def usage(command: str, message: str) -> int:
     return ExitCode.USAGE
 
 
-def named_platform(args: argparse.Namespace, command: str, known: Collection[str],
-                   canonical: Callable[[str], str | None]) -> tuple[str | None, int | None]:
+def one_home(args: argparse.Namespace, command: str) -> int | None:
+    """None, or the usage exit status after saying why: both commands act on one home, so `--all-profiles`
+    is refused before any home is read."""
+    if getattr(args, "all_profiles", False):
+        return usage(command, f"--all-profiles is not for {command}: name one home (--home, --profile)")
+    return None
+
+
+def named_platform(args: argparse.Namespace, command: str, model: Model) -> tuple[str | None, int | None]:
     """(the platform named on the command line or None, None) — or (None, exit status) after saying why not.
 
-    Both commands act on one home, so `--all-profiles` is refused; a platform is taken by any of Hermes's names
-    for it (`canonical`) and must be one the judged Hermes knows (`known`)."""
-    if getattr(args, "all_profiles", False):
-        return None, usage(command, f"--all-profiles is not for {command}: name one home (--home, --profile)")
+    A platform is taken by any of Hermes's names for it and must be one the judged Hermes knows: `model` is
+    the judged version's (0.20 knows platforms 0.19 does not), so this runs once the home is judged."""
     if args.platform is None:
         return None, None
-    platform = canonical(args.platform)
+    known = model.platforms()
+    platform = model.platform_value(args.platform)
     if platform is None or platform not in known:
-        return None, usage(command, f"unknown platform {visible(args.platform)!r} (one of: {', '.join(sorted(known))})")
+        return None, usage(command, f"unknown platform {visible(args.platform)!r} for Hermes {model.version} "
+                           f"(one of: {', '.join(sorted(known))})")
     return platform, None

@@ -68,9 +68,11 @@ def _run(args, stdin) -> int:
         _complain([located])
         return bad
     home, profile = located
+    report = evaluate(home, profile)  # first: the names and variables a declaration may use are its Hermes's
+    specs = report.model.platforms()
     try:
-        tree, extra_env = _declaration(args, stdin)
-        declared = declare(tree, {**os.environ, **extra_env})
+        tree, extra_env = _declaration(args, specs, stdin)
+        declared = declare(tree, {**os.environ, **extra_env}, specs)
     except (TreeError, AnswersError) as exc:
         _complain(exc.problems)
         _complain(["nothing was written"])
@@ -83,7 +85,6 @@ def _run(args, stdin) -> int:
         _say(f"warning: {visible(warning)}")
     for line in _reads(declared, extra_env):
         _say(line)
-    report = evaluate(home, profile)
     hide(secret_values(report.snapshot))
     session = Session(report, "setup")
     try:
@@ -156,10 +157,10 @@ def _code(args, report, changed: bool, dry: bool) -> int:
     return ExitCode.PROBLEMS if dry and changed else ExitCode.OK
 
 
-def _declaration(args, stdin):
+def _declaration(args, specs, stdin):
     if not args.answers:
-        return flags_tree(args, stdin)
-    flags_tree(args, stdin)  # refuses --answers mixed with answer flags
+        return flags_tree(args, specs, stdin)
+    flags_tree(args, specs, stdin)  # refuses --answers mixed with answer flags
     name = "<stdin>" if args.answers == "-" else args.answers
     raw = _read_answers(args.answers, stdin)
     if isinstance(raw, str):

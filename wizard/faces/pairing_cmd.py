@@ -20,11 +20,11 @@ from hermes_wizard.core.atomic import Lock
 from hermes_wizard.core.exitcodes import ExitCode
 from hermes_wizard.core.homefs import ApplyError, HomeDir
 from hermes_wizard.core.safetext import json_text, to_stderr, visible, visible_lines
-from hermes_wizard.faces.access_args import named_platform, usage
+from hermes_wizard.faces.access_args import named_platform, one_home, usage
 from hermes_wizard.faces.judging import host_facts
 from hermes_wizard.faces.selection import select_homes
 from hermes_wizard.hermes.access.identity import approved_match
-from hermes_wizard.hermes.loader.catalog import PLATFORMS, platform_value
+from hermes_wizard.hermes.models import model_for
 from hermes_wizard.hermes.pairing_run import run_pairing
 from hermes_wizard.hermes.verify import hermes_python
 from hermes_wizard.judge.access import load_view
@@ -32,10 +32,10 @@ from hermes_wizard.write.backups import close_journal, discard, make_backup
 
 
 def run_pairing_cmd(args) -> int:
-    platform, refused = named_platform(args, "pairing", PLATFORMS, platform_value)
+    refused = one_home(args, "pairing")
     if refused is not None:
         return refused
-    if args.action != "list" and (platform is None or not args.value):
+    if args.action != "list" and (args.platform is None or not args.value):
         what = "CODE" if args.action == "approve" else "USER_ID"
         return usage("pairing", f"{args.action} needs a platform and a {what}: hermes-wizard pairing {args.action} "
                      f"PLATFORM {what}")
@@ -45,6 +45,9 @@ def run_pairing_cmd(args) -> int:
     (profile, home), = homes
 
     facts = host_facts(args, home)
+    platform, refused = named_platform(args, "pairing", model_for(facts.hermes))
+    if refused is not None:
+        return refused
     python = hermes_python(facts.site_packages)
     if python is None:
         to_stderr("hermes-wizard pairing: Hermes's Python was not found (name it with --hermes-python PATH); "

@@ -16,7 +16,6 @@ Contract: pure words from a Session and a Repair; secret values are never shown 
 from __future__ import annotations
 
 from hermes_wizard.core.safetext import visible
-from hermes_wizard.hermes.loader.catalog import PLATFORMS
 
 MASK = "••••••"
 
@@ -41,14 +40,10 @@ def plan_notes(session, repair) -> list[str]:
     notes = []
     for note in repair.notes:
         platform = note.split(":", 1)[0]
-        if platform in answered or (platform in _platforms() and platform not in carried):
+        if platform in answered or (platform in session.report.model.platforms() and platform not in carried):
             continue  # replaced by the user's own answer, or (an unconfirmed opt-in) not in the plan
         notes.append(note)
     for name in answered:
         words = [change_words(c) for c in planned if c.platform == name]
         notes.append(f"{name} (your answer): " + ("; ".join(words) if words else "no change"))
     return notes
-
-
-def _platforms() -> frozenset[str]:
-    return frozenset(PLATFORMS)

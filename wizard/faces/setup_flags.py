@@ -25,11 +25,16 @@ from __future__ import annotations
 import argparse
 import getpass
 import sys
+from typing import TYPE_CHECKING
 
 from hermes_wizard.core.exitcodes import ExitCode
-from hermes_wizard.hermes.loader.catalog import PLATFORMS
 from hermes_wizard.judge.masking import is_secret_name
 from hermes_wizard.plan.answers_file.tree import Item, TreeError
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from hermes_wizard.hermes.loader.catalog import Spec
 
 OPEN_FLAG = "--i-understand-open"
 
@@ -121,9 +126,11 @@ def usage_code(args) -> int:
     return ExitCode.PROBLEMS if getattr(args, "detailed_exitcode", False) else ExitCode.USAGE
 
 
-def flags_tree(args, stdin=None):
+def flags_tree(args, specs: Mapping[str, Spec], stdin=None):
     """The answers the flags give, as a located tree, and the environment additions they need
-    (a token read from stdin is handed to the validator as if exported under its key's name).
+    (a token read from stdin is handed to the validator as if exported under its key's name).  `specs`: the
+    judged version's platforms (a token flag names its platform's token variable; an unknown name is left
+    to the answers validator, which says so).
     Each --platform's own flags are the ones after it (argparse groups them: _NewPlatform/_ForPlatform)."""
     problems: list[str] = []
     extra_env: dict[str, str] = {}
@@ -153,7 +160,7 @@ def flags_tree(args, stdin=None):
             problems.append(f"--disable {off}: the same platform is configured with --platform")
         platforms[off] = Item({"enabled": Item(False, f"--disable {off}")}, f"--disable {off}")
     for group in groups:
-        platforms[group["platform"]] = _platform_item(group, problems, extra_env, stdin)
+        platforms[group["platform"]] = _platform_item(group, specs.get(group["platform"]), problems, extra_env, stdin)
     if problems:
         raise TreeError(problems)
     top = {"platforms": Item(platforms, "flags")}
@@ -162,7 +169,7 @@ def flags_tree(args, stdin=None):
     return Item(top, "flags"), extra_env
 
 
-def _platform_item(group: dict, problems: list[str], extra_env: dict[str, str], stdin):
+def _platform_item(group: dict, spec: Spec | None, problems: list[str], extra_env: dict[str, str], stdin):
     """One --platform and the flags after it, as the answers file's platform entry."""
     name = group["platform"]
     at = f"--platform {name}"
@@ -172,7 +179,6 @@ def _platform_item(group: dict, problems: list[str], extra_env: dict[str, str], 
     fields: dict[str, Item] = {}
     env: dict[str, Item] = {}
     if group.get("token_from_env") or group.get("token_stdin"):
-        spec = PLATFORMS.get(name)
         token_key = _token_key(spec, problems) if spec else None
         if token_key and group.get("token_from_env"):
             env[token_key] = Item({"from_env": Item(group["token_from_env"], "--token-from-env")}, "--token-from-env")

@@ -10,15 +10,18 @@ from __future__ import annotations
 import os
 import shlex
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hermes_wizard.core.safetext import visible
 from hermes_wizard.faces.advice import foreign_owner
-from hermes_wizard.hermes.loader.catalog import PLATFORMS
 from hermes_wizard.judge.report import verdict_clause
 from hermes_wizard.plan.session import open_to_everyone
 from hermes_wizard.service import scope as service
 from hermes_wizard.service.supervisors import advice
 from hermes_wizard.service.systemd import systemctl
+
+if TYPE_CHECKING:
+    from hermes_wizard.hermes.loader.catalog import Spec
 
 
 def verdict_words(report) -> tuple[str, bool]:
@@ -127,10 +130,9 @@ def current_access(report, platform: str, before=None) -> str:
     return "pairing"
 
 
-def platform_title(name: str) -> str:
+def platform_title(spec: Spec) -> str:
     """A platform as people know it, then its id once: "Weixin (WeChat) · weixin" (never "(WeChat) (weixin)")."""
-    spec = PLATFORMS.get(name)
-    return f"{spec.label} · {name}" if spec else name
+    return f"{spec.label} · {spec.name}"
 
 
 def ssh_note(env_path: str) -> str:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from hermes_wizard.hermes.loader.catalog import PLATFORMS
 from hermes_wizard.hermes.loader.envrules import ALLOW_ALL_TRUE
 from hermes_wizard.hermes.loader.yamlfile import lookup
 from hermes_wizard.judge.engine import evaluate
@@ -24,6 +23,7 @@ from hermes_wizard.plan.actions import ChangeAction
 from hermes_wizard.plan.changes import ENV, YAML, Change, Plan, is_secret_name, planned_contents
 
 if TYPE_CHECKING:
+    from hermes_wizard.hermes.loader.catalog import Spec
     from hermes_wizard.judge.engine import HomeReport
 
 ACCESS_MODES = ("pairing", "allowlist", "open", "disabled")
@@ -72,9 +72,9 @@ def credential_error(key: str, value: str) -> str | None:
     return None
 
 
-def id_problems(platform: str, ids: list[str], bot_number: str | None = None) -> list[str]:
-    """Warnings about allowlist entries (never blocking: the user may know better)."""
-    spec = PLATFORMS[platform]
+def id_problems(spec: Spec, ids: list[str], bot_number: str | None = None) -> list[str]:
+    """Warnings about allowlist entries of the platform `spec` describes (the judged version's), never
+    blocking: the user may know better."""
     problems = []
     for item in ids:
         if item == "*":
@@ -86,12 +86,11 @@ def id_problems(platform: str, ids: list[str], bot_number: str | None = None) ->
     return problems
 
 
-def unmatchable_ids(platform: str, ids: list[str]) -> list[str]:
-    """Why each allowlist entry that can match no sender of `platform` is refused (Hermes compares the
-    sender's ID as a string: `@name` is never a Telegram user's ID, a WhatsApp entry without a digit is
+def unmatchable_ids(spec: Spec, ids: list[str]) -> list[str]:
+    """Why each allowlist entry that can match no sender of the platform `spec` describes is refused (Hermes
+    compares the sender's ID as a string: `@name` is never a Telegram user's ID, a WhatsApp entry without a digit is
     never a number, JID or LID — the catalog's `sender_id_shape`)."""
-    spec = PLATFORMS.get(platform)
-    if spec is None or spec.sender_id_shape is None:
+    if spec.sender_id_shape is None:
         return []
     shape, why = spec.sender_id_shape
     return [f"{item!r} can never match a {spec.label} sender: {why}"

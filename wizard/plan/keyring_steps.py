@@ -19,15 +19,15 @@ from typing import TYPE_CHECKING
 
 from hermes_wizard.core import keyring_store
 from hermes_wizard.core.keyring_store import PLUGIN_NAME, SERVICE, SOURCE_NAME, entry_for
-from hermes_wizard.hermes.loader.catalog import PLATFORMS
 from hermes_wizard.hermes.loader.yamlfile import lookup
 from hermes_wizard.judge.masking import is_secret_name
 from hermes_wizard.plan.actions import ChangeAction, KeyringAction
 from hermes_wizard.plan.changes import ENV, YAML, Change, Plan
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Mapping
 
+    from hermes_wizard.hermes.loader.catalog import Spec
     from hermes_wizard.judge.engine import HomeReport
 
 
@@ -59,10 +59,11 @@ class KeyringStep:
         return f"delete {self.variable} from {where}, once the files are written"
 
 
-def platform_secrets() -> list[str]:
-    """Every secret variable a platform's credentials name, in catalog order, once."""
+def platform_secrets(specs: Mapping[str, Spec]) -> list[str]:
+    """Every secret variable the credentials of `specs` (the judged version's platforms) name, in their
+    order, once."""
     seen: dict[str, None] = {}
-    for spec in PLATFORMS.values():
+    for spec in specs.values():
         for key in (*spec.credentials, *((spec.token_env,) if spec.token_env else ())):
             if is_secret_name(key):
                 seen.setdefault(key)
@@ -72,7 +73,8 @@ def platform_secrets() -> list[str]:
 def plan_to_keyring(report: HomeReport, variables: Iterable[str] | None = None) -> Plan:
     """Move `variables` (default: every platform secret set in `.env`) from `.env` to the keyring."""
     values = report.snapshot.env.values
-    chosen = {v: values[v] for v in (variables if variables is not None else platform_secrets()) if values.get(v)}
+    wanted = variables if variables is not None else platform_secrets(report.model.platforms())
+    chosen = {v: values[v] for v in wanted if values.get(v)}
     changes, steps = keyring_changes(report, chosen)
     return Plan.of(report.home, changes).with_keyring(steps)
 
@@ -80,7 +82,7 @@ def plan_to_keyring(report: HomeReport, variables: Iterable[str] | None = None) 
 def keep_in_keyring(report: HomeReport, changes: list[Change]) -> tuple[list[Change], list[KeyringStep]]:
     """`changes` with every platform secret they would write to `.env` kept in the keyring instead (the faces'
     "keep secrets in the OS keyring" choice): the same answers, no plaintext secret written."""
-    secrets = set(platform_secrets())
+    secrets = set(platform_secrets(report.model.platforms()))
     moved = {c.key: c.after for c in changes if c.file == ENV and c.key in secrets
              and c.action == ChangeAction.SET and c.after}
     kept = [c for c in changes if not (c.file == ENV and c.key in moved)]

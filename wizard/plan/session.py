@@ -111,7 +111,8 @@ class Session:
         ids = [i for i in ids if i.strip()]
         if mode == "allowlist" and not ids:
             raise AnswerError(EMPTY_ALLOWLIST)
-        if mode in ("allowlist", "pairing") and (wrong := unmatchable_ids(platform, ids)):
+        spec = self.report.model.platforms()[platform]
+        if mode in ("allowlist", "pairing") and (wrong := unmatchable_ids(spec, ids)):
             raise AnswerError("; ".join(wrong) + ".")
         if mode == "open":
             self.confirm_open(platform, confirm)
@@ -174,7 +175,7 @@ class Session:
 
     def typed_secrets(self) -> list[str]:
         """The platform secrets typed so far (what "keep the secrets in the OS keyring" would keep)."""
-        secrets = set(platform_secrets())
+        secrets = set(platform_secrets(self.report.model.platforms()))
         return sorted({key for answer in self.platforms.values() for key, value in answer.typed.items()
                        if value and key in secrets})
 

@@ -153,7 +153,7 @@ def choose_access(asker, session, name: str) -> None:
             ids = split_ids(asker.text(f"Allowed IDs ({spec.id_hint or 'comma separated'}){optional}:",
                                        default=listed))
             owner = report.transports.get(name)
-            for problem in id_problems(name, ids, owner.owner if owner else None):
+            for problem in id_problems(spec, ids, owner.owner if owner else None):
                 asker.say(f"! {problem}", indent="  ")
         typed = ""
         if mode == "open":

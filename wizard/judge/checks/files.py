@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable
 
 from hermes_wizard.core.homeroot import home_owner
-from hermes_wizard.hermes.loader.catalog import ALIASES, KNOWN_NAMES
+from hermes_wizard.hermes.loader.catalog import ALIASES
 from hermes_wizard.hermes.loader.envfile import JUDGED_ENV_BYTES, JUDGED_ENV_LINES
 from hermes_wizard.hermes.loader.yamlfile import JUDGED_YAML_NODES, lookup
 from hermes_wizard.judge.checks.registry import Context, Hit, check
@@ -176,7 +176,7 @@ def unknown_platform_key(ctx: Context) -> Iterable[Hit]:
         node = lookup(data, path)
         if not isinstance(node, dict):
             continue
-        unknown = [key for key in node if isinstance(key, str) and key.strip().lower() not in KNOWN_NAMES]
+        unknown = [key for key in node if isinstance(key, str) and ctx.model.platform_value(key) is None]
         for key in unknown[:MAX_UNKNOWN_KEYS_NAMED]:
             hint = ALIASES.get(key.strip().lower())
             where = ".".join(path + (key,))
@@ -187,7 +187,7 @@ def unknown_platform_key(ctx: Context) -> Iterable[Hit]:
             yield Hit(None, f"`{'.'.join(path)}` holds {len(unknown) - MAX_UNKNOWN_KEYS_NAMED} more keys that are "
                       "not Hermes platforms (not listed one by one).", "remove them")
     for key in data:
-        if isinstance(key, str) and key.lower() in ALIASES and key.lower() not in KNOWN_NAMES:
+        if isinstance(key, str) and key.lower() in ALIASES and ctx.model.platform_value(key) is None:
             target = ALIASES[key.lower()]
             yield Hit(target, f"config.yaml:{ctx.snapshot.yaml.line_of((key,))} top-level `{key}:` is ignored; "
                       f"the platform is `{target}`.", f"rename it to `{target}:`")

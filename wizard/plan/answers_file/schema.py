@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from hermes_wizard.hermes.loader.catalog import ALIASES, PLATFORMS
+from hermes_wizard.hermes.loader.catalog import ALIASES
 from hermes_wizard.judge.masking import is_secret_name
 from hermes_wizard.plan.answers import GROUP_POLICIES, credential_error, id_problems, unmatchable_ids
 from hermes_wizard.plan.answers_file.tree import Item, Number
@@ -74,8 +74,9 @@ class Declared:
         return [value for p in self.platforms.values() for key, value in p.values.items() if key in p.from_env]
 
 
-def declare(tree: Item, environ: Mapping[str, str]) -> Declared:
-    """The platforms `tree` declares, their secrets read from `environ`; AnswersError with every problem."""
+def declare(tree: Item, environ: Mapping[str, str], specs: Mapping[str, Spec]) -> Declared:
+    """The platforms `tree` declares, their secrets read from `environ`; AnswersError with every problem.
+    `specs`: the platforms of the Hermes the home is judged as (its model's), the only names it may declare."""
     problems: list[str] = []
     out = Declared({})
     if not isinstance(tree.value, dict):
@@ -100,13 +101,13 @@ def declare(tree: Item, environ: Mapping[str, str]) -> Declared:
         problems.append(f"{platforms.where}: platforms: expected a mapping of platform names, got {platforms.kind()}")
     else:
         for name, item in platforms.value.items():
-            if name not in PLATFORMS:
-                close = difflib.get_close_matches(name.lower(), list(PLATFORMS), n=1, cutoff=0.6)
+            if name not in specs:
+                close = difflib.get_close_matches(name.lower(), list(specs), n=1, cutoff=0.6)
                 hint = ALIASES.get(name.lower()) or (close[0] if close else "")
                 problems.append(f"{item.where}: unknown platform {name!r}"
                                 + (f"; did you mean {hint}?" if hint else "; see the README for the names"))
                 continue
-            out.platforms[name] = _platform(name, item, environ, problems, out.warnings)
+            out.platforms[name] = _platform(specs[name], item, environ, problems, out.warnings)
     if problems:
         raise AnswersError(sorted(problems, key=_line_of))
     return out
@@ -118,14 +119,15 @@ def _line_of(problem: str) -> int:
     return int(head) if head.isdigit() else 0
 
 
-def _platform(name: str, item: Item, environ: Mapping[str, str], problems: list[str],
+def _platform(spec: Spec, item: Item, environ: Mapping[str, str], problems: list[str],
               warnings: list[str]) -> PlatformDecl:
+    name = spec.name
     decl = PlatformDecl(name, item.where)
     if not isinstance(item.value, dict):
         problems.append(f"{item.where}: platforms.{name}: expected a mapping (enabled, env, dm_policy, …), "
                         f"got {item.kind()}")
         return decl
-    fields, spec = item.value, PLATFORMS[name]
+    fields = item.value
     at = f"platforms.{name}"
     for key, value in fields.items():
         if key not in PLATFORM_KEYS:
@@ -141,7 +143,7 @@ def _platform(name: str, item: Item, environ: Mapping[str, str], problems: list[
                             "platform that is off takes no other setting (remove it, or enable the platform)")
         return decl
     if "env" in fields:
-        _env(decl, fields["env"], environ, problems)
+        _env(decl, spec, fields["env"], environ, problems)
     gated, controlled = spec.gate is not None, bool(spec.allowlist_env or spec.allow_all_env or spec.gate)
     for key in ("dm_policy", "allowed_users", "allow_all", "group_policy"):
         if key in fields and not controlled:
@@ -158,10 +160,10 @@ def _platform(name: str, item: Item, environ: Mapping[str, str], problems: list[
                             "in Hermes (only whatsapp, weixin, wecom, qqbot and yuanbao do); remove it")
     if "allowed_users" in fields:
         decl.allowed_users = _ids(fields["allowed_users"], f"{at}.allowed_users", problems)
-        wrong = unmatchable_ids(name, decl.allowed_users)
+        wrong = unmatchable_ids(spec, decl.allowed_users)
         problems += [f"{fields['allowed_users'].where}: {at}.allowed_users: {w}" for w in wrong]
         warnings += [f"{fields['allowed_users'].where}: {at}.allowed_users: {w}"
-                     for w in id_problems(name, decl.allowed_users) if not wrong]
+                     for w in id_problems(spec, decl.allowed_users) if not wrong]
     _access_rules(decl, fields, at, problems)
     return decl
 
@@ -186,8 +188,8 @@ def _access_rules(decl: PlatformDecl, fields: dict[str, Item], at: str, problems
                         "a list of users means nothing; remove it, or choose allowlist")
 
 
-def _env(decl: PlatformDecl, item: Item, environ: Mapping[str, str], problems: list[str]) -> None:
-    at, spec = f"platforms.{decl.name}.env", PLATFORMS[decl.name]
+def _env(decl: PlatformDecl, spec: Spec, item: Item, environ: Mapping[str, str], problems: list[str]) -> None:
+    at = f"platforms.{decl.name}.env"
     if not isinstance(item.value, dict):
         problems.append(f"{item.where}: {at}: expected a mapping of KEY: value, got {item.kind()}")
         return

@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING
 
 import yaml
 
-from hermes_wizard.hermes.loader.catalog import PLATFORMS
 from hermes_wizard.judge.masking import is_secret_name
 from hermes_wizard.plan.answers_file.schema import Declared, PlatformDecl
 
 if TYPE_CHECKING:
+    from hermes_wizard.hermes.loader.catalog import Spec
     from hermes_wizard.plan.session import Session
 
 HEADER = ("# hermes-wizard answers file: apply with `hermes-wizard setup --answers FILE`.\n"
@@ -29,6 +29,7 @@ HEADER = ("# hermes-wizard answers file: apply with `hermes-wizard setup --answe
 def into_session(declared: Declared, session: Session) -> None:
     """Answer, in `session`, every platform `declared` names (and where its secrets are kept)."""
     session.secrets_in_keyring = declared.secrets_store == "keyring"
+    specs = session.report.model.platforms()
     for name, decl in declared.platforms.items():
         if not decl.enabled:
             session.set_access(name, "disabled")
@@ -36,19 +37,18 @@ def into_session(declared: Declared, session: Session) -> None:
         for key, value in decl.values.items():
             session.type_value(name, key, value)
         confirm = name if decl.allow_all else ""  # `allow_all: true` is the file's typed confirmation
-        session.set_access(name, access_mode(decl), decl.allowed_users, confirm=confirm)
+        session.set_access(name, access_mode(decl, specs[name]), decl.allowed_users, confirm=confirm)
         if decl.group_policy is not None:
             session.set_group(name, decl.group_policy, confirm=confirm)
 
 
-def access_mode(decl: PlatformDecl) -> str:
+def access_mode(decl: PlatformDecl, spec: Spec) -> str:
     """The session's access mode for a declared platform: its dm_policy; else allowlist when IDs are
     listed for a platform whose only gate is the gateway's allowlist, and pairing otherwise (a gated
     platform's adapter reads both its DM policy and the list; a platform without access control is
     only turned on, which pairing does without writing any policy)."""
     if decl.dm_policy:
         return decl.dm_policy
-    spec = PLATFORMS[decl.name]
     return "allowlist" if decl.allowed_users and spec.gate is None else "pairing"
 
 
