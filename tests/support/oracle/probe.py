@@ -189,6 +189,12 @@ class Batch:
         el._WARNED_KEYS.clear()
         getattr(el, "_WARNED_UTF32_PATHS", set()).clear()  # 0.19.0 on
         getattr(el, "_SECRET_SOURCE_VALUES_BY_HOME", {}).clear()  # 0.20.1: secret-source values per home
+        # 0.20 keeps one plugin manager per home it has seen, each holding every bundled plugin it loaded:
+        # dropped here, or a batch of homes grows by megabytes a home. A home's own manager is new either way
+        # (keyed by the home), so the decision does not change.
+        reset_managers = getattr(sys.modules.get("hermes_cli.plugins"), "_reset_plugin_managers_for_tests", None)
+        if reset_managers is not None:
+            reset_managers()
         hc._LOAD_CONFIG_CACHE.clear()
         hc._RAW_CONFIG_CACHE.clear()
         getattr(hc, "_LAST_EXPANDED_CONFIG_BY_PATH", {}).clear()  # a config's last good expansion, by path
