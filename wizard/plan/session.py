@@ -111,8 +111,8 @@ class Session:
         ids = [i for i in ids if i.strip()]
         if mode == "allowlist" and not ids:
             raise AnswerError(EMPTY_ALLOWLIST)
-        spec = self.report.model.platforms()[platform]
-        if mode in ("allowlist", "pairing") and (wrong := unmatchable_ids(spec, ids)):
+        spec = self.report.model.platforms().get(platform)  # None: no ID shape to check (never a KeyError)
+        if mode in ("allowlist", "pairing") and spec is not None and (wrong := unmatchable_ids(spec, ids)):
             raise AnswerError("; ".join(wrong) + ".")
         if mode == "open":
             self.confirm_open(platform, confirm)
