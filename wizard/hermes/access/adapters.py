@@ -46,13 +46,15 @@ def effective_policy(env: dict[str, str], p: str, extra: Parsed, side: str) -> t
         opted = env.get("WHATSAPP_CLOUD_ALLOW_ALL_USERS", "").strip().lower() in TRUE
         raw = (extra.get("allow_from") or extra.get("allowFrom") or env.get("WHATSAPP_CLOUD_ALLOW_FROM")
                or env.get("WHATSAPP_CLOUD_ALLOWED_USERS"))
-        return ("open" if opted or not _coerce_allow_list(raw) else "allowlist"), "default"
+        return ("open" if opted or not coerce_allow_set(raw) else "allowlist"), "default"
     default = "disabled" if (p, side) == ("weixin", "group") else "pairing"
     var = f"{prefix}_{side.upper()}_POLICY"
     return env.get(var, default).strip().lower(), var if var in env else "default"
 
 
-def _coerce_allow_list(raw: Any) -> set[str]:
+def coerce_allow_set(raw: Any) -> set[str]:
+    """`_coerce_allow_set` (Hermes's adapters and, from 0.20, its authorizer): a YAML list's items, or a scalar
+    split on commas; each stripped, empties dropped."""
     if raw is None:
         return set()
     if isinstance(raw, list):

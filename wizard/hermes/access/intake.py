@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from hermes_wizard.hermes.access.adapters import _coerce_allow_list, effective_policy
+from hermes_wizard.hermes.access.adapters import coerce_allow_set, effective_policy
 from hermes_wizard.hermes.access.identity import expand_whatsapp, normalize_whatsapp
 
 if TYPE_CHECKING:
@@ -84,7 +84,7 @@ def _yuanbao_policy(env: dict[str, str], extra: Parsed, side: str) -> str:
 
 def dm_listed(env: dict[str, str], p: str, extra: Parsed, files: Any, sender: str) -> bool:
     if p == "whatsapp":
-        return _whatsapp_matches(sender, _coerce_allow_list(extra.get("allow_from") or extra.get("allowFrom")), files)
+        return _whatsapp_matches(sender, coerce_allow_set(extra.get("allow_from") or extra.get("allowFrom")), files)
     if p == "weixin":
         raw = extra.get("allow_from")
         return sender in _wecom_list(env.get("WEIXIN_ALLOWED_USERS", "") if raw is None else raw)
@@ -99,7 +99,7 @@ def dm_listed(env: dict[str, str], p: str, extra: Parsed, files: Any, sender: st
 
 def _group_listed(env: dict[str, str], p: str, extra: Parsed, files: Any, chat: str) -> bool:
     if p == "whatsapp":
-        allow = _coerce_allow_list(extra.get("group_allow_from") or extra.get("groupAllowFrom"))
+        allow = coerce_allow_set(extra.get("group_allow_from") or extra.get("groupAllowFrom"))
         return _whatsapp_matches(chat, allow, files)
     if p == "wecom":
         return _wecom_matches(_wecom_list(extra.get("group_allow_from") or extra.get("groupAllowFrom")), chat)

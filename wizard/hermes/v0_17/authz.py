@@ -84,7 +84,7 @@ class Authorizer017(Authorizer018):
                 sender, chat = str(s.user_id or ""), str(s.chat_id or "")
                 if p == "whatsapp":  # a plain set lookup, no aliases (whatsapp.py:278-280)
                     keys = ("group_allow_from", "groupAllowFrom") if group else ("allow_from", "allowFrom")
-                    listed = (chat if group else sender) in adapters._coerce_allow_list(
+                    listed = (chat if group else sender) in adapters.coerce_allow_set(
                         extra.get(keys[0]) or extra.get(keys[1]))
                 elif group:
                     listed = later._group_listed(env, p, extra, files, chat)

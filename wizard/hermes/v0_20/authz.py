@@ -58,7 +58,7 @@ class Authorizer020(Authorizer):
     registry_platforms = ("a2a", "buzz", *REGISTRY_PLATFORMS)
 
     def adapter_chat_allowlist(self, platforms: dict[str, Any], s: Sender) -> Decision | None:
-        allowed = coerce_allow_set(_extra(platforms, s.platform).get("group_allowed_chats"))
+        allowed = adapters.coerce_allow_set(_extra(platforms, s.platform).get("group_allowed_chats"))
         if "*" in allowed or s.chat_id in allowed:
             return Decision(True, "adapter-chat-allowlist", yaml_key="group_allowed_chats",
                             matched="*" if "*" in allowed else s.chat_id)
@@ -66,7 +66,7 @@ class Authorizer020(Authorizer):
 
     def adapter_allow_from(self, platforms: dict[str, Any], s: Sender) -> Decision | None:
         key = "group_allow_from" if s.chat_type in GROUPISH else "allow_from"
-        allowed = coerce_allow_set(_extra(platforms, s.platform).get(key))
+        allowed = adapters.coerce_allow_set(_extra(platforms, s.platform).get(key))
         if s.user_id in allowed or "*" in allowed:
             return Decision(True, "adapter-allow-from", yaml_key=key,
                             matched=s.user_id if s.user_id in allowed else "*")
@@ -93,15 +93,6 @@ class Authorizer020(Authorizer):
         return ("open" if opted or not cloud_allow_from(env, extra) else "allowlist"), "default"
 
 
-def coerce_allow_set(raw: Any) -> set[str]:
-    """`_coerce_allow_set`: a YAML list's items, or a scalar split on commas; each stripped, empties dropped."""
-    if raw is None:
-        return set()
-    if isinstance(raw, list):
-        return {str(part).strip() for part in raw if str(part).strip()}
-    return {part.strip() for part in str(raw).split(",") if part.strip()}
-
-
 def cloud_allow_from(env: dict[str, str], extra: Parsed) -> set[str]:
     """WhatsApp Cloud's DM allowlist as its 0.20.1 adapter builds it (digits of each entry)."""
     if "allow_from" in extra:
@@ -111,7 +102,7 @@ def cloud_allow_from(env: dict[str, str], extra: Parsed) -> set[str]:
     else:
         raw = env.get("WHATSAPP_CLOUD_ALLOW_FROM") or env.get("WHATSAPP_CLOUD_ALLOWED_USERS") or None
     found = set()
-    for entry in adapters._coerce_allow_list(raw):
+    for entry in adapters.coerce_allow_set(raw):
         found.add(re.sub(r"\D", "", entry.split("@", 1)[0]) or entry)
     return found
 
