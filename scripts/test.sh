@@ -12,7 +12,7 @@
 #   wheel (xdist_group) in one worker. Three on a 2-core machine: the Textual tests spend about half their time
 #   in Pilot's idle polling (20 ms sleeps), which a third worker fills (here: 123-140 s against 141-146 s with
 #   two, back to back). Add --durations=40 to see where the time goes.
-# The whole suite (CI, .ci/run):     scripts/test.sh
+# The whole suite (CI, .ci/run):     scripts/test.sh   (= -n 2 --dist loadgroup --durations=30, every test)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
 
@@ -50,6 +50,18 @@ cd "$hw_repo"
 if [ "${1:-}" = "--fast" ]; then
     shift
     set -- -m "not slow" -n 3 --dist loadgroup "$@"
+else
+    # The whole suite (no test paths given): on two workers, one per core. Its time is mostly the oracles (the
+    # real Hermes judging thousands of homes, CPU-bound), so a third worker would only wait; loadgroup keeps each
+    # version's repair sweep, the booted systemd and the built wheel in one worker. The slowest tests are listed
+    # at the end, so a run that grows says where. Tests named on the command line run in this process.
+    whole=1
+    for arg in "$@"; do
+        case "$arg" in tests*|*::*|*.py) whole=0 ;; esac
+    done
+    if [ "$whole" = 1 ]; then
+        set -- -n 2 --dist loadgroup --durations=30 "$@"
+    fi
 fi
 rc=0
 "$hw_venv/bin/python" -m pytest "$@" || rc=$?

@@ -33,7 +33,13 @@ for _folder in (TESTS, TESTS / "support"):  # `import oracle`, `from system.test
 
 # ---- end hermes oracle / conformance -----------------------------------------------------
 # ---- markers: `-m "not oracle and not tmux and not slow"` is the fast loop --------------------
-from oracle.fixtures import hermes_oracle, hermes_oracle_at, pytest_terminal_summary  # noqa: E402, F401
+from oracle.fixtures import (  # noqa: E402, F401  (the last three: the suites' counts, from xdist workers too)
+    hermes_oracle,
+    hermes_oracle_at,
+    pytest_sessionfinish,
+    pytest_terminal_summary,
+    pytest_testnodedown,
+)
 from service_box import box  # noqa: E402, F401  (the fake systemd machine: unit/, system/ and tui/ tests use it)
 
 CONFORMANCE = TESTS / "conformance"  # every test under it asks the real Hermes

@@ -51,14 +51,31 @@ def hermes_oracle(hermes_oracle_at):
     return hermes_oracle_at(HERMES_VERSION)
 
 
-def pytest_terminal_summary(terminalreporter):
+def _summary_lines() -> list[str]:
+    lines = []
     for version, counts in STATS.items():
         total = counts["generated"] + counts["hand_written"]
         if total:
-            terminalreporter.write_line(
-                f"hermes conformance: {total} homes compared with Hermes {version} "
-                f"({counts['generated']} generated, {counts['hand_written']} hand-written); "
-                f"oracle answered {counts['oracle_homes']} homes in {counts['oracle_seconds']:.1f}s"
-            )
-    for line in SUMMARY:
+            lines.append(f"hermes conformance: {total} homes compared with Hermes {version} "
+                         f"({counts['generated']} generated, {counts['hand_written']} hand-written); "
+                         f"oracle answered {counts['oracle_homes']} homes in {counts['oracle_seconds']:.1f}s")
+    return lines + SUMMARY
+
+
+_FROM_WORKERS: list[str] = []  # under pytest-xdist: what each worker's suites counted (the controller prints it)
+
+
+def pytest_sessionfinish(session):
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:  # an xdist worker: its terminal summary is never shown, so hand the lines over
+        workeroutput["hermes_summary"] = _summary_lines()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    _FROM_WORKERS.extend(getattr(node, "workeroutput", {}).get("hermes_summary", []))
+
+
+def pytest_terminal_summary(terminalreporter):
+    for line in _summary_lines() + _FROM_WORKERS:
         terminalreporter.write_line(line)
