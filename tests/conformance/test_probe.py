@@ -162,3 +162,34 @@ def test_each_version_has_its_own_venv(monkeypatch):
     assert oracle.venv_dir() == oracle.REPO / ".cache" / "oracle-venv"
     assert oracle.venv_dir("0.18.2") == oracle.REPO / ".cache" / "oracle-venv-0.18.2"
     assert oracle.venv_dir("0.17.0") == oracle.REPO / ".cache" / "oracle-venv-0.17.0"
+
+
+# Run inside the oracle venv: a batch over the given homes, printing sys.path's length after each one.
+_PATH_AFTER_EACH_HOME = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import probe
+probe._own_stdout()
+batch = probe.Batch()
+for home in sys.argv[2:]:
+    batch.evaluate(home)
+    print(len(sys.path), file=probe._OUT)
+"""
+
+
+@pytest.mark.parametrize("version", oracle.VERSIONS)
+def test_a_batch_starts_every_home_from_the_same_import_path(version, tmp_path):
+    """0.20 re-inserts entries into sys.path for every home; left to grow, each import of the next home searched
+    them all (the n-th home cost ~0.0012 n s more: a full repair sweep took 72 min). Every home starts from the
+    baseline's path, so what it leaves behind is the same each time."""
+    import subprocess
+
+    oracle.require_oracle(version)
+    source = BY_NAME["death-loop"].write(tmp_path / "src")
+    homes = [oracle.copy_home(source, tmp_path / f"h{i}") for i in range(4)]
+    run = subprocess.run([str(oracle.venv_python(version)), "-c", _PATH_AFTER_EACH_HOME, str(oracle.PROBE.parent),
+                          *map(str, homes)], env=oracle.clean_env(tmp_path), cwd=tmp_path, capture_output=True,
+                         text=True, timeout=300)
+    lengths = [int(line) for line in run.stdout.split()]
+    assert len(lengths) == len(homes), run.stderr[-2000:]
+    assert len(set(lengths)) == 1, f"sys.path grows from home to home: {lengths}"
