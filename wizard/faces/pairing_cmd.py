@@ -190,7 +190,8 @@ def preview(home: Path, profile: str, python: Path, platform: str, value: str, a
             lines.append(f"  Hermes also adds {who} to {allowlist_var} in .env (it mirrors approvals into a "
                          "configured allowlist).")
         return True, "\n".join(lines)
-    stored = approved_match(platform, value, view.files, view.authorizer.whatsapp_alias_platforms)
+    stored = approved_match(platform, value, view.files, view.authorizer.whatsapp_alias_platforms,
+                            view.authorizer.pairing_store_objects_only)
     if stored is None:
         return False, f"{visible(value)} is not paired on {platform}. Nothing changed. See: hermes-wizard pairing list"
     lines = [f"Revoke {visible(stored)} on {platform}? They lose access unless an allowlist or opt-in admits them."]

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from hermes_wizard.hermes.loader import plugins
 from hermes_wizard.hermes.loader.catalog import BUILTIN_ORDER, PLATFORMS, platform_value
 from hermes_wizard.hermes.loader.envfile import simple_parse
-from hermes_wizard.hermes.loader.envrules import FORCING_CREDENTIALS, api_server_from_env
+from hermes_wizard.hermes.loader.envrules import FORCING_CREDENTIALS, api_server_from_env, apply_relay
 from hermes_wizard.hermes.loader.gate import violations
 from hermes_wizard.hermes.loader.plugins import PLUGIN_ORDER, PLUGIN_ORDER_EXTRA, apply_yaml_hooks
 from hermes_wizard.hermes.loader.resolve import resolve, shared_keys
@@ -90,6 +90,16 @@ class Model:
         """The platforms the YAML phase's shared-key loop visits: the enum's members, then plugin-only names."""
         return BUILTIN_ORDER + PLUGIN_ORDER_EXTRA
 
+    def platform_extra(self, block: Parsed) -> dict[str, Any]:
+        """`PlatformConfig.from_dict`'s `extra` for a merged platform block (0.19: the block's `extra` mapping)."""
+        extra = block.get("extra", {})
+        return extra if isinstance(extra, dict) else {}
+
+    def promoted_keys(self, block: Parsed) -> dict[str, Any]:
+        """What the shared-key loop copies into `extra` from a top-level `<platform>:` block before its shared
+        keys (0.19: nothing)."""
+        return {}
+
     def shared_keys(self, name: str, block: Parsed) -> dict[str, Any]:
         """What the shared-key loop copies from a platform's YAML block into its `extra`."""
         return shared_keys(name, block)
@@ -97,6 +107,13 @@ class Model:
     def merge_more_platform_blocks(self, gateway_section: Any, platforms_data: Parsed,
                                    merge: Callable[[Any], None]) -> None:
         """Platform blocks merged after `gateway.platforms` and `platforms` (0.19: none)."""
+
+    # Session-reset policies (`session_reset`, gateway.json's `default_reset_policy`, `reset_by_type`,
+    # `reset_by_platform`) are built, so their values can crash the loader and the runner (the main line has none).
+    has_session_reset: bool = True
+    # The runner reads config.yaml again (with ${VAR} expanded) outside any guard, so a self-referencing alias
+    # crashes it (the main line's `_load_gateway_config` returns {} on any error instead).
+    runner_config_can_crash: bool = True
 
     def check_runner(self, gw_data: Any, from_json: Any, yaml_cfg: Any) -> None:
         """Raise a LoaderCrash where this version's `GatewayRunner.__init__` crashes on the config it built from
@@ -106,6 +123,14 @@ class Model:
 
     def check_env_overrides(self, environ: dict[str, str]) -> None:
         """Raise a LoaderCrash where this version's env override blocks crash (0.18+: nowhere)."""
+
+    # Before the main line (0.21), env credentials of WhatsApp Cloud, Home Assistant, e-mail, SMS, the webhooks,
+    # DingTalk, Feishu, WeCom, Weixin, BlueBubbles, QQ and Yuanbao enable their platform whatever YAML said.
+    explicit_disable_beats_env: bool = False
+
+    def apply_relay(self, platforms: dict[str, PlatformState], environ: dict[str, str]) -> None:
+        """The relay block, after the plugin enable pass (0.19: enabled by a URL, honoring an explicit disable)."""
+        apply_relay(platforms, environ)
 
     def api_server_from_env(self, platforms: dict[str, PlatformState], get: Callable[[str, str], str]) -> None:
         """The env override block of the API server (`API_SERVER_ENABLED`, `API_SERVER_KEY`)."""

@@ -112,6 +112,13 @@ class Authorizer:
     version = "0.19.0"
     # plugin platforms whose registry entry names their allowlist and allow-all variables
     registry_platforms: tuple[str, ...] = REGISTRY_PLATFORMS
+    # a sender `bob@host` also matches a list item `bob` (the main line compares the sender ID whole)
+    splits_sender_at_sign: bool = True
+    # SIMPLEX_ALLOWED_USERS matches a contact's display name too (the main line: its stable ID only, #44729)
+    simplex_matches_display_name: bool = True
+    # the pairing store reads an approved file that is not a JSON object (or cannot be parsed) as empty, where older
+    # versions iterate what it holds (a list, a string) or raise on it
+    pairing_store_objects_only: bool = False
 
     # --- reading the environment ---------------------------------------------------------------
     def auth_env(self, environ: dict[str, str], name: str) -> str:
@@ -162,7 +169,7 @@ class Authorizer:
         all_var = self.allow_all_env(p)
         if all_var and self.allow_all_on(env, all_var):
             return Decision(True, "platform-allow-all", all_var)
-        stored = approved_match(p, user_id, files, self.whatsapp_alias_platforms)
+        stored = approved_match(p, user_id, files, self.whatsapp_alias_platforms, self.pairing_store_objects_only)
         if stored is not None:
             return Decision(True, "pairing-approved", path=str(files.approved_for(p).path), matched=stored)
         crash = files.approved_for(p).crash
@@ -204,7 +211,7 @@ class Authorizer:
             var = next(v for v, raw in lists if "*" in _items(raw))
             return Decision(True, "allowlist-wildcard", var, matched="*")
         check = {user_id}
-        if "@" in user_id:
+        if "@" in user_id and self.splits_sender_at_sign:
             check.add(user_id.split("@")[0])
         by_item: dict[str, str] = {}  # what Hermes compares -> the list item it came from
         for item in allowed:
@@ -219,7 +226,7 @@ class Authorizer:
             check |= expand_whatsapp(user_id, files)
             if normalize_whatsapp(user_id):
                 check.add(normalize_whatsapp(user_id))
-        if p == "simplex" and s.user_name:
+        if p == "simplex" and s.user_name and self.simplex_matches_display_name:
             check.add(s.user_name)
         hits = sorted(check & set(by_item))
         if hits:

@@ -64,18 +64,21 @@ def pairing_aliases(platform: str, user_id: Any, files: AccessFiles,
     return aliases
 
 
-def stored_ids(data: Any) -> list[Any]:
-    """What `for approved_user_id in approved` iterates; TypeError where Hermes's loop raises."""
+def stored_ids(data: Any, objects_only: bool = False) -> list[Any]:
+    """What `for approved_user_id in approved` iterates; TypeError where Hermes's loop raises.  `objects_only`: the
+    store reads a file that is not a JSON object as empty (the main line's `_load_approved`)."""
+    if objects_only:
+        return list(data) if isinstance(data, dict) else []
     if isinstance(data, (dict, list, str)):
         return list(data)
     raise TypeError(f"'{type(data).__name__}' object is not iterable")
 
 
 def approved_match(platform: str, user_id: str, files: AccessFiles,
-                   whatsapp_like: tuple[str, ...] = WHATSAPP_IDENTITY) -> str | None:
+                   whatsapp_like: tuple[str, ...] = WHATSAPP_IDENTITY, objects_only: bool = False) -> str | None:
     """`PairingStore.is_approved`: the stored ID that matches `user_id`, or None."""
     mine = pairing_aliases(platform, user_id, files, whatsapp_like)
-    for stored in stored_ids(files.approved_for(platform).data):
+    for stored in stored_ids(files.approved_for(platform).data, objects_only):
         theirs = pairing_aliases(platform, stored, files, whatsapp_like)
         if mine and theirs and mine & theirs:
             return str(stored)

@@ -96,7 +96,9 @@ def apply_env_overrides(platforms: dict[str, PlatformState], environ: dict[str, 
         return state
 
     def force(name: str) -> PlatformState:
-        """Enables whatever YAML said (weixin, wecom, feishu, ...)."""
+        """Enables whatever YAML said (weixin, wecom, feishu, ...); from the main line on, as `enable_from_env`."""
+        if model.explicit_disable_beats_env:
+            return enable_from_env(name)
         state = ensure(name)
         state.enabled = True
         return state
@@ -117,7 +119,7 @@ def apply_env_overrides(platforms: dict[str, PlatformState], environ: dict[str, 
         if wa_raw.lower() in {"false", "0", "no"}:
             platforms["whatsapp"].enabled = False
         elif enabled_flag(wa_raw):
-            platforms["whatsapp"].enabled = True
+            force("whatsapp")
     elif enabled_flag(wa_raw):
         platforms["whatsapp"] = PlatformState(enabled=True)
 
@@ -172,7 +174,7 @@ def apply_env_overrides(platforms: dict[str, PlatformState], environ: dict[str, 
     if graph_enabled or "msgraph_webhook" in platforms or graph_any:
         state = ensure("msgraph_webhook")
         if graph_enabled:
-            state.enabled = True
+            force("msgraph_webhook")
         if get("MSGRAPH_WEBHOOK_CLIENT_STATE", ""):
             state.extra["client_state"] = get("MSGRAPH_WEBHOOK_CLIENT_STATE")
 
@@ -233,7 +235,8 @@ def apply_env_overrides(platforms: dict[str, PlatformState], environ: dict[str, 
             if get(env_name):
                 state.extra[key] = get(env_name)
 
-    for env_name, key in (("SESSION_IDLE_MINUTES", "idle_minutes"), ("SESSION_RESET_HOUR", "at_hour")):
+    for env_name, key in (("SESSION_IDLE_MINUTES", "idle_minutes"), ("SESSION_RESET_HOUR", "at_hour")) \
+            if model.has_session_reset else ():
         if raw := get(env_name, ""):
             try:
                 reset[key] = int(raw)

@@ -87,20 +87,20 @@ def lay_over(yaml_cfg: Parsed, gateway_section: Any, gw_data: Any, profile_route
 
 
 def check_values(gw_data: Any, from_json: Any, profile_routes: bool,
-                 known: Callable[[object], str | None] = platform_value) -> None:
+                 known: Callable[[object], str | None] = platform_value, session_reset: bool = True) -> None:
     """Raise where `from_dict` crashes on `gw_data`; `from_json` is gateway.json as read (it tells which
     values came from there), `profile_routes` whether this Hermes parses them (0.19 on), `known` its
-    `Platform(name)` (the model's `platform_value`)."""
+    `Platform(name)` (the model's `platform_value`), `session_reset` whether it builds reset policies."""
     if not isinstance(gw_data, dict):
         return  # 0.19 coerces it to {}; 0.18's own check (v0_18.loader.check_from_dict) has raised already
     original = from_json if isinstance(from_json, dict) else {}
-    for group in ("reset_by_type", "reset_by_platform"):
+    for group in ("reset_by_type", "reset_by_platform") if session_reset else ():
         policies = gw_data.get(group)
         for name, policy in (policies.items() if isinstance(policies, dict) else ()):
             if group == "reset_by_platform" and known(name) is None:
                 continue  # Platform(name) raises ValueError first, which from_dict skips
             _check_exclude(policy, (group, str(name)), in_json=True)
-    if "default_reset_policy" in gw_data:
+    if session_reset and "default_reset_policy" in gw_data:
         policy = gw_data["default_reset_policy"]
         _check_exclude(policy, ("default_reset_policy",), in_json=policy is original.get("default_reset_policy"))
     if "sessions_dir" in gw_data and not isinstance(gw_data["sessions_dir"], str):

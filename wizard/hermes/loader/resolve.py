@@ -62,12 +62,13 @@ def resolve(snapshot: Snapshot, facts: plugins.HostFacts, model: Model) -> Effec
     try:
         model.check_from_dict(gw_data)
         effective.platforms = _from_dict(gw_data, model)
-        gwdata.check_values(gw_data, snapshot.gateway_json.data, model.parses_profile_routes, model.platform_value)
-        reset = _reset_policy(gw_data)
+        gwdata.check_values(gw_data, snapshot.gateway_json.data, model.parses_profile_routes, model.platform_value,
+                            model.has_session_reset)
+        reset = _reset_policy(gw_data) if model.has_session_reset else {}
         model.check_env_overrides(environ)
         envrules.apply_env_overrides(effective.platforms, environ, reset, model)
         plugins.enable_pass(effective.platforms, environ, facts, snapshot.env.simple_values, model)
-        envrules.apply_relay(effective.platforms, environ)
+        model.apply_relay(effective.platforms, environ)
         for state in effective.platforms.values():
             state.extra.pop("_enabled_explicit", None)
         _validate(effective, reset)
@@ -80,7 +81,8 @@ def resolve(snapshot: Snapshot, facts: plugins.HostFacts, model: Model) -> Effec
     before = _env_blocker(snapshot) or _import_blocker(snapshot)
     if before is not None:
         _crashed(effective, LoaderCrash(*before))
-    elif effective.crash is None and (runner := _runner_blocker(snapshot)) is not None:
+    elif (effective.crash is None and model.runner_config_can_crash
+          and (runner := _runner_blocker(snapshot)) is not None):
         _crashed(effective, LoaderCrash(*runner))
     elif effective.crash is None:
         try:
@@ -189,7 +191,7 @@ def _yaml_phase(yaml_cfg: Any, gw_data: Any, environ: dict[str, str], effective:
                     break
         if not isinstance(block, dict):
             continue
-        bridged = model.shared_keys(name, block)
+        bridged = {**(model.promoted_keys(block) if toplevel else {}), **model.shared_keys(name, block)}
         has_overrides = "channel_overrides" in block
         if has_overrides and isinstance(block.get("channel_overrides"), dict):
             plugins.ensure_extra(platforms_data, name)
@@ -257,13 +259,12 @@ def _from_dict(gw_data: Any, model: Model) -> dict[str, PlatformState]:
             home = dict(home)
         else:
             home = None
-        extra = block.get("extra", {})
         platforms[value] = PlatformState(
             enabled=envrules.coerce_bool(block.get("enabled"), False),
             token=block.get("token"),
             api_key=block.get("api_key"),
             home_channel=home,
-            extra=extra if isinstance(extra, dict) else {},
+            extra=model.platform_extra(block),
         )
     return platforms
 
@@ -284,8 +285,9 @@ def _validate(effective: Effective, reset: dict[str, Any]) -> None:
     """`_validate_gateway_config`: the same comparisons and `.strip()` calls, so a value that
     crashes Hermes (a string `at_hour`, an integer token) raises here too; placeholder
     tokens disable their platform."""
-    0 <= reset["at_hour"] <= 23  # noqa: B015 — evaluated for the TypeError Hermes would hit
-    reset["idle_minutes"] <= 0  # noqa: B015
+    if reset:  # a Hermes without reset policies (the main line) compares nothing
+        0 <= reset["at_hour"] <= 23  # noqa: B015 — evaluated for the TypeError Hermes would hit
+        reset["idle_minutes"] <= 0  # noqa: B015
     for name, state in effective.platforms.items():
         spec = PLATFORMS.get(name)
         if not state.enabled or not spec or not spec.token_env or state.token is None:

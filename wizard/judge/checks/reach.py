@@ -145,7 +145,7 @@ def nobody_waiting(ctx: Context) -> list[str]:
         if any(violation.platform == name for violation in ctx.violations):
             continue  # it refuses to start: HW101 says what matters
         try:
-            approved = stored_ids(files.approved_for(name).data)
+            approved = stored_ids(files.approved_for(name).data, auth.pairing_store_objects_only)
         except TypeError:
             continue
         pending = files.pending.get(name)
