@@ -99,14 +99,33 @@ def test_doctor_fix_yes_never_respells_an_allow_all(tmp_path, capsys):
     assert "--open-policy optin" in out and "Verified: the gateway will start (weixin)" in out
 
 
+def judged_as(home: Path, version: str):
+    from hermes_wizard.hermes.loader.plugins import HostFacts
+    from hermes_wizard.hermes.versions import judgement
+
+    facts = HostFacts.detect(home)
+    facts.hermes = judgement(version, None, "given")
+    return evaluate(home, facts=facts)
+
+
 def test_weixin_without_token_is_disabled_by_commenting_out_its_credentials(tmp_path):
+    """Up to 0.20.1 Weixin's env credentials enable it whatever YAML says: they are commented out."""
     home = home_with(tmp_path, "WEIXIN_ACCOUNT_ID=bot@im.bot\nWEIXIN_DM_POLICY=open\nTELEGRAM_BOT_TOKEN=123:abcdef\n")
-    repair = plan_repairs(evaluate(home))
+    repair = plan_repairs(judged_as(home, "0.20.1"))
     assert {c.key: c.action for c in repair.plan.changes} == {"WEIXIN_ACCOUNT_ID": "disable"}
     assert repair.after.would_start
     assert [r.name for r in repair.after.rows if r.enabled] == ["telegram"]
-    keep = plan_repairs(evaluate(home), RepairOptions(dead_transport="keep"))
+    keep = plan_repairs(judged_as(home, "0.20.1"), RepairOptions(dead_transport="keep"))
     assert keys(keep) == {(".env", "WEIXIN_DM_POLICY"): "pairing"}
+
+
+def test_on_the_main_line_an_explicit_disable_keeps_the_credentials(tmp_path):
+    """From 0.21 an explicit `enabled: false` beats env credentials: the repair writes it and leaves .env alone."""
+    home = home_with(tmp_path, "WEIXIN_ACCOUNT_ID=bot@im.bot\nWEIXIN_DM_POLICY=open\nTELEGRAM_BOT_TOKEN=123:abcdef\n")
+    repair = plan_repairs(judged_as(home, "0.21.3"))
+    assert keys(repair) == {("config.yaml", "platforms.weixin.enabled"): "false"}
+    assert repair.after.would_start
+    assert [r.name for r in repair.after.rows if r.enabled] == ["telegram"]
 
 
 def test_whatsapp_enabled_only_by_yaml_extras_needs_yaml_disable(tmp_path):

@@ -57,12 +57,31 @@ def test_the_repairs_opt_in_needs_each_platforms_name_typed(demo):
     assert "WEIXIN_ALLOW_ALL_USERS" not in env_after(session)
 
 
+def judged_as(home, version: str):
+    from hermes_wizard.hermes.loader.plugins import HostFacts
+    from hermes_wizard.hermes.versions import judgement
+
+    facts = HostFacts.detect(home)
+    facts.hermes = judgement(version, None, "given")
+    return evaluate(home, facts=facts)
+
+
 def test_disabled_turns_an_env_enabled_platform_off(demo):
-    """Weixin is enabled by its credentials in .env: "disabled" comments them out (reversibly), so the
-    platform and its open policy are gone for Hermes (the DISABLE change used to be dropped as a no-op)."""
-    session = Session(evaluate(demo))
+    """Up to 0.20.1 Weixin is enabled by its credentials in .env whatever YAML says: "disabled" comments them out
+    (reversibly), so the platform and its open policy are gone for Hermes (the DISABLE change used to be dropped
+    as a no-op)."""
+    session = Session(judged_as(demo, "0.20.1"))
     session.set_access("weixin", "disabled")
     assert "#hermes-wizard-off: WEIXIN_TOKEN=" in env_after(session)
+    assert not any(f.platform == "weixin" and f.code == "HW101" for f in session.outlook().findings)
+
+
+def test_disabled_on_the_main_line_is_an_explicit_yaml_disable(demo):
+    """From 0.21 an explicit `enabled: false` beats env credentials: the credentials stay, YAML says off."""
+    session = Session(judged_as(demo, "0.21.3"))
+    session.set_access("weixin", "disabled")
+    assert env_after(session) == "" and [(c.file, c.key, c.after) for c in session.plan().changes] == [
+        ("config.yaml", "platforms.weixin.enabled", "false")]
     assert not any(f.platform == "weixin" and f.code == "HW101" for f in session.outlook().findings)
 
 

@@ -43,10 +43,11 @@ def test_every_modelled_version_has_its_model():
 
 
 def test_version_rules():
-    assert MODELLED[-1] == "0.20.1" and is_modelled("0.20.1") and is_modelled("0.19.0") and is_modelled("0.19")
+    assert MODELLED[-1] == "0.21.3" and is_modelled("0.21.3") and is_modelled("0.20.1") and is_modelled("0.19")
     assert not is_modelled("0.19.0rc1") and not is_modelled("0.19.0+fork") and not is_modelled("0.20.0")
     # 0.20.0 is older than the 0.20.1 model: the older model judges it; anything newer, the newest
-    assert nearest_model("0.20.0") == "0.19.0" and nearest_model("0.21.3") == MODELLED[-1]
+    assert nearest_model("0.20.0") == "0.19.0" and nearest_model("0.21.0") == "0.20.1"
+    assert nearest_model("0.22.2") == MODELLED[-1] and not is_modelled("0.22.2")
     assert nearest_model("garbage") == MODELLED[-1]
     assert nearest_model("0.1.0") == MODELLED[0] == "0.17.0" and not is_modelled("0.16.3")
     assert nearest_model("0.17.4") == "0.17.0" and is_modelled("0.17.0") and not is_modelled("0.17.4")

@@ -21,6 +21,7 @@ MODEL_CLASSES = {
     "0.18.2": ("hermes_wizard.hermes.v0_18.model", "Hermes0182"),
     "0.19.0": ("hermes_wizard.hermes.v0_19.model", "Hermes019"),
     "0.20.1": ("hermes_wizard.hermes.v0_20.model", "Hermes0201"),
+    "0.21.3": ("hermes_wizard.hermes.v0_21.model", "Hermes0213"),
 }
 _LOADED: dict[str, Model] = {}
 

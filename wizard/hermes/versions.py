@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from hermes_wizard.core.values import Value
 
-MODELLED: tuple[str, ...] = ("0.17.0", "0.18.0", "0.18.1", "0.18.2", "0.19.0", "0.20.1")  # oldest first
+MODELLED: tuple[str, ...] = ("0.17.0", "0.18.0", "0.18.1", "0.18.2", "0.19.0", "0.20.1", "0.21.3")  # oldest first
 FIRST_REFUSING = (0, 18, 0)  # the open-policy startup refusal arrived in 0.18.0
 FIRST_REFUSING_NAME = ".".join(map(str, FIRST_REFUSING))  # as the explanations say it
 NEWEST = MODELLED[-1]
