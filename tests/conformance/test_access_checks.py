@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from oracle import VERSIONS, require_oracle
+from oracle import VERSIONS, model_version, require_oracle
 from oracle.authz import ask
 from oracle.compare import _environ
 
@@ -101,7 +101,7 @@ def test_reach_finding_and_hermes_agree(case, version, hermes_says, hermes_oracl
 
     out = io.StringIO()
     with _environ(hermes_oracle_at(version).host_env()), contextlib.redirect_stdout(out):
-        main(["check", "--home", str(home), "--format", "json", "--hermes-version", version])
+        main(["check", "--home", str(home), "--format", "json", "--hermes-version", model_version(version)])
     codes = [finding["code"] for finding in json.loads(out.getvalue())["findings"]]
     assert (code in codes) is _fires_for(version, case, fires), codes
     if code == "HW172" and fires:

@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 
 import pytest
-from oracle import VERSIONS, missing_reason, require_oracle
+from oracle import VERSIONS, missing_reason, model_version, require_oracle
 from oracle.authz import ask
 from oracle.compare import _environ
 
@@ -59,7 +59,9 @@ CASES = {
     # a sender "a@b" also matches an allowlisted "a"
     "at-splits-the-sender": ({".env": "SIGNAL_HTTP_URL=http://127.0.0.1:1\nSIGNAL_ACCOUNT=+15550001111\n"
                                       "SIGNAL_ALLOWED_USERS=bob\n"},
-                             _sender("signal", "bob@host"), (True, "allowlist")),
+                             _sender("signal", "bob@host"),
+                             {v: (True, "allowlist") for v in ("0.19.0", "0.18.2", "0.20.1")}
+                             | {"0.22.2": (False, "not-allowlisted")}),  # the main line compares the ID whole
     # WhatsApp: a +number in the list matches the sender's JID with a device suffix
     "whatsapp-plus-and-jid": ({".env": WA + "WHATSAPP_ALLOWED_USERS=+15551234567\n"},
                               _sender("whatsapp", "15551234567:12@s.whatsapp.net"), (True, "allowlist")),
@@ -164,7 +166,8 @@ CASES = {
                                 {"0.20.1": (True, "platform-allow-all")}),
     # SimpleX also matches the sender's display name
     "simplex-display-name": ({".env": "SIMPLEX_ALLOWED_USERS=alice\n"}, _sender("simplex", "42", user_name="alice"),
-                             (True, "allowlist")),
+                             {v: (True, "allowlist") for v in ("0.19.0", "0.18.2", "0.20.1")}
+                             | {"0.22.2": (False, "not-allowlisted")}),  # main line: contact IDs only (#44729)
 }
 
 
@@ -225,7 +228,7 @@ def test_hermes_decides_as_pinned(case, version, hermes_answers, hermes_oracle_a
     from hermes_wizard.faces.cli import main
 
     argv = ["access", "--home", str(home), sender["platform"], sender["user_id"] or "", "--chat",
-            sender["chat_type"], "--format", "json", "--hermes-version", version]
+            sender["chat_type"], "--format", "json", "--hermes-version", model_version(version)]
     argv += ["--chat-id", sender["chat_id"]] if sender["chat_id"] else []
     argv += ["--bot"] if sender["is_bot"] else []
     argv += ["--name", sender["user_name"]] if sender["user_name"] else []
@@ -245,7 +248,7 @@ def test_hermes_decides_as_pinned(case, version, hermes_answers, hermes_oracle_a
 NEW_STORE = {"platforms/pairing/telegram-approved.json": '{"5": {}}'}
 STORE_FOLDERS = {
     "new-folder-only": (NEW_STORE, {"0.19.0": "platforms/pairing", "0.18.2": "platforms/pairing",
-                                    "0.20.1": "platforms/pairing",
+                                    "0.20.1": "platforms/pairing", "0.22.2": "platforms/pairing",
                                     "0.17.0": "pairing"}),
     "both-folders": ({**NEW_STORE, "pairing/telegram-approved.json": '{"1": {}}'}, "pairing"),
     "managed-makes-nothing": ({**NEW_STORE, ".managed": ""}, "platforms/pairing"),
@@ -276,7 +279,7 @@ def test_pairing_store_folder_is_the_real_gateways(version, tmp_path, hermes_ora
         assert answer["pairing_dir"] == want, f"{name}: the authz probe's runner opened {answer['pairing_dir']}"
         with _environ(host_env):
             facts = HostFacts.detect(home, str(venv_python(version)), dict(os.environ))
-            facts.hermes = judgement(version, None, "given")
+            facts.hermes = judgement(model_version(version), None, "given")
             ours = load_view(home, facts=facts).files.pairing_dir
         assert os.path.relpath(ours, home) == want, f"{name}: our {version} model reads {ours}"
 
@@ -293,7 +296,7 @@ INTAKE_CASES = {
     "wecom-adapter-list-at-intake": (
         {".env": "WECOM_BOT_ID=aibot-1\nWECOM_SECRET=s3cr3t-wecom\n",
          "config.yaml": "platforms:\n  wecom:\n    extra:\n      dm_policy: allowlist\n      allow_from: [alice]\n"},
-        _sender("wecom", "bob"), True, False, {"0.20.1": (False, False)}),
+        _sender("wecom", "bob"), True, False, {"0.20.1": (False, False), "0.22.2": (False, False)}),
 }
 
 
@@ -310,8 +313,8 @@ def test_adapter_intake_as_pinned(case, version, tmp_path, hermes_oracle_at):
 
     out = io.StringIO()
     argv = ["access", "--home", str(home), sender["platform"], sender["user_id"], "--chat", sender["chat_type"],
-            "--format", "json", "--hermes-version", version] + (["--chat-id", sender["chat_id"]] if sender["chat_id"]
-                                                                 else [])
+            "--format", "json", "--hermes-version", model_version(version)]
+    argv += ["--chat-id", sender["chat_id"]] if sender["chat_id"] else []
     with _environ(hermes_oracle_at(version).host_env()), contextlib.redirect_stdout(out):
         main(argv)
     data = json.loads(out.getvalue())

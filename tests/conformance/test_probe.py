@@ -188,7 +188,8 @@ def test_a_batch_starts_every_home_from_the_same_import_path(version, tmp_path):
     source = BY_NAME["death-loop"].write(tmp_path / "src")
     homes = [oracle.copy_home(source, tmp_path / f"h{i}") for i in range(4)]
     run = subprocess.run([str(oracle.venv_python(version)), "-c", _PATH_AFTER_EACH_HOME, str(oracle.PROBE.parent),
-                          *map(str, homes)], env=oracle.clean_env(tmp_path), cwd=tmp_path, capture_output=True,
+                          *map(str, homes)], env=oracle.clean_env(tmp_path, version=version), cwd=tmp_path,
+                         capture_output=True,
                          text=True, timeout=300)
     lengths = [int(line) for line in run.stdout.split()]
     assert len(lengths) == len(homes), run.stderr[-2000:]

@@ -146,4 +146,5 @@ def test_only_versions_with_the_refusal_are_asked_about_it():
 
     assert {v: m.has_startup_refusal for v, m in all_models().items()} == {
         v: refuses_open_policies(v) for v in all_models()}
-    assert set(oracle.REFUSING_VERSIONS) == {v for v in oracle.VERSIONS if all_models()[v].has_startup_refusal}
+    assert set(oracle.REFUSING_VERSIONS) == {
+        v for v in oracle.VERSIONS if all_models()[oracle.model_version(v)].has_startup_refusal}

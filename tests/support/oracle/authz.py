@@ -27,7 +27,7 @@ def ask(version: str, requests: list[tuple[Path, list[dict]]], scratch: Path) ->
         lines.append(json.dumps({"home": str(copy), "senders": senders}))
     proc = subprocess.run(
         [str(venv_python(version)), str(AUTHZ_PROBE)], input="\n".join(lines) + "\n",
-        env=clean_env(scratch), cwd=work, capture_output=True, text=True, timeout=TIMEOUT * 5,
+        env=clean_env(scratch, version=version), cwd=work, capture_output=True, text=True, timeout=TIMEOUT * 5,
     )
     answers = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
     if proc.returncode != 0 or len(answers) != len(requests):

@@ -38,12 +38,15 @@ import probe
 OWN_POLICY = ("whatsapp", "whatsapp_cloud", "weixin", "wecom", "qqbot", "yuanbao")
 # The adapter classes, for when `_create_adapter` declines because this venv lacks the platform's SDK
 # (aiohttp, cryptography...): the oracle models a host that has it, where the adapter would be built.
-# WhatsApp and WeCom are plugins from 0.18.0 on, core adapters in 0.17.0: the first module that exists.
+# WhatsApp and WeCom are plugins from 0.18.0 on, core adapters in 0.17.0: the first module that exists (the main-line
+# fork imports its bundled plugins under another namespace: then straight from the wheel's plugins/ package).
 ADAPTER_CLASSES = {
-    "whatsapp": (("hermes_plugins.whatsapp_platform.adapter", "gateway.platforms.whatsapp"), "WhatsAppAdapter"),
+    "whatsapp": (("hermes_plugins.whatsapp_platform.adapter", "plugins.platforms.whatsapp.adapter",
+                  "gateway.platforms.whatsapp"), "WhatsAppAdapter"),
     "whatsapp_cloud": (("gateway.platforms.whatsapp_cloud",), "WhatsAppCloudAdapter"),
     "weixin": (("gateway.platforms.weixin",), "WeixinAdapter"),
-    "wecom": (("hermes_plugins.wecom_platform.adapter", "gateway.platforms.wecom"), "WeComAdapter"),
+    "wecom": (("hermes_plugins.wecom_platform.adapter", "plugins.platforms.wecom.adapter", "gateway.platforms.wecom"),
+              "WeComAdapter"),
     "qqbot": (("gateway.platforms.qqbot.adapter",), "QQAdapter"),
     "yuanbao": (("gateway.platforms.yuanbao",), "YuanbaoAdapter"),
 }

@@ -25,6 +25,9 @@ import os
 import stat
 from pathlib import Path
 
+from . import model_version
+from .fork_differences import set_aside
+
 
 @contextlib.contextmanager
 def _environ(overrides: dict | None):
@@ -65,7 +68,7 @@ def run_ours(home: Path, host_env: dict | None = None, version: str | None = Non
 
 def version_args(version: str | None) -> list[str]:
     """The CLI arguments that make our side judge for Hermes *version* (none: the detected/newest one)."""
-    return ["--hermes-version", version] if version else []
+    return ["--hermes-version", model_version(version)] if version else []
 
 
 def _enabled(ours: dict) -> set[str]:
@@ -140,6 +143,8 @@ def assert_conforms(home: Path, oracle_answer: dict, label: str = "", host_env: 
                     version: str | None = None) -> None:
     rc, ours, raw = run_ours(home, host_env, version)
     problems = mismatches(rc, ours, oracle_answer)
+    if problems and version is not None and set_aside(version, home) is not None:
+        return  # a fork deciding otherwise than upstream's text, named and counted (fork_differences.py)
     if problems:
         raise AssertionError(report(home, rc, ours, raw, oracle_answer, problems, label, version))
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pytest
 
-from . import HERMES_VERSION, VERSIONS, Oracle, require_oracle
+from . import HERMES_VERSION, VERSIONS, Oracle, fork_differences, require_oracle
 
 
 def _counts() -> dict:
@@ -59,7 +59,7 @@ def _summary_lines() -> list[str]:
             lines.append(f"hermes conformance: {total} homes compared with Hermes {version} "
                          f"({counts['generated']} generated, {counts['hand_written']} hand-written); "
                          f"oracle answered {counts['oracle_homes']} homes in {counts['oracle_seconds']:.1f}s")
-    return lines + SUMMARY
+    return lines + fork_differences.summary_lines() + SUMMARY
 
 
 _FROM_WORKERS: list[str] = []  # under pytest-xdist: what each worker's suites counted (the controller prints it)

@@ -45,7 +45,7 @@ def run_gateway(home: Path, scratch: Path, *, stop_after_check: bool = False,
     scratch.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="gateway-", dir=scratch))
     copy = copy_home(Path(home), work / "home")
-    env = clean_env(scratch, hermes_home=copy, node=node)
+    env = clean_env(scratch, hermes_home=copy, node=node, version=version)
     report = work / "report.json"
     if stop_after_check:
         env["PYTHONPATH"] = str(HOOK_DIR)

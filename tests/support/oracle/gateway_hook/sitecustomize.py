@@ -27,7 +27,10 @@ _REPORT = os.environ.get("ORACLE_GATEWAY_REPORT")
 def _report(reason, config) -> None:
     order = [p.value for p, c in getattr(config, "platforms", {}).items() if c.enabled]
     pairing = sys.modules.get("gateway.pairing")
-    pairing_dir = str(pairing.PAIRING_DIR) if pairing is not None else None
+    folder = getattr(pairing, "PAIRING_DIR", None)
+    if folder is None and hasattr(pairing, "_default_pairing_dir"):  # the main line resolves it lazily
+        folder = pairing._default_pairing_dir()
+    pairing_dir = str(folder) if folder is not None else None
     with open(_REPORT, "w", encoding="utf-8") as fh:
         json.dump({"reason": reason, "order": order, "pairing_dir": pairing_dir}, fh)
     os._exit(0)
