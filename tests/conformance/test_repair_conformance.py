@@ -804,6 +804,9 @@ def test_repaired_demo_home_gets_past_the_real_gateway(version, tmp_path):
     #    no messaging SDKs in the oracle venv, no network.) Output is read by a thread so the pipe never fills.
     scratch = tmp_path / "unhooked"
     copy = oracle.copy_home(home, scratch / "home")
+    # The demo home keeps its loop's last record (startup_failed); the main line updates that file in place, its
+    # own pid first, so the old verdict would pass for this run's: only this run's record is read.
+    (copy / "gateway_state.json").unlink(missing_ok=True)
     proc = subprocess.Popen([str(oracle.hermes_command(version)), "gateway", "run"],
                             env=oracle.clean_env(scratch, hermes_home=copy, version=version), cwd=scratch,
                             text=True,

@@ -16,7 +16,8 @@ What changed, each read in upstream's text and asked of the fork:
   at an older commit, 0060041e, which still has them).
 - The runner's own read of config.yaml (gateway/run.py `_load_gateway_config`) fails open ({} on any error), so a
   self-referencing YAML alias no longer crashes the start (0.19/0.20: RecursionError in `${VAR}` expansion).
-- Authorization (`authz`): allowlists match the sender's ID whole, SimpleX by contact ID only.
+- Authorization (`authz`, imported lazily in `authorizer()`, as 0.20's is: only `access` and its checks pay for
+  it): allowlists match the sender's ID whole, SimpleX by contact ID only.
 - The relay is exclusive (`relay`): a `GATEWAY_RELAY_URL` in the environment switches every other messaging
   platform off.
 
