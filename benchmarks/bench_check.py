@@ -15,6 +15,7 @@ the command; each ratio target is therefore also judged on CPU time, the command
   all-profiles   python -m hermes_wizard check --all-profiles --home ROOT   (100 profiles)
   gate-refuse    python -m hermes_wizard check --gate --home DEMO   (the ExecCondition= gate: exit 78)
   gate-pass      python -m hermes_wizard check --gate --home HEALTHY   (DEMO repaired; exit 0)
+  gate-refuse-0.19  the refusing gate judged as Hermes 0.19.0 (the others: as the newest model, 0.21.3)
   platform-keys-10k / -100k   check on DEMO with 10k / 100k unknown `platforms:` keys (linear, bounded)
   hermes         <oracle venv>/bin/hermes gateway run   (real Hermes 0.19.0 reaching its refusal)
 
@@ -104,6 +105,10 @@ def benches(tmp: Path, args) -> list[Bench]:
               expect_rc(78)),
         Bench("gate-pass", lambda: [*check, "--gate", "--home", str(healthy)], env, args.rounds,
               expect_rc(0)),
+        # The same gate judged by an older model beside the newest (the main line, the default above): what a
+        # model costs is its own modules, so the two are measured side by side.
+        Bench("gate-refuse-0.19", lambda: [*check, "--gate", "--home", str(demo), "--hermes-version", "0.19.0"],
+              env, args.rounds, expect_rc(78)),
     ]
     # Many platform keys (issue 8 item 11): the cost must grow linearly, memory stay bounded.
     for keys, rounds in ((10_000, max(1, args.rounds // 5)), (100_000, 1)):
