@@ -114,6 +114,9 @@ class Model:
     # The runner reads config.yaml again (with ${VAR} expanded) outside any guard, so a self-referencing alias
     # crashes it (the main line's `_load_gateway_config` returns {} on any error instead).
     runner_config_can_crash: bool = True
+    # config.yaml is parsed by ruamel (the main line's hermes_yaml), which rejects a key written twice in one
+    # mapping: the YAML phase then falls back to .env and gateway.json alone (PyYAML keeps the last)
+    yaml_rejects_duplicate_keys: bool = False
 
     def check_runner(self, gw_data: Any, from_json: Any, yaml_cfg: Any) -> None:
         """Raise a LoaderCrash where this version's `GatewayRunner.__init__` crashes on the config it built from

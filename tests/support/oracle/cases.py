@@ -344,6 +344,8 @@ RUNNER_CASES = [
        **{"gateway.json": '{"default_reset_policy": {"bg_process_max_age_hours": [1]}}'}),
 ]
 CASES += RUNNER_CASES
+# config.yaml with a key written twice: PyYAML keeps the last (0.17-0.20), the main line's ruamel rejects the file
+CASES += [_c("yaml-duplicate-key", W, "weixin:\n  dm_policy: open\nmodel: x\nmodel: y\n", expect=REFUSE_WX)]
 
 BY_NAME = {c.name: c for c in CASES}
 
@@ -368,6 +370,7 @@ MAIN_LINE_ANSWERS = {
         "runner-bg-age-date", "runner-bg-age-nested", "runner-bg-age-gateway-json",
         "runner-bg-age-gateway-json-under-empty-yaml-policy")},
     "runner-bg-age-quoted-number-before-refusal": REFUSE_WX,
+    "yaml-duplicate-key": (True, None, {"weixin"}),  # ruamel rejects the file: its open policy is never read
 }
 for _name, _answer in MAIN_LINE_ANSWERS.items():
     BY_NAME[_name].expect_by[V22] = _answer

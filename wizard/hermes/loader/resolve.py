@@ -56,6 +56,8 @@ def resolve(snapshot: Snapshot, facts: plugins.HostFacts, model: Model) -> Effec
         try:
             if yaml_file.error is not None:
                 raise ValueError(f"{yaml_file.error.message} ({yaml_file.error.where()})")
+            if model.yaml_rejects_duplicate_keys and (twice := yaml_file.duplicate_key()) is not None:
+                raise ValueError(f"DuplicateKeyError: found duplicate key {twice[0]!r} (line {twice[1]})")
             _yaml_phase(yaml_file.data or {}, gw_data, environ, effective, model)
         except Exception as exc:  # Hermes: "Failed to process config.yaml — falling back"
             effective.yaml_fallback = f"{type(exc).__name__}: {exc}"

@@ -87,6 +87,30 @@ class YamlFile(Compared):
             line, node = found
         return line
 
+    def duplicate_key(self) -> tuple[str, int] | None:
+        """The first key written twice in one mapping, and the 1-based line of its second use, or None.  PyYAML
+        keeps the last; ruamel (the main line's `hermes_yaml`) rejects the document.  Walked on demand: only a
+        model that reads config.yaml with ruamel asks, so the gate of any other pays nothing."""
+        seen_nodes: set[int] = set()
+        stack = [self._root] if self._root is not None else []
+        while stack:
+            node = stack.pop()
+            if id(node) in seen_nodes or isinstance(node, yaml.ScalarNode):
+                continue
+            seen_nodes.add(id(node))
+            if isinstance(node, yaml.MappingNode):
+                keys: set[tuple[str, str]] = set()
+                for key_node, value_node in node.value:
+                    if isinstance(key_node, yaml.ScalarNode) and key_node.tag != "tag:yaml.org,2002:merge":
+                        value = key_node.value.lower() if key_node.tag == _BOOL_TAG else key_node.value
+                        if (key_node.tag, value) in keys:
+                            return key_node.value, key_node.start_mark.line + 1
+                        keys.add((key_node.tag, value))
+                    stack.extend((key_node, value_node))
+            else:
+                stack.extend(node.value)
+        return None
+
     def _keys_of(self, node: yaml.MappingNode) -> dict[str, tuple[int, yaml.Node]]:
         """The keys of one mapping node, indexed on first use: a check asking for the line
         of each of n keys then costs O(n), not O(n²).  The first of duplicate keys wins."""

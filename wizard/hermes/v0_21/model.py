@@ -18,6 +18,8 @@ What changed, each read in upstream's text and asked of the fork:
   self-referencing YAML alias no longer crashes the start (0.19/0.20: RecursionError in `${VAR}` expansion).
 - Authorization (`authz`, imported lazily in `authorizer()`, as 0.20's is: only `access` and its checks pay for
   it): allowlists match the sender's ID whole, SimpleX by contact ID only.
+- config.yaml is parsed by ruamel (hermes_yaml.py, YAML 1.1), which rejects a key written twice in one mapping:
+  the whole YAML phase then falls back (0.20.1's PyYAML kept the last), so YAML's policies are not read.
 - The relay is exclusive (`relay`): a `GATEWAY_RELAY_URL` in the environment switches every other messaging
   platform off.
 
@@ -45,6 +47,7 @@ class Hermes0213(Hermes0201):
     explicit_disable_beats_env = True
     has_session_reset = False
     runner_config_can_crash = False
+    yaml_rejects_duplicate_keys = True
 
     def check_runner(self, gw_data: Any, from_json: Any, yaml_cfg: Any) -> None:
         """No session-reset policy, so no `bg_process_max_age_hours` for the runner to trip on."""
