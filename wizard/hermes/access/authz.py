@@ -116,8 +116,8 @@ class Authorizer:
     splits_sender_at_sign: bool = True
     # SIMPLEX_ALLOWED_USERS matches a contact's display name too (the main line: its stable ID only, #44729)
     simplex_matches_display_name: bool = True
-    # the pairing store reads an approved file that is not a JSON object (or cannot be parsed) as empty, where older
-    # versions iterate what it holds (a list, a string) or raise on it
+    # the pairing store reads an approved file that is not a JSON object as empty, where older versions iterate what
+    # it holds (a list, a string) or raise on it (a number, true)
     pairing_store_objects_only: bool = False
 
     # --- reading the environment ---------------------------------------------------------------

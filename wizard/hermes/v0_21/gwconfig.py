@@ -22,8 +22,5 @@ def _mapping(value: Any) -> dict[str, Any]:
 
 
 def platform_extra(block: dict[str, Any]) -> dict[str, Any]:
+    """A block's untyped keys with its `extra:` over them: what `from_dict` keeps and the top-level loop promotes."""
     return {**{key: value for key, value in block.items() if key not in TYPED_KEYS}, **_mapping(block.get("extra", {}))}
-
-
-def promoted_keys(block: dict[str, Any]) -> dict[str, Any]:
-    return platform_extra(block)

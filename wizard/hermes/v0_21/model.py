@@ -67,4 +67,4 @@ class Hermes0213(Hermes0201):
         return gwconfig.platform_extra(block)
 
     def promoted_keys(self, block: Parsed) -> dict[str, Any]:
-        return gwconfig.promoted_keys(block)
+        return gwconfig.platform_extra(block)  # the same keys, the same precedence (`_bridged_keys`)
