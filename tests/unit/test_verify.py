@@ -124,10 +124,11 @@ def test_doctor_never_says_verified_when_hermes_itself_refuses(capsys, demo, mon
 
     real_ask = verify_module.ask
 
-    def ask_then_break(home, python, base_env):  # Hermes is asked about a home whose .env we spoil afterwards
+    # Hermes is asked about a home whose .env we spoil afterwards
+    def ask_then_break(home, python, base_env, timeout=verify_module.TIMEOUT):
         (home / ".env").write_text((home / ".env").read_text() + "WECOM_DM_POLICY=open\nWECOM_ENABLED=true\n"
                                    "WECOM_BOT_ID=b\nWECOM_SECRET=s\n")
-        return real_ask(home, python, base_env)
+        return real_ask(home, python, base_env, timeout)
 
     monkeypatch.setattr(verify_module, "ask", ask_then_break)
     code = main(["doctor", "--home", str(demo), "--fix", "--yes", "--hermes-python", str(venv_python())])

@@ -10,8 +10,9 @@ the start (regular files and folders; links kept as links, never followed; Herme
 logs, sessions and our backups left out), within a byte budget, a count of entries and SECONDS.  Then it
 points HERMES_HOME and HOME at the copy (importing Hermes loads, and may rewrite, `$HERMES_HOME/.env`) and
 follows `hermes gateway run` up to its startup check: the CLI's dotenv load, the import of `gateway.run`
-(which loads it again), the runner's config, then the open-policy startup rule — and stops there; no
-adapter is created, nothing connects.  The copy is removed when done, and when told to stop (SIGTERM).
+(which loads it again), the runner `start_gateway` builds (its config), then the open-policy startup rule —
+and stops there; no adapter is created, nothing connects.  The copy is removed when done, and when told to
+stop (SIGTERM).
 Prints one JSON line on stdout:
     {"hermes": version, "would_start": bool|null, "refusal_platform", "refusal_reason",
      "enabled": [...], "error": "Type: message"|null, "rule_found": bool}
@@ -35,6 +36,7 @@ import tempfile
 import time
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 RULE_NAMES = ("_own_policy_open_startup_violation",)  # the startup rule, by the names Hermes has used
 SKIP_DIRS = {"hermes-agent", "node", "node_modules", ".wizard-backups", "logs", "sessions", "cache", "memory",
@@ -139,6 +141,16 @@ def _before_the_rule(version: str | None) -> bool:
 
 
 def _version() -> str | None:
+    """Hermes's own number (`hermes_cli.__version__`: a repackaging or a fork numbers its package otherwise),
+    else its distribution's."""
+    try:
+        import hermes_cli
+
+        found = hermes_cli.__version__
+        if isinstance(found, str) and found:
+            return found
+    except Exception:
+        pass
     try:
         return metadata.version("hermes-agent")
     except Exception:
@@ -165,13 +177,8 @@ def decide() -> dict[str, object]:
     except Exception as exc:
         return _answer(error=f"{type(exc).__name__}: {exc}", would_start=False, rule_found=True)
     rule = next((getattr(runner, name) for name in RULE_NAMES if hasattr(runner, name)), None)
-    load = getattr(runner, "load_gateway_config_for_runner", None)
-    if load is None:
-        from gateway.config import load_gateway_config
-
-        load = load_gateway_config
     try:
-        config = load()
+        config = _runner_config(runner)
     except Exception as exc:  # the gateway would crash before its startup check
         return _answer(error=f"{type(exc).__name__}: {exc}", would_start=False, rule_found=rule is not None)
     enabled = sorted(platform.value for platform, cfg in config.platforms.items() if cfg.enabled)
@@ -180,6 +187,21 @@ def decide() -> dict[str, object]:
     reason = rule(config)
     return _answer(would_start=reason is None, refusal_reason=reason, enabled=enabled, rule_found=True,
                    refusal_platform=reason.split(":", 1)[0] if reason else None)
+
+
+def _runner_config(runner: Any) -> Any:
+    """The config the startup rule is given: that of the runner `start_gateway` builds before its check
+    (`GatewayRunner()`, whose `__init__` loads the config and reads the home again, outside any guard, so a
+    crash there is the gateway's crash), else the config loader's."""
+    runner_class = getattr(runner, "GatewayRunner", None)
+    if runner_class is not None:
+        return runner_class().config
+    load = getattr(runner, "load_gateway_config_for_runner", None)
+    if load is None:
+        from gateway.config import load_gateway_config
+
+        load = load_gateway_config
+    return load()
 
 
 def _stop(signum: int, frame: object) -> None:

@@ -37,13 +37,23 @@ class HermesAnswer:
     would_start: bool | None = None
     refusal_platform: str | None = None
     enabled: tuple[str, ...] = ()
+    refusal_reason: str | None = None  # Hermes's own words (gateway_state.json `exit_reason`)
     error: str | None = None  # Hermes crashed loading its config (a verdict: it would not start)
     failure: str | None = None  # we could not ask (no verdict)
 
     def as_json(self) -> dict[str, object]:
         return {"python": self.python, "version": self.version, "would_start": self.would_start,
-                "refusal_platform": self.refusal_platform, "enabled": self.enabled, "error": self.error,
-                "failure": self.failure}
+                "refusal_platform": self.refusal_platform, "refusal_reason": self.refusal_reason,
+                "enabled": self.enabled, "error": self.error, "failure": self.failure}
+
+    @property
+    def decided(self) -> bool:
+        """Did Hermes give a verdict (start, refuse or crash)?  Not when it could not be asked, or has no rule."""
+        return not self.failure and (self.would_start is not None or self.error is not None)
+
+    @property
+    def starts(self) -> bool:
+        return self.decided and bool(self.would_start) and not self.error
 
     def verdict(self) -> str:
         if self.failure:
@@ -68,15 +78,16 @@ def hermes_python(site_packages: Path | None) -> Path | None:
     return None
 
 
-def ask_installed(home: Path, site_packages: Path | None, base_env: dict[str, str] | None) -> HermesAnswer:
+def ask_installed(home: Path, site_packages: Path | None, base_env: dict[str, str] | None,
+                  timeout: float = TIMEOUT) -> HermesAnswer:
     """`ask` the Hermes installed in `site_packages`; an answer with `failure` when there is none."""
     python = hermes_python(site_packages)
     if python is None:
         return HermesAnswer("", failure="Hermes's Python was not found (name it with --hermes-python PATH)")
-    return ask(home, python, base_env or {})
+    return ask(home, python, base_env or {}, timeout)
 
 
-def ask(home: Path, python: Path, base_env: dict[str, str]) -> HermesAnswer:
+def ask(home: Path, python: Path, base_env: dict[str, str], timeout: float = TIMEOUT) -> HermesAnswer:
     """Hermes's own verdict on a copy of `home`, judged with `base_env` as its environment.
 
     Hermes runs confined (wizard/core/confined.py): as the home's owner, in a session of its own with no
@@ -90,13 +101,16 @@ def ask(home: Path, python: Path, base_env: dict[str, str]) -> HermesAnswer:
     env.update(confined.base_env(who), HERMES_DISABLE_LAZY_INSTALLS="1", PIP_NO_INDEX="1", PIP_NO_INPUT="1",
                PYTHONDONTWRITEBYTECODE="1", NO_PROXY="", no_proxy="",
                **{name: CLOSED_PORT for name in _PROXIES})
-    argv = [str(python), "-I", "-c", SCRIPT.read_text(encoding="utf-8"), str(home), str(COPY_SECONDS)]
+    # absolute, not resolved: the confined process starts in `/`, and a venv's python is a link out of the venv
+    python = python.absolute()
+    copy_seconds = min(COPY_SECONDS, timeout / 3)
+    argv = [str(python), "-I", "-c", SCRIPT.read_text(encoding="utf-8"), str(home), f"{copy_seconds:g}"]
     try:
-        done = confined.run(argv, who, env, TIMEOUT)
+        done = confined.run(argv, who, env, timeout)
     except OSError as exc:
         return HermesAnswer(str(python), failure=f"{type(exc).__name__}: {exc.strerror or exc}")
     if done.timed_out:
-        return HermesAnswer(str(python), failure=f"no answer within {TIMEOUT:.0f} s")
+        return HermesAnswer(str(python), failure=f"no answer within {timeout:g} s")
     data = done.answer()
     if data is None:
         why = "its answer was larger than we read" if done.overflowed else done.complaint()
@@ -107,7 +121,7 @@ def ask(home: Path, python: Path, base_env: dict[str, str]) -> HermesAnswer:
     return HermesAnswer(str(python), _text(data.get("hermes")), _flag(data.get("would_start")),
                         _text(data.get("refusal_platform")),
                         tuple(_shown(str(x)) for x in enabled) if isinstance(enabled, list) else (),
-                        _text(data.get("error")))
+                        _text(data.get("refusal_reason")), _text(data.get("error")))
 
 
 def _flag(value: object) -> bool | None:
