@@ -57,8 +57,10 @@ def _own_policy_open_startup_violation(config):
 '''
 
 
-def plant(venv: Path, record: Path, owner: tuple[str, int, int] | None = None, extra: str = "") -> Path:
-    """A fake Hermes 0.19.0 venv at `venv` (given to `owner`), recording into `record`; its python."""
+def plant(venv: Path, record: Path, owner: tuple[str, int, int] | None = None, extra: str = "",
+          version: str = "0.19.0") -> Path:
+    """A fake Hermes `version` venv at `venv` (given to `owner`), recording into `record`; its python.
+    A version no model judges (say "0.23.0") is asked by every `check`, not only `--verify`."""
     if not SYSTEM_PYTHON.exists():
         raise RuntimeError(f"{SYSTEM_PYTHON} is needed for the stand-in Hermes (Debian's python3)")
     subprocess.run([str(SYSTEM_PYTHON), "-m", "venv", "--without-pip", str(venv)], check=True, capture_output=True)
@@ -68,13 +70,13 @@ def plant(venv: Path, record: Path, owner: tuple[str, int, int] | None = None, e
     (site / "gateway" / "config.py").write_text("def load_gateway_config():\n    raise RuntimeError('unused')\n")
     (site / "gateway" / "run.py").write_text(RUN_PY.format(record=str(record), extra=extra))
     (site / "hermes_cli").mkdir()
-    (site / "hermes_cli" / "__init__.py").write_text('__version__ = "0.19.0"\n')
+    (site / "hermes_cli" / "__init__.py").write_text(f'__version__ = "{version}"\n')
     (site / "hermes_cli" / "env_loader.py").write_text("def load_hermes_dotenv(**kwargs):\n    return None\n")
     (site / "hermes_constants.py").write_text("import os\n\ndef get_hermes_home():\n"
                                               "    return os.environ['HERMES_HOME']\n")
-    info = site / "hermes_agent-0.19.0.dist-info"
+    info = site / f"hermes_agent-{version}.dist-info"
     info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: hermes-agent\nVersion: 0.19.0\n\n")
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: hermes-agent\nVersion: {version}\n\n")
     if owner is not None:
         give(venv, owner)
     return venv / "bin" / "python3"

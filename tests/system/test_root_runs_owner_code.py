@@ -120,6 +120,28 @@ def test_verify_runs_the_owners_hermes_as_the_owner_without_roots_terminal_env_o
     assert not Path(seen["copy"]).exists()  # the copy is gone afterwards
 
 
+def test_an_unmodelled_hermes_is_asked_by_every_check_as_the_owner_only(place, owner):
+    """A Hermes no model judges (the owner planted one that says 0.23.0) is asked by a plain `check` and by the
+    gate, without --verify: as the owner, confined exactly like --verify, and root's environment never reaches it."""
+    base, _ = place
+    home = user_home(base, owner)
+    record = fake_hermes.record_place(base, owner)
+    fake_hermes.plant(home / "hermes-agent" / "venv", record, owner, version="0.23.0")
+    fake_hermes.give(home / "hermes-agent", owner)
+    env = dict(os.environ, AWS_SECRET_ACCESS_KEY=ROOT_SECRET)
+    code, shown = in_terminal("check", "--home", str(home), env=env)
+    assert "Asked Hermes 0.23.0 itself, on a copy of the home: the gateway would start" in shown, shown
+    code, shown = in_terminal("check", "--gate", "--home", str(home), env=env)
+    assert code == 0, shown
+    seen_all = fake_hermes.records(record)
+    assert len(seen_all) == 2
+    for seen in seen_all:
+        assert (seen["uid"], seen["euid"], seen["gid"]) == (owner[1], owner[1], owner[2])
+        assert seen["session_leader"] and seen["tty"] != "opened" and seen["stdin"] == "/dev/null"
+        assert ROOT_SECRET not in str(seen["env"]) and seen["env"]["PATH"] == "/usr/local/bin:/usr/bin:/bin"
+        assert 9 not in seen["fds"] and seen["copy_owners"] == [owner[1]] and not Path(seen["copy"]).exists()
+
+
 def test_verify_as_root_shows_what_the_owners_hermes_said_escaped(place, owner):
     base, _ = place
     home, record = foreign_home_with_hermes(base, owner)

@@ -71,29 +71,42 @@ def test_real_oracle_is_detected_as_modelled(capsys, demo):
     assert hermes["version"] == "0.19.0" and hermes["modelled"] is True and hermes["judged_as"] == "0.19.0"
     assert Path(hermes["found_at"]) == Path(python).parent.parent
     code, out, _ = run(capsys, "check", "--home", str(demo), "--hermes-python", python)
-    assert f"Hermes 0.19.0 (from {Path(python).parent.parent})" in out.splitlines()[1]
+    assert out.splitlines()[1] == f"Hermes 0.19.0 (2026.7.20) from {Path(python).parent.parent}"
 
 
 def test_no_hermes_found_assumes_the_newest_model_and_says_so(capsys, demo):
     code, out, _ = run(capsys, "check", "--home", str(demo), "--format", "json")
     assert json.loads(out)["hermes"] == {"version": None, "found_at": None, "modelled": False,
-                                         "judged_as": MODELLED[-1]}
+                                         "judged_as": MODELLED[-1], "release_date": None, "distribution": None,
+                                         "asked": False}
     code, out, _ = run(capsys, "check", "--home", str(demo))
     assert f"Hermes: not found; judged as {MODELLED[-1]}, the newest version this tool models" in out
     assert code == 78
 
 
-def test_unmodelled_version_is_reported_and_the_gate_lets_it_start(capsys, demo):
+def test_an_unmodelled_hermes_that_cannot_be_asked_gets_no_verdict_and_the_gate_lets_it_start(capsys, demo):
+    """A detected version no model judges is asked, never judged by an older model's rules; this one has no
+    Python to ask (a bare dist-info), so there is no verdict: HW162, and the gate lets the gateway start."""
     fake_hermes(demo / "hermes-agent" / "venv", "0.20.0")
     code, out, _ = run(capsys, "check", "--home", str(demo))
-    assert "Hermes 0.20.0 (from " in out and "not modelled by hermes-wizard" in out
-    assert "judged by the rules of 0.19.0" in out
+    assert "Hermes 0.20.0 from " in out and "a version hermes-wizard does not model" in out
+    assert "asked of Hermes itself; the rest follows the rules of 0.19.0, the nearest model" in out
+    assert "HW162 unmodelled-hermes-not-asked: Hermes 0.20.0 could not be asked" in out
+    assert "Verdict: cannot judge whether the gateway will start: Hermes 0.20.0 is not modelled and could not be" \
+        in out
+    assert code == 1  # an error, not the model's refusal (78): 0.19's rules would refuse, and that is a guess
     code, out, err = run(capsys, "check", "--home", str(demo), "--format", "json")
-    assert json.loads(out)["hermes"]["modelled"] is False and json.loads(out)["hermes"]["judged_as"] == "0.19.0"
+    report = json.loads(out)
+    assert report["hermes"]["modelled"] is False and report["hermes"]["asked"] is True
+    assert report["hermes"]["judged_as"] == "0.19.0" and report["would_start"] is None and report["refusal"] is None
+    assert not [row for row in report["platforms"] if row["verdict"] == "refuses_start"]
     code, out, err = run(capsys, "check", "--gate", "--home", str(demo))
     assert code == 0 and out == ""
-    assert err.count("\n") == 1 and "Hermes 0.20.0 is not modelled" in err and "letting the gateway start" in err
-    # The same home judged as 0.19 would: the refusal is still reported (upgrade preflight).
+    assert err.count("\n") == 1 and "Hermes 0.20.0 is not modelled and could not be asked" in err
+    assert "letting the gateway start" in err and "explain HW162" in err
+    # judged by a model's rules only when the user says so: --hermes-version, or --target (an upgrade preflight)
+    code, out, _ = run(capsys, "check", "--home", str(demo), "--hermes-version", "0.20.0")
+    assert code == 78 and "judged by the rules of 0.19.0, as asked" in out
     code, out, _ = run(capsys, "check", "--home", str(demo), "--target", "0.19", "--format", "json")
     report = json.loads(out)
     assert code == 78 and report["refusal"]["platform"] == "whatsapp"
@@ -144,7 +157,7 @@ def test_hostile_metadata_cannot_reach_the_terminal_or_read_forever(capsys, demo
                 metadata=b"Name: hermes-agent\nVersion: 0.20\x1b]52;c;aGk=\x07\xe2\x80\xae\n\n")
     code, out, err = run(capsys, "check", "--home", str(demo))
     assert "\x1b" not in out + err and "\u202e" not in out + err and "\x07" not in out + err
-    assert "Hermes 0.2052caGk (from" in out  # only what a version can contain survives
+    assert "Hermes 0.2052caGk from" in out  # only what a version can contain survives
     big = demo / "hermes-agent" / "venv"
     shutil.rmtree(big)
     fake_hermes(big, "0.20.0", metadata=b"x" * (10 * 1024 * 1024))

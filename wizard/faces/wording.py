@@ -28,7 +28,7 @@ def verdict_words(report) -> tuple[str, bool]:
     """The verdict Hermes would reach at start-up, as a sentence beginning with ✓ or ✗ (a screen may
     strip the mark), and whether it starts: `check`'s own clause (wizard/judge/report.py)."""
     clause = verdict_clause(report)
-    mark = "?" if report.effective.unjudged is not None else "✓" if report.would_start else "✗"
+    mark = "?" if report.unjudged is not None else "✓" if report.would_start else "✗"
     return f"{mark} {clause[0].upper()}{clause[1:]}.", report.would_start
 
 

@@ -5,8 +5,14 @@
 judged as (`models.model_for`): its resolver, its startup rule, its platforms; `HomeReport.model` hands
 that model to whatever reads the report (plan, checks, faces), so no layer above names a version.
 
+A Hermes that no model judges exactly (`Judgement.asked`: a newer version, a fork) is asked: its own startup
+decision, run on a copy of the home on disk (wizard/hermes/verify.py), is the report's verdict (`would_start`,
+`refusal`, the exit code); the nearest model words the rest, and keeps only the refusal Hermes confirms.  Where
+it cannot be asked the report has no verdict (`unjudged`), never the model's guess.  Planned contents
+(`overrides`) are not on disk to ask about: they are judged by the nearest model, and say so.
+
 Contract: read-only; never raises for anything found on disk.  `check` loads this module; asking the installed
-Hermes itself (wizard/hermes/verify.py: a subprocess) is imported lazily, only for `--verify`.
+Hermes itself (a subprocess) is imported lazily, only for `--verify` or an asked Hermes.
 """
 
 from __future__ import annotations
@@ -92,11 +98,43 @@ class HomeReport(Value):
         return model_for(self.hermes)
 
     @property
+    def decided_by_hermes(self) -> HermesAnswer | None:
+        """Hermes's own answer where it is the verdict (an asked Hermes, asked about the home on disk)."""
+        told = self.hermes_answer
+        return told if told is not None and self.hermes.asked else None
+
+    @property
+    def unjudged(self) -> str | None:
+        """Why there is no verdict: a file more than this tool judges (HW024), or an asked Hermes that gave none."""
+        if self.effective.unjudged is not None:
+            return self.effective.unjudged
+        told = self.decided_by_hermes
+        if told is not None and not told.decided:
+            return f"{self.hermes.named} is not modelled and could not be asked: {told.verdict()}"
+        return None
+
+    @property
     def would_start(self) -> bool:
+        told = self.decided_by_hermes
+        if told is not None:
+            return told.starts or not told.decided  # no answer: no verdict (`unjudged`), never an obstacle
         return self.effective.crash is None and not self.violations
 
     @property
+    def crash(self) -> str | None:
+        """Why the gateway would crash at start (the asked Hermes's own error, else the model's), or None."""
+        told = self.decided_by_hermes
+        return (told.error if told.decided else None) if told is not None else self.effective.crash
+
+    @property
     def refusal(self) -> dict[str, str | None] | None:
+        told = self.decided_by_hermes
+        if told is not None:
+            if told.starts or not told.decided:
+                return None
+            if told.error:
+                return {"platform": None, "reason": told.error}
+            return {"platform": told.refusal_platform, "reason": told.refusal_reason}
         if self.effective.crash is not None:
             return {"platform": None, "reason": self.effective.crash}
         if self.violations:
@@ -108,15 +146,15 @@ class HomeReport(Value):
         return [f for f in self.findings if f.severity == Severity.ERROR]
 
     def exit_code(self) -> ExitCode:
-        told = self.hermes_answer
-        if not self.would_start or (told is not None and (told.would_start is False or told.error)):
+        told = self.hermes_answer  # --verify: Hermes's refusal counts even where the model says it starts
+        if not self.would_start or (told is not None and told.decided and not told.starts):
             return ExitCode.CONFIG
         return ExitCode.PROBLEMS if self.errors() else ExitCode.OK
 
     def as_json(self) -> dict[str, object]:
         out: dict[str, object] = {
             "home": str(self.home), "profile": self.profile, "hermes": self.hermes.as_json(),
-            "would_start": None if self.effective.unjudged else self.would_start,  # null: cannot judge (HW024)
+            "would_start": None if self.unjudged else self.would_start,  # null: cannot judge (HW024, HW162)
             "refusal": self.refusal, "platforms": [row.as_json() for row in self.rows],
             "findings": [f.as_json() for f in self.findings]}
         return out | ({"verified_by_hermes": self.hermes_answer.as_json()} if self.hermes_answer else {})
@@ -142,16 +180,30 @@ def evaluate(home: Path, profile: str = "default", *, base_env: dict[str, str] |
     if not refuses_at_start(facts.hermes):
         violations, upgrade = [], violations
     answer = None
-    if verify:
-        from hermes_wizard.hermes.verify import ask_installed  # only --verify asks Hermes
+    asked = facts.hermes is not None and facts.hermes.asked and overrides is None and keyring_planned is None
+    if verify or asked:
+        from hermes_wizard.hermes.verify import ask_installed  # only --verify and an asked Hermes ask it
 
         answer = ask_installed(home, facts.site_packages, base_env)
+    if asked and answer is not None:
+        violations = confirmed_by(answer, violations)
     findings = run_checks(Context(snapshot, effective, violations, transports, facts, upgrade, answer))
     return HomeReport(home, profile, snapshot, effective, tuple(violations), tuple(findings), FrozenMap(transports),
                       tuple(_rows(effective, violations, transports, upgrade, model.platforms())), facts=facts,
                       upgrade_violations=tuple(upgrade), hermes_answer=answer)
 
 
+
+
+def confirmed_by(told: HermesAnswer, violations: list[gate.Violation]) -> list[gate.Violation]:
+    """The model's refusals that an asked Hermes's own verdict confirms: all of them when it stops at the same
+    platform first, only that platform's when it stops elsewhere, none when it starts, crashes or gave no
+    answer (the verdict is its own; the model only words it)."""
+    if not told.decided or told.starts or told.error:
+        return []
+    if violations and violations[0].platform == told.refusal_platform:
+        return violations
+    return [v for v in violations if v.platform == told.refusal_platform]
 
 
 def _rows(effective: Effective, violations: list[gate.Violation], transports: dict[str, Transport],

@@ -44,7 +44,10 @@ def render_text(report: HomeReport) -> str:
     out = [f"Hermes home: {visible(report.home)}"
            + (f" (profile {visible(report.profile)})" if report.profile != "default" else ""),
            visible(report.hermes.sentence())]
-    if report.hermes_answer is not None:
+    if report.decided_by_hermes is not None:
+        out.append(f"Asked {visible(report.hermes.named)} itself, on a copy of the home: "
+                   f"{visible(report.decided_by_hermes.verdict())}")
+    elif report.hermes_answer is not None:
         told = report.hermes_answer
         agreement = "" if told.failure or any(f.code in ("HW160", "HW161") for f in report.findings) else (
             " — hermes-wizard agrees")
@@ -69,7 +72,7 @@ def render_text(report: HomeReport) -> str:
         worst = min((f.severity for f in rest), key=lambda severity: severity.rank)
         out.append(f"[{worst.block_mark}] home-wide")
         out.extend(_finding_lines(rest))
-    if report.effective.unjudged is None and not any(r.enabled for r in report.rows):
+    if report.unjudged is None and not any(r.enabled for r in report.rows):
         out.append("[!] no messaging platform is enabled: the gateway runs for cron jobs only")
     out.append("")
     out.append(verdict_line(report))
@@ -89,20 +92,25 @@ def _finding_lines(found: Iterable[Finding]) -> list[str]:
 def verdict_clause(report: HomeReport, will: str = "will") -> str:
     """What Hermes would do at start-up, as one clause in lower case: the one wording every face uses (each
     adds its own prefix: "Verdict: ", "After these changes: ", a mark on screen).  `will`: the modal verb
-    ("would then" for a question about a step not taken yet)."""
-    if report.effective.unjudged is not None:
-        return f"cannot judge whether the gateway {will} start: {visible(report.effective.unjudged)}"
-    if report.effective.crash is not None:
-        return f"the gateway {will} not start: {visible(report.effective.crash)}"
-    if report.violations:
-        first = report.violations[0]
+    ("would then" for a question about a step not taken yet).  An asked Hermes's verdict says it is its own."""
+    if report.unjudged is not None:
+        return f"cannot judge whether the gateway {will} start: {visible(report.unjudged)}"
+    told = report.decided_by_hermes
+    by = f"; so says {visible(report.hermes.named)} itself, asked on a copy of the home" if told is not None else (
+        f"; by the rules of {report.hermes.judged_as}, until {visible(report.hermes.named)} itself is asked about "
+        "the files on disk" if report.hermes.asked else "")
+    if report.crash is not None:
+        return f"the gateway {will} not start: {visible(report.crash)}{by}"
+    if not report.would_start:
+        first = report.refusal or {}
+        platform = first.get("platform") or "?"
         more = f" ({len(report.violations) - 1} more after it)" if len(report.violations) > 1 else ""
-        return f"the gateway {will} refuse to start — Hermes stops at {first.platform}{more}, exits 0, " + (
+        return f"the gateway {will} refuse to start — Hermes stops at {visible(platform)}{more}, exits 0, " + (
             # a loop is claimed only where this home's service loops (HW401, HW404): never one a gate stops
             "and its service restarts it forever" if any(f.code in ("HW401", "HW404") for f in report.findings)
-            else "which a service that restarts on success (Hermes's own unit) restarts forever")
-    enabled = [r.name for r in report.rows if r.enabled]
-    return f"the gateway {will} start ({visible(', '.join(enabled)) or 'no platforms'})"
+            else "which a service that restarts on success (Hermes's own unit) restarts forever") + by
+    enabled = list(told.enabled) if told is not None else [r.name for r in report.rows if r.enabled]
+    return f"the gateway {will} start ({visible(', '.join(enabled)) or 'no platforms'}){by}"
 
 
 def verdict_line(report: HomeReport) -> str:

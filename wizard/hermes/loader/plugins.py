@@ -80,7 +80,9 @@ class HostFacts(Compared):
         environ = environ if environ is not None else dict(os.environ)
         facts = cls(node=node_present(home, environ), raft_cli=which("raft") is not None)
         install = detect_install(home, hermes_python, environ)
-        facts.hermes = judgement(install.version, str(install.prefix) if install.prefix else None, "detected")
+        facts.hermes = judgement(install.version, str(install.prefix) if install.prefix else None, "detected",
+                                 distribution=install.distribution, release_date=install.release_date,
+                                 verified_as=install.verified_as)
         site = install.site_packages
         if site is not None:
             facts.site_packages = site

@@ -43,7 +43,7 @@ Its verdict (would it start, which platform it names, which platforms it enables
 `hermes-wizard check --verify --format json` (secrets are not in it).""")
 def hermes_disagrees(ctx: Context) -> Iterable[Hit]:
     told = ctx.hermes_answer
-    if told is None or told.failure or (told.would_start is None and not told.error):
+    if told is None or not told.decided or _asked(ctx):  # an asked Hermes's answer is the verdict itself
         return
     ours_start = ctx.effective.crash is None and not ctx.violations
     ours_names = ctx.violations[0].platform if ctx.violations else None
@@ -72,5 +72,28 @@ answer in time, or this Hermes has no startup rule that hermes-wizard knows how 
        fix="""Name Hermes's interpreter with --hermes-python PATH (e.g. ~/.hermes/hermes-agent/venv/bin/python).""")
 def hermes_not_asked(ctx: Context) -> Iterable[Hit]:
     told = ctx.hermes_answer
-    if told is not None and (told.failure or (told.would_start is None and not told.error)):
+    if told is not None and not told.decided and not _asked(ctx):
         yield Hit(None, f"Hermes was not asked: {told.verdict()}.", "--hermes-python PATH")
+
+
+@check("HW162", "unmodelled-hermes-not-asked", "error",
+       "The installed Hermes is not modelled by hermes-wizard, and it could not be asked whether it starts.",
+       what="""No model judges this Hermes exactly (a version newer than every model, or a fork installed under
+another distribution name whose deciding files are not those a model was verified against), so `check` and the
+gate ask the installed Hermes itself: its own loader and startup rule, run on a copy of the home, as the home's
+owner, without a terminal, within a deadline.  That failed: its Python was not found or would not run, it gave no
+answer in time, or its startup rule is not where any known version keeps it.""",
+       why="""There is no verdict: hermes-wizard does not guess one from an older version's rules.  The gate lets
+the gateway start (one journal line), so it is never the obstacle; but it cannot stop a restart loop either.""",
+       fix="""Name Hermes's interpreter with --hermes-python PATH; or judge by a model's rules on purpose with
+--hermes-version VERSION (the newest this tool models is the nearest); or upgrade hermes-wizard.""")
+def unmodelled_hermes_not_asked(ctx: Context) -> Iterable[Hit]:
+    told, judged = ctx.hermes_answer, ctx.facts.hermes
+    if judged is not None and told is not None and not told.decided and _asked(ctx):
+        yield Hit(None, f"{judged.named} could not be asked: {told.verdict()}; no verdict.",
+                  f"--hermes-python PATH, or --hermes-version {judged.judged_as} to judge by that model's rules")
+
+
+def _asked(ctx: Context) -> bool:
+    """Is the installed Hermes's own answer the verdict (no model judges it exactly)?"""
+    return ctx.facts.hermes is not None and ctx.facts.hermes.asked
