@@ -15,7 +15,10 @@ and stops there; no adapter is created, nothing connects.  The copy is removed w
 stop (SIGTERM).
 Prints one JSON line on stdout:
     {"hermes": version, "would_start": bool|null, "refusal_platform", "refusal_reason",
-     "enabled": [...], "error": "Type: message"|null, "rule_found": bool}
+     "refusal_exit": int|null, "set_aside": [...], "enabled": [...], "error": "Type: message"|null,
+     "rule_found": bool}
+`refusal_exit` is the status Hermes exits with when it refuses (0, or 78 where a fix set the fatal-config
+code); `set_aside` the platforms a Hermes that quarantines them started without.
 or {"failure": "why"} when the home could not be copied.  `would_start` is null when this Hermes has no
 startup rule we know how to call; a Hermes before 0.18.0 has none at all (true when its config loads).
 Hermes's own modules (hermes_cli, gateway, hermes_constants) are imported lazily, inside the steps that
@@ -129,7 +132,8 @@ def _copy_regular(dir_fd: int, name: str, target: str, budget: list[int]) -> Non
 
 def _answer(**fields: object) -> dict[str, object]:
     base: dict[str, object] = {"hermes": _version(), "would_start": None, "refusal_platform": None,
-                               "refusal_reason": None, "enabled": [], "error": None, "rule_found": False}
+                               "refusal_reason": None, "refusal_exit": None, "set_aside": [], "enabled": [],
+                               "error": None, "rule_found": False}
     base.update(fields)
     return base
 
@@ -178,24 +182,56 @@ def decide() -> dict[str, object]:
         return _answer(error=f"{type(exc).__name__}: {exc}", would_start=False, rule_found=True)
     rule = next((getattr(runner, name) for name in RULE_NAMES if hasattr(runner, name)), None)
     try:
-        config = _runner_config(runner)
+        built = _build_runner(runner)
+        config = built.config if built is not None else _loader_config(runner)
     except Exception as exc:  # the gateway would crash before its startup check
         return _answer(error=f"{type(exc).__name__}: {exc}", would_start=False, rule_found=rule is not None)
-    enabled = sorted(platform.value for platform, cfg in config.platforms.items() if cfg.enabled)
+    enabled = _enabled(config)
     if rule is None:  # before 0.18.0 there is no rule to ask: a config that loads is a gateway that starts
         return _answer(enabled=enabled, would_start=True if _before_the_rule(_version()) else None)
-    reason = rule(config)
-    return _answer(would_start=reason is None, refusal_reason=reason, enabled=enabled, rule_found=True,
-                   refusal_platform=reason.split(":", 1)[0] if reason else None)
+    try:
+        reason = rule(config)
+    except Exception as exc:  # the startup check itself raising: the gateway crashes there
+        return _answer(error=f"{type(exc).__name__}: {exc}", would_start=False, rule_found=True)
+    step = getattr(built, "_start_check_access_policy", None)
+    if step is None:  # the rule inline in the runner's start (0.18-0.20): a refusal returns, and Hermes exits 0
+        return _answer(would_start=reason is None, refusal_reason=reason, enabled=enabled, rule_found=True,
+                       refusal_platform=reason.split(":", 1)[0] if reason else None,
+                       refusal_exit=0 if reason else None)
+    return _startup_step(built, step, reason, enabled)
 
 
-def _runner_config(runner: Any) -> Any:
-    """The config the startup rule is given: that of the runner `start_gateway` builds before its check
-    (`GatewayRunner()`, whose `__init__` loads the config and reads the home again, outside any guard, so a
-    crash there is the gateway's crash), else the config loader's."""
+def _startup_step(built: Any, step: Any, reason: str | None, enabled: list[str]) -> dict[str, object]:
+    """The main line's own startup step (`_start_check_access_policy`), which acts on the rule's reason: it
+    refuses (and sets the exit code `start_gateway` exits with: 0 unless a fix made it 78), or sets the
+    platform aside and lets the gateway start without it."""
+    try:
+        refused = bool(step())
+    except Exception as exc:
+        return _answer(error=f"{type(exc).__name__}: {exc}", would_start=False, rule_found=True)
+    after = _enabled(built.config)
+    if not refused:
+        return _answer(would_start=True, enabled=after, rule_found=True,
+                       set_aside=[name for name in enabled if name not in after])
+    told = getattr(built, "_exit_reason", None) or reason
+    code = getattr(built, "_exit_code", None)
+    return _answer(would_start=False, refusal_reason=told, enabled=after, rule_found=True,
+                   refusal_platform=str(told).split(":", 1)[0] if told else None,
+                   refusal_exit=code if isinstance(code, int) else 0)
+
+
+def _enabled(config: Any) -> list[str]:
+    return sorted(platform.value for platform, cfg in config.platforms.items() if cfg.enabled)
+
+
+def _build_runner(runner: Any) -> Any:
+    """The runner `start_gateway` builds before its check (`GatewayRunner()`, whose `__init__` loads the config
+    and reads the home again, outside any guard, so a crash there is the gateway's crash), or None."""
     runner_class = getattr(runner, "GatewayRunner", None)
-    if runner_class is not None:
-        return runner_class().config
+    return runner_class() if runner_class is not None else None
+
+
+def _loader_config(runner: Any) -> Any:
     load = getattr(runner, "load_gateway_config_for_runner", None)
     if load is None:
         from gateway.config import load_gateway_config

@@ -38,13 +38,16 @@ class HermesAnswer:
     refusal_platform: str | None = None
     enabled: tuple[str, ...] = ()
     refusal_reason: str | None = None  # Hermes's own words (gateway_state.json `exit_reason`)
+    refusal_exit: int | None = None  # the status it exits with when it refuses (0; 78 where a fix set it)
+    set_aside: tuple[str, ...] = ()  # platforms it starts without (a Hermes that quarantines them)
     error: str | None = None  # Hermes crashed loading its config (a verdict: it would not start)
     failure: str | None = None  # we could not ask (no verdict)
 
     def as_json(self) -> dict[str, object]:
         return {"python": self.python, "version": self.version, "would_start": self.would_start,
                 "refusal_platform": self.refusal_platform, "refusal_reason": self.refusal_reason,
-                "enabled": self.enabled, "error": self.error, "failure": self.failure}
+                "refusal_exit": self.refusal_exit, "set_aside": self.set_aside, "enabled": self.enabled,
+                "error": self.error, "failure": self.failure}
 
     @property
     def decided(self) -> bool:
@@ -63,8 +66,10 @@ class HermesAnswer:
         if self.would_start is None:
             return "no startup rule found to ask (enabled: " + (", ".join(self.enabled) or "none") + ")"
         if self.would_start:
-            return f"the gateway would start ({', '.join(self.enabled) or 'no platforms'})"
-        return f"the gateway would refuse to start, naming {self.refusal_platform}"
+            aside = f", setting {' and '.join(self.set_aside)} aside" if self.set_aside else ""
+            return f"the gateway would start ({', '.join(self.enabled) or 'no platforms'}){aside}"
+        exits = f" and exiting {self.refusal_exit}" if self.refusal_exit else ""
+        return f"the gateway would refuse to start, naming {self.refusal_platform}{exits}"
 
 
 def hermes_python(site_packages: Path | None) -> Path | None:
@@ -117,11 +122,16 @@ def ask(home: Path, python: Path, base_env: dict[str, str], timeout: float = TIM
         return HermesAnswer(str(python), failure=_shown(f"it printed no answer: {why}"))
     if data.get("failure"):
         return HermesAnswer(str(python), failure=_shown(str(data["failure"])))
-    enabled = data.get("enabled")
+    code = data.get("refusal_exit")
     return HermesAnswer(str(python), _text(data.get("hermes")), _flag(data.get("would_start")),
-                        _text(data.get("refusal_platform")),
-                        tuple(_shown(str(x)) for x in enabled) if isinstance(enabled, list) else (),
-                        _text(data.get("refusal_reason")), _text(data.get("error")))
+                        _text(data.get("refusal_platform")), _names(data.get("enabled")),
+                        _text(data.get("refusal_reason")),
+                        code if isinstance(code, int) and not isinstance(code, bool) and 0 <= code < 256 else None,
+                        _names(data.get("set_aside")), _text(data.get("error")))
+
+
+def _names(value: object) -> tuple[str, ...]:
+    return tuple(_shown(str(x)) for x in value[:64]) if isinstance(value, list) else ()
 
 
 def _flag(value: object) -> bool | None:

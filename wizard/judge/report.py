@@ -105,12 +105,25 @@ def verdict_clause(report: HomeReport, will: str = "will") -> str:
         first = report.refusal or {}
         platform = first.get("platform") or "?"
         more = f" ({len(report.violations) - 1} more after it)" if len(report.violations) > 1 else ""
-        return f"the gateway {will} refuse to start — Hermes stops at {visible(platform)}{more}, exits 0, " + (
-            # a loop is claimed only where this home's service loops (HW401, HW404): never one a gate stops
-            "and its service restarts it forever" if any(f.code in ("HW401", "HW404") for f in report.findings)
-            else "which a service that restarts on success (Hermes's own unit) restarts forever") + by
+        return (f"the gateway {will} refuse to start — Hermes stops at {visible(platform)}{more}, "
+                f"{_after_refusal(report, told.refusal_exit if told is not None else None)}{by}")
     enabled = list(told.enabled) if told is not None else [r.name for r in report.rows if r.enabled]
-    return f"the gateway {will} start ({visible(', '.join(enabled)) or 'no platforms'}){by}"
+    aside = f", setting {visible(' and '.join(told.set_aside))} aside" if told is not None and told.set_aside else ""
+    return f"the gateway {will} start ({visible(', '.join(enabled)) or 'no platforms'}){aside}{by}"
+
+
+def _after_refusal(report: HomeReport, status: int | None) -> str:
+    """How Hermes exits after refusing, and what its service then does.  Exit 0 everywhere the models know; an
+    asked Hermes says its own (78 where upstream's fix, PR #57487, landed).  A loop is claimed only where this
+    home's service loops (HW401, HW402 for 78, HW404): never one a gate stops."""
+    codes = {f.code for f in report.findings}
+    if status == 78:
+        return ("exits 78, and its service restarts it anyway (no RestartPreventExitStatus=78), forever"
+                if codes & {"HW402", "HW404"} else
+                "exits 78, which a service with RestartPreventExitStatus=78 (Hermes's own unit) does not restart")
+    return f"exits {status or 0}, " + ("and its service restarts it forever" if codes & {"HW401", "HW404"}
+                                       else "which a service that restarts on success (Hermes's own unit) restarts "
+                                       "forever")
 
 
 def verdict_line(report: HomeReport) -> str:

@@ -93,11 +93,15 @@ or broken hermes-wizard never blocks a start. launchd and s6: stop the service, 
 (the fix line gives the commands).""")
 def restarts_refusal(ctx: Context) -> Iterable[Hit]:
     serving, _ = service.relevant(ctx.home, ctx.snapshot.profile)
-    refusing = bool(ctx.violations)
+    status = _refusal_status(ctx)
+    refusing = bool(ctx.violations) or status is not None
     now = "Hermes refuses to start now, and " if refusing else ""
     for unit in serving:
         if unit.error:
             continue
+        if status:  # a Hermes whose refusal exits non-zero (78, PR #57487): HW402 says where 78 still loops
+            if unit.manager != "launchd" and (status == 78 or unit.restart != "always"):
+                continue
         if unit.manager == "systemd":
             if not unit.restarts_refusal or unit.gate is not None:
                 continue
@@ -110,8 +114,18 @@ def restarts_refusal(ctx: Context) -> Iterable[Hit]:
         elif unit.restart == "always":
             what = "KeepAlive restarts it after any exit" if unit.manager == "launchd" else \
                 "s6 restarts it after any exit but 78"
-            yield Hit(None, f"{now}{_where(unit)}: {what}, so a refusal (exit 0) loops without end.",
+            yield Hit(None, f"{now}{_where(unit)}: {what}, so a refusal (exit {status or 0}) loops without end.",
                       "; ".join(advice(unit)), "error" if refusing else None)
+
+
+def _refusal_status(ctx: Context) -> int | None:
+    """The status an asked Hermes exits with when it refuses to start now (None: it does not refuse, or no model
+    said otherwise; the models' Hermes exits 0)."""
+    told = ctx.hermes_answer
+    judged = ctx.facts.hermes
+    if told is None or judged is None or not judged.asked or not told.decided or told.starts or told.error:
+        return None
+    return told.refusal_exit or 0
 
 
 @check("HW402", "service-restarts-fatal-config", "warning",
