@@ -5,7 +5,7 @@ One private systemd 252 for the module (tests/support/real_systemd.py, as tests/
 First the rules wizard/service/restart_rules.py reads from a unit are held against systemd's own behaviour
 for every Type= × Restart= (and exit status lists) on /bin/sh units.  Then the real Hermes refuses in units
 rendered in the main line's shape (tests/support/hermes_units.py): 0.20.1 (`hermesx gateway run`'s module)
-where its READY=1 matters, 0.19.0 under the gate, whose verdict needs a modelled version.  The units'
+where its READY=1 matters, 0.19.0 under the gate (modelled), and the 0.22.2 fork under the gate, which asks it.  The units'
 interpreter is a wrapper script made here: it runs Hermes's own Python, and records each ExecStop=/
 ExecStopPost= helper systemd runs (main's `gateway.systemd_stop_mark` is not in 0.19/0.20.1: the wrapper
 answers for it).  Between starts the unit file is rewritten in another shape and reloaded, as Hermes does
@@ -46,7 +46,7 @@ def world():
     reason = why_unavailable()
     if reason:
         pytest.skip(reason)
-    for version in ("0.19.0", "0.20.1"):
+    for version in ("0.19.0", "0.20.1", "0.22.2"):
         oracle.require_oracle(version)
     if not WIZARD.is_file():
         pytest.skip(f"{WIZARD} is not installed (the test command installs it)")
@@ -56,7 +56,7 @@ def world():
     sentinel = Path(tempfile.mkstemp(prefix="hermes-wizard-shapes-sentinel-", dir="/tmp")[1])
     os.utime(sentinel, (time.time() - 400 * 86400,) * 2)  # what systemd-tmpfiles --boot --remove would delete
     sd = PrivateSystemd(work / "systemd", keep=[REPO, oracle.venv_dir("0.19.0"), oracle.venv_dir("0.20.1"),
-                                                 Path(sys.prefix), work])
+                                                 oracle.venv_dir("0.22.2"), Path(sys.prefix), work])
     try:
         sd.start()
     except Unavailable as exc:
@@ -251,7 +251,7 @@ def _restart(sd: PrivateSystemd, name: str, home: Path) -> None:
 
 
 def test_the_gate_stops_the_loop_and_survives_hermes_rewriting_its_unit(world):
-    """Hermes 0.19.0 (the gate needs a modelled version) looping in main's unit without a watchdog; doctor
+    """Hermes 0.19.0 (modelled: the gate judges it itself) looping in main's unit without a watchdog; doctor
     installs the gate; Hermes rewrites the unit as notify, then in 0.20.1's shape: every start stays skipped."""
     sd, work = world["sd"], world["work"]
     name = "hermes-gateway-gated.service"
@@ -280,6 +280,27 @@ def test_the_gate_stops_the_loop_and_survives_hermes_rewriting_its_unit(world):
     found = findings(world, home)
     assert found["HW404"]["severity"] == "info" and "HW401" not in found
     assert found["HW404"]["message"].startswith(f"{name} was not started: the hermes-wizard gate stopped it")
+
+
+def test_the_gate_asks_a_hermes_no_model_judges_before_every_start(world):
+    """The 0.22.2 main-line fork (another distribution name: asked, never judged by a model) looping in main's
+    unit: doctor installs the gate, which asks that Hermes itself, as the unit runs it, before each start, and
+    skips the starts it would refuse."""
+    sd, work = world["sd"], world["work"]
+    name = "hermes-gateway-asked.service"
+    home = hermes_home(work, "asked")
+    sd.install(name, unit_text(world, "main", "0.22.2", home))
+    sd.run(["systemctl", "start", name])
+    assert wait_for(lambda: int(sd.show(name)["NRestarts"]) >= 1, timeout=120), sd.journal(name)[-20:]
+    done = wizard(world, "doctor", "--install-gate", "--yes", "--home", str(home))
+    assert f"Not restarting {name}" in done.stdout, done.stdout + done.stderr
+    _restart(sd, name, home)
+    assert wait_for(lambda: sd.show(name)["Result"] == "exec-condition", timeout=60), sd.show(name)
+    seen = sd.watch(name, 5)
+    assert {(s["ActiveState"], s["Result"], s["NRestarts"]) for s in seen} == {("inactive", "exec-condition", "0")}
+    journal = sd.journal(name)
+    assert any("hermes-wizard gate: asked Hermes 0.22.2.post1 (2026.9.24) itself: it would refuse to start "
+               "(whatsapp" in line for line in journal), journal[-20:]
 
 
 def test_doctor_repairs_and_waits_for_ready_under_type_notify(world):
