@@ -5,8 +5,8 @@ One private systemd 252 for the module (tests/support/real_systemd.py, as tests/
 First the rules wizard/service/restart_rules.py reads from a unit are held against systemd's own behaviour
 for every Type= × Restart= (and exit status lists) on /bin/sh units.  Then the real Hermes refuses in units
 rendered in the main line's shape (tests/support/hermes_units.py): 0.20.1 (`hermesx gateway run`'s module)
-where its READY=1 matters, 0.19.0 under the gate (modelled), and the 0.22.2 fork under the gate, which asks it.  The units'
-interpreter is a wrapper script made here: it runs Hermes's own Python, and records each ExecStop=/
+where its READY=1 matters, 0.19.0 under the gate (modelled), and the 0.22.2 fork under the gate, which asks
+it.  The units' interpreter is a wrapper script made here: it runs Hermes's own Python, and records each ExecStop=/
 ExecStopPost= helper systemd runs (main's `gateway.systemd_stop_mark` is not in 0.19/0.20.1: the wrapper
 answers for it).  Between starts the unit file is rewritten in another shape and reloaded, as Hermes does
 at its starts; our drop-in must keep working.  Windows are systemd's counters, measured, never assumed.
