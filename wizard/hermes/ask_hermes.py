@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 RULE_NAMES = ("_own_policy_open_startup_violation",)  # the startup rule, by the names Hermes has used
+HERMES_PACKAGES = {"hermes_cli", "gateway", "hermes_constants"}  # a Python without these runs no Hermes
 SKIP_DIRS = {"hermes-agent", "node", "node_modules", ".wizard-backups", "logs", "sessions", "cache", "memory",
              "audio_cache", "image_cache", "checkpoints", ".git", "venv"}
 COPY_BUDGET = 64 * 1024 * 1024
@@ -178,6 +179,10 @@ def decide() -> dict[str, object]:
     try:
         _dotenv_load(with_home=False)  # the CLI's load, before the gateway module is imported
         import gateway.run as runner  # its import performs the second load
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] in HERMES_PACKAGES:  # not a Hermes this Python runs: no verdict
+            return {"failure": f"this Python cannot import Hermes ({type(exc).__name__}: {exc})"}
+        return _answer(error=f"{type(exc).__name__}: {exc}", would_start=False, rule_found=True)
     except Exception as exc:
         return _answer(error=f"{type(exc).__name__}: {exc}", would_start=False, rule_found=True)
     rule = next((getattr(runner, name) for name in RULE_NAMES if hasattr(runner, name)), None)
