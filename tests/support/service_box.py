@@ -7,6 +7,7 @@ used by the service, root and TUI tests alike); `doctor` and `verbs` are the hel
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,8 @@ from hermes_wizard.service import scope as service
 
 DEMO = Path(__file__).resolve().parents[2] / "assets" / "homes" / "death-loop"
 UNIT = "hermes-gateway.service"
-WIZARD = "/bin/true"  # the gate's command: any executable path (the gate itself is tested elsewhere)
+# The gate's command: this installation's own, which doctor tries as the unit's user before it plans the drop-in.
+WIZARD = str(Path(sys.executable).with_name("hermes-wizard"))
 
 
 @pytest.fixture

@@ -28,6 +28,10 @@ import pytest
 from real_systemd import PrivateSystemd, Unavailable, boot_script, hidden_by, wait_for, why_unavailable, work_root
 from unit.test_versions import fake_hermes
 
+from hermes_wizard.service import dropin
+from hermes_wizard.service.units import read_systemd
+from system.test_gate_as_unit_user import plugin_wizard, refusing_home
+
 # one booted systemd; the tests build on each other in order, so under pytest-xdist (--dist loadgroup) they
 # stay in one worker
 pytestmark = [pytest.mark.systemd, pytest.mark.oracle, pytest.mark.slow, pytest.mark.xdist_group("real-systemd")]
@@ -223,16 +227,57 @@ def test_the_gate_never_blocks_a_healthy_home(world):
 
 
 def test_without_hermes_wizard_the_guard_lets_the_gateway_start(world):
+    """A gate whose hermes-wizard is gone (moved, uninstalled after doctor installed it) never blocks a start.
+    doctor no longer installs such a gate (it tries the gate first), so the drop-in is written as it was left."""
     sd, work = world["sd"], world["work"]
     home = copy_demo(work / "no-wizard")
-    sd.install("hermes-gateway-nowiz.service", hermes_unit(home, work))
-    done = wizard(sd, world, "doctor", "--install-gate", "--yes", "--wizard-path", str(work / "gone" / "hermes-wizard"),
+    name = "hermes-gateway-nowiz.service"
+    sd.install(name, hermes_unit(home, work))
+    (work / name).write_text(hermes_unit(home, work))
+    unit = read_systemd(work / name, "system", Path("/"), work / "userhome")
+    sd.write(f"/etc/systemd/system/{name}.d/hermes-wizard-gate.conf",
+             dropin.gate_text(unit, work / "gone" / "hermes-wizard"))
+    sd.run(["systemctl", "daemon-reload"])
+    sd.run(["systemctl", "restart", name])  # the gate's command is missing
+    assert wait_for(lambda: any(REFUSING in line for line in sd.journal(name)), 30)
+    assert sd.show(name)["Result"] != "exec-condition"  # Hermes itself ran
+    sd.run(["systemctl", "stop", name])
+
+
+def test_a_gate_for_a_unit_run_by_another_user_runs_as_that_user(world, owner):
+    """Issue 29 item 1 on the real systemd: a system unit with User= a throw-away user, this tool installed
+    where only root can run it.  doctor tries the gate as that user and picks the hermes-wizard in the user's
+    Hermes venv; systemd then runs it as that user before each start and skips the refusal."""
+    sd, work = world["sd"], world["work"]
+    base = work / "other-user"
+    base.mkdir()
+    base.chmod(0o755)
+    home = refusing_home(base, owner)
+    script, runs = plugin_wizard(base, home, owner)
+    name = "hermes-gateway-other.service"
+    sd.install(name, f"""[Service]
+Type=simple
+User={owner[0]}
+ExecStart=/bin/sh -c 'echo "Refusing to start: whatsapp"; exit 0'
+Environment="HERMES_HOME={home}"
+Restart=always
+RestartSec=1
+""")
+    sd.run(["systemctl", "start", name])
+    assert wait_for(lambda: int(sd.show(name)["NRestarts"]) >= 2, timeout=60), sd.show(name)
+    done = wizard(sd, world, "doctor", "--install-gate", "--yes", "--unit", f"/etc/systemd/system/{name}",
                   "--home", str(home))
-    assert "hermes-wizard-gate.conf" in done.stdout, done.stdout + done.stderr
-    sd.run(["systemctl", "restart", "hermes-gateway-nowiz.service"])  # the gate's command is missing
-    assert wait_for(lambda: any(REFUSING in line for line in sd.journal("hermes-gateway-nowiz.service")), 30)
-    assert sd.show("hermes-gateway-nowiz.service")["Result"] != "exec-condition"  # Hermes itself ran
-    sd.run(["systemctl", "stop", "hermes-gateway-nowiz.service"])
+    out = done.stdout + done.stderr
+    assert f"Gate tried as {owner[0]}" in out and "exited 78 (it skips the start)" in out, out
+    gate = sd.run(["cat", f"/etc/systemd/system/{name}.d/hermes-wizard-gate.conf"]).stdout
+    assert f'w="{script}"' in gate and str(WIZARD) not in gate
+    sd.run(["systemctl", "reset-failed", name], check=False)
+    sd.run(["systemctl", "restart", name], check=False)
+    assert wait_for(lambda: sd.show(name)["Result"] == "exec-condition", timeout=60), sd.show(name)
+    assert any("hermes-wizard gate: Hermes would refuse to start (whatsapp" in line for line in sd.journal(name))
+    ran = [json.loads(line) for line in runs.read_text().splitlines()]
+    assert {run["uid"] for run in ran} == {owner[1]} and ran[-1]["argv"][:2] == ["check", "--gate"]
+    sd.run(["systemctl", "stop", name], check=False)
 
 
 def test_an_unmodelled_hermes_that_cannot_be_asked_is_never_blocked_by_the_gate(world):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 from fake_systemd import loop_journal
-from service_box import UNIT, doctor, verbs  # box, the fixture, is tests/conftest.py's
+from service_box import UNIT, WIZARD, doctor, verbs  # box, the fixture, is tests/conftest.py's
 
 from hermes_wizard.faces.cli import main
 from hermes_wizard.service import loop
@@ -82,7 +82,7 @@ def test_stop_repair_reload_restart_verified(box, capsys):
     assert "WEIXIN_DM_POLICY=pairing" in seen["systemctl --user restart"]  # restarted after it
     assert fake.calls()[-1][-2] == "--since" and fake.calls()[-1][-1].startswith("@")
     gate = (dropins / GATE_DROPIN).read_text()
-    assert f'--home "{home}"' in gate and 'w="/bin/true"' in gate
+    assert f'--home "{home}"' in gate and f'w="{WIZARD}"' in gate
     assert "Stopped hermes-gateway.service (the loop is over)." in out
     assert "Verified: the gateway is running" in out
     assert out.index("Stopped") < out.index("Backup:") < out.index("Wrote") < out.index("Verified: the gateway is")

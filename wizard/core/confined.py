@@ -102,6 +102,11 @@ def identity_for(home: Path) -> Identity:
     return _identity(st.st_uid, None, switch=st.st_uid != 0)
 
 
+def identity_of(uid: int, switch: bool) -> Identity:
+    """The user `uid` as a login sets it up (primary group and every supplementary one when switching)."""
+    return _identity(uid, None, switch)
+
+
 def _identity(uid: int, gid: int | None, switch: bool) -> Identity:
     try:
         entry = pwd.getpwuid(uid)

@@ -8,13 +8,16 @@ For each systemd unit serving the home (or the `--unit` named), in this order:
   drop-in        asked for (`--install-gate`) and not already in place: our gate (systemd >= 251)
                  or the Restart=on-failure fallback, its full text decided here — only when the
                  drop-in folder passes wizard/service/dropdir.py's checks now: a folder apply would
-                 refuse is never promised by a preview;
+                 refuse is never promised by a preview; and only once the gate's own command has run
+                 as the unit's user, with the unit's environment, on the home as it stands, with an
+                 executable that user can run (wizard/service/gate_proof.py: its exit is a note);
   daemon-reload  after a drop-in, so systemd reads it;
   restart        asked for, or after we stopped a loop — only when the home will start (a restart
                  into a refusal is the loop again); apply then watches it stay up.
 
 Contract: deciding asks systemd read-only questions (`show`, the journal, `--version`) through the
-runner; a dry-run runner asks nothing, so a dry run shows the steps a loop in progress would need.
+runner; a dry-run runner asks nothing, so a dry run shows the steps a loop in progress would need.  The
+gate's proof runs whatever the runner (the gate is read-only: it writes nothing).
 launchd and s6 get advice only (wizard/service/supervisors.py).  What was asked and will not be done
 (a drop-in that cannot be rendered, or whose folder dropdir refuses) is a note AND in `unmet`: doctor
 prints it and exits 1, the file repairs still apply.
@@ -27,8 +30,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hermes_wizard.core.safetext import visible
+from hermes_wizard.hermes.install import detect
 from hermes_wizard.plan.actions import ServiceAction
-from hermes_wizard.service import actions, dropin
+from hermes_wizard.service import actions, dropin, gate_proof
 from hermes_wizard.service import scope as service
 from hermes_wizard.service.common import GATE_DROPIN, VARIANT_FILES
 from hermes_wizard.service.dropdir import DropinFolder, FolderRefused
@@ -111,7 +115,7 @@ def plan_service(home: Path, profile: str, request: ServiceRequest, *, editing: 
         where = ", ".join(f"{u.name} ({u.label})" for u in others) or "no systemd unit"
         out.notes.append(f"Service steps skipped: {where} runs {home}"
                          + ("; use --unit PATH to name one" if not others else ""))
-    wizard = request.wizard or (dropin.find_wizard() if request.install_gate else None)
+    own = dropin.find_wizard() if request.install_gate and request.wizard is None else None
     steps: list[ServiceStep] = []
     for unit in units:
         evidence = service.evidence(unit)
@@ -120,7 +124,7 @@ def plan_service(home: Path, profile: str, request: ServiceRequest, *, editing: 
         if stop:
             steps.append(ServiceStep(ServiceAction.STOP, unit.name, unit.scope, unit.path))
         if request.install_gate:
-            step = _dropin_step(unit, wizard, runner, out)
+            step = _dropin_step(unit, request.wizard, own, runner, out)
             if step is not None:
                 steps += [step, ServiceStep(ServiceAction.RELOAD, unit.name, unit.scope, unit.path)]
         if request.restart or stop:  # we stopped it: we bring it back, verified
@@ -134,7 +138,8 @@ def plan_service(home: Path, profile: str, request: ServiceRequest, *, editing: 
     return out
 
 
-def _dropin_step(unit: Unit, wizard: Path | None, runner: Runner, out: ServicePlan) -> ServiceStep | None:
+def _dropin_step(unit: Unit, asked_for: Path | None, own: Path | None, runner: Runner,
+                 out: ServicePlan) -> ServiceStep | None:
     notes = out.notes
     try:  # decided now, by the checks apply will make: our variants there now, or why nothing is written
         with DropinFolder(unit.path) as folder:
@@ -144,6 +149,9 @@ def _dropin_step(unit: Unit, wizard: Path | None, runner: Runner, out: ServicePl
         return None
     except OSError:  # not a refusal (e.g. a file named like the folder): the write fails and is taken back
         before = ()
+    wizard = _proven_wizard(unit, asked_for, own, out)
+    if wizard is None:
+        return None
     if dropin.current(unit, "gate", wizard):  # in place: no need to ask systemd which one it needs
         notes.append(f"The gate is already in place: {unit.dropin_dir / GATE_DROPIN}")
         return None
@@ -162,6 +170,21 @@ def _dropin_step(unit: Unit, wizard: Path | None, runner: Runner, out: ServicePl
         notes.append(f"systemd {version} < {dropin.MIN_GATE} restarts a start skipped by ExecCondition=: using "
                      f"Restart=on-failure and RestartPreventExitStatus=0 ({name}) instead of the gate.")
     return ServiceStep(ServiceAction.DROPIN, unit.name, unit.scope, unit.path, variant, text, before)
+
+
+def _proven_wizard(unit: Unit, asked_for: Path | None, own: Path | None, out: ServicePlan) -> Path | None:
+    """The hermes-wizard the gate will run, once its drop-in command has run as the unit's user with the unit's
+    environment (wizard/service/gate_proof.py); None, with the reason as an unmet note, when that user can run
+    none.  A unit whose home is unknown is left to `render` to refuse."""
+    if unit.home is None:
+        return asked_for or own
+    hermes_venv = detect(unit.home).prefix  # where Hermes's plugin puts its console script
+    proof = gate_proof.choose_and_prove(unit, asked_for, own, hermes_venv)
+    if proof.wizard is None:
+        _unmet(out, proof.sentence(unit))
+        return None
+    out.notes.append(visible(proof.sentence(unit)))
+    return proof.wizard
 
 
 def _unmet(out: ServicePlan, line: str) -> None:

@@ -54,6 +54,7 @@ class Unit(Compared):
     fallback: Path | None = None
     python: str | None = None  # the interpreter (or hermes script) the service starts
     user: str | None = None
+    environment: dict[str, str] = field(default_factory=dict)  # Environment=, as the drop-ins leave it
     error: str | None = None
 
     @property

@@ -64,17 +64,21 @@ def variant_for(version: int | None) -> str:
 
 
 def gate_command(wizard: Path | str, home: Path | str) -> str:
-    """The ExecCondition= value: a /bin/sh one-liner exiting 78 only when the gate does.
-    `$$` is systemd's escape for a literal `$`."""
+    """The ExecCondition= value: a /bin/sh one-liner exiting 78 only when the gate does."""
+    return f"/bin/sh -c '{gate_script(wizard, home)}'"
+
+
+def gate_script(wizard: Path | str, home: Path | str) -> str:
+    """The shell script of the ExecCondition= value, as the unit file holds it: `$$` is systemd's escape for a
+    literal `$` (wizard/service/gate_proof.py runs it with that undone)."""
     for label, value in (("the hermes-wizard path", str(wizard)), ("the Hermes home", str(home))):
         if not SAFE_PATH.fullmatch(value):
             raise DropinError(f"{label} {value!r} holds characters a unit file would reinterpret "
                               "(quotes, $, %, \\, `); use a path of letters, digits, /._-@+,:= and spaces")
-    script = (f'w="{wizard}"; [ -x "$$w" ] || exit 0; '
-              f't=; command -v timeout >/dev/null 2>&1 && t="timeout {GATE_TIMEOUT_S}"; '
-              f'$$t "$$w" check --gate --home "{home}"; '
-              '[ $$? -eq 78 ] && exit 78; exit 0')
-    return f"/bin/sh -c '{script}'"
+    return (f'w="{wizard}"; [ -x "$$w" ] || exit 0; '
+            f't=; command -v timeout >/dev/null 2>&1 && t="timeout {GATE_TIMEOUT_S}"; '
+            f'$$t "$$w" check --gate --home "{home}"; '
+            '[ $$? -eq 78 ] && exit 78; exit 0')
 
 
 def gate_text(unit: Unit, wizard: Path | str) -> str:

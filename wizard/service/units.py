@@ -157,6 +157,7 @@ def read_systemd(path: Path, scope: str, root: Path | None = None, user_home: Pa
         elif key == "User":
             unit.user = value or None
     _settle_restart(unit, single, lists)
+    unit.environment = env
     if not argv:  # no command: whatever this is, it does not run a gateway for any home
         return unit
     unit.python = argv[0].lstrip("-@:+!")

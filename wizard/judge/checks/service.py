@@ -17,6 +17,7 @@ from hermes_wizard.judge.checks.registry import Context, Hit, check
 from hermes_wizard.service import restart_rules
 from hermes_wizard.service import scope as service
 from hermes_wizard.service.supervisors import advice
+from hermes_wizard.service.unit_user import runnable_by, unit_uid
 
 if TYPE_CHECKING:
     from hermes_wizard.service.common import Unit
@@ -192,12 +193,25 @@ def restart_loop(ctx: Context) -> Iterable[Hit]:
             yield Hit(None, loop.summary(evidence) + ".", stop_loop_command(ctx.home, ctx.snapshot.profile), "info")
 
 
+def _not_runnable_by_unit(unit: Unit, wizard: Path) -> str | None:
+    """Why the unit's user cannot execute the gate's hermes-wizard (decided, not run), or None."""
+    try:
+        uid = unit_uid(unit)
+    except LookupError as exc:
+        return str(exc)
+    why = runnable_by(uid, wizard)
+    return f"as {unit.user or uid}, {why}" if why else None
+
+
 @check("HW405", "gate-dropin-stale", "warning",
        "The hermes-wizard gate drop-in no longer guards this service.",
        what="""hermes-gateway.service.d/hermes-wizard-gate.conf runs a hermes-wizard that is gone (moved,
-uninstalled, venv rebuilt), or judges another home than the unit runs.""",
-       why="""By design a missing wizard lets every start through, so the loop protection is silently off.""",
-       fix="""`hermes-wizard doctor --install-gate` rewrites the drop-in for this wizard and the unit's home.""")
+uninstalled, venv rebuilt), that the unit's user cannot execute (a venv under /root for a unit with User=: an
+error), or judges another home than the unit runs.""",
+       why="""By design a wizard that cannot run lets every start through, so the loop protection is silently
+off.""",
+       fix="""`hermes-wizard doctor --install-gate` rewrites the drop-in for the unit's home, with a hermes-wizard
+the unit's user can run (it tries the gate as that user first).""")
 def gate_stale(ctx: Context) -> Iterable[Hit]:
     serving, _ = service.relevant(ctx.home, ctx.snapshot.profile)
     for unit in serving:
@@ -207,6 +221,10 @@ def gate_stale(ctx: Context) -> Iterable[Hit]:
         if not gate.wizard or not (os.path.isfile(gate.wizard) and os.access(gate.wizard, os.X_OK)):
             yield Hit(None, f"{gate.path} runs {gate.wizard or 'an unreadable command'}, which is not an "
                       "executable file: every start passes unchecked.", "hermes-wizard doctor --install-gate")
+        elif (why := _not_runnable_by_unit(unit, Path(gate.wizard))) is not None:
+            yield Hit(None, f"{gate.path} runs {gate.wizard}, which {unit.name}'s user cannot run ({why}): the "
+                      "drop-in turns that into a start, so every start passes unchecked.",
+                      "hermes-wizard doctor --install-gate (it picks a hermes-wizard that user can run)", "error")
         # (a serving unit runs this home: its home is never None here)
         elif not gate.home or unit.home is None or os.path.realpath(gate.home) != os.path.realpath(unit.home):
             yield Hit(None, f"{gate.path} judges the home {gate.home}, but {unit.name} runs {unit.home}.",
