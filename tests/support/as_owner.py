@@ -76,6 +76,20 @@ def owner_python(site: Path, scratch: Path) -> Path | str:
     return venv / "bin" / "python"
 
 
+def wizard_for_everyone(scratch: Path) -> Path:
+    """A `hermes-wizard` every user may run (this checkout's, through `owner_python`): what Hermes's plugin puts in
+    Hermes's own venv, for a gate run as a unit's user."""
+    python = owner_python(WIZARD_SITE, scratch)
+    if not isinstance(python, Path):
+        raise RuntimeError(python)
+    script = scratch / "everyone-bin" / "hermes-wizard"
+    script.parent.mkdir(exist_ok=True)
+    script.parent.chmod(0o755)
+    script.write_text(f"#!{python}\nfrom hermes_wizard.faces.entry import console\nconsole()\n")
+    script.chmod(0o755)
+    return script
+
+
 def oracle_site(version: str = oracle.HERMES_VERSION) -> Path:
     return next(oracle.venv_dir(version).glob("lib/python3*/site-packages"))
 

@@ -15,6 +15,7 @@ import sys
 
 import pytest
 from apply_homes import ROOT, mode_of, wizard_cli
+from as_owner import wizard_for_everyone
 from fake_systemd import user_unit
 from service_box import UNIT, doctor  # box, owner and place, the fixtures, are the conftests'
 from unit.test_service_hostile import (
@@ -180,8 +181,11 @@ def test_root_doctor_install_gate_on_a_users_unit_leaves_nothing_of_roots_in_the
     user_home = dropins.parents[3]  # <user>/.config/systemd/user/<unit>.d
     for path in [user_home, *user_home.rglob("*")]:
         os.lchown(path, ALICE, ALICE)
-    rc, out = doctor(capsys, home, "--fix", "--yes", "--install-gate")
+    # the gate is tried as Alice before it is planned: it must name a hermes-wizard she can run
+    everyone = wizard_for_everyone(user_home.parent)
+    rc, out = doctor(capsys, home, "--fix", "--yes", "--install-gate", "--wizard-path", str(everyone))
     assert rc == 0 and GATE_DROPIN in os.listdir(dropins), out
+    assert "Gate tried as 47011" in out, out
     roots = [p for p in [user_home, *user_home.rglob("*")] if os.lstat(p).st_uid != ALICE]
     assert roots == [], roots
 
