@@ -143,12 +143,23 @@ _SPECS = (
 )
 
 PLATFORMS: dict[str, Spec] = {spec.name: spec for spec in _SPECS}
-# Credentials Hermes reads whose names do not say token, secret, password or key, yet whose values are as secret:
-# Google Chat's service account (a path, or the inline JSON with its `private_key`; the adapter takes either) and
-# the Microsoft Graph webhook's shared client state (the only thing that authenticates a notification).  Their env
-# names, and the `platforms.<name>.extra` keys Hermes copies them into (gateway/config.py, the adapters).
-SECRET_VALUED = frozenset({"GOOGLE_CHAT_SERVICE_ACCOUNT_JSON", "MSGRAPH_WEBHOOK_CLIENT_STATE",
-                           "SERVICE_ACCOUNT_JSON", "CLIENT_STATE"})
+# Credentials Hermes reads whose names do not say token, secret, password or key, yet whose values are as secret,
+# masked whole by what they are, never by how a value looks (their env names, and the `platforms.<name>.extra` /
+# YAML keys Hermes copies them into; gateway/config.py, the adapters):
+#   Google Chat's service account (a path, or the inline JSON with its `private_key`; the adapter takes either);
+#   the Microsoft Graph webhook's shared client state (the only thing that authenticates a notification);
+#   webhook URLs that carry their own credential: Teams' incoming webhook (its secret and `sig=`), DingTalk's
+#   robot (`access_token=`), the Telegram and SMS (Twilio) webhook URLs (a secret path, a `?key=`), and the
+#   webhook paths WhatsApp Cloud, Feishu and BlueBubbles listen on (the path is the only shared secret);
+#   ntfy's topics (whoever knows a topic reads and writes it).  (A relay's URL is an address, not a credential:
+#   Buzz's is a public Nostr relay, the gateway relay authenticates apart; a password in any URL is masked anyway.)
+SECRET_VALUED = frozenset({
+    "GOOGLE_CHAT_SERVICE_ACCOUNT_JSON", "MSGRAPH_WEBHOOK_CLIENT_STATE", "SERVICE_ACCOUNT_JSON", "CLIENT_STATE",
+    "TEAMS_INCOMING_WEBHOOK_URL", "DINGTALK_WEBHOOK_URL", "TELEGRAM_WEBHOOK_URL", "SMS_WEBHOOK_URL",
+    "WHATSAPP_CLOUD_WEBHOOK_PATH", "FEISHU_WEBHOOK_PATH", "BLUEBUBBLES_WEBHOOK_PATH",
+    "INCOMING_WEBHOOK_URL", "WEBHOOK_URL", "WEBHOOK_PATH",
+    "NTFY_TOPIC", "NTFY_PUBLISH_TOPIC", "TOPIC", "PUBLISH_TOPIC",
+})
 # Explicit enum members, in enum order (from_dict and the shared-key loop use it).
 BUILTIN_ORDER = ("telegram", "discord", "whatsapp", "whatsapp_cloud", "slack", "signal", "mattermost",
                  "matrix", "homeassistant", "email", "sms", "dingtalk", "api_server", "webhook",
