@@ -133,3 +133,4 @@ def test_check_reports_an_installed_gate_its_user_cannot_run(place, owner):
     done = subprocess.run([str(VENV_WIZARD), "check", "--unit", str(unit), "--home", str(home), "--format", "json"],
                           capture_output=True, text=True, timeout=120)
     assert "HW405" not in {f["code"] for f in json.loads(done.stdout)["findings"]}, sys.version
+
