@@ -134,3 +134,30 @@ def test_check_reports_an_installed_gate_its_user_cannot_run(place, owner):
                           capture_output=True, text=True, timeout=120)
     assert "HW405" not in {f["code"] for f in json.loads(done.stdout)["findings"]}, sys.version
 
+
+
+def test_a_root_unit_never_gets_a_gate_that_runs_a_file_its_homes_owner_controls(place, owner):
+    """A unit run as root (no User=) serving a user's home: the hermes-wizard in that home's Hermes venv belongs to
+    the user, so a gate naming it would run their file as root at every start.  It is neither run by the proof
+    nor named; this installation's own (root's) is chosen instead."""
+    base, _ = place
+    home = refusing_home(base, owner)
+    unit = system_unit(base, home, "root")
+    script, runs = plugin_wizard(base, home, owner)
+    done = doctor(unit, home)
+    out = done.stdout + done.stderr
+    assert not runs.exists() or runs.read_text() == "", runs.read_text()  # never run, as root or otherwise
+    assert f'w="{script}"' not in out and f'w="{VENV_WIZARD}"' in out, out
+    assert "Gate tried as root" in out
+    done = doctor(unit, home, "--wizard-path", str(script))  # named explicitly: refused all the same
+    out = done.stdout + done.stderr
+    assert f"{script}: it lies at" in out or f"{script}: it belongs to uid {owner[1]}" in out, out
+    assert "Gate not planned" in out and not (runs.exists() and runs.read_text())
+    folder = unit.with_name(unit.name + ".d")  # and such a drop-in, written by hand, is an error for check
+    folder.mkdir()
+    parsed = read_systemd(unit, "system", Path("/"), Path("/root"))
+    (folder / "hermes-wizard-gate.conf").write_text(dropin.gate_text(parsed, script))
+    done = subprocess.run([str(VENV_WIZARD), "check", "--unit", str(unit), "--home", str(home), "--format", "json"],
+                          capture_output=True, text=True, timeout=120)
+    found = {f["code"]: f for f in json.loads(done.stdout)["findings"]}
+    assert found["HW405"]["severity"] == "error" and "another user's code" in found["HW405"]["message"]

@@ -9,7 +9,10 @@ planned:
      `--version` runs as the unit's user with the unit's environment;
   2. the drop-in's exact ExecCondition= command runs the same way, on the home as it stands, and its exit
      (0, or 78 with the gate's journal line) is what doctor shows.
-No executable that user can run: no drop-in, and the reason for each candidate.
+A candidate another user controls (a file, link or folder on its way that is not root's or the unit user's,
+or writable by others: a root unit's gate naming a file in someone's home) is never run, as root or at all:
+the gate would hand that user the unit's rights at every start.  No executable that user can run: no
+drop-in, and the reason for each candidate.
 
 The unit's user is a system unit's `User=` (root when unset) or the owner of a user unit's folder.  Its
 environment is what systemd gives a service (systemd.exec(5): PATH; USER, LOGNAME, HOME, SHELL of that user)
@@ -33,7 +36,7 @@ from hermes_wizard.core.pathsearch import which
 from hermes_wizard.core.safetext import visible
 from hermes_wizard.service import dropin
 from hermes_wizard.service.common import Unit
-from hermes_wizard.service.unit_user import unit_uid
+from hermes_wizard.service.unit_user import foreign_code, unit_uid
 
 SYSTEMD_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"  # systemd.exec(5), a service's PATH
 PROBE_SECONDS = 20.0  # `hermes-wizard --version`: a cold Python on a slow card
@@ -69,7 +72,7 @@ def choose_and_prove(unit: Unit, asked_for: Path | None, own: Path | None, herme
     candidates = [asked_for] if asked_for is not None else _candidates(own, hermes_prefix, env.get("PATH", ""))
     reasons = []
     for candidate in candidates:
-        why = _why_it_does_not_run(candidate, who, env)
+        why = foreign_code(who.uid, candidate) or _why_it_does_not_run(candidate, who, env)
         if why is None:
             return _prove(unit, candidate, who, env)
         reasons.append(f"{visible(candidate)}: {why}")

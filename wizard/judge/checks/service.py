@@ -17,7 +17,7 @@ from hermes_wizard.judge.checks.registry import Context, Hit, check
 from hermes_wizard.service import restart_rules
 from hermes_wizard.service import scope as service
 from hermes_wizard.service.supervisors import advice
-from hermes_wizard.service.unit_user import runnable_by, unit_uid
+from hermes_wizard.service.unit_user import foreign_code, runnable_by, unit_uid
 
 if TYPE_CHECKING:
     from hermes_wizard.service.common import Unit
@@ -194,12 +194,14 @@ def restart_loop(ctx: Context) -> Iterable[Hit]:
 
 
 def _not_runnable_by_unit(unit: Unit, wizard: Path) -> str | None:
-    """Why the unit's user cannot execute the gate's hermes-wizard (decided, not run), or None."""
+    """Why the unit's user cannot, or must not, execute the gate's hermes-wizard (decided, not run), or None."""
     try:
         uid = unit_uid(unit)
     except LookupError as exc:
         return str(exc)
     why = runnable_by(uid, wizard)
+    if why is None and (foreign := foreign_code(uid, wizard)) is not None:
+        why = f"{foreign}: another user's code, run with the unit's rights at every start"
     return f"as {unit.user or uid}, {why}" if why else None
 
 
@@ -222,8 +224,8 @@ def gate_stale(ctx: Context) -> Iterable[Hit]:
             yield Hit(None, f"{gate.path} runs {gate.wizard or 'an unreadable command'}, which is not an "
                       "executable file: every start passes unchecked.", "hermes-wizard doctor --install-gate")
         elif (why := _not_runnable_by_unit(unit, Path(gate.wizard))) is not None:
-            yield Hit(None, f"{gate.path} runs {gate.wizard}, which {unit.name}'s user cannot run ({why}): the "
-                      "drop-in turns that into a start, so every start passes unchecked.",
+            yield Hit(None, f"{gate.path} runs {gate.wizard}, which {unit.name}'s user cannot or must not run ({why}); "
+                      "a gate that cannot run lets every start pass unchecked.",
                       "hermes-wizard doctor --install-gate (it picks a hermes-wizard that user can run)", "error")
         # (a serving unit runs this home: its home is never None here)
         elif not gate.home or unit.home is None or os.path.realpath(gate.home) != os.path.realpath(unit.home):
