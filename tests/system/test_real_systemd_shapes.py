@@ -250,17 +250,26 @@ def _restart(sd: PrivateSystemd, name: str, home: Path) -> None:
     sd.run(["systemctl", "restart", name], check=False)
 
 
+def _loop_then_install_gate(world, name: str, version: str, home: Path, restarts: int):
+    """Hermes `version` looping in main's unit `name` (at least `restarts` restarts), then `doctor
+    --install-gate`, which stops it and does not restart it; doctor's run."""
+    sd = world["sd"]
+    sd.install(name, unit_text(world, "main", version, home))
+    sd.run(["systemctl", "start", name])
+    assert wait_for(lambda: int(sd.show(name)["NRestarts"]) >= restarts, timeout=120), sd.journal(name)[-20:]
+    done = wizard(world, "doctor", "--install-gate", "--yes", "--home", str(home))
+    assert f"Not restarting {name}" in done.stdout, done.stdout + done.stderr
+    return done
+
+
 def test_the_gate_stops_the_loop_and_survives_hermes_rewriting_its_unit(world):
     """Hermes 0.19.0 (modelled: the gate judges it itself) looping in main's unit without a watchdog; doctor
     installs the gate; Hermes rewrites the unit as notify, then in 0.20.1's shape: every start stays skipped."""
     sd, work = world["sd"], world["work"]
     name = "hermes-gateway-gated.service"
     home = hermes_home(work, "gated")
-    sd.install(name, unit_text(world, "main", "0.19.0", home))
-    sd.run(["systemctl", "start", name])
-    assert wait_for(lambda: int(sd.show(name)["NRestarts"]) >= 2, timeout=90), sd.journal(name)[-20:]
-    done = wizard(world, "doctor", "--install-gate", "--yes", "--home", str(home))
-    assert f"Not restarting {name}" in done.stdout and "is stopped" in done.stdout, done.stdout + done.stderr
+    done = _loop_then_install_gate(world, name, "0.19.0", home, restarts=2)
+    assert "is stopped" in done.stdout, done.stdout + done.stderr
     gate = sd.run(["cat", f"{UNITS}/{name}.d/{GATE_DROPIN}"]).stdout
     assert "ExecCondition=" in gate
     for shape, watchdog, kind in (("main", 30, "notify"), ("0.20.1", 0, "simple")):
@@ -289,11 +298,7 @@ def test_the_gate_asks_a_hermes_no_model_judges_before_every_start(world):
     sd, work = world["sd"], world["work"]
     name = "hermes-gateway-asked.service"
     home = hermes_home(work, "asked")
-    sd.install(name, unit_text(world, "main", "0.22.2", home))
-    sd.run(["systemctl", "start", name])
-    assert wait_for(lambda: int(sd.show(name)["NRestarts"]) >= 1, timeout=120), sd.journal(name)[-20:]
-    done = wizard(world, "doctor", "--install-gate", "--yes", "--home", str(home))
-    assert f"Not restarting {name}" in done.stdout, done.stdout + done.stderr
+    _loop_then_install_gate(world, name, "0.22.2", home, restarts=1)
     _restart(sd, name, home)
     assert wait_for(lambda: sd.show(name)["Result"] == "exec-condition", timeout=60), sd.show(name)
     seen = sd.watch(name, 5)
