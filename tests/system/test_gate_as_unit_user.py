@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import fake_hermes
@@ -83,6 +82,17 @@ def doctor(unit: Path, home: Path, *more: str) -> subprocess.CompletedProcess:
                            "--home", str(home), *more], capture_output=True, text=True, env=env, timeout=300)
 
 
+def findings_with_gate(unit: Path, home: Path, wizard: Path) -> dict[str, dict]:
+    """`check`'s findings by code, with a gate drop-in naming `wizard` written into the unit's folder by hand."""
+    folder = unit.with_name(unit.name + ".d")
+    folder.mkdir(exist_ok=True)
+    parsed = read_systemd(unit, "system", Path("/"), Path("/root"))
+    (folder / "hermes-wizard-gate.conf").write_text(dropin.gate_text(parsed, wizard))
+    done = subprocess.run([str(VENV_WIZARD), "check", "--unit", str(unit), "--home", str(home), "--format", "json"],
+                          capture_output=True, text=True, timeout=120)
+    return {f["code"]: f for f in json.loads(done.stdout)["findings"]}
+
+
 def test_a_wizard_the_units_user_cannot_run_is_never_installed(place, owner):
     base, _ = place
     home = refusing_home(base, owner)
@@ -120,21 +130,10 @@ def test_check_reports_an_installed_gate_its_user_cannot_run(place, owner):
     base, _ = place
     home = refusing_home(base, owner)
     unit = system_unit(base, home, owner[0])
-    folder = unit.with_name(unit.name + ".d")
-    folder.mkdir()
-    parsed = read_systemd(unit, "system", Path("/"), Path("/root"))
-    (folder / "hermes-wizard-gate.conf").write_text(dropin.gate_text(parsed, VENV_WIZARD))
-    done = subprocess.run([str(VENV_WIZARD), "check", "--unit", str(unit), "--home", str(home), "--format", "json"],
-                          capture_output=True, text=True, timeout=120)
-    found = {f["code"]: f for f in json.loads(done.stdout)["findings"]}
+    found = findings_with_gate(unit, home, VENV_WIZARD)
     assert found["HW405"]["severity"] == "error" and f"as {owner[0]}" in found["HW405"]["message"]
     script, _ = plugin_wizard(base, home, owner)
-    (folder / "hermes-wizard-gate.conf").write_text(dropin.gate_text(parsed, script))
-    done = subprocess.run([str(VENV_WIZARD), "check", "--unit", str(unit), "--home", str(home), "--format", "json"],
-                          capture_output=True, text=True, timeout=120)
-    assert "HW405" not in {f["code"] for f in json.loads(done.stdout)["findings"]}, sys.version
-
-
+    assert "HW405" not in findings_with_gate(unit, home, script)
 
 def test_a_root_unit_never_gets_a_gate_that_runs_a_file_its_homes_owner_controls(place, owner):
     """A unit run as root (no User=) serving a user's home: the hermes-wizard in that home's Hermes venv belongs to
@@ -153,11 +152,5 @@ def test_a_root_unit_never_gets_a_gate_that_runs_a_file_its_homes_owner_controls
     out = done.stdout + done.stderr
     assert f"{script}: it lies at" in out or f"{script}: it belongs to uid {owner[1]}" in out, out
     assert "Gate not planned" in out and not (runs.exists() and runs.read_text())
-    folder = unit.with_name(unit.name + ".d")  # and such a drop-in, written by hand, is an error for check
-    folder.mkdir()
-    parsed = read_systemd(unit, "system", Path("/"), Path("/root"))
-    (folder / "hermes-wizard-gate.conf").write_text(dropin.gate_text(parsed, script))
-    done = subprocess.run([str(VENV_WIZARD), "check", "--unit", str(unit), "--home", str(home), "--format", "json"],
-                          capture_output=True, text=True, timeout=120)
-    found = {f["code"]: f for f in json.loads(done.stdout)["findings"]}
+    found = findings_with_gate(unit, home, script)  # such a drop-in, written by hand, is an error for check
     assert found["HW405"]["severity"] == "error" and "another user's code" in found["HW405"]["message"]
