@@ -439,3 +439,23 @@ def test_a_users_launch_agent_linked_to_a_root_only_plist_is_not_read(tmp_path, 
         assert unit.error is None and unit.home == Path("/srv/secret-home")
     else:
         assert unit.home is None and (unit.error or "").startswith("cannot be read") and "uid 47011" in unit.error
+
+
+def test_trying_the_gate_on_a_home_a_unit_file_cannot_name_refuses_with_a_sentence(tmp_path):
+    """A home whose path holds `$` (the owner chose it): the gate cannot be written for it, and trying it says so
+    instead of raising; a candidate named by a relative or reinterpreted path is never run."""
+    import sys
+
+    from hermes_wizard.service import gate_proof
+
+    units = tmp_path / "units"
+    units.mkdir()
+    (units / UNIT).write_text(user_unit("/bin/true", tmp_path / "ho$me"))
+    unit = read_systemd(units / UNIT, "user", tmp_path / "root", tmp_path)
+    wizard = Path(sys.executable).with_name("hermes-wizard")
+    proof = gate_proof.choose_and_prove(unit, wizard, None, None)
+    assert proof.wizard is None and "holds characters a unit file would reinterpret" in proof.why_not
+    for named, why in ((Path("bin/hermes-wizard"), "not an absolute path"),
+                       (tmp_path / "a$b" / "hermes-wizard", "its path holds characters")):
+        proof = gate_proof.choose_and_prove(unit, named, None, None)
+        assert proof.wizard is None and why in proof.why_not, proof.why_not

@@ -72,9 +72,12 @@ def choose_and_prove(unit: Unit, asked_for: Path | None, own: Path | None, herme
     candidates = [asked_for] if asked_for is not None else _candidates(own, hermes_prefix, env.get("PATH", ""))
     reasons = []
     for candidate in candidates:
-        why = foreign_code(who.uid, candidate) or _why_it_does_not_run(candidate, who, env)
+        why = _unusable(candidate) or foreign_code(who.uid, candidate) or _why_it_does_not_run(candidate, who, env)
         if why is None:
-            return _prove(unit, candidate, who, env)
+            try:
+                return _prove(unit, candidate, who, env)
+            except dropin.DropinError as exc:  # the home's path cannot be written into a unit file
+                return GateProof(None, who.name, why_not=str(exc))
         reasons.append(f"{visible(candidate)}: {why}")
     tried = "; ".join(reasons) or "no hermes-wizard was found"
     return GateProof(None, who.name, why_not=f"{unit.name} runs as {visible(who.name)}, who cannot run a "
@@ -107,10 +110,17 @@ def _candidates(own: Path | None, hermes_prefix: Path | None, path: str) -> list
     return list(dict.fromkeys(candidate for candidate in found if candidate is not None))
 
 
-def _why_it_does_not_run(candidate: Path, who: confined.Identity, env: dict[str, str]) -> str | None:
-    """None when `candidate --version` runs as `who` and says it is hermes-wizard; else why, in a few words."""
+def _unusable(candidate: Path) -> str | None:
+    """Why a path cannot be named by a drop-in at all (before anything is looked at or run), or None."""
     if not candidate.is_absolute():
         return "not an absolute path"
+    if not dropin.SAFE_PATH.fullmatch(str(candidate)):
+        return "its path holds characters a unit file would reinterpret"
+    return None
+
+
+def _why_it_does_not_run(candidate: Path, who: confined.Identity, env: dict[str, str]) -> str | None:
+    """None when `candidate --version` runs as `who` and says it is hermes-wizard; else why, in a few words."""
     try:
         done = confined.run([str(candidate), "--version"], who, env, PROBE_SECONDS)
     except OSError as exc:
