@@ -1,7 +1,7 @@
-"""The Textual app: owns the session (wizard/plan/session.py: the answers, the plan, the outlook) and
-the navigation, and is the only place that applies a plan.  Screens ask and explain; they post answers here, and post a
-message (screens/messages.py) when the user moves on.  This is the only module that imports
-screen classes, so screens never import each other.
+"""The Textual app: owns the use case (wizard/cases/fixing.py `Fixing`: the home judged, the session of answers, the
+proposal and its outlook) and the navigation, and is the only place that applies a plan.  Screens ask and
+explain; they post answers here, and post a message (screens/messages.py) when the user moves on.  This is the
+only module that imports screen classes, so screens never import each other.
 
 `WizardApp(home, mode="setup"|"doctor").run()` returns `AppOutcome`; the CLI prints
 "No changes were made." when nothing was applied.
@@ -16,15 +16,17 @@ from __future__ import annotations
 
 import gc
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from textual.app import App, SuspendNotSupported
 from textual.binding import Binding
 
+from hermes_wizard.cases.fixing import OFFERED_SERVICE, DoctorChoices, Fixing, Proposal
 from hermes_wizard.core.bundled import stylesheet
-from hermes_wizard.judge.engine import HomeReport, evaluate
+from hermes_wizard.judge.engine import HomeReport
 from hermes_wizard.plan.changes import Plan
+from hermes_wizard.plan.repairs import Repair, RepairOptions
 from hermes_wizard.plan.session import Session
 from hermes_wizard.screens.commands import WizardCommands
 from hermes_wizard.screens.findings_screen import FindingsScreen
@@ -41,7 +43,7 @@ from hermes_wizard.screens.messages import (
     ReviewRequested,
 )
 from hermes_wizard.screens.widgets import PlainPalette
-from hermes_wizard.write.apply import ApplyError, ApplyResult, apply_plan
+from hermes_wizard.write.apply import ApplyError, ApplyResult
 from hermes_wizard.write.saved_answers import SavedAnswersError, save_answers
 
 CSS_FILE = stylesheet()
@@ -60,6 +62,7 @@ class AppOutcome:
     applied: bool
     result: ApplyResult | None = None
     saved: Path | None = None  # the answers file written (setup --save-answers)
+    exit_code: int = 0  # the one exit status of the outcome (wizard/cases/fixing.py outcome_code)
 
 
 class WizardApp(App[AppOutcome]):
@@ -75,14 +78,11 @@ class WizardApp(App[AppOutcome]):
         super().__init__()
         self.home, self.profile, self.mode = home, profile, mode
         self.save_answers, self.keyring = save_answers, keyring  # setup --save-answers FILE, --secrets keyring
-        self.session = self._new_session()
+        self.fixing = Fixing(home, profile, mode, keyring=keyring)
+        # the doctor's choices as the Findings screen last set them (setup: none)
+        self.choices = DoctorChoices(service=OFFERED_SERVICE) if mode == "doctor" else None
         self.outcome = AppOutcome(False)
         self._collector_paused = False  # the cycle collector is off for the start (on_load)
-
-    def _new_session(self) -> Session:
-        session = Session(evaluate(self.home, self.profile), self.mode)
-        session.secrets_in_keyring = self.keyring
-        return session
 
     # -- looks: without colour, and without glyphs a terminal font may lack -----------------------------------------
     def get_css_variables(self) -> dict[str, str]:
@@ -107,10 +107,14 @@ class WizardApp(App[AppOutcome]):
         if self.use_command_palette and not PlainPalette.is_open(self):  # type: ignore[arg-type]
             self.push_screen(PlainPalette(id="--command-palette"))
 
-    # -- state: the session (wizard/plan/session.py) holds every answer -----------------------------------------
+    # -- state: the use case (wizard/cases/fixing.py) and its session hold every answer ----------------------
+    @property
+    def session(self) -> Session:
+        return self.fixing.session
+
     @property
     def report(self) -> HomeReport:
-        return self.session.report
+        return self.fixing.report
 
     def plan(self) -> Plan:
         return self.session.plan()
@@ -118,14 +122,27 @@ class WizardApp(App[AppOutcome]):
     def previewed(self) -> HomeReport:
         return self.session.outlook()
 
+    def choose_repair(self, options: RepairOptions, confirmed: list[str]) -> Repair:
+        """The doctor's repair for these options, with the platforms whose name was typed; the notes and the
+        plan follow it (the service steps are planned for the review only: they prove the gate by running it)."""
+        assert self.choices is not None  # only the doctor has a repair
+        self.choices = replace(self.choices, repair=options, confirmed=frozenset(confirmed))
+        repair = self.fixing.propose(replace(self.choices, service=None)).repair
+        assert repair is not None
+        return repair
+
+    def proposal(self, run_service: bool = True) -> Proposal:
+        """What Apply would write and run (setup: no repair, no service steps), and its outlook."""
+        return self.fixing.propose(None if self.choices is None else replace(self.choices, run_service=run_service))
+
     def switch_home(self, home: Path, profile: str) -> None:
         self.home, self.profile = home, profile
-        self.session = self._new_session()
+        self.fixing = Fixing(home, profile, self.mode, keyring=self.keyring)
 
-    def apply_pending(self, service_steps=()) -> ApplyResult:
+    def apply_pending(self, run_service: bool = True) -> ApplyResult:
         """The one write of the whole app; raises ApplyError with words for the user."""
-        plan = self.plan().with_service(service_steps)
-        if not plan:
+        proposal = self.proposal(run_service)
+        if not proposal.plan:
             raise ApplyError("there is nothing to apply")
         saved = None
         if self.save_answers:  # what was chosen, before apply spends the answers; nothing applied if it fails
@@ -133,10 +150,9 @@ class WizardApp(App[AppOutcome]):
                 saved = save_answers(self.session, self.save_answers)
             except SavedAnswersError as exc:
                 raise ApplyError(f"{exc}; nothing was written") from None
-        result = apply_plan(plan, reason=f"hermes-wizard {self.mode}", facts=self.report.facts)
-        self.outcome = AppOutcome(True, result, saved)
-        self.session.applied(result.report)
-        return result
+        applied = self.fixing.apply(proposal, reason=f"hermes-wizard {self.mode}")
+        self.outcome = AppOutcome(True, applied.result, saved, applied.exit_code)
+        return applied.result
 
     # -- lifecycle ----------------------------------------------------------------------------------------------
     def on_load(self) -> None:
@@ -224,7 +240,7 @@ class WizardApp(App[AppOutcome]):
             self.screen.post_message(HomeReread(f"This terminal cannot be handed over; in another terminal run: "
                                                 f"HERMES_HOME={self.home} {login.shown}"))
             return
-        self.session.reread(evaluate(self.home, self.profile))
+        self.fixing.reread()
         transport = self.report.transports.get(login.platform)
         state = transport.detail if transport is not None else "state unknown"
         ended = "ended" if code == 0 else f"ended with exit status {code}" if code is not None else "did not run"

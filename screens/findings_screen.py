@@ -1,7 +1,8 @@
 """Findings (doctor mode): what is wrong, the safe default fix for each, then Review.  The notes on what will be
 done are the plan's (wizard/faces/plan_words.py), redrawn whenever the screen comes back into view.  The repair
-itself (plan_repairs: the home judged once more per candidate fix) depends only on the report and the two choices,
-so it is planned again only when one of them changed, not on every return to this screen or every key typed."""
+itself (plan_repairs: the home judged once more per candidate fix) depends only on the report and the two choices;
+the use case (wizard/cases/fixing.py) plans it again only when one of them changed, not on every return to this
+screen or every key typed."""
 
 from __future__ import annotations
 
@@ -13,9 +14,8 @@ from textual.widgets import Button, Input, Label, RadioSet, Static
 from hermes_wizard.core.safetext import visible, visible_lines
 from hermes_wizard.faces.plan_words import plan_notes
 from hermes_wizard.faces.wording import tilde, verdict_words
-from hermes_wizard.judge.engine import HomeReport
 from hermes_wizard.plan.answers import split_ids
-from hermes_wizard.plan.repairs import Repair, RepairOptions, plan_repairs
+from hermes_wizard.plan.repairs import RepairOptions
 from hermes_wizard.screens.base import WizardScreen
 from hermes_wizard.screens.messages import PlatformsRequested, ReviewRequested
 from hermes_wizard.screens.widgets import Choice, WizardFooter, findings_content, wizard_header
@@ -39,8 +39,6 @@ class FindingsScreen(WizardScreen):
     BINDINGS = [Binding("r", "review", "Review"), Binding("ctrl+r", "review", "Review", show=False),
                 Binding("p", "platforms", "Platforms"),
                 Binding("escape", "app.quit_wizard", "Quit")]
-
-    _planned: tuple[HomeReport, RepairOptions, Repair] | None = None  # the last repair and what it was planned for
 
     def compose(self) -> ComposeResult:
         report = self.wizard.report
@@ -100,8 +98,7 @@ class FindingsScreen(WizardScreen):
         options = RepairOptions(open_policy=self._choice("open-policy", "pairing"),
                                 dead_transport=self._choice("dead-transport", "disable"))
         session = self.wizard.session
-        repair = self._repair(options)
-        session.set_repair(repair.plan.changes, split_ids(self.query_one("#confirm-open", Input).value))
+        repair = self.wizard.choose_repair(options, split_ids(self.query_one("#confirm-open", Input).value))
         waiting = session.needs_confirming()
         for widget_id in ("#confirm-open-label", "#confirm-open"):
             self.query_one(widget_id).display = bool(waiting) or options.open_policy == "optin"
@@ -111,14 +108,6 @@ class FindingsScreen(WizardScreen):
                             "refuses to start).")
         self.query_one("#plan-notes", Static).update("\n".join(visible(tilde(note)) for note in notes)
                                                      or "Nothing to fix.")
-
-    def _repair(self, options: RepairOptions) -> Repair:
-        """The repair for the report as it is now and these choices: the one planned last while neither changed
-        (applying, a re-read or another home replace the report)."""
-        report = self.wizard.report
-        if self._planned is None or self._planned[0] is not report or self._planned[1] != options:
-            self._planned = (report, options, plan_repairs(report, options))
-        return self._planned[2]
 
     def on_radio_set_changed(self, event: RadioSet.Changed) -> None:
         self._replan()

@@ -15,11 +15,10 @@ from hermes_wizard.core.safetext import visible_lines
 from hermes_wizard.faces.outcome import WRITE_ANYWAY, planned, refusal_words
 from hermes_wizard.faces.wording import open_words, plural
 from hermes_wizard.plan.changes import render_diff
-from hermes_wizard.plan.service_steps import ServiceRequest, plan_service, render_service
+from hermes_wizard.plan.service_steps import render_service
 from hermes_wizard.screens.base import WizardScreen
 from hermes_wizard.screens.messages import ChangesApplied
 from hermes_wizard.screens.widgets import DiffView, WizardFooter, findings_content, wizard_header
-from hermes_wizard.service.systemd import Runner
 from hermes_wizard.write.apply import ApplyError
 
 HELP = """# Review
@@ -40,11 +39,9 @@ class ReviewScreen(WizardScreen):
 
     def compose(self) -> ComposeResult:
         self.no_keyring = self._no_keyring()  # first: the plan below must not count on a keyring that is not here
-        plan = self.wizard.plan()
-        outlook = self.wizard.previewed()
-        self.service_steps, service_notes = self._service_plan(plan, outlook)
-        if self.service_steps and self.run_service:  # the service as the steps leave it (a planned gate)
-            outlook = self.wizard.session.outlook(self.service_steps)
+        proposal = self.wizard.proposal(self.run_service)  # the service as the steps leave it (a planned gate)
+        plan, outlook = proposal.files, proposal.outlook
+        self.service_steps, service_notes = proposal.service.steps, proposal.service.unmet
         yield wizard_header()
         files = " and ".join(plan.files())
         yield Static(f"{plural(len(plan.changes), 'change')} in {files}" if plan.changes else "No file changes",
@@ -123,15 +120,6 @@ class ReviewScreen(WizardScreen):
         if event.input.id == "write-anyway":
             self.action_apply()  # does nothing while Apply is off
 
-    def _service_plan(self, plan, outlook) -> tuple[tuple, list[str]]:
-        """The doctor's service steps for this home (none in setup, none without a systemd unit), and what
-        it will not do of what the review offers (a gate whose drop-in folder is refused, and why)."""
-        if self.wizard.mode != "doctor":
-            return (), []
-        service = plan_service(self.wizard.home, self.wizard.profile, ServiceRequest(install_gate=True, restart=True),
-                               editing=bool(plan.changes), will_start=outlook.would_start, runner=Runner())
-        return service.steps, service.unmet
-
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.action_apply() if event.button.id == "apply" else self.app.pop_screen()
 
@@ -139,16 +127,16 @@ class ReviewScreen(WizardScreen):
         if self.query_one("#apply", Button).disabled:
             return
         boxes = self.query("#run-service")
-        steps = self.service_steps if boxes and boxes.first(Checkbox).value else ()
+        run_service = bool(boxes) and boxes.first(Checkbox).value
         self.query_one("#apply", Button).disabled = True
         self.query_one("#message", Static).update("Applying…" + (" then watching the service stay up."
-                                                                if steps else ""))
-        self.run_worker(lambda: self._apply(steps), thread=True, exclusive=True)
+                                                                if run_service else ""))
+        self.run_worker(lambda: self._apply(run_service), thread=True, exclusive=True)
 
-    def _apply(self, steps) -> None:
+    def _apply(self, run_service: bool) -> None:
         """In a worker thread: a restart is watched for seconds, and the screen must keep drawing."""
         try:
-            result = self.wizard.apply_pending(steps)
+            result = self.wizard.apply_pending(run_service)
         except ApplyError as exc:
             self.app.call_from_thread(self._failed, str(exc))
             return

@@ -19,7 +19,6 @@ from pathlib import Path
 
 from hermes_wizard.core.bundled import example_home
 from hermes_wizard.faces.cli import main
-from hermes_wizard.service import scope as service
 
 PLATFORMS = ("telegram", "weixin", "whatsapp")
 MODES = (None, "pairing", "allowlist", "open", "disabled")
@@ -58,7 +57,6 @@ def typed(kind: str, name: str) -> dict[str, str]:
 def check_line(capsys, home: Path) -> tuple[int, str]:
     """`check`'s exit code and its verdict line for `home` as it is on disk."""
     capsys.readouterr()
-    service.reset()
     code = main(["check", "--home", str(home)])
     out = capsys.readouterr().out
     line = next(line for line in reversed(out.splitlines()) if line.startswith("Verdict: "))

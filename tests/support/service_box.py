@@ -14,7 +14,6 @@ import pytest
 from fake_systemd import FakeSystemd, user_unit
 
 from hermes_wizard.faces.cli import main
-from hermes_wizard.service import scope as service
 
 DEMO = Path(__file__).resolve().parents[2] / "assets" / "homes" / "death-loop"
 UNIT = "hermes-gateway.service"
@@ -38,9 +37,7 @@ def box(tmp_path, monkeypatch):
     fake = FakeSystemd(tmp_path, UNIT, "whatsapp").install(monkeypatch)
     fake.state["watch"] = [str(home / ".env")]
     fake.save()
-    service.reset()
     yield fake, home, units / f"{UNIT}.d"
-    service.reset()
 
 
 def doctor(capsys, home, *extra) -> tuple[int, str]:

@@ -20,7 +20,7 @@ import as_owner
 import pytest
 from apply_homes import build
 
-import hermes_wizard.faces.doctor as doctor_face
+import hermes_wizard.cases.fixing as doctor_case
 from hermes_wizard.faces.cli import main
 
 TOKEN = "TELEGRAM_BOT_TOKEN=7123456789:AAHownerInputsNotReal_0123456789\n"
@@ -81,14 +81,14 @@ def test_root_doctor_when_the_owner_swaps_config_for_a_link_mid_run(place, owner
     base.chmod(0o777 | 0o1000)  # the owner may make their FIFO beside the home (a sticky folder, as /tmp)
     decoy_before = {p.name: p.read_bytes() for p in decoy.iterdir()}
     command = [part.replace("{home}", str(home)) for part in _swap_to(kind, base, decoy)]
-    real = getattr(doctor_face, when)
+    real = getattr(doctor_case, when)
 
     def then_swapped(*args, **kwargs):
         result = real(*args, **kwargs)
         by_owner(owner, *command)  # the owner, mid-run, with their own rights
         return result
 
-    monkeypatch.setattr(doctor_face, when, then_swapped)
+    monkeypatch.setattr(doctor_case, when, then_swapped)
     code = main(["doctor", "--fix", "--yes", "--home", str(home)])
     out, err = capsys.readouterr()
     assert "internal error" not in err, err

@@ -19,7 +19,7 @@ import pytest
 from textual.widgets import Footer, Input, Static
 from textual.widgets._footer import FooterKey
 
-from hermes_wizard.screens import findings_screen
+from hermes_wizard.cases import fixing
 from hermes_wizard.screens.app import START_WITHOUT_COLLECTOR, WizardApp
 from hermes_wizard.screens.findings_screen import FindingsScreen
 
@@ -59,13 +59,13 @@ def test_the_first_screen_loads_no_screen_it_does_not_show(demo, tmp_path, mode,
 
 async def test_the_doctors_first_screen_plans_the_repairs_once(demo, monkeypatch):
     planned = []
-    real = findings_screen.plan_repairs
+    real = fixing.plan_repairs
 
-    def counting(report, options):
+    def counting(report, options, **memo):
         planned.append(options)
-        return real(report, options)
+        return real(report, options, **memo)
 
-    monkeypatch.setattr(findings_screen, "plan_repairs", counting)
+    monkeypatch.setattr(fixing, "plan_repairs", counting)
     app = WizardApp(demo, mode="doctor")
     async with app.run_test(size=(120, 50)) as pilot:
         await pilot.pause()

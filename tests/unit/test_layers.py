@@ -21,7 +21,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-LAYERS = ["core", "hermes", "read", "service", "judge", "plan", "write", "faces"]  # bottom first
+LAYERS = ["core", "hermes", "read", "service", "judge", "plan", "write", "cases", "faces"]  # bottom first
 # The CLI picks the face: the one edge into screens/.
 FACE_SELECTION = ("hermes_wizard.faces.cli", "hermes_wizard.screens.app")
 SCREENS = "hermes_wizard.screens"  # the Textual face: the repo's screens/ folder

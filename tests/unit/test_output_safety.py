@@ -18,7 +18,6 @@ from fake_systemd import FakeSystemd, user_unit
 
 from hermes_wizard.core.safetext import json_text, visible
 from hermes_wizard.faces.cli import main
-from hermes_wizard.service import scope as service
 
 DEMO = Path(__file__).resolve().parents[2] / "assets" / "homes" / "death-loop"
 INJ = "\x1b]52;c;cHduZWQ=\x07\x1b[2J\u009b31m\u202e\u2066\x7f"
@@ -72,9 +71,7 @@ def hostile(tmp_path, monkeypatch):
     monkeypatch.setenv("HERMES_WIZARD_ROOT", str(tmp_path / "root"))
     (tmp_path / "root").mkdir()
     FakeSystemd(tmp_path, "hermes-gateway.service", f"weixin{INJ}").install(monkeypatch)
-    service.reset()
     yield home
-    service.reset()
 
 
 def test_check_text_json_profiles_service_gate(capsys, hostile):

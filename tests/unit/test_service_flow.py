@@ -15,7 +15,6 @@ from service_box import UNIT, WIZARD, doctor, verbs  # box, the fixture, is test
 
 from hermes_wizard.faces.cli import main
 from hermes_wizard.service import loop
-from hermes_wizard.service import scope as service
 from hermes_wizard.service.systemd import Runner, parse_show, parse_version
 from hermes_wizard.service.units import FALLBACK_DROPIN, GATE_DROPIN
 
@@ -88,7 +87,6 @@ def test_stop_repair_reload_restart_verified(box, capsys):
     assert out.index("Stopped") < out.index("Backup:") < out.index("Wrote") < out.index("Verified: the gateway is")
     # a second run: nothing to do, nothing run but the look
     fake.log_path.write_text("")
-    service.reset()
     rc, out = doctor(capsys, home, "--fix", "--yes", "--install-gate")
     assert rc == 0 and "Nothing to fix." in out and "The gate is already in place" in out
     assert verbs(fake) == ["systemctl show", "journalctl"]
@@ -191,6 +189,5 @@ def test_the_verdict_claims_a_loop_only_where_this_homes_service_loops(box, tmp_
     looping = verdict_clause(evaluate(home))
     assert "exits 0, and its service restarts it forever" in looping
     assert doctor(capsys, home, "--install-gate", "--yes")[0] in (0, 1, 78)
-    service.reset()
     gated = verdict_clause(evaluate(home))
     assert "its service restarts it forever" not in gated and "(Hermes's own unit) restarts forever" in gated

@@ -24,7 +24,6 @@ from service_box import UNIT, doctor  # box, the fixture, is tests/conftest.py's
 
 from hermes_wizard.faces.cli import main
 from hermes_wizard.service import dropin
-from hermes_wizard.service import scope as service
 from hermes_wizard.service.units import FALLBACK_DROPIN, GATE_DROPIN, read_systemd
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="chown to other users needs root")
@@ -52,7 +51,6 @@ def open_tmp():
 
 
 def undo(capsys, home) -> tuple[int, str]:
-    service.reset()
     rc = main(["undo", "--yes", "--home", str(home)])
     out, err = capsys.readouterr()
     return rc, out + err
@@ -99,7 +97,6 @@ def test_a_recovery_does_not_remove_through_a_symlinked_folder(box, capsys, tmp_
     (victim / GATE_DROPIN).write_bytes((dropins / GATE_DROPIN).read_bytes())
     shutil.rmtree(dropins)
     dropins.symlink_to(victim)
-    service.reset()
     rc, out = doctor(capsys, home, "--fix", "--yes")
     assert names(victim) == ["10-admin.conf", GATE_DROPIN]
     assert f"{dropins} is a symbolic link" in out
@@ -293,7 +290,6 @@ def test_undo_preview_names_the_dropin_it_will_leave(box, capsys, tmp_path):
     rc, out = doctor(capsys, home, "--fix", "--yes", "--install-gate")
     assert rc == 0, out
     refuse_the_folder(dropins, other_units_folder(tmp_path / "root"))
-    service.reset()
     rc = main(["undo", "--dry-run", "--home", str(home)])
     out = capsys.readouterr().out
     assert "puts the service drop-ins back" not in out, out
@@ -318,7 +314,6 @@ def test_undo_of_a_dropin_in_a_linked_dotfiles_folder_removes_it_and_exits_0(box
     units.symlink_to(tmp_path / "dotfiles-user")
     rc, out = doctor(capsys, home, "--fix", "--yes", "--install-gate")
     assert rc == 0, out
-    service.reset()
     assert main(["undo", "--dry-run", "--home", str(home)]) == 0
     assert "It also puts the service drop-ins back" in capsys.readouterr().out
     rc, out = undo(capsys, home)

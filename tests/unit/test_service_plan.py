@@ -12,12 +12,10 @@ import json
 from service_box import UNIT, doctor, verbs  # box, the fixture, is tests/conftest.py's
 
 from hermes_wizard.faces.cli import main
-from hermes_wizard.service import scope as service
 from hermes_wizard.service.units import FALLBACK_DROPIN, GATE_DROPIN
 
 
 def undo(capsys, home) -> tuple[int, str]:
-    service.reset()
     rc = main(["undo", "--yes", "--home", str(home)])
     out, err = capsys.readouterr()
     return rc, out + err
@@ -108,7 +106,6 @@ def test_an_interrupted_apply_takes_its_dropin_back_out(box, capsys):
     manifest = json.loads(manifest_path.read_text())
     manifest["state"] = "applying"  # as if killed after the drop-in, before the journal closed
     manifest_path.write_text(json.dumps(manifest))
-    service.reset()
     rc, out = doctor(capsys, home, "--fix", "--yes")  # any write path recovers first
     assert "was rolled back" in out and f"Removed {dropins / GATE_DROPIN}" in out
     assert not (dropins / GATE_DROPIN).exists()
@@ -147,7 +144,6 @@ def test_the_preview_judges_the_service_with_the_planned_gate_in_place(box, caps
         before_apply = out[out.index("After these changes: "):].split("\n$ ")[0].split("\nDone: ")[0]
         assert "HW401" not in before_apply and "forever" not in before_apply, out
     assert (dropins / GATE_DROPIN).exists()
-    service.reset()
     main(["check", "--home", str(home)])
     assert "HW401" not in capsys.readouterr().out
 
@@ -159,7 +155,6 @@ def test_check_service_names_one_command_for_the_loop_and_it_stops_it(box, capsy
     import shlex
 
     fake, home, dropins = box
-    service.reset()
     main(["check", "--service", "--format", "json", "--home", str(home)])
     findings = json.loads(capsys.readouterr().out)["findings"]
     loop = {f["code"]: f["fix"] for f in findings if f["code"] in ("HW301", "HW401", "HW404")}
@@ -180,7 +175,6 @@ def test_a_running_gateway_with_a_problem_left_is_not_verified(box, capsys):
     rc, out = doctor(capsys, home, "--fix", "--yes", "--install-gate", "--dead-transport", "keep")
     assert rc == 1, out
     assert "Running: the gateway is running" in out and "Verified" not in out, out
-    service.reset()
     assert main(["check", "--home", str(home)]) == 1
     verdict = capsys.readouterr().out.splitlines()[-1]
     assert verdict in out.splitlines(), (verdict, out)

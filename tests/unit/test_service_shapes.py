@@ -21,7 +21,6 @@ from service_box import UNIT, doctor, verbs  # box, the fixture, is tests/confte
 
 from hermes_wizard.faces.cli import main
 from hermes_wizard.service import actions, dropin, restart_rules, units
-from hermes_wizard.service import scope as service
 from hermes_wizard.service.common import FALLBACK_DROPIN, GATE_DROPIN
 
 PY = "/opt/hermes/venv/bin/python"
@@ -135,11 +134,9 @@ def test_hw401_says_why_a_notify_unit_restarts_the_refusal(box, capsys):
     # a hand-made Restart=on-failure drop-in stops the simple unit's loop, not this one's
     dropins.mkdir()
     (dropins / "50-mine.conf").write_text("[Service]\nRestart=on-failure\nRestartSec=1min\n")
-    service.reset()
     message = codes(capsys, "--home", str(home))[1]["HW401"]["message"]
     assert "Type=notify and Restart=on-failure" in message and "every 60 s, forever" in message
     unit_path.write_text(hermes_units.render("main", PY, home))  # Hermes rewrote it without the watchdog
-    service.reset()
     assert "HW401" not in codes(capsys, "--home", str(home))[1]
 
 
@@ -174,7 +171,6 @@ def test_check_service_recognises_the_notify_loop_without_result_exit_code(box, 
     # between two turns too: a turn under way shows activating/start with Result reset to success
     fake.state["phases"]["loop"]["show"] = {**LOOPING_NOTIFY, "Result": "success", "SubState": "start"}
     fake.save()
-    service.reset()
     assert codes(capsys, "--service", "--home", str(home))[1]["HW404"]["severity"] == "error"
 
 
@@ -220,5 +216,4 @@ def test_the_old_systemd_fallback_names_exit_0_for_the_notify_shape(box, capsys)
     assert rc == 0, out
     assert "Restart=on-failure and RestartPreventExitStatus=0 (hermes-wizard-restart.conf)" in out
     assert "RestartPreventExitStatus=0 78" in (dropins / FALLBACK_DROPIN).read_text()
-    service.reset()
     assert "HW401" not in codes(capsys, "--home", str(home))[1]  # neither shape restarts the refusal now

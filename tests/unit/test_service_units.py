@@ -17,7 +17,6 @@ from fake_systemd import FakeSystemd, system_unit, user_unit
 
 from hermes_wizard.faces.cli import main
 from hermes_wizard.service import homes, units
-from hermes_wizard.service import scope as service
 
 DEMO = Path(__file__).resolve().parents[2] / "assets" / "homes" / "death-loop"
 PY = "/opt/hermes/venv/bin/python"
@@ -31,9 +30,7 @@ def machine(tmp_path, monkeypatch):
     (root / "etc" / "systemd" / "system").mkdir(parents=True)
     monkeypatch.setenv("HOME", str(user_home))
     monkeypatch.setenv("HERMES_WIZARD_ROOT", str(root))
-    service.reset()
     yield user_home, root
-    service.reset()
 
 
 def demo(tmp_path: Path, name: str = "home") -> Path:
@@ -189,7 +186,6 @@ def test_gate_dropin_silences_hw401_and_missing_78_is_hw402(machine, tmp_path, c
     from hermes_wizard.service import dropin
 
     dropin.install(units.detect()[0], "gate", Path("/bin/true"))  # an executable file stands in for the wizard
-    service.reset()
     found = codes(capsys, "--home", str(home))[1]
     assert "HW401" not in found and "HW402" not in found
 
@@ -201,7 +197,6 @@ def test_stale_gate_is_hw405(machine, tmp_path, capsys):
     from hermes_wizard.service import dropin
 
     dropin.install(units.detect()[0], "gate", tmp_path / "gone" / "hermes-wizard")
-    service.reset()
     found = codes(capsys, "--home", str(home))[1]
     assert "not an executable file" in found["HW405"]["message"]
 
@@ -288,7 +283,6 @@ def test_launchd_and_s6_get_the_equivalent_advice(machine, tmp_path, capsys):
     s6.mkdir(parents=True)
     (s6 / "run").write_text(f"#!/command/with-contenv sh\nexport HERMES_HOME={home}\n"
                             "exec s6-setuidgid hermes hermes gateway run --replace\n")
-    service.reset()
     found = codes(capsys, "--home", str(home))[1]
     assert f"s6-svc -d {s6}" in found["HW401"]["fix"] and f"s6-svc -u {s6}" in found["HW401"]["fix"]
     assert "finish" in found["HW402"]["fix"]  # no finish script: exit 78 is restarted too

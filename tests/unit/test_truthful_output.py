@@ -10,13 +10,11 @@ import shutil
 
 from hermes_wizard.core.bundled import example_home
 from hermes_wizard.faces.cli import main
-from hermes_wizard.service import scope as service
 
 WEIXIN = "WEIXIN_ACCOUNT_ID=b0f5c1d2e3a4@im.bot\nWEIXIN_TOKEN=demo-ilink-token-0000000000000000\n"
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
-    service.reset()
     code = main(list(argv))
     out, err = capsys.readouterr()
     return code, out, err

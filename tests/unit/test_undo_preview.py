@@ -11,13 +11,11 @@ import pytest
 
 from hermes_wizard.core.bundled import example_home
 from hermes_wizard.faces.cli import main
-from hermes_wizard.service import scope as service
 
 FIXED_TOKEN = "7123456789:AAHrotatedTokenAfterTheFix_9876543210"
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
-    service.reset()
     code = main(list(argv))
     out, err = capsys.readouterr()
     return code, out, err

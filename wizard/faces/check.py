@@ -24,7 +24,7 @@ from hermes_wizard.faces.judging import host_facts, plugin_tip
 from hermes_wizard.faces.selection import select_homes
 from hermes_wizard.judge.engine import evaluate
 from hermes_wizard.judge.masking import secret_values
-from hermes_wizard.service import scope as service
+from hermes_wizard.service.scope import ServiceScope
 
 
 def run_check(args) -> int:
@@ -40,15 +40,12 @@ def _check(args) -> int:
     homes = select_homes(args)
     if homes is None:
         return ExitCode.USAGE
-    if args.unit or args.service:
-        from hermes_wizard.service.systemd import Runner
+    runner = None
+    if args.service:
+        from hermes_wizard.service.systemd import Runner  # subprocess: only when systemd may be asked
 
-        service.configure(unit=args.unit, runner=Runner() if args.service else None)
-    try:
-        return _report(args, homes)
-    finally:
-        if args.unit or args.service:
-            service.reset()
+        runner = Runner()
+    return _report(args, homes, ServiceScope.of(args.unit, runner))
 
 
 # The last check's reports, kept: a check ends with os._exit (wizard/faces/entry.py), and freeing a big home's
@@ -57,10 +54,11 @@ def _check(args) -> int:
 _LAST_REPORTS: list = []
 
 
-def _report(args, homes) -> int:
+def _report(args, homes, scope: ServiceScope) -> int:
     base_env = dict(os.environ) if args.inherit_env else {}
     facts = host_facts(args, homes[0][1])
-    reports = [evaluate(path, name, base_env=base_env, facts=facts, verify=args.verify) for name, path in homes]
+    reports = [evaluate(path, name, base_env=base_env, facts=facts, verify=args.verify, service=scope)
+               for name, path in homes]
     _LAST_REPORTS[:] = reports
     for report in reports:
         hide(secret_values(report.snapshot))

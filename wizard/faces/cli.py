@@ -295,7 +295,7 @@ def _run_tui(command: str, home: Path, profile: str, save_answers: str | None = 
     if outcome.saved is not None:
         print(as_spoken(f"Answers: {outcome.saved} (no secret in it; `hermes-wizard setup --answers` applies them)"))
     print(f"Backup: {result.backup}/")
-    return ExitCode.OK if result.report.would_start else ExitCode.CONFIG
+    return outcome.exit_code
 
 
 def _home_exists(explicit: str | None) -> bool:

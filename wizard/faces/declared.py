@@ -2,8 +2,8 @@
 
 The declaration (answers file or flags, wizard/faces/setup_flags.py) is validated whole first: every
 problem is printed, each naming the file and line (or the flag), and nothing is written (exit 2).
-Then it answers a Session like any face (wizard/plan/session.py), whose Plan is shown as a masked
-diff with the verdict and findings `check` would give the home afterwards, and applied by the one
+Then it answers the session of the setup use case like any face (wizard/cases/fixing.py), whose Plan is shown
+as a masked diff with the verdict and findings `check` would give the home afterwards, and applied by the one
 writer (wizard/write/apply.py), which re-reads and judges what it wrote.  Applying the same answers
 again plans no change and writes nothing.  A plan after which Hermes would refuse to start is never
 written (that is the restart loop this tool exists to end).
@@ -24,6 +24,7 @@ import os
 import sys
 from pathlib import Path
 
+from hermes_wizard.cases.fixing import Fixing, outcome_code
 from hermes_wizard.core.exitcodes import ExitCode
 from hermes_wizard.core.keyring_store import usable_for
 from hermes_wizard.core.safetext import guarded_output, hide, to_stderr, visible
@@ -32,15 +33,14 @@ from hermes_wizard.faces.selection import profile_name
 from hermes_wizard.faces.setup_flags import flags_tree, usage_code
 from hermes_wizard.faces.trusted_file import read_trusted
 from hermes_wizard.faces.wording import open_words
-from hermes_wizard.judge.engine import evaluate
 from hermes_wizard.judge.masking import secret_values
 from hermes_wizard.plan.answers_file.schema import AnswersError, declare
 from hermes_wizard.plan.answers_file.session_io import into_session
 from hermes_wizard.plan.answers_file.tree import TreeError, read_tree
 from hermes_wizard.plan.changes import render_diff
-from hermes_wizard.plan.session import AnswerError, Session
+from hermes_wizard.plan.session import AnswerError
 from hermes_wizard.read.homes import HomeError, profile_home, resolve_root
-from hermes_wizard.write.apply import ApplyError, apply_plan
+from hermes_wizard.write.apply import ApplyError
 from hermes_wizard.write.saved_answers import SavedAnswersError, save_answers
 
 MAX_ANSWERS = 256 * 1024
@@ -68,7 +68,8 @@ def _run(args, stdin) -> int:
         _complain([located])
         return bad
     home, profile = located
-    report = evaluate(home, profile)  # first: the names and variables a declaration may use are its Hermes's
+    fixing = Fixing(home, profile, "setup")  # first: the names and variables a declaration may use are its Hermes's
+    report = fixing.report
     specs = report.model.platforms()
     try:
         tree, extra_env = _declaration(args, specs, stdin)
@@ -86,7 +87,7 @@ def _run(args, stdin) -> int:
     for line in _reads(declared, extra_env):
         _say(line)
     hide(secret_values(report.snapshot))
-    session = Session(report, "setup")
+    session = fixing.session
     try:
         into_session(declared, session)
     except AnswerError as exc:
@@ -96,7 +97,7 @@ def _run(args, stdin) -> int:
         saved = _save(session, declared, args.save_answers)
         if saved:
             return bad
-    return _apply(args, session)
+    return _apply(args, fixing)
 
 
 def _reads(declared, extra_env: dict) -> list[str]:
@@ -109,14 +110,16 @@ def _reads(declared, extra_env: dict) -> list[str]:
     return lines
 
 
-def _apply(args, session) -> int:
+def _apply(args, fixing: Fixing) -> int:
+    session = fixing.session
     if session.secrets_in_keyring:
         if why := usable_for(session.report.home):
             _complain([f"secrets: keyring was asked, but {why}; nothing "
                        "was written (use `secrets: env` to keep them in .env, mode 0600)"])
             return ExitCode.PROBLEMS
-    plan, outlook = session.plan(), session.outlook()
-    home = session.report.home
+    proposal = fixing.propose()
+    plan, outlook = proposal.plan, proposal.outlook
+    home = fixing.home
     if plan:
         _say(render_diff(plan).rstrip("\n"))
         said = outcome.planned(outlook)
@@ -131,12 +134,13 @@ def _apply(args, session) -> int:
     if not plan or args.dry_run:
         if plan:
             _say("Dry run: nothing was written.")
-        return _code(args, outlook, changed=bool(plan), dry=args.dry_run)
+        return _code(args, outcome_code(outlook), changed=bool(plan), dry=args.dry_run)
     try:
-        result = apply_plan(plan, reason="hermes-wizard setup --answers", facts=session.report.facts)
+        applied = fixing.apply(proposal, reason="hermes-wizard setup --answers")
     except ApplyError as exc:
         _complain([str(exc)])
         return ExitCode.PROBLEMS
+    result = applied.result
     if result.backup is not None:
         _say(f"Backup: {visible(result.backup)}/")
     done = outcome.written(result.report, home)
@@ -144,14 +148,14 @@ def _apply(args, session) -> int:
     for line in done.findings if done.findings != said.findings else ():  # listed above when unchanged
         _say(line)
     _say(done.next_step)
-    return _code(args, result.report, changed=True, dry=False)
+    return _code(args, applied.exit_code, changed=True, dry=False)
 
 
-def _code(args, report, changed: bool, dry: bool) -> int:
-    if not report.would_start:
-        return ExitCode.CONFIG
-    if report.errors():
-        return ExitCode.PROBLEMS
+def _code(args, code: int, changed: bool, dry: bool) -> int:
+    """The outcome's exit code (wizard/cases/fixing.py `outcome_code`, every face's), then what this face's
+    flags add to a clean one: --detailed-exitcode says "changed", a dry run with changes pending is 1."""
+    if code != ExitCode.OK:
+        return code
     if args.detailed_exitcode:
         return ExitCode.CHANGED if changed else ExitCode.OK
     return ExitCode.PROBLEMS if dry and changed else ExitCode.OK

@@ -26,27 +26,23 @@ import sys
 import time
 from pathlib import Path
 
+from hermes_wizard.cases.fixing import Applied, DoctorChoices, Fixing, Proposal, outcome_code, prepare
 from hermes_wizard.core.confined import Refused, identity_for
 from hermes_wizard.core.exitcodes import ExitCode
-from hermes_wizard.core.homefs import refusals
 from hermes_wizard.core.safetext import hide, to_stderr, visible
 from hermes_wizard.faces.judging import host_facts, plugin_tip
 from hermes_wizard.faces.outcome import is_clean, planned, restart_lines, written
 from hermes_wizard.faces.selection import select_homes
 from hermes_wizard.faces.wording import restart_hint
 from hermes_wizard.hermes.verify import ask_installed
-from hermes_wizard.judge.engine import evaluate
 from hermes_wizard.judge.masking import secret_values
 from hermes_wizard.judge.report import verdict_clause
-from hermes_wizard.plan.answers import preview
-from hermes_wizard.plan.changes import ENV, YAML, render_diff
-from hermes_wizard.plan.repairs import RepairOptions, plan_repairs
-from hermes_wizard.plan.service_steps import ServiceRequest, plan_service, render_service
-from hermes_wizard.service import scope as service
-from hermes_wizard.service.scope import planned_dropins
+from hermes_wizard.plan.changes import render_diff
+from hermes_wizard.plan.repairs import RepairOptions
+from hermes_wizard.plan.service_steps import ServiceRequest, render_service
+from hermes_wizard.service.scope import ServiceScope
 from hermes_wizard.service.systemd import Runner, journal_argv, show_argv, systemctl
-from hermes_wizard.write.apply import ApplyError, apply_plan
-from hermes_wizard.write.backups import recover_home
+from hermes_wizard.write.apply import ApplyError
 
 
 def _say(text: str = "") -> None:
@@ -59,98 +55,27 @@ def run_doctor(args) -> int:
     if homes is None:
         return ExitCode.USAGE
     # The service checks may ask systemd (a dry run asks nothing and prints what it would run).
-    service.configure(unit=args.unit, runner=Runner(dry_run=args.dry_run))
-    try:
-        return _doctor(args, homes, service.runner())
-    finally:
-        service.reset()
-
-
-def _doctor(args, homes, runner) -> int:
+    scope = ServiceScope.of(args.unit, Runner(dry_run=args.dry_run))
     base_env = dict(os.environ) if args.inherit_env else {}
     facts = host_facts(args, homes[0][1])
-    options = RepairOptions(open_policy=args.open_policy, dead_transport=args.dead_transport)
-    request = ServiceRequest(install_gate=args.install_gate, restart=args.restart, settle=args.settle,
-                             wizard=Path(args.wizard_path) if args.wizard_path else None)
+    # flags choose for every platform at once: `--open-policy optin` opens each one the repair would
+    choices = DoctorChoices(
+        RepairOptions(open_policy=args.open_policy, dead_transport=args.dead_transport), confirmed=None,
+        service=ServiceRequest(install_gate=args.install_gate, restart=args.restart, settle=args.settle,
+                               wizard=Path(args.wizard_path) if args.wizard_path else None),
+        edit_files=args.fix or args.dry_run)  # a dry run shows what --fix would do
     codes: list[int] = []
     acted = False
     judged = []  # each home's report, for the plugin tip
     for profile, home in homes:
         if len(homes) > 1:
             _say(f"== {visible(home)} (profile {visible(profile)})")
-        refused = refusals(home, (ENV, YAML))
-        if refused:  # a FIFO, device, directory, link loop or huge file: never read, never written
-            for line in refused:
-                to_stderr(f"hermes-wizard: {visible(line)}")
-            codes.append(ExitCode.PROBLEMS)
+        fixing = _judged(args, home, profile, base_env, facts, scope, codes)
+        if fixing is None:
             continue
-        if args.fix and not args.dry_run:
-            try:
-                recovered = recover_home(home)
-            except ApplyError as exc:
-                to_stderr(f"hermes-wizard: {exc}")
-                codes.append(ExitCode.PROBLEMS)
-                continue
-            if recovered:
-                _say(visible(recovered))
-        report = evaluate(home, profile, base_env=base_env, facts=facts)
-        judged.append(report)
-        hide(secret_values(report.snapshot))  # masked wherever they would be printed
-        repair = plan_repairs(report, options)
-        _describe_service(report)
-        for line in repair.notes:
-            _say(line)
-        for line in repair.unfixable:
-            _say(f"not fixed: {line}")
-        editing = bool(repair.plan) and (args.fix or args.dry_run)  # a dry run shows what --fix would do
-        will_start = (repair.after if editing else report).would_start  # the home as this run leaves it
-        service_plan = plan_service(home, profile, request, editing=editing, will_start=will_start, runner=runner)
-        for line in service_plan.notes:
-            _say(line)
-        if service_plan.unmet:  # a service step asked for that will not be done: not a full success
-            codes.append(ExitCode.PROBLEMS)
-        plan = (repair.plan if editing else repair.plan.without_changes()).with_service(service_plan.steps)
-        if not repair.plan and not service_plan.steps:
-            if report.would_start and not service_plan.unmet and is_clean(report):
-                _say("Nothing to fix.")
-            elif report.would_start:  # nothing the doctor changes, but `check` is not clean: say what it says
-                _say("Nothing the doctor will change; what is left:")
-                for line in written(report, home, restart=_restart_hint(home)).lines():
-                    _say(line)
-            codes.append(_verdict(report))
-            continue
-        acted = True
-        if repair.plan:
-            _say(render_diff(repair.plan).rstrip("\n"))
-            for line in planned(_with_gate(report, repair, service_plan.steps)).lines():
-                _say(line)
-        if service_plan.steps:
-            _say(render_service(service_plan.steps).rstrip("\n"))
-        if args.dry_run or not (args.fix or service_plan.steps):
-            if args.dry_run:
-                _dry_run(service_plan.steps)
-            else:
-                _say("Run `hermes-wizard doctor --fix` to apply (it backs up every file first).")
-            codes.append(ExitCode.PROBLEMS)
-            continue
-        if not args.yes and not _confirm("Apply these changes?" if not service_plan.steps else
-                                         "Apply these changes and run the service steps above?"):
-            _say("No changes were made.")
-            codes.append(ExitCode.PROBLEMS if sys.stdin.isatty() else ExitCode.USAGE)
-            continue
-        try:
-            result = apply_plan(plan, base_env=base_env, reason="doctor --fix", facts=facts, runner=runner)
-        except ApplyError as exc:
-            to_stderr(f"hermes-wizard: {exc}")
-            codes.append(ExitCode.PROBLEMS)
-            continue
-        if result.written and editing:
-            for line in repair.done:
-                _say(f"Done: {line}")
-        codes += _said_after(result, plan, home, facts, base_env, args)
-        if repair.plan and not editing:
-            _say("The file changes above are not applied without --fix.")
-            codes.append(ExitCode.PROBLEMS)
+        judged.append(fixing.report)
+        proposal = fixing.propose(choices)
+        acted = _doctor_one(args, fixing, proposal, codes) or acted
     if acted and (tip := plugin_tip(facts, judged)):  # said with a repair, not on every clean run
         _say(visible(tip))
     if ExitCode.CONFIG in codes:
@@ -158,24 +83,102 @@ def _doctor(args, homes, runner) -> int:
     return ExitCode.USAGE if ExitCode.USAGE in codes else max(codes or [ExitCode.OK])
 
 
-def _said_after(result, plan, home, facts, base_env, args) -> list[int]:
-    """What apply did, in order, and the exit codes it comes to."""
+def _judged(args, home, profile, base_env, facts, scope, codes: list[int]) -> Fixing | None:
+    """The home prepared (refused, or an interrupted apply rolled back) and judged; None when it cannot be."""
+    try:
+        prepared = prepare(home, recover=args.fix and not args.dry_run)
+    except ApplyError as exc:
+        to_stderr(f"hermes-wizard: {exc}")
+        codes.append(ExitCode.PROBLEMS)
+        return None
+    if prepared.refused:  # a FIFO, device, directory, link loop or huge file: never read, never written
+        for line in prepared.refused:
+            to_stderr(f"hermes-wizard: {visible(line)}")
+        codes.append(ExitCode.PROBLEMS)
+        return None
+    if prepared.recovered:
+        _say(visible(prepared.recovered))
+    fixing = Fixing(home, profile, "doctor", base_env=base_env, facts=facts, scope=scope)
+    hide(secret_values(fixing.report.snapshot))  # masked wherever they would be printed
+    return fixing
+
+
+def _doctor_one(args, fixing: Fixing, proposal: Proposal, codes: list[int]) -> bool:
+    """Show, ask, apply and say for one home; its exit codes go to `codes`.  True when something was proposed."""
+    report, repair, home = fixing.report, proposal.repair, fixing.home
+    assert repair is not None  # the doctor always plans a repair
+    _describe_service(report)
+    for line in repair.notes:
+        _say(line)
+    for line in repair.unfixable:
+        _say(f"not fixed: {line}")
+    steps = proposal.plan.service
+    for line in proposal.service.notes:
+        _say(line)
+    if proposal.service.unmet:  # a service step asked for that will not be done: not a full success
+        codes.append(ExitCode.PROBLEMS)
+    if not proposal.files and not steps:
+        if report.would_start and not proposal.service.unmet and is_clean(report):
+            _say("Nothing to fix.")
+        elif report.would_start:  # nothing the doctor changes, but `check` is not clean: say what it says
+            _say("Nothing the doctor will change; what is left:")
+            for line in written(report, home, restart=_restart_hint(fixing)).lines():
+                _say(line)
+        codes.append(outcome_code(report))
+        return False
+    if proposal.files:
+        _say(render_diff(proposal.files).rstrip("\n"))
+        for line in planned(proposal.outlook).lines():
+            _say(line)
+    if steps:
+        _say(render_service(steps).rstrip("\n"))
+    if args.dry_run or not (args.fix or steps):
+        if args.dry_run:
+            _dry_run(steps)
+        else:
+            _say("Run `hermes-wizard doctor --fix` to apply (it backs up every file first).")
+        codes.append(ExitCode.PROBLEMS)
+        return True
+    if not args.yes and not _confirm("Apply these changes?" if not steps else
+                                     "Apply these changes and run the service steps above?"):
+        _say("No changes were made.")
+        codes.append(ExitCode.PROBLEMS if sys.stdin.isatty() else ExitCode.USAGE)
+        return True
+    try:
+        applied = fixing.apply(proposal, reason="doctor --fix")
+    except ApplyError as exc:
+        to_stderr(f"hermes-wizard: {exc}")
+        codes.append(ExitCode.PROBLEMS)
+        return True
+    if applied.result.written and proposal.editing:
+        for line in repair.done:
+            _say(f"Done: {line}")
+    codes.append(_said_after(applied, proposal, fixing, args))
+    if proposal.files and not proposal.editing:
+        _say("The file changes above are not applied without --fix.")
+        codes.append(ExitCode.PROBLEMS)
+    return True
+
+
+def _said_after(applied: Applied, proposal: Proposal, fixing: Fixing, args) -> int:
+    """What apply did, in order, and the exit code it comes to."""
+    result, plan, home = applied.result, proposal.plan, fixing.home
     for unit in result.stopped:
         _say(f"Stopped {unit} (the loop is over).")
     for failure in result.service_failures:
         _say(f"Could not stop the loop: {failure}")
-    codes: list[int] = [ExitCode.PROBLEMS] if result.service_failures else []
+    code = applied.exit_code
     after = result.report
     if result.backup is not None:
         _say(f"Backup: {visible(result.backup)}/")
-    said = written(after, home, running=result.running, restart=_restart_hint(home))
+    said = written(after, home, running=result.running, restart=_restart_hint(fixing))
     if plan.changes:
-        told = None if args.no_verify else _ask_hermes_itself(home, facts, base_env, args.verify)
+        told = None if args.no_verify else _ask_hermes_itself(home, fixing.facts, fixing.base_env, args.verify)
         hermes_refuses = told is not None and (told.would_start is False or bool(told.error))
         if after.would_start and hermes_refuses:
             _say("Written, but the installed Hermes disagrees with hermes-wizard: trust Hermes, and report it "
                  "(`hermes-wizard check --verify --format json`).")
-            codes.append(ExitCode.CONFIG)
+            code = ExitCode.CONFIG
         else:
             _say(said.verdict)
             for line in said.findings:
@@ -184,8 +187,6 @@ def _said_after(result, plan, home, facts, base_env, args) -> list[int]:
         _say(visible(line))
     for line in restart_lines(result, said.clean):
         _say(line)
-    if result.running is False or result.gate_not_done:  # a service step asked for and not done
-        codes.append(ExitCode.PROBLEMS)
     restarted = {step.unit for step in plan.service if step.action == "restart"}
     for unit in result.stopped:
         if unit not in restarted:
@@ -194,8 +195,7 @@ def _said_after(result, plan, home, facts, base_env, args) -> list[int]:
                  f"{' '.join(_systemctl(scope, 'restart', unit))}")
     if plan.changes and (result.running is None and not result.stopped or not said.clean):
         _say(said.next_step)
-    verdict = _verdict(after)
-    return [verdict] + codes if verdict != ExitCode.CONFIG else [ExitCode.CONFIG]
+    return code
 
 
 def _describe_service(report) -> None:
@@ -247,8 +247,8 @@ def _ask_hermes_itself(home, facts, base_env, asked: bool):
     return None if told.failure else told
 
 
-def _restart_hint(home) -> str:
-    hint = restart_hint(home)
+def _restart_hint(fixing: Fixing) -> str:
+    hint = restart_hint(fixing.home, fixing.scope)
     return hint + (" (or rerun with --restart)" if hint.startswith("systemctl") else "")
 
 
@@ -262,20 +262,5 @@ def _confirm(question: str = "Apply these changes?", verb: str = "apply") -> boo
         return False
 
 
-def _verdict(report) -> int:
-    if not report.would_start:
-        return ExitCode.CONFIG
-    return ExitCode.PROBLEMS if report.errors() else ExitCode.OK
-
-
 def _words(report) -> str:
     return "unknown" if report is None else verdict_clause(report)
-
-
-def _with_gate(report, repair, steps):
-    """The home as the repair leaves it, its service read with the planned drop-ins in place (a loop the
-    planned gate ends is not "restarted forever" in the preview)."""
-    if not any(getattr(step, "variant", None) for step in steps):
-        return repair.after
-    with planned_dropins(steps):
-        return preview(report, repair.plan)

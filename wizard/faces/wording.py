@@ -16,7 +16,7 @@ from hermes_wizard.core.safetext import visible
 from hermes_wizard.faces.advice import foreign_owner
 from hermes_wizard.judge.report import verdict_clause
 from hermes_wizard.plan.session import open_to_everyone
-from hermes_wizard.service import scope as service
+from hermes_wizard.service.scope import ServiceScope
 from hermes_wizard.service.supervisors import advice
 from hermes_wizard.service.systemd import systemctl
 
@@ -39,10 +39,11 @@ def tilde(text: str) -> str:
     return text.replace(home + "/", "~/") if len(home) > 1 else text  # never for a home of "/"
 
 
-def restart_hint(home) -> str:
-    """The real command that restarts what runs `home`: the systemd unit found, a supervisor's own
-    commands, or — no service at all — how to run the gateway by hand."""
-    serving, _ = service.relevant(home, home.name if home.parent.name == "profiles" else "default")
+def restart_hint(home: Path, scope: ServiceScope | None = None) -> str:
+    """The real command that restarts what runs `home` among the units of `scope` (default: the machine's unit
+    files): the systemd unit found, a supervisor's own commands, or — no service at all — how to run the
+    gateway by hand."""
+    serving = (scope if scope is not None else ServiceScope()).serving(Path(home))
     units = [u for u in serving if u.manager == "systemd" and not u.error]
     if units:
         return " ".join(systemctl(units[0].scope, "restart", units[0].name))

@@ -37,6 +37,7 @@ from hermes_wizard.hermes.models import model_for, refuses_at_start
 from hermes_wizard.hermes.versions import Judgement, judgement
 from hermes_wizard.judge.checks import Context, Finding, run_checks
 from hermes_wizard.read.snapshot import Snapshot, take_snapshot
+from hermes_wizard.service.scope import ServiceScope
 
 if TYPE_CHECKING:
     from hermes_wizard.hermes.loader.catalog import Spec
@@ -82,6 +83,8 @@ class HomeReport(Value):
     transports: Mapping[str, Transport] = field(default_factory=FrozenMap)  # enabled platform -> its transport
     rows: tuple[PlatformRow, ...] = ()
     facts: HostFacts | None = field(default=None, hash=False)  # judged with these (reused by simulations)
+    # the service units looked at (reused by simulations: a preview reads the units this judgement read)
+    service: ServiceScope = field(default_factory=ServiceScope, hash=False, compare=False, repr=False)
     # A version without the startup refusal (before 0.18) starts anyway: what it would refuse
     # after an upgrade is kept here, not in `violations` (today's truth decides the exit code).
     upgrade_violations: tuple[gate.Violation, ...] = ()
@@ -162,11 +165,14 @@ class HomeReport(Value):
 
 def evaluate(home: Path, profile: str = "default", *, base_env: dict[str, str] | None = None,
              facts: HostFacts | None = None, overrides: dict[str, bytes] | None = None,
-             verify: bool = False, keyring_planned: dict[str, str] | None = None) -> HomeReport:
+             verify: bool = False, keyring_planned: dict[str, str] | None = None,
+             service: ServiceScope | None = None) -> HomeReport:
     """Judge one home; `overrides` ({".env": bytes, ...}) judges planned contents instead, and
     `keyring_planned` ({VARIABLE: secret}) keyring entries a plan will store;
-    `verify` also asks the installed Hermes itself (on a copy of the home on disk)."""
+    `verify` also asks the installed Hermes itself (on a copy of the home on disk); `service` is the units
+    looked at (default: the machine's unit files, systemd not asked)."""
     facts = facts or HostFacts.detect(home, environ=base_env)
+    service = service if service is not None else ServiceScope()
     # root judging a user's home reads what its gateway (the user) could; whose it is comes from the folder
     # itself (a profile: through its root), never from where a link leads
     model = model_for(facts.hermes)
@@ -187,10 +193,10 @@ def evaluate(home: Path, profile: str = "default", *, base_env: dict[str, str] |
         answer = ask_installed(home, facts.site_packages, base_env)
     if asked and answer is not None:
         violations = confirmed_by(answer, violations)
-    findings = run_checks(Context(snapshot, effective, violations, transports, facts, upgrade, answer))
+    findings = run_checks(Context(snapshot, effective, violations, transports, facts, upgrade, answer, service))
     return HomeReport(home, profile, snapshot, effective, tuple(violations), tuple(findings), FrozenMap(transports),
                       tuple(_rows(effective, violations, transports, upgrade, model.platforms())), facts=facts,
-                      upgrade_violations=tuple(upgrade), hermes_answer=answer)
+                      service=service, upgrade_violations=tuple(upgrade), hermes_answer=answer)
 
 
 

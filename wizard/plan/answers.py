@@ -23,6 +23,8 @@ from hermes_wizard.plan.actions import ChangeAction
 from hermes_wizard.plan.changes import ENV, YAML, Change, Plan, is_secret_name, planned_contents
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from hermes_wizard.hermes.loader.catalog import Spec
     from hermes_wizard.judge.engine import HomeReport
 
@@ -201,8 +203,10 @@ def build_plan(report: HomeReport, changes: list[Change]) -> Plan:
     return Plan.of(report.home, changes)
 
 
-def preview(report: HomeReport, plan: Plan) -> HomeReport:
-    """The HomeReport Hermes's files would give once `plan` is applied."""
+def preview(report: HomeReport, plan: Plan, service_steps: Iterable[object] = ()) -> HomeReport:
+    """The HomeReport Hermes's files would give once `plan` is applied, the service units read as `report`
+    read them, with the drop-ins of `service_steps` in place."""
     stored = {step.variable: step.secret for step in plan.keyring if step.secret is not None}
     return evaluate(report.home, report.profile, base_env=report.snapshot.base_env, facts=report.facts,
-                    overrides=planned_contents(plan, model=report.model), keyring_planned=stored or None)
+                    overrides=planned_contents(plan, model=report.model), keyring_planned=stored or None,
+                    service=report.service.with_planned(service_steps))

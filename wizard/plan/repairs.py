@@ -60,8 +60,12 @@ class Repair:
     done: tuple[str, ...] = ()  # the same repairs as made, for after the apply ("whatsapp: disabled (...)")
 
 
-def plan_repairs(report: HomeReport, options: RepairOptions = RepairOptions()) -> Repair:
-    builder = _Builder(report, options)
+def plan_repairs(report: HomeReport, options: RepairOptions = RepairOptions(), *,
+                 judged: dict[tuple[Change, ...], HomeReport] | None = None) -> Repair:
+    """The safe repair of `report`'s home for these options.  `judged` keeps each candidate's judgement (a set
+    of changes -> the home judged with them) across calls for the same report: repairs for other options
+    share most of their candidates."""
+    builder = _Builder(report, options, {} if judged is None else judged)
     builder.fix_env_encoding()  # first: every later candidate is judged as written in UTF-8
     builder.remove_crashing_values()  # a home that crashes at start shows no refusal to fix
     builder.fix_allow_all_spelling()
@@ -75,7 +79,8 @@ def plan_repairs(report: HomeReport, options: RepairOptions = RepairOptions()) -
 
 
 class _Builder:
-    def __init__(self, report: HomeReport, options: RepairOptions) -> None:
+    def __init__(self, report: HomeReport, options: RepairOptions,
+                 simulated: dict[tuple[Change, ...], HomeReport]) -> None:
         self.report, self.options = report, options
         self.snapshot = report.snapshot
         self.model = report.model  # the Hermes the repairs are judged for
@@ -85,6 +90,7 @@ class _Builder:
         self.done: list[str] = []  # `notes` in the past tense (a note without a verb is the same in both)
         self.unfixable: list[str] = []
         self.refused: str | None = None  # why the writers refused the last change set (the true reason)
+        self.simulated = simulated  # each candidate judged once
 
     def _note(self, text: str) -> None:
         """A note that reads the same before and after the apply (an arrow, no verb)."""
@@ -105,9 +111,15 @@ class _Builder:
         return Plan(plan.home, plan.fingerprints, tuple(kept))
 
     def simulate(self, changes: Sequence[Change]) -> HomeReport:
-        plan = self.plan(changes)
-        return evaluate(self.report.home, self.report.profile, base_env=self.snapshot.base_env,
-                        facts=self.report.facts, overrides=planned_contents(plan, model=self.model))
+        """The home judged as `changes` would leave it, once per distinct set of changes (the last candidate
+        tried is often the plan itself)."""
+        key = tuple(changes)
+        if key not in self.simulated:
+            plan = self.plan(changes)
+            self.simulated[key] = evaluate(
+                self.report.home, self.report.profile, base_env=self.snapshot.base_env, facts=self.report.facts,
+                overrides=planned_contents(plan, model=self.model), service=self.report.service)
+        return self.simulated[key]
 
     def _try(self, changes: list[Change]) -> HomeReport | None:
         """The simulated verdict of `changes`, or None (remembering why) when a writer

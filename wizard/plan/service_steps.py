@@ -33,7 +33,6 @@ from hermes_wizard.core.safetext import visible
 from hermes_wizard.hermes.install import detect
 from hermes_wizard.plan.actions import ServiceAction
 from hermes_wizard.service import actions, dropin, gate_proof
-from hermes_wizard.service import scope as service
 from hermes_wizard.service.common import GATE_DROPIN, VARIANT_FILES
 from hermes_wizard.service.dropdir import DropinFolder, FolderRefused
 from hermes_wizard.service.systemd import systemctl
@@ -42,6 +41,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from hermes_wizard.service.common import Unit
+    from hermes_wizard.service.scope import ServiceScope
     from hermes_wizard.service.systemd import Runner
 
 
@@ -95,21 +95,29 @@ class ServiceRequest:
     wizard: Path | None = None  # the hermes-wizard the gate runs (default: this installation's)
 
 
-@dataclass
+@dataclass(frozen=True)
 class ServicePlan:
     steps: tuple[ServiceStep, ...] = ()
-    notes: list[str] = field(default_factory=list)  # what was decided not to do, and why
-    unmet: list[str] = field(default_factory=list)  # the notes saying something asked for will not be done
+    notes: tuple[str, ...] = ()  # what was decided not to do, and why
+    unmet: tuple[str, ...] = ()  # the notes saying something asked for will not be done
+
+
+@dataclass
+class _Draft:
+    """A service plan being made: its notes as they are decided."""
+
+    notes: list[str] = field(default_factory=list)
+    unmet: list[str] = field(default_factory=list)
 
 
 def plan_service(home: Path, profile: str, request: ServiceRequest, *, editing: bool, will_start: bool,
-                 runner: Runner) -> ServicePlan:
-    """The steps for the systemd units that run `home`; `editing`: files will be written too;
-    `will_start`: the home as it will be passes Hermes's startup rule."""
-    serving, _ = service.relevant(home, profile)
+                 scope: ServiceScope, runner: Runner) -> ServicePlan:
+    """The steps for the systemd units of `scope` that run `home`; `editing`: files will be written too;
+    `will_start`: the home as it will be passes Hermes's startup rule; `runner` asks systemd its version."""
+    serving, _ = scope.relevant(home, profile)
     units = [u for u in serving if u.manager == "systemd" and not u.error]
     others = [u for u in serving if u.manager != "systemd"]
-    out = ServicePlan()
+    out = _Draft()
     wanted = request.install_gate or request.restart
     if wanted and not units:
         where = ", ".join(f"{u.name} ({u.label})" for u in others) or "no systemd unit"
@@ -118,7 +126,7 @@ def plan_service(home: Path, profile: str, request: ServiceRequest, *, editing: 
     own = dropin.find_wizard() if request.install_gate and request.wizard is None else None
     steps: list[ServiceStep] = []
     for unit in units:
-        evidence = service.evidence(unit)
+        evidence = scope.evidence(unit)
         looping = evidence.may_be_looping if evidence is not None else runner.dry_run
         stop = looping and (editing or wanted)
         if stop:
@@ -134,12 +142,11 @@ def plan_service(home: Path, profile: str, request: ServiceRequest, *, editing: 
             else:
                 out.notes.append(f"Not restarting {unit.name}: the home would still refuse to start; a restart "
                                  "would only be the loop again.")
-    out.steps = tuple(steps)
-    return out
+    return ServicePlan(tuple(steps), tuple(out.notes), tuple(out.unmet))
 
 
 def _dropin_step(unit: Unit, asked_for: Path | None, own: Path | None, runner: Runner,
-                 out: ServicePlan) -> ServiceStep | None:
+                 out: _Draft) -> ServiceStep | None:
     notes = out.notes
     try:  # decided now, by the checks apply will make: our variants there now, or why nothing is written
         with DropinFolder(unit.path) as folder:
@@ -172,7 +179,7 @@ def _dropin_step(unit: Unit, asked_for: Path | None, own: Path | None, runner: R
     return ServiceStep(ServiceAction.DROPIN, unit.name, unit.scope, unit.path, variant, text, before)
 
 
-def _proven_wizard(unit: Unit, asked_for: Path | None, own: Path | None, out: ServicePlan) -> Path | None:
+def _proven_wizard(unit: Unit, asked_for: Path | None, own: Path | None, out: _Draft) -> Path | None:
     """The hermes-wizard the gate will run, once its drop-in command has run as the unit's user with the unit's
     environment (wizard/service/gate_proof.py); None, with the reason as an unmet note, when that user can run
     none.  A unit whose home is unknown is left to `render` to refuse."""
@@ -187,7 +194,7 @@ def _proven_wizard(unit: Unit, asked_for: Path | None, own: Path | None, out: Se
     return proof.wizard
 
 
-def _unmet(out: ServicePlan, line: str) -> None:
+def _unmet(out: _Draft, line: str) -> None:
     out.notes.append(visible(line))  # paths and values come from the unit's owner
     out.unmet.append(out.notes[-1])
 

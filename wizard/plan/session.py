@@ -17,6 +17,10 @@ Reconciled per platform, whatever order the answers came in:
 `outlook()` is the report `check` would give the written files (the engine's own preview), every
 finding included; a face says that, never a friendlier story.
 
+A face may ask for `plan()` and `outlook()` as often as it redraws: the plan is built once per change of the
+answers, and each planned state is judged once (`judged` holds those judgements, and the doctor's repair
+puts in the one it made already: wizard/cases/fixing.py).
+
 Contract: pure — nothing here writes; only hermes_wizard.write.apply does, with `plan()`.
 """
 
@@ -43,7 +47,6 @@ from hermes_wizard.plan.answers import (
 )
 from hermes_wizard.plan.changes import Change, Plan
 from hermes_wizard.plan.keyring_steps import keep_in_keyring, platform_secrets
-from hermes_wizard.service.scope import planned_dropins
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -79,6 +82,8 @@ class Session:
         # every face asks once where typed secrets go (`keyring_store.usable()` says if it can):
         # True keeps them in the OS keyring — the Plan stores them there and writes none to .env
         self.secrets_in_keyring = False
+        self._planned: tuple[tuple[object, ...], Plan] | None = None  # the answers last planned, and their plan
+        self.judged: dict[tuple[object, ...], HomeReport] = {}  # planned state -> its report (this report's only)
 
     # -- answers ---------------------------------------------------------------------------------------------
 
@@ -180,32 +185,51 @@ class Session:
                        if value and key in secrets})
 
     def plan(self) -> Plan:
+        """The plan the answers make, built once per change of the answers."""
+        answers = self._answers()
+        if self._planned is None or self._planned[0] != answers:
+            self._planned = (answers, self._build_plan())
+        return self._planned[1]
+
+    def _build_plan(self) -> Plan:
         changes = self.changes()
         if not self.secrets_in_keyring:
             return build_plan(self.report, changes)
         changes, steps = keep_in_keyring(self.report, changes)
         return build_plan(self.report, changes).with_keyring(steps)
 
+    def _answers(self) -> tuple[object, ...]:
+        """Everything `plan()` depends on besides the report (a new report forgets the plan): every kept answer
+        (drafts are never planned), the repair and its confirmations, where secrets go."""
+        kept = tuple((name, tuple(a.typed.items()), a.access, tuple(a.ids), a.group)
+                     for name, a in sorted(self.platforms.items()))
+        return (kept, tuple(self.repair), frozenset(self.repair_confirmed), self.secrets_in_keyring)
+
     def pending(self) -> int:
         return len(self.plan().changes)
 
     def outlook(self, service_steps: Sequence[ServiceStep] = ()) -> HomeReport:
         """The HomeReport of the home as it will be once `plan()` is applied (the report itself when nothing is);
-        with `service_steps`, their drop-ins read as written too (wizard/service/scope.py planned_dropins)."""
+        with `service_steps`, their drop-ins read as written too (wizard/service/scope.py `with_planned`).
+        Each planned state is judged once."""
         plan = self.plan()
-        if any(getattr(step, "variant", None) for step in service_steps):
-            with planned_dropins(service_steps):
-                return preview(self.report, plan)
-        return preview(self.report, plan) if plan else self.report
+        dropins = tuple((step.unit_path, step.variant, step.text) for step in service_steps if step.variant)
+        if not (plan or dropins):
+            return self.report
+        key = (plan, dropins)
+        if key not in self.judged:
+            self.judged[key] = preview(self.report, plan, service_steps)
+        return self.judged[key]
 
     def reread(self, report: HomeReport) -> None:
         """The home changed under the session (Hermes's own login wrote creds.json and .env): judge from
         `report` now, keeping every answer (the plan is made anew against the files as they are)."""
-        self.report = report
+        self.report, self.judged, self._planned = report, {}, None
 
     def applied(self, report: HomeReport) -> None:
         """After apply: the written home is the new starting point; the answers are spent."""
         self.report, self.platforms, self.repair, self.repair_confirmed = report, {}, [], set()
+        self.judged, self._planned = {}, None
 
     def _answered(self, platform: str) -> str | None:
         answer = self.platforms.get(platform)

@@ -33,7 +33,7 @@ from hermes_wizard.hermes.models import model_for
 from hermes_wizard.judge.engine import HomeReport, evaluate
 from hermes_wizard.plan.actions import ChangeAction
 from hermes_wizard.plan.changes import ENV, Plan, env_misreads, plan_files, planned_contents, planned_env_edits
-from hermes_wizard.service import scope
+from hermes_wizard.service.scope import ServiceScope
 from hermes_wizard.service.systemd import Runner
 from hermes_wizard.write import backups
 from hermes_wizard.write import service_apply as service
@@ -58,11 +58,13 @@ class ApplyResult:
 
 
 def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None = None,
-               reason: str = "hermes-wizard", facts=None, runner=None) -> ApplyResult:
+               reason: str = "hermes-wizard", facts=None, runner=None,
+               scope: ServiceScope | None = None) -> ApplyResult:
     """Apply `plan`: its files as above, its service steps (wizard/write/service_apply.py) around them
     — loops stopped before the first file changes, drop-ins written and reloaded after the last (a
     drop-in that fails is taken back alone and said in `gate_not_done`: the file repair, which is what
-    ends a loop, is kept), restarts watched last."""
+    ends a loop, is kept), restarts watched last.  The written home is judged with the units of `scope`
+    read again, and, once a service step ran, without asking systemd (what it said before is stale)."""
     begin_writing()  # from here a Ctrl+C may leave a change (a home created, a service stopped)
     if plan.service and runner is None:
         runner = Runner()
@@ -93,8 +95,6 @@ def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None 
         except ApplyError:
             backups.close_journal(home, backup)
             raise
-        if plan.service:  # from here on, what systemd said before is stale: the checks get none
-            scope.hold_evidence()
         stopped, failures = service.stop(plan.service, runner)
         left = "".join(f" {unit} was stopped and is left stopped (starting it would resume the loop)."
                        for unit in stopped)
@@ -141,7 +141,9 @@ def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None 
                 raise ApplyError(f"{name} does not read back as planned{f' ({misread})' if misread else ''}; "
                                  f"restore with `hermes-wizard undo` (backup: {backup.path})")
     failures = failures + delete_all(plan.keyring)
-    report = evaluate(plan.home, base_env=base_env, facts=facts)
+    scope = scope if scope is not None else ServiceScope()
+    report = evaluate(plan.home, base_env=base_env, facts=facts,
+                      service=scope.held() if plan.service else scope.fresh())
     restarts = service.restart(plan.service, runner)
     return ApplyResult(backup.path, done, report, stopped, said, failures, restarts, gate_not_done)
 

@@ -21,9 +21,9 @@ from pathlib import Path
 
 from hermes_wizard.plan.actions import ServiceAction
 from hermes_wizard.service import actions, dropin, units
-from hermes_wizard.service import scope as service
 from hermes_wizard.service.common import FALLBACK_DROPIN, GATE_DROPIN, VARIANT_FILES
 from hermes_wizard.service.dropdir import DropinFolder, present
+from hermes_wizard.service.scope import ServiceScope
 
 
 class ServiceStepError(Exception):
@@ -195,7 +195,8 @@ def _load(path: Path | None):
 
 
 def _serving(home: Path, name: str, scope: str):
-    serving, _ = service.relevant(home, home.name if home.parent.name == "profiles" else "default")
+    """The unit named in the journal, as it runs `home` now (unit files read afresh: undo may run days later)."""
+    serving = ServiceScope().serving(home)
     return next((u for u in serving if u.manager == "systemd" and u.name == name and u.scope == scope
                  and not u.error), None)
 

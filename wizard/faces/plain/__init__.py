@@ -1,10 +1,11 @@
 """The plain face: `setup` and `doctor` as questionary prompts, for terminals the TUI cannot use (dumb, small,
 `--plain`, a screen reader) — the same steps, words and Plan as the TUI, from the same Session.
 
-`run_plain(command, home, profile)` returns the exit code: 0 applied and the gateway will start (or the
-user quit: "No changes were made."); 78 applied but Hermes would still refuse to start; 1 the apply
-failed (it said why) or the user would not type secrets on a terminal that shows them; 130 Ctrl-C (or a
-closed stdin) before apply: "Cancelled. No changes were made."
+`run_plain(command, home, profile)` returns the exit code: once applied, the one every face returns for the
+written home (wizard/cases/fixing.py `outcome_code`: 0 clean, 1 an error left or a service step not done, 78
+Hermes would still refuse to start); 0 when the user quit ("No changes were made."); 1 the apply failed (it
+said why) or the user would not type secrets on a terminal that shows them; 130 Ctrl-C (or a closed stdin)
+before apply: "Cancelled. No changes were made."
 
 Contract: questionary and prompt_toolkit are imported only inside this package, lazily (wizard/ stays
 importable without them).
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hermes_wizard.cases.fixing import Fixing
 from hermes_wizard.core.exitcodes import ExitCode
 from hermes_wizard.core.safetext import to_stderr, visible
 from hermes_wizard.faces import terminal
@@ -21,9 +23,7 @@ from hermes_wizard.faces.plain import flows
 from hermes_wizard.faces.plain.ask import Asker
 from hermes_wizard.faces.plain.platforms import choose_access
 from hermes_wizard.faces.wording import disk_words
-from hermes_wizard.judge.engine import evaluate
 from hermes_wizard.judge.masking import secret_values
-from hermes_wizard.plan.session import Session
 from hermes_wizard.write.saved_answers import SavedAnswersError
 from hermes_wizard.write.saved_answers import save_answers as save
 
@@ -38,33 +38,29 @@ def run_plain(command: str, home: Path, profile: str = "default", *, ssh: bool |
     `keyring`: typed secrets go to the OS keyring unless none is usable (setup --secrets keyring)."""
     asker = Asker(width)
     try:
-        session = Session(evaluate(home, profile), command)
-        session.secrets_in_keyring = keyring
-        asker.secrets |= secret_values(session.report.snapshot)
-        ready = flows.introduce(asker, session, home,
-                                ssh=terminal.over_ssh() if ssh is None else ssh,
+        fixing = Fixing(home, profile, command, keyring=keyring)
+        asker.secrets |= secret_values(fixing.report.snapshot)
+        ready = flows.introduce(asker, fixing, ssh=terminal.over_ssh() if ssh is None else ssh,
                                 echo_hidden=terminal.echo_can_be_hidden() if echo_hidden is None else echo_hidden)
         if not ready:
             to_stderr(CANCELLED)
             return ExitCode.PROBLEMS
         flow = flows.doctor if command == "doctor" else flows.setup
-        steps = flow(asker, session, home, profile)
+        proposal = flow(asker, fixing)
     except (KeyboardInterrupt, EOFError):  # only questions were asked: nothing was written
         to_stderr(f"\n{CANCELLED}")
         return ExitCode.INTERRUPTED
-    if steps is None:
+    if proposal is None:
         asker.say("No changes were made.")
         return ExitCode.OK
     if save_answers:  # before apply spends the answers; nothing is applied when it cannot be written
         try:
-            asker.say(f"Answers: {visible(str(save(session, save_answers)))} (no secret in it)")
+            asker.say(f"Answers: {visible(str(save(fixing.session, save_answers)))} (no secret in it)")
         except SavedAnswersError as exc:
             asker.say(f"hermes-wizard: {visible(str(exc))}; nothing was written")
             return ExitCode.PROBLEMS
-    outcome = flows.apply(asker, session, steps)  # asks nothing; a Ctrl+C here is the CLI's to word
-    if outcome.failed:
-        return ExitCode.PROBLEMS
-    return ExitCode.OK if outcome.result.report.would_start else ExitCode.CONFIG
+    outcome = flows.apply(asker, fixing, proposal)  # asks nothing; a Ctrl+C here is the CLI's to word
+    return ExitCode.PROBLEMS if outcome.applied is None else outcome.applied.exit_code
 
 
 def run_platform_step(platform: str, home: Path, profile: str = "default", *, width: int | None = None) -> int:
@@ -73,18 +69,17 @@ def run_platform_step(platform: str, home: Path, profile: str = "default", *, wi
     the opt-in Hermes needs), then the same review and apply as `setup`.  Exit codes as `run_plain`'s."""
     asker = Asker(width)
     try:
-        session = Session(evaluate(home, profile), "setup")
-        asker.secrets |= secret_values(session.report.snapshot)
+        fixing = Fixing(home, profile, "setup")
+        asker.secrets |= secret_values(fixing.report.snapshot)
         asker.say(f"\nhermes-wizard: {platform} as Hermes will see it")
-        asker.say(disk_words(session.report, platform), indent="  ")
-        choose_access(asker, session, platform)
-        if not flows.review(asker, session, ()):
+        asker.say(disk_words(fixing.report, platform), indent="  ")
+        choose_access(asker, fixing.session, platform)
+        proposal = fixing.propose()
+        if not flows.review(asker, proposal):
             asker.say("No changes were made by hermes-wizard.")
             return ExitCode.OK
     except (KeyboardInterrupt, EOFError):
         to_stderr(f"\n{CANCELLED}")
         return ExitCode.INTERRUPTED
-    outcome = flows.apply(asker, session, ())
-    if outcome.failed:
-        return ExitCode.PROBLEMS
-    return ExitCode.OK if outcome.result.report.would_start else ExitCode.CONFIG
+    outcome = flows.apply(asker, fixing, proposal)
+    return ExitCode.PROBLEMS if outcome.applied is None else outcome.applied.exit_code

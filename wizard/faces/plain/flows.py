@@ -17,9 +17,9 @@ written); `apply`, called after them, asks nothing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
 
+from hermes_wizard.cases.fixing import OFFERED_SERVICE, Applied, DoctorChoices, Fixing, Proposal
 from hermes_wizard.core.keyring_store import backend_name, usable_for
 from hermes_wizard.core.safetext import visible
 from hermes_wizard.faces.outcome import WRITE_ANYWAY, planned, refusal_words, restart_lines, written
@@ -27,10 +27,9 @@ from hermes_wizard.faces.plain.platforms import platform_menu
 from hermes_wizard.faces.wording import open_words, plural, ssh_note, tilde, verdict_words
 from hermes_wizard.plan.answers import split_ids
 from hermes_wizard.plan.changes import render_diff
-from hermes_wizard.plan.repairs import RepairOptions, plan_repairs
-from hermes_wizard.plan.service_steps import ServiceRequest, plan_service, render_service
-from hermes_wizard.service.systemd import Runner
-from hermes_wizard.write.apply import ApplyError, apply_plan
+from hermes_wizard.plan.repairs import RepairOptions
+from hermes_wizard.plan.service_steps import render_service
+from hermes_wizard.write.apply import ApplyError
 
 ECHO_WARNING = ("This terminal cannot turn echo off: what you type for a secret would be shown on screen (and "
                 "kept by anything recording this session).")
@@ -38,14 +37,13 @@ ECHO_WARNING = ("This terminal cannot turn echo off: what you type for a secret 
 
 @dataclass(frozen=True)
 class Outcome:
-    applied: bool
-    result: Any = None  # hermes_wizard.write.apply.ApplyResult when applied
-    failed: bool = False  # apply refused or rolled back (it said why)
+    applied: Applied | None = None  # None: apply refused or rolled back (it said why)
 
 
-def introduce(asker, session, home, *, ssh: bool, echo_hidden: bool) -> bool:
+def introduce(asker, fixing: Fixing, *, ssh: bool, echo_hidden: bool) -> bool:
     """The home, its verdict, and the terminal's facts; False when the user declines visible secrets."""
-    words, _ = verdict_words(session.report)
+    home = fixing.home
+    words, _ = verdict_words(fixing.report)
     asker.say(f"Hermes home: {visible(tilde(str(home)))}" + ("" if home.is_dir() else " (created on apply)"))
     asker.say(words)
     if ssh:
@@ -56,14 +54,14 @@ def introduce(asker, session, home, *, ssh: bool, echo_hidden: bool) -> bool:
     return True
 
 
-def setup(asker, session, home, profile) -> tuple | None:
-    """Ask until the user confirms the review: the service steps to apply with the plan (none in
-    setup), or None when they quit."""
+def setup(asker, fixing: Fixing) -> Proposal | None:
+    """Ask until the user confirms the review: the proposal to apply, or None when they quit."""
     asked = False
-    while platform_menu(asker, session):
-        asked = asked or where_secrets_go(asker, session)
-        if review(asker, session, ()):
-            return ()
+    while platform_menu(asker, fixing.session):
+        asked = asked or where_secrets_go(asker, fixing.session)
+        proposal = fixing.propose()
+        if review(asker, proposal):
+            return proposal
     return None
 
 
@@ -83,9 +81,9 @@ def where_secrets_go(asker, session) -> bool:
     return True
 
 
-def doctor(asker, session, home, profile) -> tuple | None:
-    """As `setup`: the service steps the user agreed to, or None when they quit."""
-    report = session.report
+def doctor(asker, fixing: Fixing) -> Proposal | None:
+    """As `setup`, with the doctor's repair chosen first and the service steps it offers."""
+    report = fixing.report
     shown = [f for f in report.findings if f.severity != "info"] or report.findings
     lines = [f"{f.severity.glyph} {f.code} {visible(f.platform or 'home')}: {visible(tilde(f.message))}"
              for f in shown]
@@ -98,42 +96,38 @@ def doctor(asker, session, home, profile) -> tuple | None:
     if any(t.dead for t in report.transports.values()):
         dead = asker.choose("Platforms that cannot connect:", [("disable them (credentials kept)", "disable"),
                                                                ("leave them enabled", "keep")], default="disable")
-    repair = plan_repairs(report, RepairOptions(open_policy=open_policy or "pairing", dead_transport=dead or "disable"))
-    session.set_repair(repair.plan.changes)
-    confirmed = []
-    for name in session.needs_confirming():
+    choices = DoctorChoices(RepairOptions(open_policy=open_policy or "pairing", dead_transport=dead or "disable"),
+                            service=OFFERED_SERVICE)
+    confirmed: list[str] = []
+    for name in fixing.propose(choices).waiting:
         typed = asker.text(f"Type {name} to open it to everyone (Enter leaves it closed):")
         confirmed += split_ids(typed)
-    session.set_repair(repair.plan.changes, confirmed)
-    notes = list(repair.notes) + [f"not fixed: {line}" for line in repair.unfixable]
-    if session.needs_confirming():
-        notes.insert(0, f"Not opened, its name was not typed: {', '.join(session.needs_confirming())} (Hermes "
+    choices = replace(choices, confirmed=frozenset(confirmed))
+    proposal = fixing.propose(choices)
+    assert proposal.repair is not None  # a doctor's proposal carries its repair
+    notes = list(proposal.repair.notes) + [f"not fixed: {line}" for line in proposal.repair.unfixable]
+    if proposal.waiting:
+        notes.insert(0, f"Not opened, its name was not typed: {', '.join(proposal.waiting)} (Hermes "
                         "still refuses to start).")
     asker.say("\n".join(visible(tilde(note)) for note in notes) or "Nothing to fix.", indent="  ")
     asked = False
     while True:
         step = asker.choose("Next:", [("Review the fix and apply", "review"), ("Change a platform by hand", "edit"),
                                       ("Quit without changes", "quit")], default="review")
-        if step == "quit" or (step == "edit" and not platform_menu(asker, session)):
+        if step == "quit" or (step == "edit" and not platform_menu(asker, fixing.session)):
             return None
-        asked = asked or where_secrets_go(asker, session)
-        steps = _service_steps(session, home, profile)
-        if review(asker, session, steps):
-            run_steps = bool(steps) and asker.confirm("Also run the service steps above?", default=True)
-            return steps if run_steps else ()
+        asked = asked or where_secrets_go(asker, fixing.session)
+        proposal = fixing.propose(choices)
+        if review(asker, proposal):
+            steps = proposal.plan.service
+            if steps and not asker.confirm("Also run the service steps above?", default=True):
+                return fixing.propose(replace(choices, run_service=False))
+            return proposal
 
 
-def _service_steps(session, home, profile) -> tuple:
-    """The doctor's service steps for this home, planned as the doctor TUI plans them (none without a unit)."""
-    outlook = session.outlook()
-    service_plan = plan_service(home, profile, ServiceRequest(install_gate=True, restart=True),
-                                editing=bool(session.plan().changes), will_start=outlook.would_start, runner=Runner())
-    return service_plan.steps
-
-
-def review(asker, session, steps) -> bool:
+def review(asker, proposal: Proposal) -> bool:
     """The plan and what `check` will say of its result; True when the user confirms (default No)."""
-    plan, outlook = session.plan(), session.outlook(steps)  # a planned gate read as written
+    plan, steps, outlook = proposal.files, proposal.plan.service, proposal.outlook  # a planned gate read as written
     asker.say()
     if plan.changes:
         asker.say(f"{plural(len(plan.changes), 'change')} in {' and '.join(plan.files())} (secrets shown as ••••••):")
@@ -148,7 +142,7 @@ def review(asker, session, steps) -> bool:
     if opened:
         asker.say(opened)
     asker.say("\n".join(said.findings) or "No findings.", indent="  ")
-    if not (plan or steps):
+    if not proposal.plan:
         asker.say("Nothing to apply.")
         return False
     if not outlook.would_start:  # never applied by accident: the words typed, as the TUI's Review asks
@@ -158,17 +152,15 @@ def review(asker, session, steps) -> bool:
     return asker.confirm("Apply these changes?", default=False)
 
 
-def apply(asker, session, steps) -> Outcome:
+def apply(asker, fixing: Fixing, proposal: Proposal) -> Outcome:
     """The one write: back up, write atomically, read back, judge again; then the result in words."""
-    plan = session.plan().with_service(steps)
     try:
-        result = apply_plan(plan, reason=f"hermes-wizard {session.mode}", facts=session.report.facts)
+        applied = fixing.apply(proposal, reason=f"hermes-wizard {fixing.mode}")
     except ApplyError as exc:
         asker.say(f"hermes-wizard: {exc}")
-        return Outcome(False, None, failed=True)
-    session.applied(result.report)
-    _result(asker, result, plan.home)
-    return Outcome(True, result)
+        return Outcome(None)
+    _result(asker, applied.result, fixing.home)
+    return Outcome(applied)
 
 
 def _result(asker, result, home) -> None:

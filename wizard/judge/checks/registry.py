@@ -18,6 +18,7 @@ from hermes_wizard.hermes.loader.plugins import HostFacts
 from hermes_wizard.hermes.loader.state import Effective
 from hermes_wizard.hermes.models import model_for
 from hermes_wizard.read.snapshot import Snapshot
+from hermes_wizard.service.scope import ServiceScope
 
 if TYPE_CHECKING:
     from hermes_wizard.hermes.model import Model
@@ -80,6 +81,7 @@ class Context(Value):
     facts: HostFacts
     upgrade_violations: list[Violation] = field(default_factory=list)  # refusals of a newer Hermes, not of this one
     hermes_answer: HermesAnswer | None = None  # the installed Hermes's own verdict, when asked (--verify)
+    service: ServiceScope = field(default_factory=ServiceScope)  # the service units looked at
 
     @property
     def home(self) -> Path:

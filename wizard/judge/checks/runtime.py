@@ -34,7 +34,7 @@ def restart_loop(ctx: Context) -> Iterable[Hit]:
     still = "" if ctx.violations or ctx.effective.crash else " — the current config would start, so restart it once"
     yield Hit(reason.split(":", 1)[0] if isinstance(reason, str) and ":" in reason else None,
               "; ".join(parts) + still + ".",
-              stop_loop_command(ctx.home, ctx.snapshot.profile, starts=bool(still)),  # as every loop finding
+              stop_loop_command(ctx.service, ctx.home, ctx.snapshot.profile, starts=bool(still)),  # as every loop
               None if (ctx.violations or ctx.effective.crash) else "warning")
 
 

@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING
 
 from hermes_wizard.judge.checks.registry import Context, Hit, check
 from hermes_wizard.service import restart_rules
-from hermes_wizard.service import scope as service
 from hermes_wizard.service.supervisors import advice
 from hermes_wizard.service.unit_user import foreign_code, runnable_by, unit_uid
 
 if TYPE_CHECKING:
     from hermes_wizard.service.common import Unit
+    from hermes_wizard.service.scope import ServiceScope
 
 
 def _version(unit: Unit) -> str:
@@ -39,18 +39,18 @@ def _version(unit: Unit) -> str:
     return ""
 
 
-def stop_loop_command(home: Path, profile: str, starts: bool = False) -> str:
+def stop_loop_command(scope: ServiceScope, home: Path, profile: str, starts: bool = False) -> str:
     """The one command that stops a restart loop of `home` (every loop finding's fix names it): repair the
     files, add the gate where the unit restarts a refusal without one, restart the service and watch it.
     `starts`: the files already pass, so without a systemd unit only a start is left to do."""
-    serving, _ = service.relevant(home, profile)
+    serving, _ = scope.relevant(home, profile)
     units = [u for u in serving if u.manager == "systemd" and not u.error]
     if not units:
         then = "restart the service once" if serving else "start the gateway once (hermes gateway run)"
         return then if starts else f"hermes-wizard doctor --fix, then {then}"
     unit = units[0]
     gate = " --install-gate" if unit.gate is None and unit.restarts_refusal else ""
-    return f"hermes-wizard doctor --fix{gate} --restart" + (f" --unit {unit.path}" if service.named_unit() is unit
+    return f"hermes-wizard doctor --fix{gate} --restart" + (f" --unit {unit.path}" if scope.named_unit() is unit
                                                             else "")
 
 
@@ -93,7 +93,7 @@ instead (the 0-exit refusal is then not restarted, under Type=notify too; crashe
 or broken hermes-wizard never blocks a start. launchd and s6: stop the service, repair, start it once
 (the fix line gives the commands).""")
 def restarts_refusal(ctx: Context) -> Iterable[Hit]:
-    serving, _ = service.relevant(ctx.home, ctx.snapshot.profile)
+    serving, _ = ctx.service.relevant(ctx.home, ctx.snapshot.profile)
     status = _refusal_status(ctx)
     refusing = bool(ctx.violations) or status is not None
     now = "Hermes refuses to start now, and " if refusing else ""
@@ -108,9 +108,9 @@ def restarts_refusal(ctx: Context) -> Iterable[Hit]:
                 continue
             version = _version(unit)
             yield Hit(None, f"{now}{_where(unit)} {_why_it_loops(unit, f'Hermes {version}' if version else 'Hermes')}",
-                      stop_loop_command(ctx.home, ctx.snapshot.profile) if refusing else
-                      "hermes-wizard doctor --install-gate" + (f" --unit {unit.path}" if service.named_unit() is unit
-                                                              else ""),
+                      stop_loop_command(ctx.service, ctx.home, ctx.snapshot.profile) if refusing else
+                      "hermes-wizard doctor --install-gate" + (f" --unit {unit.path}"
+                                                              if ctx.service.named_unit() is unit else ""),
                       "error" if refusing else None)
         elif unit.restart == "always":
             what = "KeepAlive restarts it after any exit" if unit.manager == "launchd" else \
@@ -138,7 +138,7 @@ every platform failing for good. Its unit says RestartPreventExitStatus=78 and i
        fix="""Either hermes-wizard drop-in (`hermes-wizard doctor --install-gate`) adds RestartPreventExitStatus=78.
 For s6, restore Hermes's finish script (`hermes gateway install` in the container).""")
 def restarts_fatal(ctx: Context) -> Iterable[Hit]:
-    serving, _ = service.relevant(ctx.home, ctx.snapshot.profile)
+    serving, _ = ctx.service.relevant(ctx.home, ctx.snapshot.profile)
     for unit in serving:
         if unit.error or unit.prevents_78 or unit.manager == "launchd" or unit.restart == "no":
             continue
@@ -157,7 +157,7 @@ home looks healthy.""",
        fix="""Check and repair the home the service runs (`hermes-wizard doctor --home <its home>`), or
 reinstall the service from this home (`hermes gateway install`).""")
 def runs_other_home(ctx: Context) -> Iterable[Hit]:
-    _, elsewhere = service.relevant(ctx.home, ctx.snapshot.profile)
+    _, elsewhere = ctx.service.relevant(ctx.home, ctx.snapshot.profile)
     for unit in elsewhere:
         if unit.error:
             yield Hit(None, f"{unit.path} {unit.error}.", "point --unit at a readable unit file", "info")
@@ -178,19 +178,20 @@ of why the gateway does not start.""",
        fix="""`hermes-wizard doctor --fix --install-gate --restart`: stops the loop, repairs the home, installs
 the gate, restarts once and confirms the gateway stayed up.""")
 def restart_loop(ctx: Context) -> Iterable[Hit]:
-    serving, _ = service.relevant(ctx.home, ctx.snapshot.profile)
+    serving, _ = ctx.service.relevant(ctx.home, ctx.snapshot.profile)
     for unit in serving:
-        evidence = service.evidence(unit)
+        evidence = ctx.service.evidence(unit)
         if evidence is None:
             continue
         from hermes_wizard.service import loop  # only when systemd was asked (check --service, doctor)
 
         for problem in evidence.problems:
             yield Hit(None, f"{unit.name}: {problem}.", "run as the user that owns the service", "info")
+        stop = stop_loop_command(ctx.service, ctx.home, ctx.snapshot.profile)
         if evidence.looping:
-            yield Hit(None, loop.summary(evidence) + ".", stop_loop_command(ctx.home, ctx.snapshot.profile))
+            yield Hit(None, loop.summary(evidence) + ".", stop)
         elif evidence.gated or evidence.restarts:
-            yield Hit(None, loop.summary(evidence) + ".", stop_loop_command(ctx.home, ctx.snapshot.profile), "info")
+            yield Hit(None, loop.summary(evidence) + ".", stop, "info")
 
 
 def _not_runnable_by_unit(unit: Unit, wizard: Path) -> str | None:
@@ -215,7 +216,7 @@ off.""",
        fix="""`hermes-wizard doctor --install-gate` rewrites the drop-in for the unit's home, with a hermes-wizard
 the unit's user can run (it tries the gate as that user first).""")
 def gate_stale(ctx: Context) -> Iterable[Hit]:
-    serving, _ = service.relevant(ctx.home, ctx.snapshot.profile)
+    serving, _ = ctx.service.relevant(ctx.home, ctx.snapshot.profile)
     for unit in serving:
         gate = unit.gate
         if gate is None:

@@ -1,0 +1,189 @@
+"""`setup` and `doctor`, once: one home through one session, whichever face asks the questions.
+
+  prepare   `prepare(home, recover=...)`: a home that cannot be read safely is refused before anything else;
+            an apply killed half-way is rolled back first (doctor --fix)
+  judge     `Fixing(home, ...)`: the home judged once, with the host facts and service scope the face was given
+  choices   the session's answers (wizard/plan/session.py) and, for the doctor, `DoctorChoices`
+  propose   `Fixing.propose(choices)`: the Plan, the repair's notes, the service steps, and `outlook` — the report
+            `check` will give the home as the proposal leaves it
+  apply     `Fixing.apply(proposal)`: the one write (wizard/write/apply.py), the written home judged again
+  outcome   `Applied`: what apply did, and `exit_code`, the one exit status every face returns for it
+
+Contract: nothing here asks, prints, or knows which face runs.  A face may call `propose` as often as it redraws:
+the repair is planned once per report and options, the service steps once per request and starting point, the
+plan once per change of the answers, and each planned state is judged once (the session keeps those).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from hermes_wizard.core.exitcodes import ExitCode
+from hermes_wizard.core.homefs import refusals
+from hermes_wizard.hermes.loader.plugins import HostFacts
+from hermes_wizard.judge.engine import HomeReport, evaluate
+from hermes_wizard.plan.changes import ENV, YAML, Change, Plan
+from hermes_wizard.plan.repairs import Repair, RepairOptions, plan_repairs
+from hermes_wizard.plan.service_steps import ServicePlan, ServiceRequest, plan_service
+from hermes_wizard.plan.session import Session
+from hermes_wizard.service.scope import ServiceScope
+from hermes_wizard.service.systemd import Runner
+from hermes_wizard.write.apply import ApplyResult, apply_plan
+from hermes_wizard.write.backups import recover_home
+
+SETUP, DOCTOR = "setup", "doctor"
+# What the interactive doctors (the TUI, the plain prompts) offer of the service: the gate and a watched restart.
+OFFERED_SERVICE = ServiceRequest(install_gate=True, restart=True)
+
+
+@dataclass(frozen=True)
+class Prepared:
+    refused: tuple[str, ...] = ()  # why the home's files may not be read or written (then nothing else happens)
+    recovered: str = ""  # an interrupted apply rolled back, in words ("" when there was none)
+
+
+def prepare(home: Path, *, recover: bool) -> Prepared:
+    """Before judging: refuse a home whose files are not regular files (a FIFO, a device, a link loop, a huge
+    file: never read, never written); with `recover`, roll back an apply that was killed half-way.
+    Raises write.apply.ApplyError when that rollback fails."""
+    refused = tuple(refusals(home, (ENV, YAML)))
+    if refused:
+        return Prepared(refused)
+    return Prepared(recovered=(recover_home(home) or "") if recover else "")
+
+
+@dataclass(frozen=True)
+class DoctorChoices:
+    """The doctor's own choices; what a face chose for each platform is the session's."""
+
+    repair: RepairOptions = RepairOptions()
+    # platforms whose name was typed to let the repair open them to everyone; None: all of them (a flag
+    # such as `--open-policy optin` names the choice for every platform at once)
+    confirmed: frozenset[str] | None = frozenset()
+    service: ServiceRequest | None = None  # the service steps asked for (None: none planned)
+    run_service: bool = True  # the planned service steps are applied (a face may offer them unticked)
+    edit_files: bool = True  # False: the file repair is shown, not applied (`doctor` without --fix)
+
+
+@dataclass(frozen=True)
+class Proposal:
+    plan: Plan  # what apply writes and runs
+    files: Plan  # the file changes shown (the repair as --fix would write it, even when not edited)
+    outlook: HomeReport  # what `check` will say of the home as this proposal leaves it
+    repair: Repair | None = None  # the doctor's repair: its notes, what it cannot fix, its past tense
+    service: ServicePlan = ServicePlan()  # every service step planned, and what will not be done, and why
+    waiting: tuple[str, ...] = ()  # platforms the repair opens once their name is typed
+
+    @property
+    def editing(self) -> bool:
+        return bool(self.plan.changes)
+
+
+@dataclass(frozen=True)
+class Applied:
+    result: ApplyResult
+    exit_code: ExitCode
+
+    @property
+    def report(self) -> HomeReport:
+        """The written home, read back and judged again."""
+        return self.result.report
+
+
+def outcome_code(report: HomeReport, result: ApplyResult | None = None) -> ExitCode:
+    """The exit status of a setup or doctor that leaves the home as `report` says: 78 when Hermes would refuse
+    to start, 1 when an error is left or a service step asked for was not done, else 0."""
+    code = report.exit_code()
+    if code == ExitCode.CONFIG:
+        return code
+    if result is not None and (result.service_failures or result.running is False or result.gate_not_done):
+        return ExitCode.PROBLEMS
+    return code
+
+
+class Fixing:
+    """One home through one session of `setup` or `doctor` (the module doc)."""
+
+    def __init__(self, home: Path, profile: str = "default", mode: str = SETUP, *,
+                 base_env: dict[str, str] | None = None, facts: HostFacts | None = None,
+                 scope: ServiceScope | None = None, keyring: bool = False) -> None:
+        self.home, self.profile, self.mode = home, profile, mode
+        # the environment the gateway inherits (None: judged by its files alone, the host detected from ours)
+        self.base_env = dict(base_env) if base_env is not None else None
+        self.scope = scope if scope is not None else ServiceScope()
+        self.runner = self.scope.runner or Runner()  # asks systemd its version when a gate is planned
+        report = evaluate(home, profile, base_env=self.base_env, facts=facts, service=self.scope)
+        self.facts = report.facts  # detected once: a re-read judges with the same host
+        self.session = Session(report, mode)
+        self.session.secrets_in_keyring = keyring
+        self._repairs: dict[RepairOptions, Repair] = {}
+        self._candidates: dict[tuple[Change, ...], HomeReport] = {}  # the repairs' candidates, each judged once
+        self._services: dict[tuple[object, ...], ServicePlan] = {}
+
+    @property
+    def report(self) -> HomeReport:
+        """The home as it is now (judged at the start, after a re-read, or after apply)."""
+        return self.session.report
+
+    # -- choices and what they make ---------------------------------------------------------------------------
+
+    def repair(self, options: RepairOptions) -> Repair:
+        """The doctor's repair of the home as it is now, for these options (planned once each)."""
+        if options not in self._repairs:
+            self._repairs[options] = plan_repairs(self.report, options, judged=self._candidates)
+        return self._repairs[options]
+
+    def propose(self, choices: DoctorChoices | None = None) -> Proposal:
+        """What the session's answers (and the doctor's `choices`) would write and run, and `check`'s report of
+        the home as they leave it.  Setup passes no choices: no repair, no service steps."""
+        session = self.session
+        repair = None
+        if choices is not None:
+            repair = self.repair(choices.repair)
+            confirmed = choices.confirmed if choices.confirmed is not None else {
+                c.platform for c in repair.plan.changes if c.platform}
+            session.set_repair(repair.plan.changes, confirmed)
+            if repair.plan:  # the repair judged its own plan: where the answers plan the same, it is not judged again
+                session.judged.setdefault((repair.plan, ()), repair.after)
+        files = session.plan()
+        editing = bool(files.changes) and (choices is None or choices.edit_files)
+        will_start = (session.outlook() if editing else self.report).would_start
+        service = ServicePlan()
+        if choices is not None and choices.service is not None:
+            service = self._service_plan(choices.service, editing, will_start)
+        steps = service.steps if choices is not None and choices.run_service else ()
+        outlook = session.outlook(steps)
+        plan = (files if editing else files.without_changes()).with_service(steps)
+        return Proposal(plan, files, outlook, repair, service, tuple(session.needs_confirming()))
+
+    def _service_plan(self, request: ServiceRequest, editing: bool, will_start: bool) -> ServicePlan:
+        key = (request, editing, will_start)
+        if key not in self._services:  # planning proves the gate by running it: once per starting point
+            self._services[key] = plan_service(self.home, self.profile, request, editing=editing,
+                                               will_start=will_start, scope=self.scope, runner=self.runner)
+        return self._services[key]
+
+    # -- the one write ------------------------------------------------------------------------------------------
+
+    def apply(self, proposal: Proposal, *, reason: str) -> Applied:
+        """Write `proposal` (write/apply.py: back up, write atomically, read back, judge again); the written home
+        is the session's new starting point and the answers are spent.  Raises write.apply.ApplyError."""
+        result = apply_plan(proposal.plan, base_env=self.base_env, reason=reason, facts=self.report.facts,
+                            runner=self.scope.runner, scope=self.scope)
+        self._start_from(result.report, spent=True)
+        return Applied(result, outcome_code(result.report, result))
+
+    def reread(self) -> HomeReport:
+        """The home changed under the session (Hermes's own login wrote files): judge it again, keep the answers."""
+        self.scope = self.scope.fresh()
+        self._start_from(evaluate(self.home, self.profile, base_env=self.base_env, facts=self.facts,
+                                  service=self.scope), spent=False)
+        return self.report
+
+    def _start_from(self, report: HomeReport, *, spent: bool) -> None:
+        self._repairs, self._candidates, self._services = {}, {}, {}
+        if spent:
+            self.session.applied(report)
+        else:
+            self.session.reread(report)
