@@ -279,7 +279,7 @@ def test_pairing_store_folder_is_the_real_gateways(version, tmp_path, hermes_ora
         assert answer["pairing_dir"] == want, f"{name}: the authz probe's runner opened {answer['pairing_dir']}"
         with _environ(host_env):
             facts = HostFacts.detect(home, str(venv_python(version)), dict(os.environ))
-            facts.hermes = judgement(model_version(version), None, "given")
+            facts = facts.judged_as(judgement(model_version(version), None, "given"))
             ours = load_view(home, facts=facts).files.pairing_dir
         assert os.path.relpath(ours, home) == want, f"{name}: our {version} model reads {ours}"
 

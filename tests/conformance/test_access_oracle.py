@@ -36,7 +36,7 @@ def _facts(version: str, host_env: dict, home: Path):
     from hermes_wizard.hermes.versions import judgement
 
     facts = HostFacts.detect(home, str(venv_python(version)), {**os.environ, **host_env})
-    facts.hermes = judgement(model_version(version), None, "given")
+    facts = facts.judged_as(judgement(model_version(version), None, "given"))
     return facts
 
 

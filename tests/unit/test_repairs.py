@@ -104,7 +104,7 @@ def judged_as(home: Path, version: str):
     from hermes_wizard.hermes.versions import judgement
 
     facts = HostFacts.detect(home)
-    facts.hermes = judgement(version, None, "given")
+    facts = facts.judged_as(judgement(version, None, "given"))
     return evaluate(home, facts=facts)
 
 

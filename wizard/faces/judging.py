@@ -23,9 +23,9 @@ def host_facts(args, home: Path):
     """The host facts of the Hermes that runs `home`, with the version the arguments ask to judge for."""
     facts = HostFacts.detect(home, args.hermes_python, dict(os.environ))
     if getattr(args, "target", None):
-        facts.hermes = judgement(args.target, None, "target")
+        facts = facts.judged_as(judgement(args.target, None, "target"))
     elif getattr(args, "hermes_version", None):
-        facts.hermes = judgement(args.hermes_version, None, "given")
+        facts = facts.judged_as(judgement(args.hermes_version, None, "given"))
     return facts
 
 

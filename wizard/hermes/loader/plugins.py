@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_wizard.core.pathsearch import which
-from hermes_wizard.core.values import Compared
+from hermes_wizard.core.values import Value
 from hermes_wizard.hermes.install import detect as detect_install
 from hermes_wizard.hermes.loader.state import PlatformState
 from hermes_wizard.hermes.versions import Judgement, judgement
@@ -56,16 +56,17 @@ SDK_MODULES: dict[str, tuple[str, ...]] = {
 }
 
 
-@dataclass(eq=False, repr=False)
-class HostFacts(Compared):
-    """What Hermes's own Python and PATH provide (decides plugin `check_fn`s)."""
+@dataclass(frozen=True, eq=False, repr=False)
+class HostFacts(Value):
+    """What Hermes's own Python and PATH provide (decides plugin `check_fn`s); a value, detected once
+    (`detect`) and handed down, never changed (`judged_as` gives the same host judged as another Hermes)."""
 
     modules: frozenset[str] | None = None  # importable modules; None = unknown, assume all
     node: bool = False
     raft_cli: bool = False
     photon_sidecar: bool = False
     site_packages: Path | None = None
-    notes: list[str] = field(default_factory=list)
+    notes: tuple[str, ...] = ()
     hermes: Judgement | None = None  # which Hermes judges (None: the newest model, as if assumed)
     # `hermes plugins enable` admits a plugin through Hermes's package manager (the main line: its
     # hermes_cli/plugins_admission.py; a download of Hermes's managed Python, refused offline)
@@ -78,22 +79,24 @@ class HostFacts(Compared):
     def detect(cls, home: Path, hermes_python: str | None = None,
                environ: Mapping[str, str] | None = None) -> HostFacts:
         environ = environ if environ is not None else dict(os.environ)
-        facts = cls(node=node_present(home, environ), raft_cli=which("raft") is not None)
+        node, raft_cli = node_present(home, environ), which("raft") is not None
         install = detect_install(home, hermes_python, environ)
-        facts.hermes = judgement(install.version, str(install.prefix) if install.prefix else None, "detected",
-                                 distribution=install.distribution, release_date=install.release_date,
-                                 verified_as=install.verified_as)
+        hermes = judgement(install.version, str(install.prefix) if install.prefix else None, "detected",
+                           distribution=install.distribution, release_date=install.release_date,
+                           verified_as=install.verified_as)
         site = install.site_packages
-        if site is not None:
-            facts.site_packages = site
-            facts.modules = frozenset(_importable(site))
-            code = install.code_root or site
-            facts.photon_sidecar = (code / "plugins" / "platforms" / "photon" / "sidecar" / "node_modules").is_dir()
-            facts.plugin_admission = _regular_file(code / "hermes_cli" / "plugins_admission.py")
-        else:
-            facts.notes.append("Hermes's Python was not found: assuming its messaging SDKs are installed")
-            facts.photon_sidecar = True
-        return facts
+        if site is None:
+            return cls(node=node, raft_cli=raft_cli, hermes=hermes, photon_sidecar=True,
+                       notes=("Hermes's Python was not found: assuming its messaging SDKs are installed",))
+        code = install.code_root or site
+        return cls(frozenset(_importable(site)), node, raft_cli,
+                   photon_sidecar=(code / "plugins" / "platforms" / "photon" / "sidecar" / "node_modules").is_dir(),
+                   site_packages=site, hermes=hermes,
+                   plugin_admission=_regular_file(code / "hermes_cli" / "plugins_admission.py"))
+
+    def judged_as(self, hermes: Judgement) -> HostFacts:
+        """This host, its Hermes judged as `hermes` (`--hermes-version`, `--target`)."""
+        return replace(self, hermes=hermes)
 
 
 def _regular_file(path: Path) -> bool:
