@@ -83,6 +83,9 @@ BOUNDARIES = (
              "only a home with JSON files needs it; the gate on a home without them never loads it"),
     Boundary("check path", ("json",), ("hermes_wizard.hermes.v0_20.plugins",),
              "only a YAML Telegram `mention_patterns` needs it (0.20's hook encodes it); the gate loads the model"),
+    Boundary("check path", ("pickle",), ("hermes_wizard.hermes.loader.yamlfile",),
+             "copying a kept parse of config.yaml (_pickle, struct): only a session judging the same bytes twice "
+             "(doctor, the wizard), never check or the gate"),
     Boundary("check path", ("plistlib",), ("hermes_wizard.service.supervisors",),
              "plistlib (xml.parsers.expat, datetime) only when a launchd plist exists"),
     Boundary("check path", ("hermes_wizard.read.keyring_read",), ("hermes_wizard.read.snapshot",),

@@ -22,6 +22,7 @@ from pathlib import Path
 from hermes_wizard.core.exitcodes import ExitCode
 from hermes_wizard.core.homefs import refusals
 from hermes_wizard.hermes.loader.plugins import HostFacts
+from hermes_wizard.hermes.loader.yamlfile import ParsedYaml
 from hermes_wizard.judge.engine import HomeReport, evaluate
 from hermes_wizard.plan.changes import ENV, YAML, Change, Plan
 from hermes_wizard.plan.repairs import Repair, RepairOptions, plan_repairs
@@ -113,7 +114,8 @@ class Fixing:
         self.base_env = dict(base_env) if base_env is not None else None
         self.scope = scope if scope is not None else ServiceScope()
         self.runner = self.scope.runner or Runner()  # asks systemd its version when a gate is planned
-        report = evaluate(home, profile, base_env=self.base_env, facts=facts, service=self.scope)
+        report = evaluate(home, profile, base_env=self.base_env, facts=facts, service=self.scope,
+                          parsed=ParsedYaml())  # kept: the repair, the previews and apply judge the same bytes
         self.facts = report.facts  # detected once: a re-read judges with the same host
         self.session = Session(report, mode)
         self.session.secrets_in_keyring = keyring
@@ -170,7 +172,7 @@ class Fixing:
         """Write `proposal` (write/apply.py: back up, write atomically, read back, judge again); the written home
         is the session's new starting point and the answers are spent.  Raises write.apply.ApplyError."""
         result = apply_plan(proposal.plan, base_env=self.base_env, reason=reason, facts=self.report.facts,
-                            runner=self.scope.runner, scope=self.scope)
+                            runner=self.scope.runner, scope=self.scope, parsed=self.report.parsed)
         self._start_from(result.report, spent=True)
         return Applied(result, outcome_code(result.report, result))
 
@@ -178,7 +180,7 @@ class Fixing:
         """The home changed under the session (Hermes's own login wrote files): judge it again, keep the answers."""
         self.scope = self.scope.fresh()
         self._start_from(evaluate(self.home, self.profile, base_env=self.base_env, facts=self.facts,
-                                  service=self.scope), spent=False)
+                                  service=self.scope, parsed=self.report.parsed), spent=False)
         return self.report
 
     def _start_from(self, report: HomeReport, *, spent: bool) -> None:

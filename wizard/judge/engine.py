@@ -33,6 +33,7 @@ from hermes_wizard.hermes.loader import gate
 from hermes_wizard.hermes.loader.credentials import Transport, transport_for
 from hermes_wizard.hermes.loader.plugins import HostFacts
 from hermes_wizard.hermes.loader.state import Effective
+from hermes_wizard.hermes.loader.yamlfile import ParsedYaml
 from hermes_wizard.hermes.models import model_for, refuses_at_start
 from hermes_wizard.hermes.versions import Judgement, judgement
 from hermes_wizard.judge.checks import Context, Finding, run_checks
@@ -85,6 +86,8 @@ class HomeReport(Value):
     facts: HostFacts | None = field(default=None, hash=False)  # judged with these (reused by simulations)
     # the service units looked at (reused by simulations: a preview reads the units this judgement read)
     service: ServiceScope = field(default_factory=ServiceScope, hash=False, compare=False, repr=False)
+    # the parses of config.yaml made so far (reused by simulations of the same bytes)
+    parsed: ParsedYaml = field(default_factory=ParsedYaml, hash=False, compare=False, repr=False)
     # A version without the startup refusal (before 0.18) starts anyway: what it would refuse
     # after an upgrade is kept here, not in `violations` (today's truth decides the exit code).
     upgrade_violations: tuple[gate.Violation, ...] = ()
@@ -166,18 +169,20 @@ class HomeReport(Value):
 def evaluate(home: Path, profile: str = "default", *, base_env: dict[str, str] | None = None,
              facts: HostFacts | None = None, overrides: dict[str, bytes] | None = None,
              verify: bool = False, keyring_planned: dict[str, str] | None = None,
-             service: ServiceScope | None = None) -> HomeReport:
+             service: ServiceScope | None = None, parsed: ParsedYaml | None = None) -> HomeReport:
     """Judge one home; `overrides` ({".env": bytes, ...}) judges planned contents instead, and
     `keyring_planned` ({VARIABLE: secret}) keyring entries a plan will store;
     `verify` also asks the installed Hermes itself (on a copy of the home on disk); `service` is the units
-    looked at (default: the machine's unit files, systemd not asked)."""
+    looked at (default: the machine's unit files, systemd not asked); `parsed` the session's parses of config.yaml
+    (a judgement of the same bytes parses them once; the report carries it, or a new one, to its simulations)."""
     facts = facts or HostFacts.detect(home, environ=base_env)
     service = service if service is not None else ServiceScope()
     # root judging a user's home reads what its gateway (the user) could; whose it is comes from the folder
     # itself (a profile: through its root), never from where a link leads
     model = model_for(facts.hermes)
     with reading_for(home_owner(home)):
-        snapshot = take_snapshot(home, profile, base_env, overrides, model, keyring_planned=keyring_planned)
+        snapshot = take_snapshot(home, profile, base_env, overrides, model, keyring_planned=keyring_planned,
+                                 parsed=parsed)  # None (check, the gate): parsed, and kept for nothing else
         effective = model.resolve(snapshot, facts)
         transports = {name: transport_for(name, home, state, effective.environ)
                       for name, state in effective.platforms.items() if state.enabled}
@@ -196,7 +201,8 @@ def evaluate(home: Path, profile: str = "default", *, base_env: dict[str, str] |
     findings = run_checks(Context(snapshot, effective, violations, transports, facts, upgrade, answer, service))
     return HomeReport(home, profile, snapshot, effective, tuple(violations), tuple(findings), FrozenMap(transports),
                       tuple(_rows(effective, violations, transports, upgrade, model.platforms())), facts=facts,
-                      service=service, upgrade_violations=tuple(upgrade), hermes_answer=answer)
+                      service=service, parsed=parsed if parsed is not None else ParsedYaml(),
+                      upgrade_violations=tuple(upgrade), hermes_answer=answer)
 
 
 

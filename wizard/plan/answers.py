@@ -209,4 +209,4 @@ def preview(report: HomeReport, plan: Plan, service_steps: Iterable[object] = ()
     stored = {step.variable: step.secret for step in plan.keyring if step.secret is not None}
     return evaluate(report.home, report.profile, base_env=report.snapshot.base_env, facts=report.facts,
                     overrides=planned_contents(plan, model=report.model), keyring_planned=stored or None,
-                    service=report.service.with_planned(service_steps))
+                    service=report.service.with_planned(service_steps), parsed=report.parsed)

@@ -118,7 +118,8 @@ class _Builder:
             plan = self.plan(changes)
             self.simulated[key] = evaluate(
                 self.report.home, self.report.profile, base_env=self.snapshot.base_env, facts=self.report.facts,
-                overrides=planned_contents(plan, model=self.model), service=self.report.service)
+                overrides=planned_contents(plan, model=self.model), service=self.report.service,
+                parsed=self.report.parsed)
         return self.simulated[key]
 
     def _try(self, changes: list[Change]) -> HomeReport | None:

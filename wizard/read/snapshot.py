@@ -26,7 +26,7 @@ from hermes_wizard.core.smallfile import read_as_stated
 from hermes_wizard.core.values import Compared, Value
 from hermes_wizard.hermes.access.pairing_store import start_crash
 from hermes_wizard.hermes.loader.envfile import EnvFile, read_env_file
-from hermes_wizard.hermes.loader.yamlfile import YamlFile, read_yaml_file
+from hermes_wizard.hermes.loader.yamlfile import ParsedYaml, YamlFile, read_yaml_file
 from hermes_wizard.hermes.models import model_for
 
 if TYPE_CHECKING:
@@ -159,19 +159,20 @@ def managed_dir_for(environ: dict[str, str]) -> Path:
 def take_snapshot(home: Path, profile: str = "default", base_env: dict[str, str] | None = None,
                   overrides: dict[str, bytes] | None = None, model: Model | None = None, *,
                   keyring: str = "read", keyring_planned: dict[str, str] | None = None,
-                  runtime: bool = True) -> Snapshot:
+                  runtime: bool = True, parsed: ParsedYaml | None = None) -> Snapshot:
     """Read one home.  `base_env` is the environment the gateway process would
     inherit (empty by default: a home is judged by its files).  `overrides` maps
     ".env" / "config.yaml" / "gateway.json" to contents that stand in for the files on disk.  `model`
     is the Hermes version whose `.env` loading decides (default: the newest modelled).  `keyring` and
     `keyring_planned` say how secrets mapped to the OS keyring are found (wizard/read/keyring_read.py).
-    `runtime=False` leaves the runtime files unread (as absent): for a verdict on the start alone."""
+    `runtime=False` leaves the runtime files unread (as absent): for a verdict on the start alone.  `parsed`:
+    the judging session's parses of config.yaml, reused for the same bytes."""
     base_env = dict(base_env or {})
     overrides = overrides or {}
     managed_dir = managed_dir_for(base_env or dict(os.environ))
     model = model if model is not None else model_for(None)  # the newest modelled, when no version is named
     loads_op_env = model.loads_op_env
-    yaml = read_yaml_file(home / "config.yaml", overrides.get("config.yaml"))
+    yaml = read_yaml_file(home / "config.yaml", overrides.get("config.yaml"), parsed)
     return Snapshot(
         home=home,
         profile=profile,

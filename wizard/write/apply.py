@@ -29,6 +29,7 @@ from pathlib import Path
 
 from hermes_wizard.core.atomic import _ANY, FileOps, Lock, begin_writing, clean_stale_tmp, write_atomic
 from hermes_wizard.core.homefs import ApplyError, HomeDir, digest, look, read_file
+from hermes_wizard.hermes.loader.yamlfile import ParsedYaml
 from hermes_wizard.hermes.models import model_for
 from hermes_wizard.judge.engine import HomeReport, evaluate
 from hermes_wizard.plan.actions import ChangeAction
@@ -59,7 +60,7 @@ class ApplyResult:
 
 def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None = None,
                reason: str = "hermes-wizard", facts=None, runner=None,
-               scope: ServiceScope | None = None) -> ApplyResult:
+               scope: ServiceScope | None = None, parsed: ParsedYaml | None = None) -> ApplyResult:
     """Apply `plan`: its files as above, its service steps (wizard/write/service_apply.py) around them
     — loops stopped before the first file changes, drop-ins written and reloaded after the last (a
     drop-in that fails is taken back alone and said in `gate_not_done`: the file repair, which is what
@@ -143,7 +144,7 @@ def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None 
     failures = failures + delete_all(plan.keyring)
     scope = scope if scope is not None else ServiceScope()
     report = evaluate(plan.home, base_env=base_env, facts=facts,
-                      service=scope.held() if plan.service else scope.fresh())
+                      service=scope.held() if plan.service else scope.fresh(), parsed=parsed)
     restarts = service.restart(plan.service, runner)
     return ApplyResult(backup.path, done, report, stopped, said, failures, restarts, gate_not_done)
 

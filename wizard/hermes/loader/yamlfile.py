@@ -10,7 +10,9 @@ silently falls back to `.env`/gateway.json values, which checks must report.
 
 Big files stay cheap (benchmarks/bench_inputs.py: 100k platform keys): the data is
 built by SafeConstructor with shortcuts that return what it returns
-(`_ShortcutConstructor`), and the alias-expansion walk visits collections only.
+(`_ShortcutConstructor`), and the alias-expansion walk visits collections only.  A judging session
+(`ParsedYaml`: a doctor's repair, the wizard's previews) parses each version of the file once and copies the
+data for every other read; `pickle` is imported lazily there, so `check` and the gate never load it.
 """
 
 from __future__ import annotations
@@ -70,6 +72,7 @@ class YamlFile(Compared):
     _root: Any = field(default=None, init=False, repr=False, compare=False)  # the node tree: a cache, not the value
     # id(mapping node) -> {key text: (line, value node)}, built once per mapping
     _keys: Any = field(default=None, init=False, repr=False, compare=False)
+    _duplicate: Any = field(default=None, init=False, repr=False, compare=False)  # [duplicate_key()] once asked
 
     def mapping(self) -> Parsed:
         """The top level when it is a mapping, else an empty dict."""
@@ -91,6 +94,13 @@ class YamlFile(Compared):
         """The first key written twice in one mapping, and the 1-based line of its second use, or None.  PyYAML
         keeps the last; ruamel (the main line's `hermes_yaml`) rejects the document.  Walked on demand: only a
         model that reads config.yaml with ruamel asks, so the gate of any other pays nothing."""
+        if self._duplicate is None:
+            self._duplicate = []
+        if not self._duplicate:  # a list, so that every read of the same bytes shares the answer
+            self._duplicate.append(self._first_duplicate())
+        return self._duplicate[0]  # type: ignore[no-any-return]
+
+    def _first_duplicate(self) -> tuple[str, int] | None:
         seen_nodes: set[int] = set()
         stack = [self._root] if self._root is not None else []
         while stack:
@@ -170,12 +180,50 @@ class _CSafeLoader(_ShortcutConstructor, _LibyamlSafeLoader):
     """libyaml's parser with the same constructor (a file of more than PURE_PYTHON_NODES)."""
 
 
-def read_yaml_file(path: Path, content: bytes | None = None) -> YamlFile:
-    """Read and parse `path` (or `content`, a planned version of it)."""
+class ParsedYaml:
+    """The parses of config.yaml already made in one judging session (a doctor's repair and its candidates, a
+    wizard's previews, the written home read back), by the file's bytes: each version of the file is parsed
+    once.  Every read still gets data of its own (the loader may keep and change what it reads), unpickled from
+    the first parse's; the node tree, which only line numbers are read from, is shared.
+
+    Contract: `read_yaml_file(..., parsed=p)` returns what it would return without `p`, field for field."""
+
+    __slots__ = ("_made",)
+
+    def __init__(self) -> None:
+        self._made: dict[bytes, tuple[YamlFile, bytes]] = {}  # raw bytes -> (first parse, its data pickled)
+
+    def parse_into(self, result: YamlFile, raw: bytes, size: int) -> YamlFile:
+        made = self._made.get(raw)
+        if made is None:
+            import pickle  # only a judging session keeps parses (the check path never loads it)
+
+            first = _parse_into(result, raw, size)
+            try:
+                self._made[raw] = (first, pickle.dumps(first.data, pickle.HIGHEST_PROTOCOL))
+            except (pickle.PicklingError, TypeError, RecursionError):  # data only the parse itself can make
+                pass
+            return first
+        import pickle
+
+        first, data = made
+        result.data, result.error, result.beyond_bounds = pickle.loads(data), first.error, first.beyond_bounds
+        result.parsed_with_libyaml, result.expanded_nodes, result.cycle_line = (
+            first.parsed_with_libyaml, first.expanded_nodes, first.cycle_line)
+        # the node tree and what it answers are shared: the same bytes give the same tree
+        first._keys = first._keys if first._keys is not None else {}
+        first._duplicate = first._duplicate if first._duplicate is not None else []
+        result._root, result._keys, result._duplicate = first._root, first._keys, first._duplicate
+        return result
+
+
+def read_yaml_file(path: Path, content: bytes | None = None, parsed: ParsedYaml | None = None) -> YamlFile:
+    """Read and parse `path` (or `content`, a planned version of it); `parsed`: the session's parses so far."""
+    parse = parsed.parse_into if parsed is not None else _parse_into
     result = YamlFile(path=path)
     if content is not None:
         result.exists, result.size = True, len(content)
-        return _parse_into(result, content, result.size)
+        return parse(result, content, result.size)
     try:
         st = path.stat()
     except FileNotFoundError:
@@ -197,7 +245,7 @@ def read_yaml_file(path: Path, content: bytes | None = None) -> YamlFile:
     except OSError as exc:
         result.error = YamlError(f"cannot read config.yaml: {exc.strerror or exc}")
         return result
-    return _parse_into(result, raw, st.st_size)
+    return parse(result, raw, st.st_size)
 
 
 def estimated_nodes(raw: bytes) -> int:
