@@ -7,6 +7,8 @@ the wall-clock median and on the CPU median (user + system, the command's own co
   all-profiles        check --all-profiles on a root with 100 profiles, each a copy of the demo
   platform-keys-100k  check on the demo with 100k unknown `platforms:` keys: past the bound of what the tool
                       judges, so "cannot judge" (HW024); 40k, the most within it (10k: printed, not judged)
+  doctor-fix:<keys>   `doctor --fix --yes --no-verify` on a fresh copy of the same home each round; judged as a
+                      ratio to the check of it in the same rounds (RATIOS: at most 3x)
   hostile:<case>      check --format json on every home the hostile-input tests build, with their own
                       builders: tests/unit/test_bad_input.py CASES (10 MB config and .env, a 40k-key .env,
                       an alias bomb, 50,000-deep nesting, a 10 MB creds.json, FIFOs, loops, ...) and
@@ -26,8 +28,10 @@ Usage: python benchmarks/bench_inputs.py [--rounds 5] [--tree DIR]... [--only SU
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -47,6 +51,10 @@ TARGETS = (  # (label, which rows, limit in seconds)
     ("slowest hostile home", lambda name: name.startswith("hostile:"), 1.0),
     ("the gate on the slowest file at a bound, and one past it",
      lambda name: name.startswith(("bound:", "past:")), 1.0),
+)
+RATIOS = (  # (label, numerator row, denominator row, limit): the doctor's repair against a check of the home
+    ("doctor --fix on 40k platform keys, against check", "doctor-fix:platform-keys-40k", "platform-keys-40k", 3.0),
+    ("doctor --fix on 100k platform keys, against check", "doctor-fix:platform-keys-100k", "platform-keys-100k", 3.0),
 )
 ANSWERS = (0, 1, 2, 78)  # a check's exit codes: 2 is a usage/input error with its message
 
@@ -110,11 +118,32 @@ def benches(tmp: Path, args) -> list[Bench]:
                 continue
             argv = [*check, *extra, "--home", str(home), *(() if "--gate" in extra else ("--format", "json"))]
             out.append(Bench(name + suffix, lambda argv=argv: argv, env, args.rounds, answered))
+        for _, fixed, checked, _ in RATIOS:
+            if checked in built and not (args.only and args.only not in fixed):
+                doctor = [python_of(tree), "-m", "hermes_wizard", "doctor", "--fix", "--yes", "--no-verify"]
+                fresh = _fresh_copies(built[checked][0], tmp / "fixed" / f"{fixed}{suffix}")
+                argv = lambda doctor=doctor, fresh=fresh: [*doctor, "--home", str(next(fresh))]
+                out.append(Bench(fixed + suffix, argv, env, args.rounds, answered))
     return out
+
+
+def _fresh_copies(home: Path, where: Path):
+    """An endless supply of copies of `home` (the doctor writes the one it is given), made before each run."""
+    for i in itertools.count():
+        yield Path(shutil.copytree(home, where / str(i), symlinks=True))
 
 
 def judge(figs: dict) -> list[dict]:
     verdicts = []
+    for label, fixed, checked, limit in RATIOS:
+        for measure_key, kind in (("wall_median_s", "wall"), ("cpu_median_s", "cpu")):
+            if fixed not in figs or checked not in figs:
+                verdicts.append({"target": f"{label} ({kind}, median)", "value": None, "worst": None,
+                                 "limit": f"<= {limit}x", "verdict": "SKIP", "unit": "x"})
+                continue
+            ratio = figs[fixed][measure_key] / figs[checked][measure_key]
+            verdicts.append({"target": f"{label} ({kind}, median)", "value": round(ratio, 2), "worst": None,
+                             "limit": f"<= {limit}x", "verdict": "PASS" if ratio <= limit else "MISS", "unit": "x"})
     for label, picks, limit in TARGETS:
         rows = {name: f for name, f in figs.items() if "@" not in name and picks(name)}
         for measure_key, kind in (("wall_median_s", "wall"), ("cpu_median_s", "cpu")):
@@ -140,7 +169,7 @@ def print_report(figs: dict, verdicts: list[dict], problems: list[str]) -> None:
     for v in verdicts:
         worst = f", {v['worst']}" if v["worst"] else ""
         value = "-" if v["value"] is None else v["value"]
-        print(f"[{v['verdict']}] {v['target']}: {value} s{worst} (target {v['limit']})")
+        print(f"[{v['verdict']}] {v['target']}: {value} {v.get('unit', 's')}{worst} (target {v['limit']})")
     for p in problems:
         print(f"[WARN] {p}")
 
