@@ -169,9 +169,11 @@ class HomeReport(Value):
 def evaluate(home: Path, profile: str = "default", *, base_env: dict[str, str] | None = None,
              facts: HostFacts | None = None, overrides: dict[str, bytes] | None = None,
              verify: bool = False, keyring_planned: dict[str, str] | None = None,
-             service: ServiceScope | None = None, parsed: ParsedYaml | None = None) -> HomeReport:
+             service: ServiceScope | None = None, parsed: ParsedYaml | None = None,
+             modes: Mapping[str, int] | None = None) -> HomeReport:
     """Judge one home; `overrides` ({".env": bytes, ...}) judges planned contents instead, and
-    `keyring_planned` ({VARIABLE: secret}) keyring entries a plan will store;
+    `keyring_planned` ({VARIABLE: secret}) keyring entries a plan will store, and `modes` ({".env": 0o600}) the
+    modes it sets (the files judged with the modes and owners the writer leaves them);
     `verify` also asks the installed Hermes itself (on a copy of the home on disk); `service` is the units
     looked at (default: the machine's unit files, systemd not asked); `parsed` the session's parses of config.yaml
     (a judgement of the same bytes parses them once; the report carries it, or a new one, to its simulations)."""
@@ -182,7 +184,7 @@ def evaluate(home: Path, profile: str = "default", *, base_env: dict[str, str] |
     model = model_for(facts.hermes)
     with reading_for(home_owner(home)):
         snapshot = take_snapshot(home, profile, base_env, overrides, model, keyring_planned=keyring_planned,
-                                 parsed=parsed)  # None (check, the gate): parsed, and kept for nothing else
+                                 parsed=parsed, modes=modes)  # parsed None (check, the gate): nothing kept
         effective = model.resolve(snapshot, facts)
         transports = {name: transport_for(name, home, state, effective.environ)
                       for name, state in effective.platforms.items() if state.enabled}
@@ -191,7 +193,8 @@ def evaluate(home: Path, profile: str = "default", *, base_env: dict[str, str] |
     if not refuses_at_start(facts.hermes):
         violations, upgrade = [], violations
     answer = None
-    asked = facts.hermes is not None and facts.hermes.asked and overrides is None and keyring_planned is None
+    asked = (facts.hermes is not None and facts.hermes.asked and overrides is None and keyring_planned is None
+             and not modes)
     if verify or asked:
         from hermes_wizard.hermes.verify import ask_installed  # only --verify and an asked Hermes ask it
 

@@ -20,7 +20,7 @@ from hermes_wizard.hermes.loader.yamlfile import lookup
 from hermes_wizard.judge.engine import evaluate
 from hermes_wizard.judge.provenance import platform_blocks, yaml_paths
 from hermes_wizard.plan.actions import ChangeAction
-from hermes_wizard.plan.changes import ENV, YAML, Change, Plan, is_secret_name, planned_contents
+from hermes_wizard.plan.changes import ENV, YAML, Change, Plan, is_secret_name, planned_contents, planned_modes
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -209,4 +209,5 @@ def preview(report: HomeReport, plan: Plan, service_steps: Iterable[object] = ()
     stored = {step.variable: step.secret for step in plan.keyring if step.secret is not None}
     return evaluate(report.home, report.profile, base_env=report.snapshot.base_env, facts=report.facts,
                     overrides=planned_contents(plan, model=report.model), keyring_planned=stored or None,
-                    service=report.service.with_planned(service_steps), parsed=report.parsed)
+                    service=report.service.with_planned(service_steps), parsed=report.parsed,
+                    modes=planned_modes(plan))

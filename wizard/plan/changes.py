@@ -124,6 +124,11 @@ def read_bytes(path: Path) -> bytes | None:
     return read_in_home(path)
 
 
+def planned_modes(plan: Plan) -> dict[str, int]:
+    """The permission bits the plan sets, per file (its MODE changes: ".env" -> 0o600)."""
+    return {c.file: int(c.after, 8) for c in plan.changes if c.action == ChangeAction.MODE and c.after}
+
+
 def planned_contents(plan: Plan, current: dict[str, bytes | None] | None = None,
                      model: Model | None = None) -> dict[str, bytes]:
     """The new bytes of every file whose content the plan changes (mode-only excluded); the new `.env`

@@ -34,6 +34,7 @@ from hermes_wizard.plan.changes import (
     is_secret_name,
     plan_files,
     planned_contents,
+    planned_modes,
     read_bytes,
 )
 
@@ -119,7 +120,7 @@ class _Builder:
             self.simulated[key] = evaluate(
                 self.report.home, self.report.profile, base_env=self.snapshot.base_env, facts=self.report.facts,
                 overrides=planned_contents(plan, model=self.model), service=self.report.service,
-                parsed=self.report.parsed)
+                parsed=self.report.parsed, modes=planned_modes(plan))
         return self.simulated[key]
 
     def _try(self, changes: list[Change]) -> HomeReport | None:

@@ -30,6 +30,8 @@ from hermes_wizard.hermes.loader.yamlfile import ParsedYaml, YamlFile, read_yaml
 from hermes_wizard.hermes.models import model_for
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from hermes_wizard.hermes.model import Model
     from hermes_wizard.read.keyring_read import KeyringSecrets
 
@@ -159,14 +161,16 @@ def managed_dir_for(environ: dict[str, str]) -> Path:
 def take_snapshot(home: Path, profile: str = "default", base_env: dict[str, str] | None = None,
                   overrides: dict[str, bytes] | None = None, model: Model | None = None, *,
                   keyring: str = "read", keyring_planned: dict[str, str] | None = None,
-                  runtime: bool = True, parsed: ParsedYaml | None = None) -> Snapshot:
+                  runtime: bool = True, parsed: ParsedYaml | None = None,
+                  modes: Mapping[str, int] | None = None) -> Snapshot:
     """Read one home.  `base_env` is the environment the gateway process would
     inherit (empty by default: a home is judged by its files).  `overrides` maps
     ".env" / "config.yaml" / "gateway.json" to contents that stand in for the files on disk.  `model`
     is the Hermes version whose `.env` loading decides (default: the newest modelled).  `keyring` and
     `keyring_planned` say how secrets mapped to the OS keyring are found (wizard/read/keyring_read.py).
     `runtime=False` leaves the runtime files unread (as absent): for a verdict on the start alone.  `parsed`:
-    the judging session's parses of config.yaml, reused for the same bytes."""
+    the judging session's parses of config.yaml, reused for the same bytes; `modes`: the modes a plan sets
+    (".env": 0o600), as the files will have them."""
     base_env = dict(base_env or {})
     overrides = overrides or {}
     managed_dir = managed_dir_for(base_env or dict(os.environ))
@@ -176,7 +180,8 @@ def take_snapshot(home: Path, profile: str = "default", base_env: dict[str, str]
     return Snapshot(
         home=home,
         profile=profile,
-        env=read_env_file(home / ".env", base_env, overrides.get(".env"), model=model),
+        env=read_env_file(home / ".env", base_env, overrides.get(".env"), model=model,
+                          mode=(modes or {}).get(".env")),
         yaml=yaml,
         gateway_json=read_json_file(home / "gateway.json", overrides.get("gateway.json")),
         op_env=read_env_file(home / ".op.env", base_env, model=model) if loads_op_env else EnvFile(home / ".op.env"),

@@ -184,17 +184,25 @@ def _glued_segments(line: str, keys: frozenset[str]) -> list[str]:
 
 
 def read_env_file(path: Path, base_env: dict[str, str] | None = None, content: bytes | None = None,
-                  *, model: Model) -> EnvFile:
+                  *, model: Model, mode: int | None = None) -> EnvFile:
     """Read `path` the way Hermes's `load_hermes_dotenv` would load it.
 
     `base_env` is the process environment the gateway would start with; `${VAR}`
     references fall back to it (the file's own earlier values win, override=True).
     `content` stands in for the file's bytes (a planned, not yet written, version); `model` is
-    the Hermes version whose loader decides (the caller's choice: `models.model_for(judgement)`).
+    the Hermes version whose loader decides (the caller's choice: `models.model_for(judgement)`).  A planned
+    version has the mode and owner the writer leaves: `mode` (a planned chmod), else the file's own, else
+    0600 for a new file (wizard/core/atomic.py); `mode` also stands in for the mode of the file read.
     """
     if content is not None:
         result = EnvFile(path=path, exists=True, size=len(content))
+        result.mode, result.uid = _as_written(path, mode)
         return _parse_into(result, content, base_env, model)
+    if mode is not None:  # a plan that only changes the mode: the file as it is, its mode as planned
+        read = read_env_file(path, base_env, model=model)
+        if read.mode is not None:
+            read.mode = mode
+        return read
     result = EnvFile(path=path)
     try:
         st = path.stat()
@@ -229,6 +237,16 @@ def read_env_file(path: Path, base_env: dict[str, str] | None = None, content: b
         return result
 
     return _parse_into(result, raw, base_env, model)
+
+
+def _as_written(path: Path, planned: int | None) -> tuple[int, int | None]:
+    """(mode, owner uid) of `path` once the writer has replaced it: it keeps both (a planned mode wins); a new
+    file is 0600, owned as the home is (the uid is not known here: None)."""
+    try:
+        st = path.stat()
+    except OSError:
+        return (planned if planned is not None else 0o600), None
+    return (planned if planned is not None else stat.S_IMODE(st.st_mode)), st.st_uid
 
 
 def beyond_bounds(name: str, raw: bytes) -> str | None:
