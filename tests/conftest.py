@@ -83,20 +83,17 @@ class StandIns:
 # systemd-analyze, a Secret Service, tmux, the real Hermes, sshd, the installed wheel).  Locally a
 # missing component is a skip; in CI a skip would be green while proving nothing, so it fails.
 # Skips of unmarked tests (root reads a chmod-000 file anyway, no tmpfs mount permitted) stay skips.
-import os  # noqa: E402
+
+from scratch_root import in_ci  # noqa: E402
 
 REAL_COMPONENT_MARKERS = ("systemd", "keyring", "tmux", "oracle", "ssh", "wheel", "python310")
-
-
-def _in_ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield
     report = outcome.get_result()
-    if not report.skipped or hasattr(report, "wasxfail") or not _in_ci():
+    if not report.skipped or hasattr(report, "wasxfail") or not in_ci():
         return
     needs = [name for name in REAL_COMPONENT_MARKERS if item.get_closest_marker(name)]
     if not needs:
@@ -106,6 +103,20 @@ def pytest_runtest_makereport(item, call):
     report.longrepr = (f"CI=true: this test of a real component ({', '.join(needs)}) skipped, which proves "
                        f"nothing: {reason}")
 # ---- end under CI=true --------------------------------------------------------------------------
+
+# ---- a scratch root other users can reach -----------------------------------------------------------
+# pytest's tmp_path lies under the temp dir, which may be 0700 (so may /tmp): a test whose files a throw-away
+# user or `nobody` must open puts them here (tests/support/scratch_root.py chooses the place by checking it).
+from scratch_root import scratch_root  # noqa: E402
+
+
+@pytest.fixture
+def everyone_scratch():
+    """A new folder (0755) every user can pass through, in a place whose every ancestor lets them; removed
+    afterwards.  None such: the test fails under CI=true, and skips saying why elsewhere."""
+    with scratch_root("hw-everyone-") as folder:
+        yield folder
+# ---- end a scratch root other users can reach ---------------------------------------------------------
 
 # ---- the bundled demo home ----------------------------------------------------------------------
 import shutil  # noqa: E402

@@ -1,12 +1,14 @@
 """Run the real Hermes, and hermes-wizard, as a throw-away unprivileged user: the tests where root judges that
 user's home compare root's verdict with what that user's own processes see.
 
-* `shared_scratch()`: a folder every user may pass through.  Never assumed of /tmp (it may be 0700): the
-  first of the usual temporary folders whose every component lets others search it, else `/` itself.
+* `scratch` (the argument of every helper): a folder every user may pass through, from
+  tests/support/scratch_root.py (never pytest's tmp_path, never assumed of /tmp: either may be 0700).
 * `owner_python(site, scratch)`: a Python the user can run that imports from `site` (a site-packages of
   this machine's venvs: a real Hermes's oracle, or hermes-wizard's own `.venv`).  Those venvs' interpreter
-  lives under /root here (0700), so a venv of the system's own Python of the same minor version is made
-  beside them, whose one `.pth` adds `site`.  None (with why) when there is no such Python.
+  may live under /root (0700), so a venv of the system's own Python of the same minor version is made
+  in `scratch`, whose one `.pth` adds `site` -- or, where the user cannot reach `site` or the checkout an
+  editable install points into (a checkout under /root, or in a 0700 `mktemp -d`), a copy of them made in
+  `scratch` (`site_for_everyone`).  A sentence saying why when there is no such Python.
 * `gateway_as(home, scratch)`: the real `hermes gateway run` of Hermes 0.19.0, stopped right after its
   start-up check (oracle/gateway_hook), run confined as the home's owner (wizard/core/confined.py: the
   owner's uid and groups, a session of its own, an environment built from nothing), on the home itself.
@@ -17,16 +19,18 @@ user's home compare root's verdict with what that user's own processes see.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import os
-import stat
+import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import oracle
+from scratch_root import readable_copy, traversable_by_others
 
 from hermes_wizard.core import confined
 
@@ -36,32 +40,50 @@ WIZARD_SITE = Path(sys.executable).parent.parent / "lib" / f"python{sys.version_
 _CANDIDATES = ("/usr/bin/python{v}", "/usr/local/bin/python{v}")
 
 
-def others_may_enter(path: Path) -> bool:
-    """Whether a user who is neither the owner nor in the group of any component can reach `path`."""
-    path = Path(path).resolve()
-    return all(os.stat(part).st_mode & stat.S_IXOTH for part in [path, *path.parents])
+def site_for_everyone(site: Path, scratch: Path) -> Path:
+    """`site` itself when every user can reach it and every folder an editable install in it points into;
+    else a copy of it in `scratch` (made once per scratch), those folders copied in under their import names."""
+    sources = _editable_sources(site)
+    if traversable_by_others(site) and all(traversable_by_others(folder) for folder in sources.values()):
+        return site
+    copy = scratch / f"site-{hashlib.sha256(str(site).encode()).hexdigest()[:12]}"
+    if not copy.exists():
+        readable_copy(site, copy, ignore=shutil.ignore_patterns("__editable__*", "__pycache__"))
+        for name in sorted(sources, key=lambda dotted: dotted.count(".")):  # a package before its subpackages
+            readable_copy(sources[name], copy.joinpath(*name.split(".")), ignore=shutil.ignore_patterns("__pycache__"))
+    return copy
 
 
-def shared_scratch(prefix: str = "hw-owner-") -> Path:
-    """A new folder (mode 0755) that every user may pass through; the caller removes it."""
-    for parent in (tempfile.gettempdir(), "/var/tmp", "/dev/shm", "/"):
-        try:
-            if os.path.isdir(parent) and os.access(parent, os.W_OK) and others_may_enter(Path(parent)):
-                folder = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
-                folder.chmod(0o755)
-                return folder
-        except OSError:
-            continue
-    raise RuntimeError("no folder here lets every user pass through it")
+def _editable_sources(site: Path) -> dict[str, Path]:
+    """{import name: folder} of the editable installs in `site` (setuptools' `__editable___*_finder.py`, whose
+    MAPPING names the checkout's folders)."""
+    sources: dict[str, Path] = {}
+    for finder in site.glob("__editable___*_finder.py"):
+        for node in ast.parse(finder.read_text()).body:
+            target = node.target if isinstance(node, ast.AnnAssign) else (
+                node.targets[0] if isinstance(node, ast.Assign) else None)
+            if isinstance(target, ast.Name) and target.id == "MAPPING" and node.value is not None:
+                sources.update({name: Path(folder) for name, folder in ast.literal_eval(node.value).items()})
+    return sources
+
+
+def oracle_dir_for_everyone(scratch: Path) -> Path:
+    """tests/support/oracle (the probes run as the owner), or a copy of it in `scratch` where the user cannot
+    reach the checkout."""
+    if traversable_by_others(ORACLE_DIR):
+        return ORACLE_DIR
+    copy = scratch / "oracle-support"
+    if not copy.exists():
+        readable_copy(ORACLE_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    return copy
 
 
 def owner_python(site: Path, scratch: Path) -> Path | str:
     """A python every user may run that imports from `site` (see the module doc); a sentence when impossible."""
     version = site.parent.name.removeprefix("python")  # lib/python3.11/site-packages
-    if not others_may_enter(site):
-        return f"{site} cannot be reached by other users"
+    site = site_for_everyone(site, scratch)
     base = next((Path(c.format(v=version)) for c in _CANDIDATES if Path(c.format(v=version)).is_file()), None)
-    if base is None or not others_may_enter(base.parent):
+    if base is None or not traversable_by_others(base.parent):
         return f"no system python{version} every user may run (the venvs' own interpreter is under /root)"
     venv = scratch / f"py-{hashlib.sha256(str(site).encode()).hexdigest()[:12]}"
     if not (venv / "bin" / "python").exists():
@@ -120,7 +142,8 @@ def gateway_as(home: Path, scratch: Path, python: Path) -> dict:
     who = confined.identity_for(home)
     work = _workdir(scratch, who)
     report = work / "report.json"
-    env = _env(who, work, home, PYTHONPATH=str(ORACLE_DIR / "gateway_hook"), ORACLE_GATEWAY_REPORT=str(report))
+    hook = oracle_dir_for_everyone(scratch) / "gateway_hook"
+    env = _env(who, work, home, PYTHONPATH=str(hook), ORACLE_GATEWAY_REPORT=str(report))
     code = "import sys; sys.argv = ['hermes', 'gateway', 'run']; from hermes_cli.main import main; sys.exit(main())"
     done = confined.run([str(python), "-c", code], who, env, oracle.TIMEOUT)
     if report.exists():
@@ -139,8 +162,9 @@ def authz_as(home: Path, senders: list[dict], scratch: Path, python: Path) -> di
     request = work / "request.json"
     request.write_text(json.dumps({"home": str(home), "senders": senders}) + "\n")
     os.lchown(request, who.uid, who.gid)
-    probe = ORACLE_DIR / "authz_probe.py"
-    code = (f"import sys, runpy; sys.path.insert(0, {str(ORACLE_DIR)!r}); sys.stdin = open({str(request)!r}); "
+    support = oracle_dir_for_everyone(scratch)
+    probe = support / "authz_probe.py"
+    code = (f"import sys, runpy; sys.path.insert(0, {str(support)!r}); sys.stdin = open({str(request)!r}); "
             f"sys.argv = [{str(probe)!r}]; runpy.run_path({str(probe)!r}, run_name='__main__')")
     done = confined.run([str(python), "-c", code], who, _env(who, work, home), oracle.TIMEOUT)
     answer = done.answer()

@@ -9,7 +9,7 @@ import subprocess
 import uuid
 
 import pytest
-from as_owner import shared_scratch
+from scratch_root import scratch_root
 
 
 @pytest.fixture
@@ -33,15 +33,12 @@ def owner():
 @pytest.fixture
 def place():
     """A directory every user can traverse (pytest's tmp_path is root-only, and /tmp itself may be 0700:
-    tests/support/as_owner.py `shared_scratch`), with a decoy /etc."""
-    base = shared_scratch("hw-root-")
-    decoy = base / "etc"
-    decoy.mkdir()
-    (decoy / "shadow").write_text("root:SECRET-HASH:19000:0:99999:7:::\n")
-    os.chmod(decoy / "shadow", 0o600)
-    (decoy / "passwd").write_text("root:x:0:0::/root:/bin/sh\n")
-    os.chmod(decoy / "passwd", 0o644)
-    try:
+    tests/support/scratch_root.py), with a decoy /etc."""
+    with scratch_root("hw-root-") as base:
+        decoy = base / "etc"
+        decoy.mkdir()
+        (decoy / "shadow").write_text("root:SECRET-HASH:19000:0:99999:7:::\n")
+        os.chmod(decoy / "shadow", 0o600)
+        (decoy / "passwd").write_text("root:x:0:0::/root:/bin/sh\n")
+        os.chmod(decoy / "passwd", 0o644)
         yield base, decoy
-    finally:
-        shutil.rmtree(base, ignore_errors=True)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import uuid
@@ -29,6 +28,7 @@ from pathlib import Path
 import as_owner
 import oracle
 import pytest
+from scratch_root import scratch_root
 
 pytestmark = [pytest.mark.oracle]
 
@@ -52,9 +52,8 @@ FAST = {(".env", "own-000"), ("config.yaml", "their-group"), ("gateway.json", "o
 
 @pytest.fixture(scope="module")
 def scratch():
-    folder = as_owner.shared_scratch()
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
+    with scratch_root("hw-owner-") as folder:
+        yield folder
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from as_owner import shared_scratch
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "system-deps.sh"
 COMMANDS = ("tmux", "systemd-analyze", "systemctl", "journalctl", "unshare", "nsenter", "setpriv", "mount", "ip",
@@ -39,15 +38,14 @@ def run(path: str, *, as_nobody: bool, **env: str) -> subprocess.CompletedProces
 
 
 @pytest.fixture
-def links():
+def links(everyone_scratch):
     """A folder every user can enter (pytest's tmp_path is its owner's only), removed afterwards."""
     missing = [name for name in COMMANDS if name != "apt-get" and not shutil.which(name)]
     if missing or not Path("/usr/sbin/sshd").exists() or not Path("/lib/systemd/systemd").exists():
         pytest.skip(f"this machine lacks some of them itself: {missing}")
-    folder = shared_scratch("hw-system-deps-")  # never tempfile's: /tmp (or $TMPDIR) may be 0700
-    shutil.copy(SCRIPT, folder / SCRIPT.name)  # the checkout itself may be its owner's only (a mktemp -d clone)
-    yield folder
-    shutil.rmtree(folder)
+    shutil.copy(SCRIPT, everyone_scratch / SCRIPT.name)  # the checkout may be its owner's only (a mktemp -d clone)
+    (everyone_scratch / SCRIPT.name).chmod(0o755)  # as `nobody` runs it, whatever the clone's umask made it
+    return everyone_scratch
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-from as_owner import shared_scratch
 
 from hermes_wizard.faces.cli import main
 
@@ -23,11 +22,9 @@ ROOTS_ENV = ("WEIXIN_ACCOUNT_ID=rootsbot@im.bot\nWEIXIN_TOKEN=ilink-root-token-1
 
 
 @pytest.fixture
-def place():
+def place(everyone_scratch):
     """A folder every user may enter (pytest's own tmp is root's 0700, /tmp may be too), removed afterwards."""
-    folder = shared_scratch("hw-foreign-")
-    yield folder
-    shutil.rmtree(folder)
+    return everyone_scratch
 
 
 def users_home(place: Path, demo: Path) -> Path:

@@ -13,7 +13,6 @@ import uuid
 from pathlib import Path
 
 import pytest
-from as_owner import shared_scratch
 from in_process import wizard_in_process
 
 W = "WEIXIN_ACCOUNT_ID=test-bot@im.bot\nWEIXIN_TOKEN=dummy-ilink-token-123456\n"
@@ -151,7 +150,7 @@ def test_doctor_converts_a_utf32_env(tmp_path, version, bom, codec, hermes_oracl
     assert (home / ".env").read_bytes() == original
 
 
-def test_root_never_edits_a_gateway_json_linked_outside_the_home(tmp_path):
+def test_root_never_edits_a_gateway_json_linked_outside_the_home(everyone_scratch):
     """The owner links gateway.json to a file of someone else's that makes Hermes crash: root's doctor judges
     it (Hermes, as the owner, reads it) but never writes through the link — the file outside is unchanged."""
     from apply_homes import tree, wizard_cli
@@ -165,7 +164,7 @@ def test_root_never_edits_a_gateway_json_linked_outside_the_home(tmp_path):
         import pwd
 
         uid, gid = pwd.getpwnam(name).pw_uid, pwd.getpwnam(name).pw_gid
-        base = shared_scratch("hw-root-")  # a folder the owner can enter: /tmp (or $TMPDIR) may be 0700
+        base = everyone_scratch  # a folder the owner can enter: /tmp (or $TMPDIR) may be 0700
         decoy = base / "etc"
         decoy.mkdir()
         (decoy / "gateway.json").write_text('{"sessions_dir": null, "keep": "root-owned"}')
@@ -187,7 +186,6 @@ def test_root_never_edits_a_gateway_json_linked_outside_the_home(tmp_path):
         assert os.readlink(home / GJ) == str(decoy / "gateway.json")
     finally:
         subprocess.run(["userdel", name], capture_output=True)
-        shutil.rmtree(base, ignore_errors=True)
 
 
 def test_the_gateway_json_diff_masks_its_credentials(tmp_path):

@@ -18,8 +18,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from as_owner import shared_scratch
 from fake_systemd import user_unit
+from scratch_root import scratch_root
 from service_box import UNIT, doctor  # box, the fixture, is tests/conftest.py's
 
 from hermes_wizard.faces.cli import main
@@ -36,18 +36,16 @@ ADMIN_CONF = "[Service]\nLimitNOFILE=65536\n"
 def tmp_path():
     """Where each test's machine lies: a folder every user may enter.  Alice's unit files are read as she could
     read them, and she cannot reach into pytest's own tmp_path (root's, 0700), nor always into /tmp."""
-    folder = shared_scratch("hw-service-")
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
+    with scratch_root("hw-service-") as folder:
+        yield folder
 
 
 @pytest.fixture
 def open_tmp():
     """A second such folder: where root-owned files a user may read (a packaged unit, /etc/systemd/system)
     stand in the tests."""
-    folder = shared_scratch("hw-open-")
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
+    with scratch_root("hw-open-") as folder:
+        yield folder
 
 
 def undo(capsys, home) -> tuple[int, str]:
