@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
+from scratch_root import scratch_root
 
 from unit.test_answers_file import DEMO, tree, wizard
 
@@ -27,11 +27,10 @@ GOOD = "platforms:\n  discord:\n    env: {DISCORD_BOT_TOKEN: {from_env: DISCORD_
 
 @pytest.fixture
 def spot():
-    """A folder of root's, 0755, outside pytest's own (whose folders the checks would walk too)."""
-    folder = Path(tempfile.mkdtemp(prefix="hw-answers-", dir="/tmp"))
-    folder.chmod(0o755)
-    yield folder
-    shutil.rmtree(folder)
+    """A folder of root's, 0755, outside pytest's own (whose folders the checks would walk too), in a place no
+    one else may write above it (tests/support/scratch_root.py)."""
+    with scratch_root("hw-answers-") as folder:
+        yield folder
 
 
 @pytest.fixture
@@ -132,15 +131,13 @@ def test_root_links_are_followed_as_the_kernel_would(spot, home, link_to):
 
 
 def test_roots_own_file_in_a_sticky_folder_is_applied(home):
-    """`/tmp` (1777, root's): others may add names there, never replace root's; the file is checked itself."""
-    with tempfile.NamedTemporaryFile("w", dir="/tmp", suffix=".yaml", delete=False) as handle:
-        handle.write(GOOD)
-    path = Path(handle.name)
-    try:
+    """A folder like /tmp is meant to be (1777, root's; made here: this machine's /tmp may be 0700): others may
+    add names there, never replace root's; the file is checked itself."""
+    with scratch_root("hw-sticky-", mode=0o1777) as sticky:
+        path = sticky / "answers.yaml"
+        path.write_text(GOOD)
         rc, out = apply(path, home, "--dry-run")
         assert rc != 2 and "refused:" not in out and "+DISCORD_BOT_TOKEN=" in out, out  # the demo home refuses: 78
-    finally:
-        path.unlink()
 
 
 # ---------------------------------------------------------------- from_env reads only what it declares
