@@ -88,7 +88,9 @@ def test_the_installed_commands_work_without_the_source_tree(installed, tmp_path
     cwd = venv.parent / "elsewhere"
     tool = str(venv / "bin" / "hermes-wizard")
     where = _run([str(venv / "bin" / "python"), "-c", "import hermes_wizard.screens as s; print(s.__file__)"], cwd, env)
-    assert str(venv) in where.stdout and str(REPO) not in where.stdout
+    loaded = Path(where.stdout.strip())
+    # compared as paths, not strings: a venv beside the checkout (/src/hw-tmp by /src/hw) shares its prefix
+    assert loaded.is_relative_to(venv) and not loaded.is_relative_to(REPO / "screens"), loaded
     version = _run([tool, "--version"], cwd, env)
     assert version.returncode == 0 and "models Hermes 0.17.0, 0.18.0, 0.18.1, 0.18.2, 0.19.0" in version.stdout
     demo = _run([tool, "demo"], cwd, env, stdin=subprocess.DEVNULL)
