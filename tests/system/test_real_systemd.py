@@ -26,6 +26,7 @@ from pathlib import Path
 import oracle
 import pytest
 from real_systemd import PrivateSystemd, Unavailable, boot_script, hidden_by, wait_for, why_unavailable, work_root
+from scratch_root import candidate_parents, scratch_root
 from unit.test_versions import fake_hermes
 
 from hermes_wizard.service import dropin
@@ -249,9 +250,14 @@ def test_a_gate_for_a_unit_run_by_another_user_runs_as_that_user(world, owner):
     where only root can run it.  doctor tries the gate as that user and picks the hermes-wizard in the user's
     Hermes venv; systemd then runs it as that user before each start and skips the refusal."""
     sd, work = world["sd"], world["work"]
-    base = work / "other-user"
-    base.mkdir()
-    base.chmod(0o755)
+    # The user must pass through every folder above the home and the script: the work folder (the checkout's
+    # .cache) may lie under a 0700 /root or /tmp, and the private mounts hide /tmp and /var/tmp from the units.
+    seen_inside = [parent for parent in [work, *candidate_parents()] if hidden_by(parent) is None]
+    with scratch_root("hw-other-user-", candidates=seen_inside) as base:
+        _gate_as_the_units_user(sd, world, base, owner)
+
+
+def _gate_as_the_units_user(sd, world, base: Path, owner) -> None:
     home = refusing_home(base, owner)
     script, runs = plugin_wizard(base, home, owner)
     name = "hermes-gateway-other.service"
