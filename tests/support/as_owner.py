@@ -42,7 +42,9 @@ _CANDIDATES = ("/usr/bin/python{v}", "/usr/local/bin/python{v}")
 
 def site_for_everyone(site: Path, scratch: Path) -> Path:
     """`site` itself when every user can reach it and every folder an editable install in it points into;
-    else a copy of it in `scratch` (made once per scratch), those folders copied in under their import names."""
+    else a copy of it in `scratch` (made once per scratch), those folders copied in under their import names.
+    Resolved first: the user follows a link to a venv (the checkout's .cache) through the folders it names."""
+    site = site.resolve()
     sources = _editable_sources(site)
     if traversable_by_others(site) and all(traversable_by_others(folder) for folder in sources.values()):
         return site
