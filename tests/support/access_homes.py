@@ -68,7 +68,7 @@ def _env_line(key: str, value: str) -> str:
     return f'{key}="{value}"' if value != value.strip() or " " in value or not value else f"{key}={value}"
 
 
-def generate(seed: int) -> tuple[dict[str, bytes], list[dict]]:
+def generate(seed: int) -> tuple[dict[str, bytes], list[dict]]:  # noqa: C901 -- the generator draws every access case in one pass; its ifs are the cases
     """(files relative to the home -> bytes, senders)."""
     rng = random.Random(seed)
     env: dict[str, str] = {}

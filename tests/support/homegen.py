@@ -166,7 +166,7 @@ def _put(tree: dict, place: str, platform: str, key: str, value) -> None:
 
 
 @st.composite
-def _platform(draw, name: str, env: list, tree: dict, summary: list) -> None:
+def _platform(draw, name: str, env: list, tree: dict, summary: list) -> None:  # noqa: C901 -- one draw per platform knob, mirroring the catalog; its ifs are the cases
     creds, yaml_creds = _CREDS[name]
     prefix = env_prefix(name)
     mode = draw(st.sampled_from(("all", "all", "all", "some", "none", "yaml")))
@@ -269,7 +269,7 @@ def _env_line(draw, key: str, value: str, n: int) -> list[str]:
 
 
 @st.composite
-def homes(draw, utf16: bool = True) -> HomeSpec:
+def homes(draw, utf16: bool = True) -> HomeSpec:  # noqa: C901 -- draws a whole home in file order; its ifs are the cases
     """A home; ``utf16=False`` never writes a UTF-16 ``.env`` (see test_repair_conformance.py)."""
     env: list[tuple[str, str]] = []
     tree: dict = {}

@@ -169,7 +169,7 @@ def flags_tree(args, specs: Mapping[str, Spec], stdin=None):
     return Item(top, "flags"), extra_env
 
 
-def _platform_item(group: dict, spec: Spec | None, problems: list[str], extra_env: dict[str, str], stdin):
+def _platform_item(group: dict, spec: Spec | None, problems: list[str], extra_env: dict[str, str], stdin):  # noqa: C901 -- one branch per flag of a platform group; to become a table
     """One --platform and the flags after it, as the answers file's platform entry."""
     name = group["platform"]
     at = f"--platform {name}"

@@ -146,7 +146,7 @@ class Authorizer:
         except Exception as exc:  # Hermes raises here too; the message is then not served
             return Decision(False, "error", detail=f"Hermes raises {type(exc).__name__}: {exc}")
 
-    def _decide(self, env: dict[str, str], platforms: dict[str, Any], files: AccessFiles, s: Sender) -> Decision:
+    def _decide(self, env: dict[str, str], platforms: dict[str, Any], files: AccessFiles, s: Sender) -> Decision:  # noqa: C901 -- Hermes's authorization order; to become a table of steps
         p = s.platform
         if files.crash:  # GatewayRunner.__init__ raises before any message is read
             return Decision(False, "error", path=str(files.pairing_dir), detail=files.crash)

@@ -65,7 +65,7 @@ def usable_secret(value: Any) -> bool:
     return len(cleaned) >= 4 and cleaned.lower() not in PLACEHOLDERS
 
 
-def apply_env_overrides(platforms: dict[str, PlatformState], environ: dict[str, str], reset: dict[str, Any],
+def apply_env_overrides(platforms: dict[str, PlatformState], environ: dict[str, str], reset: dict[str, Any],  # noqa: C901 -- Hermes's env override blocks; to become a table
                         model: Model) -> None:
     """The env override blocks, in Hermes's order; `model` answers where versions differ (its `*_ENABLED`
     truthiness, the API server's block, SLACK_HOME_CHANNEL's)."""

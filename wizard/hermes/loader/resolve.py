@@ -146,7 +146,7 @@ _SHARED_KEYS = ("reply_prefix", "reply_in_thread", "cron_continuable_surface", "
 _TELEGRAM_KEYS = ("allowed_chats", "group_allowed_chats", "allowed_topics", "observe_unmentioned_group_messages")
 
 
-def _yaml_phase(yaml_cfg: Any, gw_data: Any, environ: dict[str, str], effective: Effective, model: Model) -> None:
+def _yaml_phase(yaml_cfg: Any, gw_data: Any, environ: dict[str, str], effective: Effective, model: Model) -> None:  # noqa: C901 -- Hermes's YAML phase in its order; to split by step
     """The guarded part of the loader; raises exactly where Hermes would."""
     gateway_section = yaml_cfg.get("gateway")  # AttributeError for a list/scalar top level
     sr = yaml_cfg.get("session_reset")

@@ -87,7 +87,7 @@ def check_env_overrides(environ: dict[str, str]) -> None:
                                   f"set {port} to a port number, or remove it (the default is 8645)") from None
 
 
-def bridge_yaml_to_env(yaml_cfg: Parsed, gateway_platforms: Any, platforms_data: Parsed, environ: dict[str, str],
+def bridge_yaml_to_env(yaml_cfg: Parsed, gateway_platforms: Any, platforms_data: Parsed, environ: dict[str, str],  # noqa: C901 -- 0.17's YAML-to-env bridge in its order; to become a table
                        model: Model) -> None:
     """The YAML→env bridges in 0.17's order: the plugin hooks (each guarded), then the core blocks, which
     raise into the YAML guard.  Only what access reads is bridged (allowlists, policies, bot admission)."""
