@@ -15,9 +15,10 @@ The rules run in Hermes's own order (gateway/authz_mixin.py:282-626); the first 
   9. `chat-allowlist`, then Telegram's legacy `-<chat id>` values in TELEGRAM_GROUP_ALLOWED_USERS
  10. `allowlist-wildcard` (`*` in any list), `allowlist` (the sender's ID), else `not-allowlisted`.
 
-Later versions add rules through the hooks below `_adapter_trust` (0.19.0's are no-ops; 0.20's are in
-wizard/hermes/v0_20/authz.py): `adapter-chat-allowlist` after rule 3, `adapter-not-allowlisted` inside rule 8
-(the adapter asked instead of trusted), `adapter-allow-from` after it.
+The order is data: `Authorizer.order` names the rule methods in turn (0.17's differs: no relay rule, bot
+admission after rule 6). Later versions add rules through the hooks below `_adapter_trust` (0.19.0's are
+no-ops; 0.20's are in wizard/hermes/v0_20/authz.py): `adapter-chat-allowlist` after rule 3,
+`adapter-not-allowlisted` inside rule 8 (the adapter asked instead of trusted), `adapter-allow-from` after it.
 
 Allowlists are <PLATFORM>_ALLOWED_USERS (plugin platforms: their registry entry), Telegram's
 TELEGRAM_GROUP_ALLOWED_USERS for groups, and GATEWAY_ALLOWED_USERS; comma-separated, each item
@@ -48,6 +49,7 @@ message simulated through a live own-policy adapter needs them, never `check`'s 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from hermes_wizard.core.values import Value
@@ -146,94 +148,135 @@ class Authorizer:
         except Exception as exc:  # Hermes raises here too; the message is then not served
             return Decision(False, "error", detail=f"Hermes raises {type(exc).__name__}: {exc}")
 
-    def _decide(self, env: dict[str, str], platforms: dict[str, Any], files: AccessFiles, s: Sender) -> Decision:  # noqa: C901 -- Hermes's authorization order; to become a table of steps
-        p = s.platform
-        if files.crash:  # GatewayRunner.__init__ raises before any message is read
-            return Decision(False, "error", path=str(files.pairing_dir), detail=files.crash)
-        if p in ALWAYS:
-            return Decision(True, "platform-always", detail="authenticated by its transport; no per-user check")
-        if p == "relay" and _live(platforms, p):
-            return Decision(True, "upstream-relay", detail="the relay connector authorizes upstream")
-        if s.chat_type in GROUPISH and s.chat_id and p in GROUP_CHATS:
-            var = GROUP_CHATS[p]
-            ids = _items(env.get(var, "").strip())
-            if "*" in ids or s.chat_id in ids:
-                return Decision(True, "chat-allowlist", var, matched="*" if "*" in ids else s.chat_id)
-        if s.chat_type in GROUPISH and s.chat_id and (by_adapter := self.adapter_chat_allowlist(platforms, s)):
-            return by_adapter
-        if s.is_bot and p in ALLOW_BOTS and env.get(ALLOW_BOTS[p], "none").lower().strip() in {"mentions", "all"}:
-            return Decision(True, "bot-admission", ALLOW_BOTS[p])
-        user_id = s.user_id
-        if not user_id:
-            return Decision(False, "no-user-id", detail="the message has no sender ID")
-        all_var = self.allow_all_env(p)
-        if all_var and self.allow_all_on(env, all_var):
-            return Decision(True, "platform-allow-all", all_var)
-        stored = approved_match(p, user_id, files, self.whatsapp_alias_platforms, self.pairing_store_objects_only)
-        if stored is not None:
-            return Decision(True, "pairing-approved", path=str(files.approved_for(p).path), matched=stored)
-        crash = files.approved_for(p).crash
-        if crash:
-            return Decision(False, "error", path=str(files.approved_for(p).path), detail=crash)
+    # Hermes's order (the module doc's rules 1-10), as the names of the methods below: the first that returns a
+    # Decision decides; `_not_allowlisted` answers when none does. A version changes its order here, and what
+    # a rule asks through the hooks below `_adapter_trust`.
+    order: tuple[str, ...] = ("_startup_crash", "_platform_always", "_upstream_relay", "_chat_allowlist",
+                              "_adapter_chat_allowlist", "_bot_admission", "_no_user_id", "_platform_allow_all",
+                              "_pairing_approved", "_without_allowlist", "_group_chat_listed",
+                              "_legacy_group_chat_ids", "_allowlist_wildcard", "_allowlisted")
+    # <PLATFORM>_ALLOW_BOTS, by platform: the bot senders `_bot_admission` admits
+    allow_bots: dict[str, str] = ALLOW_BOTS
 
-        user_var = self.allowlist_env(p)
-        platform_list = self.auth_env(env, user_var)
-        group_users = group_chats = ""
-        if s.chat_type in {"group", "forum"}:
-            group_users = self.auth_env(env, GROUP_USERS.get(p, ""))
-            group_chats = self.auth_env(env, GROUP_CHATS.get(p, ""))
-        global_list = self.auth_env(env, "GATEWAY_ALLOWED_USERS")
-        if not (platform_list or group_users or group_chats or global_list):
-            trusted = self._adapter_trust(env, platforms, files, s)
-            if trusted is not None:
-                return trusted
-            listed = self.adapter_allow_from(platforms, s)
-            if listed is not None:
-                return listed
-            if self.allow_all_on(env, "GATEWAY_ALLOW_ALL_USERS"):
-                return Decision(True, "global-allow-all", "GATEWAY_ALLOW_ALL_USERS")
-            return Decision(False, "no-allowlist", detail="no allowlist and no allow-all opt-in: everyone "
-                            "not paired is denied")
-        if group_chats and s.chat_id:
-            ids = _items(group_chats)
-            if "*" in ids or s.chat_id in ids:
-                return Decision(True, "chat-allowlist", GROUP_CHATS[p], matched="*" if "*" in ids else s.chat_id)
-        if p == "telegram" and group_users and s.chat_type in {"group", "forum"} and s.chat_id:
-            if s.chat_id in {v.strip() for v in group_users.split(",") if v.strip().startswith("-")}:
-                return Decision(True, "legacy-group-chat-ids", GROUP_USERS[p], matched=s.chat_id,
-                                detail="a chat ID in the user list (move it to TELEGRAM_GROUP_ALLOWED_CHATS)")
-        lists = [(user_var, platform_list), (GROUP_USERS.get(p, ""), group_users),
-                 ("GATEWAY_ALLOWED_USERS", global_list)]
-        allowed: set[str] = set()
-        for _var, raw in lists:
-            allowed |= _items(raw)
-        if "*" in allowed:
-            var = next(v for v, raw in lists if "*" in _items(raw))
-            return Decision(True, "allowlist-wildcard", var, matched="*")
-        check = {user_id}
-        if "@" in user_id and self.splits_sender_at_sign:
-            check.add(user_id.split("@")[0])
-        by_item: dict[str, str] = {}  # what Hermes compares -> the list item it came from
-        for item in allowed:
-            by_item.setdefault(item, item)
-        if p in self.whatsapp_alias_platforms:
+    def _decide(self, env: dict[str, str], platforms: dict[str, Any], files: AccessFiles, s: Sender) -> Decision:
+        """The first decision of the rules in `order`; raises where Hermes does (`decide` makes that `error`)."""
+        asked = Asked(self, env, platforms, files, s)
+        for rule in self.order:
+            decision: Decision | None = getattr(self, rule)(asked)
+            if decision is not None:
+                return decision
+        return self._not_allowlisted(asked)
+
+    # --- the rules: each a Decision, or None to let the next one decide --------------------------------
+    def _startup_crash(self, a: Asked) -> Decision | None:
+        if a.files.crash:  # GatewayRunner.__init__ raises before any message is read
+            return Decision(False, "error", path=str(a.files.pairing_dir), detail=a.files.crash)
+        return None
+
+    def _platform_always(self, a: Asked) -> Decision | None:
+        if a.platform in ALWAYS:
+            return Decision(True, "platform-always", detail="authenticated by its transport; no per-user check")
+        return None
+
+    def _upstream_relay(self, a: Asked) -> Decision | None:
+        if a.platform == "relay" and _live(a.platforms, a.platform):
+            return Decision(True, "upstream-relay", detail="the relay connector authorizes upstream")
+        return None
+
+    def _chat_allowlist(self, a: Asked) -> Decision | None:
+        """A group chat listed by chat ID, before the no-user-id guard (anonymous posts have none)."""
+        if not (a.groupish and a.sender.chat_id and a.platform in GROUP_CHATS):
+            return None
+        var = GROUP_CHATS[a.platform]
+        return _chat_listed(var, a.env.get(var, "").strip(), a.sender.chat_id)
+
+    def _adapter_chat_allowlist(self, a: Asked) -> Decision | None:
+        if a.groupish and a.sender.chat_id:
+            return self.adapter_chat_allowlist(a.platforms, a.sender)
+        return None
+
+    def _bot_admission(self, a: Asked) -> Decision | None:
+        var = self.allow_bots.get(a.platform)
+        if a.sender.is_bot and var and a.env.get(var, "none").lower().strip() in {"mentions", "all"}:
+            return Decision(True, "bot-admission", var)
+        return None
+
+    def _no_user_id(self, a: Asked) -> Decision | None:
+        return None if a.sender.user_id else Decision(False, "no-user-id", detail="the message has no sender ID")
+
+    def _platform_allow_all(self, a: Asked) -> Decision | None:
+        all_var = self.allow_all_env(a.platform)
+        return Decision(True, "platform-allow-all", all_var) if all_var and self.allow_all_on(a.env, all_var) else None
+
+    def _pairing_approved(self, a: Asked) -> Decision | None:
+        """The pairing store's approved senders; an approved file it cannot read is Hermes raising."""
+        stored = approved_match(a.platform, a.user_id, a.files, self.whatsapp_alias_platforms,
+                                self.pairing_store_objects_only)
+        approved = a.files.approved_for(a.platform)
+        if stored is not None:
+            return Decision(True, "pairing-approved", path=str(approved.path), matched=stored)
+        return Decision(False, "error", path=str(approved.path), detail=approved.crash) if approved.crash else None
+
+    def _without_allowlist(self, a: Asked) -> Decision | None:
+        """With no env allowlist at all: the live adapter's own policy, then GATEWAY_ALLOW_ALL_USERS."""
+        if any(raw for _var, raw in a.lists) or a.group_chats:
+            return None
+        trusted = self._adapter_trust(a.env, a.platforms, a.files, a.sender)
+        if trusted is not None:
+            return trusted
+        listed = self.adapter_allow_from(a.platforms, a.sender)
+        if listed is not None:
+            return listed
+        if self.allow_all_on(a.env, "GATEWAY_ALLOW_ALL_USERS"):
+            return Decision(True, "global-allow-all", "GATEWAY_ALLOW_ALL_USERS")
+        return Decision(False, "no-allowlist", detail="no allowlist and no allow-all opt-in: everyone "
+                        "not paired is denied")
+
+    def _group_chat_listed(self, a: Asked) -> Decision | None:
+        if a.group_chats and a.sender.chat_id:
+            return _chat_listed(GROUP_CHATS[a.platform], a.group_chats, a.sender.chat_id)
+        return None
+
+    def _legacy_group_chat_ids(self, a: Asked) -> Decision | None:
+        """Telegram's `-<chat id>` values in TELEGRAM_GROUP_ALLOWED_USERS (read in groups only)."""
+        chat_id = a.sender.chat_id
+        if a.platform != "telegram" or not a.group_users or not chat_id:
+            return None
+        if chat_id in {v.strip() for v in a.group_users.split(",") if v.strip().startswith("-")}:
+            return Decision(True, "legacy-group-chat-ids", GROUP_USERS["telegram"], matched=chat_id,
+                            detail="a chat ID in the user list (move it to TELEGRAM_GROUP_ALLOWED_CHATS)")
+        return None
+
+    def _allowlist_wildcard(self, a: Asked) -> Decision | None:
+        var = next((v for v, raw in a.lists if "*" in _items(raw)), None)
+        return None if var is None else Decision(True, "allowlist-wildcard", var, matched="*")
+
+    def _allowlisted(self, a: Asked) -> Decision | None:
+        """The sender (or what Hermes compares it as) in an allowlist: the first such item, sorted."""
+        allowed: set[str] = set().union(*(_items(raw) for _var, raw in a.lists))
+        by_item = {item: item for item in allowed}  # what Hermes compares -> the list item it came from
+        check = {a.user_id}
+        if "@" in a.user_id and self.splits_sender_at_sign:
+            check.add(a.user_id.split("@")[0])
+        if a.platform in self.whatsapp_alias_platforms:
             expanded: dict[str, str] = {}
             for item in sorted(allowed):
-                for alias in expand_whatsapp(item, files):
+                for alias in expand_whatsapp(item, a.files):
                     expanded.setdefault(alias, item)
-            if expanded:
-                by_item = expanded
-            check |= expand_whatsapp(user_id, files)
-            if normalize_whatsapp(user_id):
-                check.add(normalize_whatsapp(user_id))
-        if p == "simplex" and s.user_name and self.simplex_matches_display_name:
-            check.add(s.user_name)
+            by_item = expanded or by_item
+            check |= expand_whatsapp(a.user_id, a.files)
+            if normalize_whatsapp(a.user_id):
+                check.add(normalize_whatsapp(a.user_id))
+        if a.platform == "simplex" and a.sender.user_name and self.simplex_matches_display_name:
+            check.add(a.sender.user_name)
         hits = sorted(check & set(by_item))
-        if hits:
-            item = by_item[hits[0]]
-            var = next(v for v, raw in lists if item in _items(raw))
-            return Decision(True, "allowlist", var, matched=item)
-        named = [v for v, raw in lists if raw] + ([GROUP_CHATS[p]] if group_chats else [])
+        if not hits:
+            return None
+        item = by_item[hits[0]]
+        return Decision(True, "allowlist", next(v for v, raw in a.lists if item in _items(raw)), matched=item)
+
+    def _not_allowlisted(self, a: Asked) -> Decision:
+        named = [v for v, raw in a.lists if raw] + ([GROUP_CHATS[a.platform]] if a.group_chats else [])
         return Decision(False, "not-allowlisted", named[0], detail="not in " + ", ".join(named))
 
     # --- what a stranger's DM gets ------------------------------------------------------------------
@@ -331,6 +374,51 @@ class Authorizer:
     def adapter_policy(self, env: dict[str, str], p: str, extra: Parsed, side: str) -> tuple[str, str]:
         """The live adapter's effective policy for `side` (dm|group) and where it came from."""
         return adapters.effective_policy(env, p, extra, side)
+
+class Asked:
+    """One question to the authorizer: the gateway's environment, platforms and access files, the sender, and
+    the allowlists as the rules after the pairing store read them (computed on first use, once)."""
+
+    def __init__(self, authorizer: Authorizer, env: dict[str, str], platforms: dict[str, Any], files: AccessFiles,
+                 sender: Sender) -> None:
+        self.authorizer, self.env, self.platforms, self.files, self.sender = authorizer, env, platforms, files, sender
+        self.platform = sender.platform
+        self.groupish = sender.chat_type in GROUPISH
+
+    @property
+    def user_id(self) -> str:
+        """The sender's ID; asked only by the rules after `_no_user_id`."""
+        return self.sender.user_id or ""
+
+    @cached_property
+    def in_group(self) -> bool:
+        return self.sender.chat_type in {"group", "forum"}
+
+    @cached_property
+    def group_users(self) -> str:
+        """The group user allowlist's stripped value, in groups."""
+        return self.authorizer.auth_env(self.env, GROUP_USERS.get(self.platform, "")) if self.in_group else ""
+
+    @cached_property
+    def lists(self) -> tuple[tuple[str, str], ...]:
+        """(variable, stripped value) of the platform's allowlist, its group users' and the gateway's."""
+        platform_var = self.authorizer.allowlist_env(self.platform)
+        return ((platform_var, self.authorizer.auth_env(self.env, platform_var)),
+                (GROUP_USERS.get(self.platform, ""), self.group_users),
+                ("GATEWAY_ALLOWED_USERS", self.authorizer.auth_env(self.env, "GATEWAY_ALLOWED_USERS")))
+
+    @cached_property
+    def group_chats(self) -> str:
+        """The group chat allowlist's stripped value, in groups."""
+        return self.authorizer.auth_env(self.env, GROUP_CHATS.get(self.platform, "")) if self.in_group else ""
+
+
+def _chat_listed(var: str, raw: str, chat_id: str) -> Decision | None:
+    ids = _items(raw)
+    if "*" in ids or chat_id in ids:
+        return Decision(True, "chat-allowlist", var, matched="*" if "*" in ids else chat_id)
+    return None
+
 
 def _live(platforms: dict[str, Any], name: str) -> bool:
     state = platforms.get(name)

@@ -34,31 +34,23 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_wizard.hermes.access import adapters
 from hermes_wizard.hermes.access.access_files import AccessFiles
-from hermes_wizard.hermes.access.authz import OWN_POLICY, Decision, Sender
+from hermes_wizard.hermes.access.authz import OWN_POLICY, Sender
 from hermes_wizard.hermes.v0_18.authz import Authorizer018
 
 if TYPE_CHECKING:
     from hermes_wizard.core.shapes import Parsed
 
-ALLOW_BOTS = {"discord": "DISCORD_ALLOW_BOTS", "feishu": "FEISHU_ALLOW_BOTS"}
-# rules that decide before 0.17's bot admission is reached
-_BEFORE_BOTS = {"platform-always", "chat-allowlist", "no-user-id", "platform-allow-all", "error"}
 _OPEN_BY_DEFAULT = ("whatsapp", "wecom", "weixin", "qqbot")
 
 
 class Authorizer017(Authorizer018):
     version = "0.17.0"
 
-    def _decide(self, env: dict[str, str], platforms: dict[str, Any], files: AccessFiles, s: Sender) -> Decision:
-        if s.platform == "relay":  # no upstream trust: judged as a platform without an allowlist
-            platforms = {name: state for name, state in platforms.items() if name != "relay"}
-        person = Sender(s.platform, s.user_id, s.chat_type, s.chat_id, False, s.user_name)
-        decided = super()._decide(env, platforms, files, person)  # 0.18's rules, bot admission aside
-        var = ALLOW_BOTS.get(s.platform)
-        if (s.is_bot and var and decided.rule not in _BEFORE_BOTS
-                and env.get(var, "none").lower().strip() in {"mentions", "all"}):
-            return Decision(True, "bot-admission", var)
-        return decided
+    # no relay rule; bot admission (Discord and Feishu only) after the platform allow-all flag (:275-309)
+    order = ("_startup_crash", "_platform_always", "_chat_allowlist", "_adapter_chat_allowlist", "_no_user_id",
+             "_platform_allow_all", "_bot_admission", "_pairing_approved", "_without_allowlist",
+             "_group_chat_listed", "_legacy_group_chat_ids", "_allowlist_wildcard", "_allowlisted")
+    allow_bots = {"discord": "DISCORD_ALLOW_BOTS", "feishu": "FEISHU_ALLOW_BOTS"}
 
     def intake(self, env: dict[str, str], platforms: dict[str, Any], files: AccessFiles,
                s: Sender) -> tuple[bool | None, str]:
