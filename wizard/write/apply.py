@@ -15,6 +15,8 @@ Order of operations, each a reason for the next:
   (the Plan's keyring steps wrap 4 and 5: secrets stored before, entries deleted after —
   wizard/write/keyring_apply.py)
   6. re-read what was written and judge the home again: only that verdict is reported.
+`apply_plan` runs them in that order: `_prepare` (1-2), `_back_up` (3), `_write` (4, with `_roll_back`: 5),
+`_verify` (6).
 
 All system calls that change the home go through `FileOps`, so tests can fail or
 kill any single step.  Everything created belongs to the home's owner.
@@ -26,9 +28,10 @@ import errno
 import functools
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hermes_wizard.core.atomic import _ANY, FileOps, Lock, begin_writing, clean_stale_tmp, write_atomic
-from hermes_wizard.core.homefs import ApplyError, HomeDir, digest, look, read_file
+from hermes_wizard.core.homefs import ApplyError, At, HomeDir, digest, look, read_file
 from hermes_wizard.hermes.loader.yamlfile import ParsedYaml
 from hermes_wizard.hermes.models import model_for
 from hermes_wizard.judge.engine import HomeReport, evaluate
@@ -39,6 +42,9 @@ from hermes_wizard.service.systemd import Runner
 from hermes_wizard.write import backups
 from hermes_wizard.write import service_apply as service
 from hermes_wizard.write.keyring_apply import delete_all, journal_entries, store_all, take_back
+
+if TYPE_CHECKING:
+    from hermes_wizard.hermes.model import Model
 
 
 @dataclass(frozen=True)
@@ -69,28 +75,10 @@ def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None 
     begin_writing()  # from here a Ctrl+C may leave a change (a home created, a service stopped)
     if plan.service and runner is None:
         runner = Runner()
-    ops = ops or FileOps()
     with HomeDir(plan.home, create=True) as home, Lock(home):
         backups.recover(home)  # an earlier apply killed half-way is rolled back first (its files then differ)
-        names = plan.files()
-        seen = {name: look(home, name) for name in dict.fromkeys((*plan_files(plan), *names))}
-        current = {name: data for name, (_, data) in seen.items()}
-        for name, expected in plan.fingerprints.items():  # every file the plan was judged with
-            if seen[name][0] != expected:
-                raise ApplyError(f"{name} changed since it was read (an editor, or Hermes itself rewriting it); "
-                                 "nothing was written — run the command again to plan from the new contents")
-        targets = {name: home.place(name) for name in names}
-        model = model_for(facts.hermes) if facts is not None else None  # the Hermes the plan was judged for
-        contents = planned_contents(plan, current, model)
-        modes = {c.file: _new_mode(c.after) for c in plan.changes if c.action == ChangeAction.MODE}
-        clean_stale_tmp(targets[name] for name in names)
-        try:
-            backup = backups.make_backup(home, {name: targets[name] for name in names}, reason,
-                                         new={name: digest(contents.get(name, current[name])) for name in names},
-                                         service=service.journal_entries(plan.service),
-                                         keyring=journal_entries(plan.keyring))
-        except OSError as exc:
-            raise ApplyError(f"could not back up the files ({_os_words(exc)}); nothing was written") from exc
+        prepared = _prepare(plan, home, model_for(facts.hermes) if facts is not None else None)
+        backup = _back_up(plan, home, prepared, reason)
         try:  # a secret leaves .env only once the keyring holds it (wizard/write/keyring_apply.py)
             stored = store_all(plan.keyring)
         except ApplyError:
@@ -99,54 +87,121 @@ def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None 
         stopped, failures = service.stop(plan.service, runner)
         left = "".join(f" {unit} was stopped and is left stopped (starting it would resume the loop)."
                        for unit in stopped)
-        done: list[str] = []  # files already replaced (or re-moded): the ones a rollback must put back
-        latest: dict[str, bytes] = {}  # a file someone appended to while it was being replaced
-        try:
-            for name in names:
-                if name in contents:
-                    write_atomic(targets[name], contents[name], ops, mode=modes.get(name), owner=home,
-                                 on_replaced=functools.partial(done.append, name),
-                                 expect=plan.fingerprints.get(name, _ANY), changed=latest.setdefault)
-                elif name in modes:
-                    done.append(name)
-                    ops.chmod(targets[name], modes[name])
-        except BaseException as exc:
-            take_back(stored)
-            try:
-                backups.restore_files(home, backup, done, FileOps(), instead=latest)
-                backups.close_journal(home, backup)
-            except Exception as again:  # the disk that failed the write may fail the rollback too
-                raise ApplyError(f"writing failed ({_os_words(exc)}) and putting back {', '.join(done)} failed too "
-                                 f"({_os_words(again)}); the originals are in {backup.path}: free the problem, then "
-                                 "run `hermes-wizard undo`") from exc
-            if not isinstance(exc, Exception):
-                raise
-            raise ApplyError(_failure_words(exc, backup.path) + left) from exc
-        gate_not_done = ""
-        try:
-            said = service.install_dropins(plan.service, runner)
-        except service.ServiceStepError as exc:
-            # The file repair is what ends a loop; the gate only keeps a later refusal from looping.  So a
-            # drop-in that cannot be written or read (no user bus over SSH, a refused folder) is taken back
-            # alone (install_dropins did) and said, and the files stay repaired.
-            gate_not_done = str(exc)
-            said = [f"Gate not installed: {exc}. The file changes were applied and kept (they are what stops "
-                    "the loop); the gate can be added later with hermes-wizard doctor --install-gate."]
+        done = _write(plan, home, prepared, ops or FileOps(), backup, stored, left)
+        said, gate_not_done = _install_gate(plan, runner)
         backups.close_journal(home, backup)
-        for name, data in contents.items():
-            written = read_file(targets[name])
-            # Bytes equal to the plan are not enough: what counts is what Hermes reads from them.
-            misread = (env_misreads(written, planned_env_edits(plan), model) if name == ENV and written is not None
-                       else None)
-            if written != data or misread:
-                raise ApplyError(f"{name} does not read back as planned{f' ({misread})' if misread else ''}; "
-                                 f"restore with `hermes-wizard undo` (backup: {backup.path})")
+        _verify(plan, prepared, backup)
     failures = failures + delete_all(plan.keyring)
     scope = scope if scope is not None else ServiceScope()
     report = evaluate(plan.home, base_env=base_env, facts=facts,
                       service=scope.held() if plan.service else scope.fresh(), parsed=parsed)
     restarts = service.restart(plan.service, runner)
     return ApplyResult(backup.path, done, report, stopped, said, failures, restarts, gate_not_done)
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """What the plan writes, worked out before anything is: the files in order, where each lives, their
+    bytes as read, their planned bytes, and the modes of those only re-moded."""
+
+    names: list[str]
+    targets: dict[str, At]
+    current: dict[str, bytes | None]
+    contents: dict[str, bytes]
+    modes: dict[str, int]
+    model: Model | None  # the Hermes the plan was judged for (what decides how .env is read back)
+
+
+def _prepare(plan: Plan, home: HomeDir, model: Model | None) -> _Prepared:
+    """Read every file the plan touches or was judged with; raise ApplyError, writing nothing, if one
+    differs from what the plan was built from; else the planned contents (stale temp files cleared)."""
+    names = plan.files()
+    seen = {name: look(home, name) for name in dict.fromkeys((*plan_files(plan), *names))}
+    for name, expected in plan.fingerprints.items():  # every file the plan was judged with
+        if seen[name][0] != expected:
+            raise ApplyError(f"{name} changed since it was read (an editor, or Hermes itself rewriting it); "
+                             "nothing was written — run the command again to plan from the new contents")
+    current = {name: data for name, (_, data) in seen.items()}
+    targets = {name: home.place(name) for name in names}
+    contents = planned_contents(plan, current, model)
+    modes = {c.file: _new_mode(c.after) for c in plan.changes if c.action == ChangeAction.MODE}
+    clean_stale_tmp(targets[name] for name in names)
+    return _Prepared(names, targets, current, contents, modes, model)
+
+
+def _back_up(plan: Plan, home: HomeDir, prepared: _Prepared, reason: str) -> backups.BackupSet:
+    """The backup set, opened as the journal ("applying") of this apply; ApplyError if it cannot be made."""
+    names, contents, current = prepared.names, prepared.contents, prepared.current
+    try:
+        return backups.make_backup(home, {name: prepared.targets[name] for name in names}, reason,
+                                   new={name: digest(contents.get(name, current[name])) for name in names},
+                                   service=service.journal_entries(plan.service),
+                                   keyring=journal_entries(plan.keyring))
+    except OSError as exc:
+        raise ApplyError(f"could not back up the files ({_os_words(exc)}); nothing was written") from exc
+
+
+def _write(plan: Plan, home: HomeDir, prepared: _Prepared, ops: FileOps, backup: backups.BackupSet,
+           stored: list, left: str) -> list[str]:
+    """Replace (or re-mode) each file in order; the names done.  If one fails, everything done is rolled back
+    (`_roll_back`) and ApplyError says so (`left`: the units stopped and left so); a BaseException that is
+    not an Exception (Ctrl+C) is raised again as it is, after the rollback."""
+    done: list[str] = []  # files already replaced (or re-moded): the ones a rollback must put back
+    latest: dict[str, bytes] = {}  # a file someone appended to while it was being replaced
+    try:
+        for name in prepared.names:
+            if name in prepared.contents:
+                write_atomic(prepared.targets[name], prepared.contents[name], ops, mode=prepared.modes.get(name),
+                             owner=home, on_replaced=functools.partial(done.append, name),
+                             expect=plan.fingerprints.get(name, _ANY), changed=latest.setdefault)
+            elif name in prepared.modes:
+                done.append(name)
+                ops.chmod(prepared.targets[name], prepared.modes[name])
+    except BaseException as exc:
+        _roll_back(home, backup, done, latest, stored, exc)
+        if not isinstance(exc, Exception):
+            raise
+        raise ApplyError(_failure_words(exc, backup.path) + left) from exc
+    return done
+
+
+def _roll_back(home: HomeDir, backup: backups.BackupSet, done: list[str], latest: dict[str, bytes],
+               stored: list, failed: BaseException) -> None:
+    """Undo a write that `failed`: the secrets stored taken back, the files `done` put back from the backup
+    (a file appended to meanwhile as `latest` has it), the journal closed.  ApplyError, naming the backup,
+    if putting back fails too."""
+    take_back(stored)
+    try:
+        backups.restore_files(home, backup, done, FileOps(), instead=latest)
+        backups.close_journal(home, backup)
+    except Exception as again:  # the disk that failed the write may fail the rollback too
+        raise ApplyError(f"writing failed ({_os_words(failed)}) and putting back {', '.join(done)} failed too "
+                         f"({_os_words(again)}); the originals are in {backup.path}: free the problem, then "
+                         "run `hermes-wizard undo`") from failed
+
+
+def _install_gate(plan: Plan, runner: Runner | None) -> tuple[list[str], str]:
+    """The drop-ins written and reloaded: (what was said, why the gate is not in place or "")."""
+    try:
+        return service.install_dropins(plan.service, runner), ""
+    except service.ServiceStepError as exc:
+        # The file repair is what ends a loop; the gate only keeps a later refusal from looping.  So a
+        # drop-in that cannot be written or read (no user bus over SSH, a refused folder) is taken back
+        # alone (install_dropins did) and said, and the files stay repaired.
+        return [f"Gate not installed: {exc}. The file changes were applied and kept (they are what stops "
+                "the loop); the gate can be added later with hermes-wizard doctor --install-gate."], str(exc)
+
+
+def _verify(plan: Plan, prepared: _Prepared, backup: backups.BackupSet) -> None:
+    """Read each written file back: ApplyError unless its bytes are the planned ones and Hermes reads
+    them as planned (bytes equal to the plan are not enough: what counts is what Hermes reads)."""
+    for name, data in prepared.contents.items():
+        written = read_file(prepared.targets[name])
+        misread = (env_misreads(written, planned_env_edits(plan), prepared.model)
+                   if name == ENV and written is not None else None)
+        if written != data or misread:
+            raise ApplyError(f"{name} does not read back as planned{f' ({misread})' if misread else ''}; "
+                             f"restore with `hermes-wizard undo` (backup: {backup.path})")
 
 
 def _new_mode(after: str | None) -> int:
