@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from hermes_wizard.hermes.loader import plugins
+from hermes_wizard.hermes.loader import plugin_rules, plugins
 from hermes_wizard.hermes.loader.catalog import BUILTIN_ORDER, PLATFORMS, platform_value
 from hermes_wizard.hermes.loader.envfile import simple_parse
 from hermes_wizard.hermes.loader.envrules import FORCING_CREDENTIALS, api_server_from_env, apply_relay
@@ -164,7 +164,7 @@ class Model:
 
     def plugin_is_connected(self, name: str, extra: Parsed, env: dict[str, str], simple: dict[str, str]) -> bool:
         """A plugin platform's `is_connected`, asked about the enable pass's probe config."""
-        return plugins.is_connected(name, extra, env, simple, self)
+        return plugin_rules.is_connected(name, extra, env, simple, self)
 
     def plugin_check_fn(self, name: str, env: dict[str, str], facts: HostFacts) -> bool:
         """A plugin platform's `check_fn` (its SDK, and what else it asks of the host and env)."""

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from hermes_wizard.core.pathsearch import which
 from hermes_wizard.core.values import Value
 from hermes_wizard.hermes.install import detect as detect_install
+from hermes_wizard.hermes.loader.plugin_rules import yaml_hook
 from hermes_wizard.hermes.loader.state import PlatformState
 from hermes_wizard.hermes.versions import Judgement, judgement
 
@@ -133,21 +134,10 @@ def _importable(site: Path) -> set[str]:
     return names
 
 
-def env_value(environ: dict[str, str], dotenv_simple: dict[str, str], key: str) -> str:
-    """`hermes_cli.config.get_env_value`: os.environ when present, else Hermes's simple .env parse."""
-    if key in environ:
-        return environ[key]
-    return dotenv_simple.get(key) or ""
-
-
-def join(value: Any) -> str:
-    return ",".join(str(v) for v in value) if isinstance(value, list) else str(value)
-
-
 def apply_yaml_hooks(yaml_cfg: Parsed, gateway_platforms: Any, platforms_data: Parsed, environ: dict[str, str],
                      model: Model, names: tuple[str, ...] = HOOK_ORDER, hook: Hook | None = None) -> None:
     """The plugin YAML→env hooks of `names` (default: the eight of 0.18+), reduced to what access and
-    enablement read; `hook` answers for each (default: 0.19's, `yaml_hook`)."""
+    enablement read; `hook` answers for each (default: 0.19's, `plugin_rules.yaml_hook`)."""
     answer = hook or yaml_hook
 
     def block_for(name: str) -> Parsed | None:
@@ -187,85 +177,6 @@ def ensure_extra(platforms_data: Parsed, name: str) -> tuple[Parsed, Parsed]:
     return block, extra
 
 
-TELEGRAM_EXTRA_SKIP = {"reply_prefix", "reply_in_thread", "reply_to_mode", "unauthorized_dm_behavior",
-                       "notice_delivery", "require_mention", "channel_skill_bindings", "channel_prompts",
-                       "gateway_restart_notification", "allow_from", "allow_admin_from", "dm_policy", "group_policy"}
-
-
-def yaml_hook(name: str, block: Parsed, yaml_cfg: Parsed, gateway_platforms: Any,  # noqa: C901 -- each platform's YAML bridge; to become a table
-              set_if_unset: Callable[[str, str], None], model: Model) -> Parsed | None:
-    if name in ("telegram", "feishu", "slack") and "allow_bots" in block:  # e.g. telegram/adapter.py:9317
-        set_if_unset(f"{name.upper()}_ALLOW_BOTS", str(block["allow_bots"]).lower())
-    if name == "whatsapp":
-        for key, env_name in (("dm_policy", "WHATSAPP_DM_POLICY"), ("group_policy", "WHATSAPP_GROUP_POLICY")):
-            if key in block:
-                set_if_unset(env_name, str(block[key]).lower())
-        for key, env_name in (("allow_from", "WHATSAPP_ALLOWED_USERS"),
-                              ("group_allow_from", "WHATSAPP_GROUP_ALLOWED_USERS")):
-            if block.get(key) is not None:
-                set_if_unset(env_name, join(block[key]))
-        return None
-    if name == "telegram":
-        for key, env_name in (("allow_from", "TELEGRAM_ALLOWED_USERS"),
-                              ("group_allow_from", "TELEGRAM_GROUP_ALLOWED_USERS"),
-                              ("group_allowed_chats", "TELEGRAM_GROUP_ALLOWED_CHATS")):  # adapter.py:9370
-            if block.get(key) is not None:
-                set_if_unset(env_name, join(block[key]))
-        keys: tuple[str, ...] = ("disable_topic_auto_rename", "guest_mode", "disable_link_previews",
-                "observe_unmentioned_group_messages")
-        if model.telegram_free_response_topics:
-            keys += ("free_response_topics",)
-        seeded = {key: block[key] for key in keys if key in block}
-        extra = block.get("extra")
-        if isinstance(extra, dict):
-            for key, value in extra.items():
-                if key not in TELEGRAM_EXTRA_SKIP:
-                    seeded.setdefault(key, value)
-        return seeded
-    if name == "discord":
-        if "allow_from" in block:
-            allow = block["allow_from"]
-        else:
-            platforms = yaml_cfg.get("platforms")
-            nested = platforms.get("discord") if isinstance(platforms, dict) else None
-            nested_extra = nested.get("extra") if isinstance(nested, dict) else None
-            allow = nested_extra.get("allow_from") if isinstance(nested_extra, dict) else None
-        if allow is not None:
-            set_if_unset("DISCORD_ALLOWED_USERS", join(allow))
-        if not model.discord_seeds_extra:
-            return None
-        merged = {**(block.get("extra") or {}), **block}
-        seeded = {}
-        if isinstance(merged.get("missed_message_backfill"), dict):
-            seeded["missed_message_backfill"] = merged["missed_message_backfill"]
-        for key, alias in (("websocket_liveness_interval_seconds", "liveness_interval_seconds"),
-                           ("websocket_liveness_failure_threshold", "liveness_failure_threshold"),
-                           ("websocket_heartbeat_ack_max_age_seconds", None),
-                           ("websocket_max_latency_seconds", None)):
-            value = merged.get(key, merged.get(alias) if alias else None)
-            if value is not None:
-                seeded[key] = value
-        return seeded
-    if name == "matrix" and block.get("allowed_users") is not None:
-        set_if_unset("MATRIX_ALLOWED_USERS", join(block["allowed_users"]))
-    if name == "dingtalk":
-        allowed = block.get("allowed_users")
-        if allowed is None and model.dingtalk_nested_allowed_users:
-            for source in (block.get("extra"), _nested_extra(gateway_platforms, "dingtalk"),
-                           _nested_extra(yaml_cfg.get("platforms"), "dingtalk")):
-                if isinstance(source, dict) and source.get("allowed_users") is not None:
-                    allowed = source["allowed_users"]
-                    break
-        if allowed is not None:
-            set_if_unset("DINGTALK_ALLOWED_USERS", join(allowed))
-    return None
-
-
-def _nested_extra(source: Any, name: str) -> Any:
-    block = source.get(name) if isinstance(source, dict) else None
-    return block.get("extra") if isinstance(block, dict) else None
-
-
 def seed(name: str, env: dict[str, str], model: Model) -> dict[str, str | bool] | None:
     """`env_enablement_fn`: the extra keys a plugin seeds from env (None: not configured)."""
     get: Callable[[str], str] = lambda key: env.get(key, "")
@@ -291,55 +202,6 @@ def seed(name: str, env: dict[str, str], model: Model) -> dict[str, str | bool] 
     if name == "photon" and get("PHOTON_PROJECT_ID") and get("PHOTON_PROJECT_SECRET"):
         return {"project_id": get("PHOTON_PROJECT_ID"), "project_secret": get("PHOTON_PROJECT_SECRET")}
     return None
-
-
-def is_connected(name: str, extra: Parsed, env: dict[str, str], simple: dict[str, str], model: Model) -> bool:  # noqa: C901 -- each platform's connected rule; to become a table
-    """`is_connected` on the probe config (enabled=True, only `extra` kept)."""
-    gev: Callable[[str], str] = lambda key: env_value(env, simple, key)
-    get: Callable[[str], str] = lambda key: env.get(key, "")
-    if name == "dingtalk":
-        return bool((extra.get("client_id") or get("DINGTALK_CLIENT_ID"))
-                    and (extra.get("client_secret") or get("DINGTALK_CLIENT_SECRET")))
-    if name in ("discord", "homeassistant", "slack", "sms", "telegram"):
-        key = {"discord": "DISCORD_BOT_TOKEN", "homeassistant": "HASS_TOKEN", "slack": "SLACK_BOT_TOKEN",
-               "sms": "TWILIO_ACCOUNT_SID", "telegram": "TELEGRAM_BOT_TOKEN"}[name]
-        return bool(gev(key).strip())
-    if name == "email":
-        return bool(extra.get("address")) or bool(gev("EMAIL_ADDRESS").strip())
-    if name in ("feishu", "wecom"):
-        return bool(extra.get("app_id" if name == "feishu" else "bot_id"))
-    if name == "wecom_callback":
-        return bool(extra.get("corp_id") or extra.get("apps"))
-    if name == "google_chat":
-        http = bool(extra.get("http_events_url")) and model.google_chat_http_mode
-        return http or bool(extra.get("project_id") and extra.get("subscription_name"))
-    if name == "irc":
-        return bool((get("IRC_SERVER") or extra.get("server", "")) and (get("IRC_CHANNEL") or extra.get("channel", "")))
-    if name == "line":
-        return bool((get("LINE_CHANNEL_ACCESS_TOKEN") or extra.get("channel_access_token"))
-                    and (get("LINE_CHANNEL_SECRET") or extra.get("channel_secret")))
-    if name == "matrix":
-        homeserver = extra.get("homeserver") or gev("MATRIX_HOMESERVER") or ""
-        token = gev("MATRIX_ACCESS_TOKEN") or gev("MATRIX_PASSWORD") or ""
-        return bool(str(homeserver).strip() and str(token).strip())
-    if name == "mattermost":
-        return bool(gev("MATTERMOST_TOKEN").strip() and gev("MATTERMOST_URL").strip())
-    if name == "ntfy":
-        return bool(get("NTFY_TOPIC") or extra.get("topic", ""))
-    if name == "photon":
-        return bool((extra.get("project_id") or get("PHOTON_PROJECT_ID"))
-                    and (extra.get("project_secret") or get("PHOTON_PROJECT_SECRET")))
-    if name == "raft":
-        return bool(extra.get("enabled") or extra.get("bridge_token"))
-    if name == "simplex":
-        return bool(get("SIMPLEX_WS_URL") or extra.get("ws_url", ""))
-    if name == "teams":
-        return all(get(env_key) or extra.get(key) for env_key, key in (
-            ("TEAMS_CLIENT_ID", "client_id"), ("TEAMS_CLIENT_SECRET", "client_secret"),
-            ("TEAMS_TENANT_ID", "tenant_id")))
-    if name == "whatsapp":
-        return bool(extra) or gev("WHATSAPP_ENABLED").strip().lower() in {"true", "1", "yes"}
-    return False
 
 
 def check_fn(name: str, env: dict[str, str], facts: HostFacts, model: Model) -> bool:

@@ -30,7 +30,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from hermes_wizard.core.pathsearch import which
-from hermes_wizard.hermes.loader import plugins
+from hermes_wizard.hermes.loader import plugin_rules, plugins
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -52,7 +52,7 @@ def is_connected(name: str, extra: Parsed, env: dict[str, str], simple: dict[str
         return bool(extra.get("enabled")) or bool(get("A2A_PORT"))
     if name == "buzz":  # validate_config: the env URL first, then the config's
         return bool((get("BUZZ_RELAY_URL") or extra.get("relay_url", "")) and _buzz_key(env))
-    return plugins.is_connected(name, extra, env, simple, model)
+    return plugin_rules.is_connected(name, extra, env, simple, model)
 
 
 def check_fn(name: str, env: dict[str, str], facts: HostFacts, model: Model) -> bool:
@@ -111,7 +111,7 @@ def yaml_hook(name: str, block: Parsed, yaml_cfg: Parsed, gateway_platforms: Any
         return _discord_hook(block, yaml_cfg, set_if_unset)
     if name == "telegram":
         return _telegram_hook(block, set_if_unset, environ)
-    return plugins.yaml_hook(name, block, yaml_cfg, gateway_platforms, set_if_unset, model)
+    return plugin_rules.yaml_hook(name, block, yaml_cfg, gateway_platforms, set_if_unset, model)
 
 
 def _telegram_hook(block: Parsed, set_if_unset: Callable[[str, str], None], environ: dict[str, str]) -> Parsed | None:
@@ -131,17 +131,17 @@ def _telegram_hook(block: Parsed, set_if_unset: Callable[[str, str], None], envi
         if block.get(key) is not None:
             seeded.setdefault(key, block[key])
     if block.get("allow_from") is not None:
-        set_if_unset("TELEGRAM_ALLOWED_USERS", plugins.join(block["allow_from"]))
+        set_if_unset("TELEGRAM_ALLOWED_USERS", plugin_rules.join(block["allow_from"]))
     for key, env_name in (("group_allow_from", "TELEGRAM_GROUP_ALLOWED_USERS"),
                           ("group_allowed_chats", "TELEGRAM_GROUP_ALLOWED_CHATS")):
         value = block.get(key) or extra.get(key)  # `or`: a falsy value in the block falls to extra's
         if value is not None:
-            set_if_unset(env_name, plugins.join(value))
+            set_if_unset(env_name, plugin_rules.join(value))
     for key in ("guest_mode", "disable_link_previews", "observe_unmentioned_group_messages", "free_response_topics"):
         if key in block:
             seeded.setdefault(key, block[key])
     for key, value in extra.items():
-        if key not in plugins.TELEGRAM_EXTRA_SKIP:
+        if key not in plugin_rules.TELEGRAM_EXTRA_SKIP:
             seeded.setdefault(key, value)
     return seeded or None
 
@@ -158,17 +158,17 @@ def _discord_hook(block: Parsed, yaml_cfg: Parsed, set_if_unset: Callable[[str, 
                           ("allow_all_users", "DISCORD_ALLOW_ALL_USERS")):
         value = block[key] if key in block else fallback.get(key)
         if value is not None:
-            text = str(value).lower() if key == "allow_all_users" else plugins.join(value)
+            text = str(value).lower() if key == "allow_all_users" else plugin_rules.join(value)
             seeded[key] = text
             set_if_unset(env_name, text)
     for key in ("free_response_channels",):
         if block.get(key) is not None:
-            seeded[key] = plugins.join(block[key])
+            seeded[key] = plugin_rules.join(block[key])
     if isinstance(block.get("missed_message_backfill"), dict):
         seeded["missed_message_backfill"] = dict(block["missed_message_backfill"])
     for key in ("ignored_channels", "allowed_channels", "no_thread_channels"):
         if block.get(key) is not None:
-            seeded[key] = plugins.join(block[key])
+            seeded[key] = plugin_rules.join(block[key])
     block_extra: Parsed = block["extra"] if isinstance(block.get("extra"), dict) else {}
     merged = {**block_extra, **block}
     for key, alias in (("websocket_liveness_interval_seconds", "liveness_interval_seconds"),
