@@ -39,6 +39,8 @@ from hermes_wizard.hermes.loader.state import Effective, LoaderCrash, PlatformSt
 from hermes_wizard.hermes.loader.yamlfile import MAX_EXPANDED_NODES
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from hermes_wizard.core.shapes import Parsed
     from hermes_wizard.hermes.model import Model
     from hermes_wizard.read.snapshot import Snapshot
@@ -146,21 +148,39 @@ _SHARED_KEYS = ("reply_prefix", "reply_in_thread", "cron_continuable_surface", "
 _TELEGRAM_KEYS = ("allowed_chats", "group_allowed_chats", "allowed_topics", "observe_unmentioned_group_messages")
 
 
-def _yaml_phase(yaml_cfg: Any, gw_data: Any, environ: dict[str, str], effective: Effective, model: Model) -> None:  # noqa: C901 -- Hermes's YAML phase in its order; to split by step
-    """The guarded part of the loader; raises exactly where Hermes would."""
+def _yaml_phase(yaml_cfg: Any, gw_data: Any, environ: dict[str, str], effective: Effective, model: Model) -> None:
+    """The guarded part of the loader, step by step in Hermes's order; raises exactly where Hermes would."""
     gateway_section = yaml_cfg.get("gateway")  # AttributeError for a list/scalar top level
-    sr = yaml_cfg.get("session_reset")
-    if "session_reset" not in yaml_cfg and isinstance(gateway_section, dict) and model.nested_gateway_fallbacks:
-        sr = gateway_section.get("session_reset")
-    if sr and isinstance(sr, dict):
-        gw_data["default_reset_policy"] = sr
+    _session_reset(yaml_cfg, gateway_section, gw_data, model)
     model.check_gateway_section(yaml_cfg)
     gwdata.lay_over(yaml_cfg, gateway_section, gw_data, model.parses_profile_routes)
     gateway_platforms = gateway_section.get("platforms") if isinstance(gateway_section, dict) else None
     platforms_data = gw_data.setdefault("platforms", {})
     if not isinstance(platforms_data, dict):
         platforms_data = gw_data["platforms"] = {}
+    merge = _merger(platforms_data, effective)
+    merge(gateway_platforms)
+    merge(yaml_cfg.get("platforms"))
+    model.merge_more_platform_blocks(gateway_section, platforms_data, merge)
+    for name in model.shared_loop_order():
+        _bridge_shared_keys(name, yaml_cfg, gateway_platforms, platforms_data, effective, model)
+    model.bridge_yaml_to_env(yaml_cfg, gateway_platforms, platforms_data, environ)
+    _top_level_mention(yaml_cfg, platforms_data, environ)
 
+
+def _session_reset(yaml_cfg: Any, gateway_section: Any, gw_data: Any, model: Model) -> None:
+    """config.yaml's `session_reset` (else, where the model falls back, `gateway.session_reset`) becomes
+    the default reset policy when it is a non-empty mapping."""
+    sr = yaml_cfg.get("session_reset")
+    if "session_reset" not in yaml_cfg and isinstance(gateway_section, dict) and model.nested_gateway_fallbacks:
+        sr = gateway_section.get("session_reset")
+    if sr and isinstance(sr, dict):
+        gw_data["default_reset_policy"] = sr
+
+
+def _merger(platforms_data: Parsed, effective: Effective) -> Callable[[Any], None]:
+    """The merge of a mapping of platform blocks into `platforms_data`: block over block, `extra` over
+    `extra` (TypeError on a non-mapping one), an `enabled` key remembered as explicit."""
     def merge(source: Any) -> None:
         if not isinstance(source, dict):
             return
@@ -179,37 +199,41 @@ def _yaml_phase(yaml_cfg: Any, gw_data: Any, environ: dict[str, str], effective:
                 merged["extra"] = extra
             platforms_data[name] = merged
 
-    merge(gateway_platforms)
-    merge(yaml_cfg.get("platforms"))
-    model.merge_more_platform_blocks(gateway_section, platforms_data, merge)
+    return merge
 
-    for name in model.shared_loop_order():
-        block = yaml_cfg.get(name)
-        toplevel = isinstance(block, dict)
-        if not toplevel:
-            for source in (gateway_platforms, yaml_cfg.get("platforms")):
-                if isinstance(source, dict) and isinstance(source.get(name), dict):
-                    block = source[name]
-                    break
-        if not isinstance(block, dict):
-            continue
-        bridged = {**(model.promoted_keys(block) if toplevel else {}), **model.shared_keys(name, block)}
-        has_overrides = "channel_overrides" in block
-        if has_overrides and isinstance(block.get("channel_overrides"), dict):
-            plugins.ensure_extra(platforms_data, name)
-        explicit = toplevel and "enabled" in block
-        if not bridged and not explicit and not has_overrides:
-            continue
-        plat_block, extra = plugins.ensure_extra(platforms_data, name)
-        if explicit:
-            plat_block["enabled"] = block["enabled"]
-            if model.marks_toplevel_enabled(name):
-                extra["_enabled_explicit"] = True
-            effective.yaml_explicit[name] = block["enabled"]
-        extra.update(bridged)
 
-    model.bridge_yaml_to_env(yaml_cfg, gateway_platforms, platforms_data, environ)
+def _bridge_shared_keys(name: str, yaml_cfg: Any, gateway_platforms: Any, platforms_data: Parsed,
+                        effective: Effective, model: Model) -> None:
+    """One platform's turn of the shared-key loop: its block (top level, else `gateway.platforms`, else
+    `platforms`) copies its shared keys into `extra`, and a top-level `enabled` into the platform's config."""
+    block = yaml_cfg.get(name)
+    toplevel = isinstance(block, dict)
+    if not toplevel:
+        for source in (gateway_platforms, yaml_cfg.get("platforms")):
+            if isinstance(source, dict) and isinstance(source.get(name), dict):
+                block = source[name]
+                break
+    if not isinstance(block, dict):
+        return
+    bridged = {**(model.promoted_keys(block) if toplevel else {}), **model.shared_keys(name, block)}
+    has_overrides = "channel_overrides" in block
+    if has_overrides and isinstance(block.get("channel_overrides"), dict):
+        plugins.ensure_extra(platforms_data, name)
+    explicit = toplevel and "enabled" in block
+    if not bridged and not explicit and not has_overrides:
+        return
+    plat_block, extra = plugins.ensure_extra(platforms_data, name)
+    if explicit:
+        plat_block["enabled"] = block["enabled"]
+        if model.marks_toplevel_enabled(name):
+            extra["_enabled_explicit"] = True
+        effective.yaml_explicit[name] = block["enabled"]
+    extra.update(bridged)
 
+
+def _top_level_mention(yaml_cfg: Any, platforms_data: Parsed, environ: dict[str, str]) -> None:
+    """config.yaml's top-level `require_mention` for Telegram, where its own block does not say (its
+    `extra`, and TELEGRAM_REQUIRE_MENTION where unset); TypeError for a `telegram:` that is not a mapping."""
     top_mention = yaml_cfg.get("require_mention")
     if top_mention is not None:
         telegram_section = yaml_cfg.get("telegram") or {}
