@@ -87,48 +87,54 @@ def check_env_overrides(environ: dict[str, str]) -> None:
                                   f"set {port} to a port number, or remove it (the default is 8645)") from None
 
 
-def bridge_yaml_to_env(yaml_cfg: Parsed, gateway_platforms: Any, platforms_data: Parsed, environ: dict[str, str],  # noqa: C901 -- 0.17's YAML-to-env bridge in its order; to become a table
+# 0.17's core YAML→env blocks after Slack's, in its order: (platform, rows); a row is (YAML key, variable, how):
+# "json": the value is JSON-encoded when the variable is unset (only to raise where Hermes's json.dumps does);
+# "lower": lower-cased, when the key is there; "join": a list joined with commas, when the value is not None.
+CORE_BRIDGES: tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...] = (
+    ("telegram", (("mention_patterns", "TELEGRAM_MENTION_PATTERNS", "json"),  # :1106-1196
+                  ("allow_from", "TELEGRAM_ALLOWED_USERS", "join"),
+                  ("group_allow_from", "TELEGRAM_GROUP_ALLOWED_USERS", "join"),
+                  ("group_allowed_chats", "TELEGRAM_GROUP_ALLOWED_CHATS", "join"))),
+    ("whatsapp", (("mention_patterns", "WHATSAPP_MENTION_PATTERNS", "json"),  # :1198-1222
+                  ("dm_policy", "WHATSAPP_DM_POLICY", "lower"), ("allow_from", "WHATSAPP_ALLOWED_USERS", "join"),
+                  ("group_policy", "WHATSAPP_GROUP_POLICY", "lower"),
+                  ("group_allow_from", "WHATSAPP_GROUP_ALLOWED_USERS", "join"))),
+    ("dingtalk", (("mention_patterns", "DINGTALK_MENTION_PATTERNS", "json"),  # :1231-1252 (no nested extra)
+                  ("allowed_users", "DINGTALK_ALLOWED_USERS", "join"))),
+    ("matrix", (("allowed_users", "MATRIX_ALLOWED_USERS", "join"),)),  # :1258-1266
+    ("feishu", (("allow_bots", "FEISHU_ALLOW_BOTS", "lower"),)),  # :1292-1295
+)
+SLACK_BRIDGE = (("allow_bots", "SLACK_ALLOW_BOTS", "lower"),)  # :1071-1091
+
+
+def bridge_yaml_to_env(yaml_cfg: Parsed, gateway_platforms: Any, platforms_data: Parsed, environ: dict[str, str],
                        model: Model) -> None:
     """The YAML→env bridges in 0.17's order: the plugin hooks (each guarded), then the core blocks, which
     raise into the YAML guard.  Only what access reads is bridged (allowlists, policies, bot admission)."""
     apply_yaml_hooks(yaml_cfg, gateway_platforms, platforms_data, environ, model, PLUGIN_HOOKS)
-
-    def set_if_unset(name: str, value: Any) -> None:
-        if not environ.get(name):
-            environ[name] = ",".join(str(v) for v in value) if isinstance(value, list) else str(value)
-
-    def top(name: str) -> Parsed | None:
-        block = yaml_cfg.get(name, {})
-        return block if isinstance(block, dict) else None
-
-    if (slack := top("slack")) is not None and "allow_bots" in slack:  # :1071-1091
-        set_if_unset("SLACK_ALLOW_BOTS", str(slack["allow_bots"]).lower())
+    _bridge(yaml_cfg.get("slack", {}), SLACK_BRIDGE, environ)
     if yaml_cfg.get("require_mention") is not None:  # :1097-1103: TypeError for a scalar `telegram:`
         "require_mention" not in (yaml_cfg.get("telegram") or {})  # noqa: B015 — raises as Hermes does
-    if (telegram := top("telegram")) is not None:  # :1106-1196
-        if "mention_patterns" in telegram and not environ.get("TELEGRAM_MENTION_PATTERNS"):
-            json.dumps(telegram["mention_patterns"])
-        for key, name in (("allow_from", "TELEGRAM_ALLOWED_USERS"),
-                          ("group_allow_from", "TELEGRAM_GROUP_ALLOWED_USERS"),
-                          ("group_allowed_chats", "TELEGRAM_GROUP_ALLOWED_CHATS")):
-            if telegram.get(key) is not None:
-                set_if_unset(name, telegram[key])
-    if (whatsapp := top("whatsapp")) is not None:  # :1198-1222
-        if "mention_patterns" in whatsapp and not environ.get("WHATSAPP_MENTION_PATTERNS"):
-            json.dumps(whatsapp["mention_patterns"])
-        for key, name in (("dm_policy", "WHATSAPP_DM_POLICY"), ("allow_from", "WHATSAPP_ALLOWED_USERS"),
-                          ("group_policy", "WHATSAPP_GROUP_POLICY"),
-                          ("group_allow_from", "WHATSAPP_GROUP_ALLOWED_USERS")):
-            if key.endswith("policy") and key in whatsapp:
-                set_if_unset(name, str(whatsapp[key]).lower())
-            elif not key.endswith("policy") and whatsapp.get(key) is not None:
-                set_if_unset(name, whatsapp[key])
-    if (dingtalk := top("dingtalk")) is not None:  # :1231-1252 (no nested extra.allowed_users: 0.19's)
-        if "mention_patterns" in dingtalk and not environ.get("DINGTALK_MENTION_PATTERNS"):
-            json.dumps(dingtalk["mention_patterns"])
-        if dingtalk.get("allowed_users") is not None:
-            set_if_unset("DINGTALK_ALLOWED_USERS", dingtalk["allowed_users"])
-    if (matrix := top("matrix")) is not None and matrix.get("allowed_users") is not None:  # :1258-1266
-        set_if_unset("MATRIX_ALLOWED_USERS", matrix["allowed_users"])
-    if (feishu := top("feishu")) is not None and "allow_bots" in feishu:  # :1292-1295
-        set_if_unset("FEISHU_ALLOW_BOTS", str(feishu["allow_bots"]).lower())
+    for name, rows in CORE_BRIDGES:
+        _bridge(yaml_cfg.get(name, {}), rows, environ)
+
+
+def _bridge(block: Any, rows: tuple[tuple[str, str, str], ...], environ: dict[str, str]) -> None:
+    """One core block's rows (see CORE_BRIDGES), for a platform block that is a mapping; a variable already
+    set is left as it is."""
+    if not isinstance(block, dict):
+        return
+    for key, name, how in rows:
+        if how == "json":
+            if key in block and not environ.get(name):
+                json.dumps(block[key])
+        elif how == "lower":
+            if key in block:
+                _set_if_unset(environ, name, str(block[key]).lower())
+        elif block.get(key) is not None:
+            _set_if_unset(environ, name, block[key])
+
+
+def _set_if_unset(environ: dict[str, str], name: str, value: Any) -> None:
+    if not environ.get(name):
+        environ[name] = ",".join(str(v) for v in value) if isinstance(value, list) else str(value)
