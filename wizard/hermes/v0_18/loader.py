@@ -57,42 +57,53 @@ def check_gateway_section(yaml_cfg: Parsed) -> None:
         raise AttributeError(f"'{type(section).__name__}' object has no attribute 'get'")
 
 
-def check_from_dict(gw_data: Any) -> None:  # noqa: C901 -- 0.18's GatewayConfig.from_dict in its order
+def check_from_dict(gw_data: Any) -> None:
     """`GatewayConfig.from_dict` / `PlatformConfig.from_dict` (config.py:494-532, 825-835): no coercion,
     so a non-mapping where a mapping is read crashes the gateway (outside the YAML guard)."""
-    def crash(kind: str, what: Any, where: str) -> LoaderCrash:
-        return LoaderCrash(f"{kind}: '{type(what).__name__}' object {where}")
-
     if not isinstance(gw_data, dict):
-        raise crash("AttributeError", gw_data, "has no attribute 'get' (gateway.json)")
+        raise _crash("AttributeError", gw_data, "has no attribute 'get' (gateway.json)")
     platforms = gw_data.get("platforms", {})
     if not isinstance(platforms, dict):
-        raise crash("AttributeError", platforms, "has no attribute 'items' (platforms)")
+        raise _crash("AttributeError", platforms, "has no attribute 'items' (platforms)")
     for name, block in platforms.items():
-        if platform_value(name) is None:
-            continue  # Platform(name) raises ValueError first: the entry is skipped
-        if not isinstance(block, dict):
-            raise crash("AttributeError", block, f"has no attribute 'get' (platform {name})")
-        if "home_channel" in block and not isinstance(block["home_channel"], dict):
-            raise crash("TypeError", block["home_channel"], f"is not subscriptable (home_channel of {name})")
-        extra = block.get("extra", {})
-        if not isinstance(extra, dict) and (block.get("gateway_restart_notification") is None
-                                            or block.get("typing_indicator") is None):
-            raise crash("AttributeError", extra, f"has no attribute 'get' (extra of {name})")
+        if platform_value(name) is not None:  # else Platform(name) raises ValueError first: the entry is skipped
+            _check_platform(name, block)
     for key in ("reset_by_type", "reset_by_platform"):
-        policies = gw_data.get(key, {})
-        if not isinstance(policies, dict):
-            raise crash("AttributeError", policies, f"has no attribute 'items' ({key})")
-        for policy_name, policy in policies.items():
-            if key == "reset_by_platform" and platform_value(policy_name) is None:
-                continue
-            if not isinstance(policy, dict):
-                raise crash("AttributeError", policy, f"has no attribute 'get' ({key}.{policy_name})")
+        _check_policies(key, gw_data.get(key, {}))
     if "default_reset_policy" in gw_data and not isinstance(gw_data["default_reset_policy"], dict):
-        raise crash("AttributeError", gw_data["default_reset_policy"], "has no attribute 'get' (session_reset)")
+        raise _crash("AttributeError", gw_data["default_reset_policy"], "has no attribute 'get' (session_reset)")
     streaming = gw_data.get("streaming", {})
     if streaming and not isinstance(streaming, dict):  # config.yaml's streaming mapping would have replaced it
         raise GatewayJsonCrash(f"gateway.json's streaming is {json.dumps(streaming)[:40]}, not a mapping: "
                                f"AttributeError: '{type(streaming).__name__}' object has no attribute 'get'",
                                "remove streaming from gateway.json (config.yaml's `streaming: {enabled: true}` "
                                "is where Hermes reads it)", ("streaming",))
+
+
+def _crash(kind: str, what: Any, where: str) -> LoaderCrash:
+    return LoaderCrash(f"{kind}: '{type(what).__name__}' object {where}")
+
+
+def _check_platform(name: str, block: Any) -> None:
+    """`PlatformConfig.from_dict` on one known platform's block: it, its home channel and its `extra` read as
+    mappings (a non-mapping `extra` only where a key that would skip it is missing)."""
+    if not isinstance(block, dict):
+        raise _crash("AttributeError", block, f"has no attribute 'get' (platform {name})")
+    if "home_channel" in block and not isinstance(block["home_channel"], dict):
+        raise _crash("TypeError", block["home_channel"], f"is not subscriptable (home_channel of {name})")
+    extra = block.get("extra", {})
+    if not isinstance(extra, dict) and (block.get("gateway_restart_notification") is None
+                                        or block.get("typing_indicator") is None):
+        raise _crash("AttributeError", extra, f"has no attribute 'get' (extra of {name})")
+
+
+def _check_policies(key: str, policies: Any) -> None:
+    """`reset_by_type` / `reset_by_platform`: a mapping of mappings (a platform key Hermes does not know is
+    skipped)."""
+    if not isinstance(policies, dict):
+        raise _crash("AttributeError", policies, f"has no attribute 'items' ({key})")
+    for policy_name, policy in policies.items():
+        if key == "reset_by_platform" and platform_value(policy_name) is None:
+            continue
+        if not isinstance(policy, dict):
+            raise _crash("AttributeError", policy, f"has no attribute 'get' ({key}.{policy_name})")
