@@ -12,7 +12,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 LINTED = ("wizard", "screens", "tests", "benchmarks", "scripts")  # what scripts/lint.sh runs ruff over
-ALLOWED = 6  # shrink only: lower it with each exception removed
+ALLOWED = 5  # shrink only: lower it with each exception removed
 MARKER = re.compile(r"#\s*noqa:[^#\n]*\bC901\b(?P<reason>.*)")
 
 

@@ -169,22 +169,43 @@ def flags_tree(args, specs: Mapping[str, Spec], stdin=None):
     return Item(top, "flags"), extra_env
 
 
-def _platform_item(group: dict, spec: Spec | None, problems: list[str], extra_env: dict[str, str], stdin):  # noqa: C901 -- one branch per flag of a platform group; to become a table
-    """One --platform and the flags after it, as the answers file's platform entry."""
+def _platform_item(group: dict, spec: Spec | None, problems: list[str], extra_env: dict[str, str], stdin):
+    """One --platform and the flags after it, as the answers file's platform entry; what is wrong with
+    them goes to `problems`, in flag order, and a token read from stdin to `extra_env`."""
     name = group["platform"]
     at = f"--platform {name}"
     problems += [f"{at}: {flag} is given twice with different values" for flag in group.get("_twice", [])]
     if "token_from_env" in group and "token_stdin" in group:
         problems.append(f"{at}: --token-from-env and --token-stdin both give its token: choose one")
     fields: dict[str, Item] = {}
+    env = {**_token_env(group, spec, problems, extra_env, stdin), **_env_flags(group, problems)}
+    if env:
+        fields["env"] = Item(env, at)
+    if group.get("allow"):
+        fields["allowed_users"] = Item([Item(part.strip(), "--allow") for raw in group["allow"]
+                                        for part in raw.split(",") if part.strip()], "--allow")
+    fields.update(_policy_fields(group, name, problems))
+    return Item(fields, at)
+
+
+def _token_env(group: dict, spec: Spec | None, problems: list[str], extra_env: dict[str, str],
+               stdin) -> dict[str, Item]:
+    """--token-from-env / --token-stdin as the platform's token variable (a token read from stdin is kept in
+    `extra_env`); empty when neither is given or the platform has no one token."""
+    if not (group.get("token_from_env") or group.get("token_stdin")):
+        return {}
+    token_key = _token_key(spec, problems) if spec else None
+    if token_key and group.get("token_from_env"):
+        return {token_key: Item({"from_env": Item(group["token_from_env"], "--token-from-env")}, "--token-from-env")}
+    if token_key:
+        extra_env[token_key] = _read_token(stdin or sys.stdin, problems)
+        return {token_key: Item({"from_env": Item(token_key, "--token-stdin")}, "--token-stdin")}
+    return {}
+
+
+def _env_flags(group: dict, problems: list[str]) -> dict[str, Item]:
+    """--env KEY=VALUE (never a secret: the command line is visible in ps) and --env-from-env KEY=VARIABLE."""
     env: dict[str, Item] = {}
-    if group.get("token_from_env") or group.get("token_stdin"):
-        token_key = _token_key(spec, problems) if spec else None
-        if token_key and group.get("token_from_env"):
-            env[token_key] = Item({"from_env": Item(group["token_from_env"], "--token-from-env")}, "--token-from-env")
-        elif token_key:
-            extra_env[token_key] = _read_token(stdin or sys.stdin, problems)
-            env[token_key] = Item({"from_env": Item(token_key, "--token-stdin")}, "--token-stdin")
     for raw in group.get("env", []):
         key, _, value = raw.partition("=")
         if not _ or not key:
@@ -200,11 +221,12 @@ def _platform_item(group: dict, spec: Spec | None, problems: list[str], extra_en
             problems.append(f"--env-from-env {raw!r}: expected KEY=VARIABLE")
         else:
             env[key] = Item({"from_env": Item(var, f"--env-from-env {key}")}, f"--env-from-env {key}")
-    if env:
-        fields["env"] = Item(env, at)
-    if group.get("allow"):
-        fields["allowed_users"] = Item([Item(part.strip(), "--allow") for raw in group["allow"]
-                                        for part in raw.split(",") if part.strip()], "--allow")
+    return env
+
+
+def _policy_fields(group: dict, name: str, problems: list[str]) -> dict[str, Item]:
+    """--policy and --group-policy; an open one only with the confirmation flag naming this platform."""
+    fields: dict[str, Item] = {}
     policy, group_policy, confirmed = group.get("policy"), group.get("group_policy"), group.get("i_understand_open")
     if policy:
         fields["dm_policy"] = Item(policy, "--policy")
@@ -220,7 +242,7 @@ def _platform_item(group: dict, spec: Spec | None, problems: list[str], extra_en
                         f"machine; add {OPEN_FLAG} {name} to confirm")
     elif opening:
         fields["allow_all"] = Item(True, OPEN_FLAG)
-    return Item(fields, at)
+    return fields
 
 
 def _token_key(spec, problems: list[str]) -> str | None:
