@@ -7,10 +7,10 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Select, Static
 
+from hermes_wizard.core.homeroot import HomeError, list_profiles, profile_home
 from hermes_wizard.core.safetext import visible_lines
 from hermes_wizard.faces.terminal import over_ssh
 from hermes_wizard.faces.wording import plural, ssh_note, tilde, verdict_words
-from hermes_wizard.read.homes import HomeError, list_profiles, profile_home
 from hermes_wizard.screens.base import WizardScreen
 from hermes_wizard.screens.messages import PlatformsRequested
 from hermes_wizard.screens.widgets import WizardFooter, wizard_header

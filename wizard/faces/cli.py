@@ -20,13 +20,13 @@ from pathlib import Path
 
 from hermes_wizard.core.bundled import example_home
 from hermes_wizard.core.exitcodes import ExitCode
+from hermes_wizard.core.homeroot import HomeError, profile_home, resolve_root
 from hermes_wizard.core.kinds import DEAD_TRANSPORT_CHOICES, OPEN_POLICY_CHOICES
 from hermes_wizard.core.safetext import as_spoken, guarded_output, to_stderr, visible
 from hermes_wizard.faces.access_args import add_access_parser, add_pairing_parser
 from hermes_wizard.faces.contract import guarded
 from hermes_wizard.faces.selection import profile_name as _profile_name
 from hermes_wizard.hermes.versions import MODELLED, is_modelled
-from hermes_wizard.read.homes import HomeError, profile_home, resolve_root
 
 
 def _common(parser) -> None:

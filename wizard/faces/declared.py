@@ -26,6 +26,7 @@ from pathlib import Path
 
 from hermes_wizard.cases.fixing import Fixing, outcome_code
 from hermes_wizard.core.exitcodes import ExitCode
+from hermes_wizard.core.homeroot import HomeError, profile_home, resolve_root
 from hermes_wizard.core.keyring_store import usable_for
 from hermes_wizard.core.safetext import guarded_output, hide, to_stderr, visible
 from hermes_wizard.faces import outcome
@@ -39,7 +40,6 @@ from hermes_wizard.plan.answers_file.session_io import into_session
 from hermes_wizard.plan.answers_file.tree import TreeError, read_tree
 from hermes_wizard.plan.changes import render_diff
 from hermes_wizard.plan.session import AnswerError
-from hermes_wizard.read.homes import HomeError, profile_home, resolve_root
 from hermes_wizard.write.apply import ApplyError
 from hermes_wizard.write.saved_answers import SavedAnswersError, save_answers
 

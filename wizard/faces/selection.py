@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hermes_wizard.core.homeroot import HomeError, profile_home, profiles, resolve_root
 from hermes_wizard.core.safetext import to_stderr, visible
-from hermes_wizard.read.homes import HomeError, profile_home, profiles, resolve_root
 
 
 def select_homes(args) -> list[tuple[str, Path]] | None:

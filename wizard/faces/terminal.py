@@ -24,11 +24,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hermes_wizard.core.exitcodes import ExitCode
+from hermes_wizard.core.homeroot import HomeError, profile_home, resolve_root
 from hermes_wizard.core.safetext import guarded_output, hide, to_stderr, visible
 from hermes_wizard.judge.engine import evaluate
 from hermes_wizard.judge.masking import secret_values
 from hermes_wizard.judge.report import render_text
-from hermes_wizard.read.homes import HomeError, profile_home, resolve_root
 
 MIN_COLUMNS, MIN_ROWS = 60, 20
 TUI, PLAIN, NONE = "tui", "plain", "none"
