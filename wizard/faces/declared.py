@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 
 from hermes_wizard.cases.fixing import Fixing, outcome_code
-from hermes_wizard.core.exitcodes import ExitCode
+from hermes_wizard.core.exitcodes import DetailedExitCode, ExitCode
 from hermes_wizard.core.homeroot import HomeError, profile_home, resolve_root
 from hermes_wizard.core.keyring_store import usable_for
 from hermes_wizard.core.safetext import guarded_output, hide, to_stderr, visible
@@ -157,7 +157,7 @@ def _code(args, code: int, changed: bool, dry: bool) -> int:
     if code != ExitCode.OK:
         return code
     if args.detailed_exitcode:
-        return ExitCode.CHANGED if changed else ExitCode.OK
+        return DetailedExitCode.CHANGED if changed else ExitCode.OK
     return ExitCode.PROBLEMS if dry and changed else ExitCode.OK
 
 
