@@ -1,4 +1,4 @@
-"""Benchmark `hermes-wizard check` against its targets (DESIGN.md, "Performance targets").
+"""Benchmark `hermes-wizard check` against its targets (ARCHITECTURE.md, "Performance targets").
 
 Runs every command in ONE process, interleaved round-robin so that machine noise hits them
 alike, and reports wall time (median, min), CPU time (user + system, median) and peak RSS (both
@@ -6,7 +6,7 @@ from `os.wait4`, per child). On a shared machine the wall clock measures the nei
 the command; each ratio target is therefore also judged on CPU time, the command's own cost:
 
   floor          python -c "import yaml, dotenv; import os; os._exit(0)"   (same interpreter as the
-                 wizard): DESIGN's teardown-free floor, ending with os._exit as a check does; the
+                 wizard): ARCHITECTURE.md's teardown-free floor, ending with os._exit as a check does; the
                  check and gate ratios are judged against it (target <= 1.1x)
   baseline       python -c "import yaml, dotenv"   (the same with the interpreter's ~6 ms teardown;
                  its ratios are printed as INFO, not judged)
@@ -44,8 +44,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 DEMO = REPO / "assets" / "homes" / "death-loop"
 MiB = 1024 * 1024
-FLOOR = "import yaml, dotenv; import os; os._exit(0)"  # DESIGN.md's teardown-free floor, verbatim
-LIMIT = 1.1  # check and gate: within 1.1x the floor (DESIGN.md, "Performance targets")
+FLOOR = "import yaml, dotenv; import os; os._exit(0)"  # ARCHITECTURE.md's teardown-free floor, verbatim
+LIMIT = 1.1  # check and gate: within 1.1x the floor (ARCHITECTURE.md, "Performance targets")
 
 
 @dataclass
@@ -125,7 +125,7 @@ def benches(tmp: Path, args) -> list[Bench]:
         Bench("gate-refuse-0.19", lambda: [*check, "--gate", "--home", str(demo), "--hermes-version", "0.19.0"],
               env, args.rounds, expect_rc(78)),
     ]
-    # A Hermes no model judges is asked (issue 28 item 3): what that costs beside the modelled gate.
+    # A Hermes no model judges is asked (ARCHITECTURE.md, "The version seam"): what that costs beside the modelled gate.
     if (oracle_venv() / "bin" / "python").exists():
         relabelled = relabel(oracle_venv(), tmp / "relabelled", "0.23.0")
         out.append(Bench("gate-asked", lambda: [*check, "--gate", "--home", str(demo), "--hermes-python",
@@ -134,7 +134,8 @@ def benches(tmp: Path, args) -> list[Bench]:
     if fork.exists():
         out.append(Bench("gate-asked-fork", lambda: [*check, "--gate", "--home", str(demo), "--hermes-python",
                                                      str(fork)], env, max(1, args.rounds // 3), expect_rc(78)))
-    # Many platform keys (issue 8 item 11): the cost must grow linearly, memory stay bounded.
+    # Many platform keys (100k under 2 s, ARCHITECTURE.md, "Performance targets"): the cost must grow linearly,
+    # memory stay bounded.
     for keys, rounds in ((10_000, max(1, args.rounds // 5)), (100_000, 1)):
         many = copy_demo(tmp / f"keys-{keys}")
         (many / "config.yaml").write_text("platforms:\n" + "".join(
@@ -278,7 +279,7 @@ def info(figs: dict) -> list[dict]:
         if asked in figs and "gate-refuse" in figs:
             out.append({"ratio": f"{asked} / gate-refuse (wall, median)",
                         "value": round(_ratio(asked, "wall", "gate-refuse")(figs), 3)})
-    if "hermes" in figs and "check-json" in figs:  # DESIGN states Hermes's own time, not a ratio to meet
+    if "hermes" in figs and "check-json" in figs:  # ARCHITECTURE.md states Hermes's own time, not a ratio to meet
         out.append({"ratio": "hermes / check (wall, median)",
                     "value": round(_ratio("hermes", "wall", "check-json")(figs), 3)})
     return out

@@ -1,10 +1,10 @@
-"""CPU time of `check` and `check --gate` beside DESIGN's teardown-free floor, side by side.
+"""CPU time of `check` and `check --gate` beside ARCHITECTURE.md's teardown-free floor, side by side.
 
 Wall clock on a shared machine measures the neighbours; the CPU time a child spent (user + system, from
 `os.wait4`'s rusage) measures the command. Every command runs once per round, round-robin, so slow
 phases of the machine hit all of them alike; the report gives the median and minimum over the rounds
-and each median's ratio to the floor's, judged against DESIGN.md's target ("Performance targets": check
-and gate within 1.1x the floor):
+and each median's ratio to the floor's, judged against the target of ARCHITECTURE.md, "Performance targets"
+(check and gate within 1.1x the floor):
 
   floor      python -c "import yaml, dotenv; import os; os._exit(0)"   (this tree's interpreter)
   baseline   python -c "import yaml, dotenv"   (with the interpreter's teardown; for information)
@@ -30,7 +30,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 WARMUP = 2  # rounds not counted: page cache and bytecode
-FLOOR = "import yaml, dotenv; import os; os._exit(0)"  # DESIGN.md's teardown-free floor, verbatim
+FLOOR = "import yaml, dotenv; import os; os._exit(0)"  # ARCHITECTURE.md's teardown-free floor, verbatim
 LIMIT = 1.1  # check and gate: median within 1.1x the floor's
 BASES = ("floor", "baseline")  # the commands that are not the wizard (exit 0)
 

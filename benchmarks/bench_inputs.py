@@ -1,6 +1,6 @@
-"""Benchmark `hermes-wizard check` on big and hostile homes against DESIGN.md's targets for them.
+"""Benchmark `hermes-wizard check` on big and hostile homes against the targets for them.
 
-DESIGN.md, "Performance targets": "100 profiles checked with `--all-profiles` in under 0.3 s; 100k platform
+ARCHITECTURE.md, "Performance targets": "100 profiles checked with `--all-profiles` in under 0.3 s; 100k platform
 keys under 2 s; any hostile home (aliases, depth, size) answered in under 1 s."  Each target is judged on
 the wall-clock median and on the CPU median (user + system, the command's own cost on a shared machine):
 

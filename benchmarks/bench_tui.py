@@ -1,5 +1,5 @@
-"""Benchmark: time from process start to the first interactive TUI screen, headless, against DESIGN.md's
-target ("Performance targets"): the first screen within 1.5× of `python -c "import textual.app"` alone.
+"""Benchmark: time from process start to the first interactive TUI screen, headless, against the target of
+ARCHITECTURE.md, "Performance targets": the first screen within 1.5× of `python -c "import textual.app"` alone.
 
 Each round starts fresh interpreters (cold imports, as a user's `hermes-wizard doctor` has), one per command,
 interleaved round-robin so that machine noise hits them alike:
@@ -35,7 +35,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO = REPO / "assets" / "homes" / "death-loop"
-TARGET = 1.5  # DESIGN.md: first screen within 1.5x of `import textual.app`
+TARGET = 1.5  # ARCHITECTURE.md, "Performance targets": first screen within 1.5x of `import textual.app`
 WARMUP = 1  # rounds not counted: page cache
 BASELINE, BASELINE_QUICK = "import textual.app", "textual.app+_exit"
 FIRST_SCREEN = {"doctor": "FindingsScreen", "setup": "HomeScreen"}  # what each mode shows first

@@ -8,7 +8,7 @@ only module that imports screen classes, so screens never import each other.
 
 The first screen (findings for doctor, home for setup) is imported at the top; every other screen is imported
 lazily, when it is first pushed: together they cost ~40 ms CPU of the first screen's start (the help screen alone
-brings Textual's Markdown: markdown_it, pygments), against DESIGN's 1.5x of `import textual.app`
+brings Textual's Markdown: markdown_it, pygments), against ARCHITECTURE.md's 1.5x of `import textual.app`
 (benchmarks/bench_tui.py).
 """
 

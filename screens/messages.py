@@ -1,6 +1,6 @@
 """What a screen tells the App when the user moves on; the App decides which screen comes next.
 
-Screens never import each other (DESIGN.md): a screen posts one of these to `self.app`, and
+Screens never import each other (ARCHITECTURE.md, "Layers"): a screen posts one of these to `self.app`, and
 `WizardApp` — the only module that imports screen classes — pushes or pops screens in its
 handlers.  Each name says what happened, in the past tense; none of them writes anything.
 This module imports no screen, so importing it never closes a cycle.

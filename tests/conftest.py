@@ -1,6 +1,6 @@
 """Shared pytest configuration. Each section below is owned by one area; keep them delimited.
 
-The layout of tests/ (DESIGN.md), and where a new test goes:
+The layout of tests/ (ARCHITECTURE.md, "Where things go"), and where a new test goes:
 
 * ``unit/`` -- the wizard's own behaviour, in-process or as a user runs the CLI; may ask the real Hermes
   to confirm a result (those tests are marked ``oracle`` by their fixture or their own ``pytestmark``).

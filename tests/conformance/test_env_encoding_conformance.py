@@ -1,9 +1,8 @@
-"""Conformance on `.env` encodings (issue 23 R4): for each Hermes version in ``oracle.VERSIONS``, seeded random
-`.env` files in UTF-32 / UTF-16 (LE and BE, with and without a byte-order mark), UTF-8 (with and without
-one) and latin-1, some with a stray NUL, invalid byte or lone surrogate, are judged by our `check` and by
-the oracle, which must agree (tests/support/oracle/compare.py).  0.19.0 crashes at start when NUL bytes reach
-python-dotenv (its sanitizer leaves UTF-32 and broken files alone); on the code before issue 23 all 115
-such homes of 400 were predicted to start.
+"""Conformance on `.env` encodings (found by a differential run): for each Hermes version in ``oracle.VERSIONS``, seeded
+random `.env` files in UTF-32 / UTF-16 (LE and BE, with and without a byte-order mark), UTF-8 (with and without one) and
+latin-1, some with a stray NUL, invalid byte or lone surrogate, are judged by our `check` and by the oracle, which must
+agree (tests/support/oracle/compare.py).  0.19.0 crashes at start when NUL bytes reach python-dotenv (its sanitizer
+leaves UTF-32 and broken files alone); on the code before that run all 115 such homes of 400 were predicted to start.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
-"""Conformance on the values `GatewayConfig.from_dict` reads (issue 23): for each Hermes version in
+"""Conformance on the values `GatewayConfig.from_dict` reads (found by a differential run): for each Hermes version in
 ``oracle.VERSIONS``, seeded random homes whose legacy gateway.json holds `sessions_dir`, `streaming`,
 `profile_routes` and session-reset policies of every JSON type (`bg_process_max_age_hours` among their keys: the
 runner of 0.18 and later crashes on a truthy one that is not a number), under config.yaml's `streaming`,
 `gateway.streaming`, `profile_routes` and `session_reset` of every type, are judged by our `check` and by
-the oracle, which must agree (tests/support/oracle/compare.py).  On the code before issue 23, 112 of 1,000 such
+the oracle, which must agree (tests/support/oracle/compare.py).  On the code before that run, 112 of 1,000 such
 homes disagreed (a crash predicted as a start, or 0.18's from_dict crash predicted under a YAML mapping).
 
 The homegen corpus (tests/support/homegen.py) is left as it is: these homes are their own corpus, so the

@@ -1,4 +1,4 @@
-"""Upstream's fixes for the restart loop are recognised by what the installed code does (issue 28 item 5).
+"""Upstream's fixes for the restart loop are recognised by what the installed code does, never by a version number.
 
 Each fix is simulated by a patched copy of the 0.22.2 main-line oracle (tests/support/oracle/patched.py) that does
 what the pull request describes; the copy is a fork no model judges, so `check` and the gate ask it.  The same

@@ -62,7 +62,7 @@ def yaml_nodes(unit: str, first: str = "", last: str = "", bound: int = JUDGED_Y
 
 
 def yaml_platform_keys(base: bytes, past: int) -> bytes:
-    """A config.yaml of unknown `platforms:` keys, each enabled with an open policy (the DESIGN benchmark's
+    """A config.yaml of unknown `platforms:` keys, each enabled with an open policy (the benchmark's
     shape: a loader pass per platform on top of the parse), padded like `yaml_nodes`."""
     bound = JUDGED_YAML_NODES
     wanted = bound - (1 - bound % 2) if past == 0 else bound + 1 + bound % 2

@@ -1,4 +1,5 @@
-"""The same generated sessions for every face (issue 20, "one outcome sentence"), and the one rule they are held to.
+"""The same generated sessions for every face (ARCHITECTURE.md, "Contracts": "one outcome sentence"), and the one rule
+they are held to.
 
 A session is a choice per platform of the demo home (telegram, weixin, whatsapp): untouched, or one of the
 access modes; on the empty home a chosen platform also gets its credentials typed.  `sessions(home_kind)`

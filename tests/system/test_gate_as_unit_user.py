@@ -1,4 +1,5 @@
-"""Installing the gate proves it as the unit's user (issue 29 item 1), from the attacker's side.
+"""Installing the gate proves it as the unit's user (a gate is installed only once it ran as that user), from the
+attacker's side.
 
 Root runs `doctor --install-gate` for a system unit with `User=` a throw-away user.  This tool is installed
 where only root can run it (the test venv: its interpreter lies under /root, mode 0700), so a drop-in naming it

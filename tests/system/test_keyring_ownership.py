@@ -1,4 +1,4 @@
-"""Keyring entries belong to their home, and a user's keyring to that user (issue 19).
+"""Keyring entries belong to their home, and a user's keyring to that user (root never acts in a user's keyring).
 
 The attacker owns a home whose config.yaml maps TELEGRAM_BOT_TOKEN to the victim home's entry (right service,
 right `:VARIABLE` suffix, another home's path).  Nothing may read it: `check` refuses it as HW505, `secrets migrate

@@ -1,7 +1,7 @@
 """Pairing from WhatsApp's screen in a real terminal (tmux): the TUI hands the terminal to Hermes's own login
-and comes back to a home read again (issue 22).  Hermes's `hermes whatsapp` needs a phone, so a stand-in takes
-its place in the home's venv: it insists on a terminal, asks for Enter as a QR scan would wait, then writes the
-creds.json a finished pairing leaves.  The platform's state changes only because the file is really there."""
+and comes back to a home read again (pairing where the need is said).  Hermes's `hermes whatsapp` needs a phone, so a
+stand-in takes its place in the home's venv: it insists on a terminal, asks for Enter as a QR scan would wait, then
+writes the creds.json a finished pairing leaves.  The platform's state changes only because the file is really there."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The loop stop, proven on a real systemd with the real Hermes (issue: prove it on a real systemd).
+"""The loop stop, proven on a real systemd with the real Hermes (not a fake one: the promise is about what systemd
+does).
 
 One private systemd 252 is booted for the module (tests/support/real_systemd.py: new PID, mount and network
 namespaces, private /tmp and /run, every image unit masked).  Its units are shaped like Hermes's own
@@ -246,9 +247,10 @@ def test_without_hermes_wizard_the_guard_lets_the_gateway_start(world):
 
 
 def test_a_gate_for_a_unit_run_by_another_user_runs_as_that_user(world, owner):
-    """Issue 29 item 1 on the real systemd: a system unit with User= a throw-away user, this tool installed
-    where only root can run it.  doctor tries the gate as that user and picks the hermes-wizard in the user's
-    Hermes venv; systemd then runs it as that user before each start and skips the refusal."""
+    """A gate is installed only once it ran as the unit's user, on the real systemd: a system unit with User= a
+    throw-away user, this tool installed where only root can run it.  doctor tries the gate as that user and picks the
+    hermes-wizard in the user's Hermes venv; systemd then runs it as that user before each start and skips the
+    refusal."""
     sd, work = world["sd"], world["work"]
     # The user must pass through every folder above the home and the script: the work folder (the checkout's
     # .cache) may lie under a 0700 /root or /tmp, and the private mounts hide /tmp and /var/tmp from the units.

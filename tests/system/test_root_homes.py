@@ -1,9 +1,9 @@
-"""Root repairing a home it does not own (issue 8 items 1-4, 7, 14): nothing outside the home changes.
+"""Root repairing a home it does not own: nothing outside the home changes.
 
-Items 1-4 run as root against homes owned by a throw-away user the test creates (skipped
-where it cannot); every attack points at a decoy directory the test makes, standing in for
-/etc, and each test checks the decoy's whole tree is unchanged and that the owner can
-still run `doctor` and `undo` as themselves.  Items 7 and 14 run as anyone.
+The attacks by the owner (links, a hostile backup set, a symlink swapped in) run as root against homes owned by
+a throw-away user the test creates (skipped where it cannot); every attack points at a decoy directory the test
+makes, standing in for /etc, and each test checks the decoy's whole tree is unchanged and that the owner can
+still run `doctor` and `undo` as themselves.  Special files and a writer racing the rename run as anyone.
 """
 
 from __future__ import annotations
@@ -40,7 +40,8 @@ def user_home(base: Path, owner, scenario: str = "two-files") -> Path:
 def as_owner(owner, *args: str) -> subprocess.CompletedProcess:
     """The venv's hermes-wizard run as the owner.  The interpreter may live under a root-only
     directory (/root/.pyenv), so the owner keeps CAP_DAC_READ_SEARCH: it can read and traverse,
-    but every write is still checked against the owner's own rights, which is what item 4 is about."""
+    but every write is still checked against the owner's own rights, which is what "the owner can still use the tool" is
+    about."""
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": "/nonexistent", "LANG": "C.UTF-8"}
     return subprocess.run(["setpriv", f"--reuid={owner[1]}", f"--regid={owner[2]}", "--clear-groups",
                            "--inh-caps=+dac_read_search", "--ambient-caps=+dac_read_search", str(VENV_WIZARD),
@@ -48,7 +49,7 @@ def as_owner(owner, *args: str) -> subprocess.CompletedProcess:
 
 
 def owned_by_owner(home: Path, owner) -> None:
-    """Item 4: everything in the home belongs to its owner, and the owner can still use the tool."""
+    """Everything in the home belongs to its owner, and the owner can still use the tool."""
     for path in [home, *home.rglob("*")]:
         assert os.lstat(path).st_uid == owner[1], f"{path} is not the owner's"
     checked = as_owner(owner, "doctor", "--home", str(home))
@@ -150,7 +151,7 @@ def test_root_mode_fix_never_reaches_a_swapped_in_symlink(place, owner):
     assert mode_of(decoy / "passwd") == 0o644
 
 
-# ------------------------------------------------------------------ item 7: special files, any user
+# ------------------------------------------------------------------------- special files, any user
 
 SPECIALS = {
     "fifo": lambda p: os.mkfifo(p),
@@ -173,7 +174,7 @@ def test_doctor_refuses_special_files_without_hanging(tmp_path, kind, name):
     assert tree(home) == before
 
 
-# -------------------------------------------------------------- item 14: a writer racing the rename
+# ----------------------------------------------------------------------- a writer racing the rename
 
 
 class AppendAt(FileOps):

@@ -1,4 +1,4 @@
-"""Root on a home it does not own, what it leaves behind (issue 19): modes a restore puts back, advice
+"""Root on a home it does not own, what it leaves behind: modes a restore puts back, advice
 naming the owner's programs, the owner's venv metadata, and what `--install-gate` creates in `~/.config`.
 
 The attacker is the home's owner, a throw-away user (test_root_homes.py's `owner` fixture): they forge the

@@ -1,4 +1,5 @@
-"""Root shows none of a user's credentials, whatever their names (issue 29 item 5, from the attacker's side).
+"""Root shows none of a user's credentials, whatever their names (ARCHITECTURE.md, "Contracts": secrets, from the
+attacker's side).
 
 The owner's .env holds every credential of every model's catalog (tests/unit/test_credential_masking.py walks
 the same catalog as ourselves); root runs check, doctor and undo on that home, and greps what it was shown.
@@ -15,8 +16,8 @@ from system.test_root_homes import VENV_WIZARD
 
 
 def test_root_shows_none_of_a_users_catalog_credentials(place, owner):
-    """Issue 29 item 5 as root on a user's home: every credential of the catalog planted in the owner's .env (theirs,
-    mode 0644 so that doctor backs it up) is shown by none of root's check, doctor preview and repair, or undo
+    """Secrets never in clear, as root on a user's home: every credential of the catalog planted in the owner's .env
+    (theirs, mode 0644 so that doctor backs it up) is shown by none of root's check, doctor preview and repair, or undo
     preview (whose diff then shows every line changed)."""
     base, _ = place
     secrets = [name for name in _catalog_credentials() if name not in IDENTIFIERS]

@@ -1,4 +1,5 @@
-"""Root never runs a home owner's code in its own session, as itself, or as a third user (issue 19).
+"""Root never runs a home owner's code in its own session, as itself, or as a third user (ARCHITECTURE.md, "Contracts":
+anything from a home runs confined).
 
 An administrator runs hermes-wizard as root, on a real terminal, on a home a throw-away user owns.  That
 user planted a Hermes of their own (tests/support/fake_hermes.py: it records who ran it and how).  Every test is

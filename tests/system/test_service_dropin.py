@@ -2,10 +2,9 @@
 
 systemd runs `ExecCondition=` by splitting the value into words (quotes removed) and turning
 `$$` into `$`; `condition_argv()` does the same, then we run it from a shell-less exec, so
-the test exercises exactly the command systemd would.  Outcomes required (issue 5):
-wizard absent / broken / hung → exit 0 (the gateway starts); a refusing home → 1..254 with
-one line naming the fix; a healthy home → 0.
-"""
+the test exercises exactly the command systemd would.  Outcomes required (the gate never keeps a gateway down by its own
+failure): wizard absent / broken / hung → exit 0 (the gateway starts); a refusing home → 1..254 with one line naming the
+fix; a healthy home → 0. """
 
 from __future__ import annotations
 
@@ -186,7 +185,7 @@ def test_healthy_home_starts(tmp_path):
     assert result.returncode == 0 and result.stderr == "" and result.stdout == "", result
 
 
-# ---------------------------------------------------------------------- issue 8 item 16
+# ---------------------------------------------------------------------- a path systemd would split
 
 
 @pytest.mark.parametrize("bad", ["/opt/w\n", "/opt/w\nExecStartPre=/bin/false", "/opt/\u202ew", "/opt/w\x85"])

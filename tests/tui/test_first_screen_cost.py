@@ -1,11 +1,11 @@
-"""The TUI's first screen pays only for what it shows (DESIGN.md: the first screen within 1.5x of `import
-textual.app`; benchmarks/bench_tui.py measures it).  In a fresh interpreter, reaching the first screen loads none of
-the screens it does not show (the help screen alone brought Textual's Markdown: markdown_it, pygments); and the
-doctor's first screen plans the repairs once, where its mount and its first resume each judged the home again,
-as did every return to it and every key typed in its names box; and the footer of keys is built once per screen,
-where Textual rebuilt it after each of five bindings signals before the first screen was drawn; and the start runs
-without the cycle collector (~100 collections, ~30 ms CPU), which is back on a second later or when the app ends
-(unless its host had it off)."""
+"""The TUI's first screen pays only for what it shows (ARCHITECTURE.md, "Performance targets": the first screen within
+1.5x of `import textual.app`; benchmarks/bench_tui.py measures it).  In a fresh interpreter, reaching the first
+screen loads none of the screens it does not show (the help screen alone brought Textual's Markdown: markdown_it,
+pygments); and the doctor's first screen plans the repairs once, where its mount and its first resume each judged
+the home again, as did every return to it and every key typed in its names box; and the footer of keys is built once
+per screen, where Textual rebuilt it after each of five bindings signals before the first screen was drawn; and the
+start runs without the cycle collector (~100 collections, ~30 ms CPU), which is back on a second later or when the
+app ends (unless its host had it off)."""
 
 from __future__ import annotations
 

@@ -132,7 +132,8 @@ async def test_back_navigation_keeps_answers_and_cancel_writes_nothing(demo):
 
 
 async def test_file_strings_are_shown_escaped_and_never_as_markup(tmp_path):
-    """A home path and file values holding escapes and Textual markup: shown as text (issue 8, item 5)."""
+    """A home path and file values holding escapes and Textual markup: shown as text (nothing a home holds reaches the
+    terminal raw)."""
     home = tmp_path / "home[bold red]\x1b]52;c;eA==\x07\u202e"
     shutil.copytree(DEMO, home)
     (home / "gateway_state.json").write_text('{"gateway_state": "startup_failed", '

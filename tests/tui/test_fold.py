@@ -1,7 +1,7 @@
-"""At 80x24 the verdict and the focused action are above the fold on every screen (issue 20): the doctor's
-first screen showed only findings with its choices below, and Review's verdict sat below the diff while
-Apply was focused.  "Above the fold" is measured: the widget's region on the screen lies within the rows
-above the footer."""
+"""At 80x24 the verdict and the focused action are above the fold on every screen (as a new user at 80x24 needs them):
+the doctor's first screen showed only findings with its choices below, and Review's verdict sat below the diff while
+Apply was focused.  "Above the fold" is measured: the widget's region on the screen lies within the rows above the
+footer."""
 
 from __future__ import annotations
 

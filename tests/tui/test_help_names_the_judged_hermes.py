@@ -1,4 +1,5 @@
-"""Help texts name the Hermes the home is judged as, never a version written into the text (issue 21)."""
+"""Help texts name the Hermes the home is judged as, never a version written into the text (a text cannot go stale when
+a version is added)."""
 
 from __future__ import annotations
 

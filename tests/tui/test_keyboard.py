@@ -1,4 +1,4 @@
-"""The keyboard as people expect it (issue 20): the first thing to act on has focus, radio cursors start on
+"""The keyboard as people expect it (as a new user met it): the first thing to act on has focus, radio cursors start on
 the current choice and stop at the ends, Esc never loses answers, quitting asks whenever anything was
 typed, type-to-find matches names, ids and aliases anywhere and shows what was typed, and the footer and
 palette use only glyphs every terminal font has."""

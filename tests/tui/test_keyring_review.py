@@ -1,4 +1,4 @@
-"""Review offers the OS keyring for typed secrets (issue 13: every face offers it), and says so in one line
+"""Review offers the OS keyring for typed secrets (every face offers it, the TUI included), and says so in one line
 where there is none; the choice changes the plan, the diff and the verdict shown, and what apply writes."""
 
 from __future__ import annotations

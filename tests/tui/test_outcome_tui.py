@@ -1,6 +1,7 @@
-"""One outcome sentence in the TUI (issue 20): driven by Pilot over the same generated sessions as the headless
-faces (tests/support/one_outcome.py), Review's "After these changes: …" and Result's verdict are `check`'s line for the
-files written, "Verified" exactly when `check` exits 0; a plan Hermes would refuse is not applied by accident."""
+"""One outcome sentence in the TUI (ARCHITECTURE.md, "Contracts"): driven by Pilot over the same generated sessions as
+the headless faces (tests/support/one_outcome.py), Review's "After these changes: …" and Result's verdict are `check`'s
+line for the files written, "Verified" exactly when `check` exits 0; a plan Hermes would refuse is not applied by
+accident."""
 
 from __future__ import annotations
 

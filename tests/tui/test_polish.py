@@ -1,4 +1,4 @@
-"""The TUI's finish (issue "The wizard tells the truth", its keyboard and wording part): the command palette
+"""The TUI's finish (its keyboard and wording, as a new user meets them): the command palette
 offers the wizard's own actions, the platform list shows names and ids, finds as you type and keeps its
 cursor, nothing is cut off at 80 columns, the header icon is plain ASCII, titles say things once."""
 

@@ -1,8 +1,8 @@
-"""Every screen derives from the plan (issue 20): after every choice in the doctor, each platform is looked at on
-Findings (its notes) and on its Access screen (the choice shown first), and what they say is compared with the
-plan's change list and with `check --format json` on the planned files.  Before, Weixin answered "open" on its
-Access screen left Findings saying "weixin: dm_policy open → pairing" while Review wrote WEIXIN_ALLOW_ALL_USERS=true,
-and Access offered what was on disk (open) where the repair plans pairing."""
+"""Every screen derives from the plan (one outcome, whatever screen says it): after every choice in the doctor, each
+platform is looked at on Findings (its notes) and on its Access screen (the choice shown first), and what they say is
+compared with the plan's change list and with `check --format json` on the planned files.  Before, Weixin answered
+"open" on its Access screen left Findings saying "weixin: dm_policy open → pairing" while Review wrote
+WEIXIN_ALLOW_ALL_USERS=true, and Access offered what was on disk (open) where the repair plans pairing."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The TUI's Review shows a rotated token as changed, masked (issue 20): before, "1 change in .env" stood above
-an empty diff, because both sides of the diff mask to the same line."""
+"""The TUI's Review shows a rotated token as changed, masked (ARCHITECTURE.md, "Contracts": secrets never in clear):
+before, "1 change in .env" stood above an empty diff, because both sides of the diff mask to the same line."""
 
 from __future__ import annotations
 

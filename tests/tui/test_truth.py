@@ -1,4 +1,4 @@
-"""The TUI tells the truth (issue "The wizard tells the truth"): each bug as a new user met it, driven by
+"""The TUI tells the truth (what it says is what happens): each bug as a new user met it, driven by
 Pilot on the demo home, checked against the session model, the files written and `check` itself."""
 
 from __future__ import annotations
@@ -164,8 +164,8 @@ async def test_the_review_says_why_no_gate_is_offered_for_a_refused_folder(box, 
 
 
 async def test_a_plan_hermes_would_refuse_needs_write_anyway_typed(demo, tmp_path, capsys):
-    """Issue 20: the doctor's opt-in chosen but the name not typed leaves a plan Hermes refuses.  Review keeps
-    Apply off (Back has focus, Ctrl+S does nothing) and says why; only typing "write anyway" turns it on, and
+    """As a new user met it: the doctor's opt-in chosen but the name not typed leaves a plan Hermes refuses.  Review
+    keeps Apply off (Back has focus, Ctrl+S does nothing) and says why; only typing "write anyway" turns it on, and
     Result then says check's own line for the written files."""
     from textual.widgets import Button
 
@@ -201,9 +201,9 @@ async def test_a_plan_hermes_would_refuse_needs_write_anyway_typed(demo, tmp_pat
 
 
 async def test_review_stops_saying_forever_once_the_gate_is_planned(box):
-    """Issue 20: Review read the unit as it is now, so with the gate drop-in in its service steps it still said
-    "systemd restarts it every 5 s, forever" (HW401).  It judges the unit with the planned drop-in; unticking
-    the service steps brings the warning back, because then it is true."""
+    """As a new user met it: Review read the unit as it is now, so with the gate drop-in in its service steps it still
+    said "systemd restarts it every 5 s, forever" (HW401).  It judges the unit with the planned drop-in; unticking the
+    service steps brings the warning back, because then it is true."""
     from textual.widgets import Checkbox
 
     fake, home, dropins = box

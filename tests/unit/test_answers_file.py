@@ -24,7 +24,7 @@ DEMO = ROOT / "assets" / "homes" / "death-loop"
 TG = "123456789:AAEhBP0av28c6kEX7b3ZpQ9rT1yU2iO3pLm"
 WX = "wx-secret-token-0000000000000000aaaa"
 SECRETS = (TG, WX)
-ISSUE_EXAMPLE = """\
+TELEGRAM_AND_WEIXIN_ANSWERS = """\
 platforms:
   telegram:
     enabled: true
@@ -60,10 +60,10 @@ def answers(tmp_path):
 
 
 @pytest.mark.oracle
-def test_the_issues_example_from_an_empty_home_is_what_hermes_runs(tmp_path, answers):
+def test_the_two_platform_answers_from_an_empty_home_are_what_hermes_runs(tmp_path, answers):
     oracle.require_oracle()
     home = tmp_path / "home"
-    done = wizard("setup", "--answers", str(answers(ISSUE_EXAMPLE)), "--home", str(home))
+    done = wizard("setup", "--answers", str(answers(TELEGRAM_AND_WEIXIN_ANSWERS)), "--home", str(home))
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Verified: the gateway will start (telegram, weixin)." in done.stdout
     assert "Backup:" in done.stdout
@@ -81,7 +81,7 @@ def test_the_issues_example_from_an_empty_home_is_what_hermes_runs(tmp_path, ans
 
 
 def test_applying_the_same_answers_twice_changes_nothing_the_second_time(tmp_path, answers):
-    home, path = tmp_path / "home", answers(ISSUE_EXAMPLE)
+    home, path = tmp_path / "home", answers(TELEGRAM_AND_WEIXIN_ANSWERS)
     first = wizard("setup", "--answers", str(path), "--home", str(home), "--detailed-exitcode")
     assert first.returncode == 2, first.stdout + first.stderr
     written = tree(home)
@@ -116,7 +116,7 @@ def test_answers_after_which_hermes_would_refuse_are_never_written(tmp_path, ans
 
 def test_dry_run_prints_the_masked_plan_and_writes_nothing(tmp_path, answers):
     home = tmp_path / "home"
-    done = wizard("setup", "--answers", str(answers(ISSUE_EXAMPLE)), "--home", str(home), "--dry-run",
+    done = wizard("setup", "--answers", str(answers(TELEGRAM_AND_WEIXIN_ANSWERS)), "--home", str(home), "--dry-run",
                   "--detailed-exitcode")
     assert done.returncode == 2, done.stdout + done.stderr
     assert "+WEIXIN_GROUP_POLICY=disabled" in done.stdout and "Dry run: nothing was written." in done.stdout
@@ -240,8 +240,8 @@ def test_a_declared_platform_without_its_credential_gets_checks_finding(tmp_path
 def test_save_answers_references_secrets_by_name_and_reapplies_to_the_same_home(tmp_path, answers):
     home, saved = tmp_path / "home", tmp_path / "out" / "saved.yaml"
     saved.parent.mkdir()
-    done = wizard("setup", "--answers", str(answers(ISSUE_EXAMPLE)), "--home", str(home), "--save-answers",
-                  str(saved))
+    done = wizard("setup", "--answers", str(answers(TELEGRAM_AND_WEIXIN_ANSWERS)), "--home", str(home),
+                  "--save-answers", str(saved))
     assert done.returncode == 0, done.stdout + done.stderr
     text = saved.read_text()
     assert stat.S_IMODE(saved.stat().st_mode) == 0o600

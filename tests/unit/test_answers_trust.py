@@ -1,6 +1,6 @@
-"""Answers files are trusted like sudoers (issue 19): the attacker is a user who can write the answers
-file, or a folder above it, that root applies with `setup --answers`; or who hands root a file whose
-`from_env` names one of root's own variables (AWS_SECRET_ACCESS_KEY) to have it written into their `.env`.
+"""Answers files are trusted like sudoers (a file is trusted only as far as its writer is): the attacker is a user who
+can write the answers file, or a folder above it, that root applies with `setup --answers`; or who hands root a file
+whose `from_env` names one of root's own variables (AWS_SECRET_ACCESS_KEY) to have it written into their `.env`.
 
 Each test runs `python -m hermes_wizard` as root (the caller) and checks the refusal: exit 2, one clear line,
 no traceback, the home byte for byte as it was.  Other users are bare uids (chown needs no account).

@@ -1,6 +1,6 @@
-"""The benchmarks judge DESIGN.md's speed target as written: `check` and the gate within 1.1x the time of the
-teardown-free floor `python -c "import yaml, dotenv; import os; os._exit(0)"` — not of the baseline with the
-interpreter's teardown, which they measure and print for information only."""
+"""The benchmarks judge the speed target (ARCHITECTURE.md, "Performance targets") as written: `check` and the gate
+within 1.1x the time of the teardown-free floor `python -c "import yaml, dotenv; import os; os._exit(0)"` — not of
+the baseline with the interpreter's teardown, which they measure and print for information only."""
 
 from __future__ import annotations
 

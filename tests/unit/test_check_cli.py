@@ -1,4 +1,4 @@
-"""The `check` and `explain` contracts of DESIGN.md, on the bundled demo home."""
+"""The `check` and `explain` contracts (ARCHITECTURE.md, "Contracts"), on the bundled demo home."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Every credential Hermes reads is masked, whatever its name (issue 19).
+"""Every credential Hermes reads is masked, whatever its name (ARCHITECTURE.md, "Contracts": a secret is every
+credential Hermes reads).
 
 A distinctive secret is planted in each credential whose name does not say "token": Google Chat's inline service
 account JSON (its `private_key` and `private_key_id`), the Microsoft Graph webhook's client state, and the

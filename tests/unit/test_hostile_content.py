@@ -1,4 +1,4 @@
-"""Hostile file content (issue 8, items 8-12 and 15): each face reads it as Hermes 0.19 does,
+"""Hostile file content (odd encodings, respellings, values Hermes misreads): each face reads it as Hermes 0.19 does,
 repairs it without changing what it does not mean to change, and never claims more than it did."""
 
 from __future__ import annotations

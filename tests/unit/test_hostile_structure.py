@@ -1,4 +1,5 @@
-"""Hostile structure (issue 19): a self-referencing YAML alias, JSON nested thousands deep.
+"""Hostile structure (answered within bounds, never a hang or a traceback): a self-referencing YAML alias, JSON nested
+thousands deep.
 
 Each home is judged in a child process, as a user or systemd runs it, with a wall-clock bound: the point
 is that `check`, `check --gate` and `doctor` answer at once (no hang at 2 GB, no exit 70), with the verdict

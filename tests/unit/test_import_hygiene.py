@@ -1,6 +1,6 @@
 """Import hygiene: `wizard/` (engine + CLI) never imports the heavy or optional UI libraries.
 
-Contract (DESIGN.md): importing `wizard` never imports textual, questionary, keyring or ruamel;
+Contract (ARCHITECTURE.md, "Layers"): importing `wizard` never imports textual, questionary, keyring or ruamel;
 `check` therefore starts about as fast as `import yaml, dotenv`. rich and prompt_toolkit come in
 with textual/questionary, so they are banned too. UI faces import them lazily, inside functions.
 

@@ -1,4 +1,4 @@
-"""The layers of wizard/ import only downward, and no two modules import each other (DESIGN.md).
+"""The layers of wizard/ import only downward, and no two modules import each other (ARCHITECTURE.md, "Layers").
 
 Every import counts — module-level and the lazy ones inside functions — except those under
 `if TYPE_CHECKING:` (annotations only: they never run).  No cycle is allowed: the check registry lives in

@@ -1,5 +1,5 @@
-"""Issue 23 (R1-R5): where the real Hermes crashes at start on a value, `check` says so (HW021 "the gateway
-crashes at start"), naming the file and the value and how to remove it, exits 78,
+"""Loader crashes a differential run against the real Hermes found: where the real Hermes crashes at start on a value,
+`check` says so (HW021 "the gateway crashes at start"), naming the file and the value and how to remove it, exits 78,
 and the gate stops the start.  Which homes crash for which version is pinned against both oracles in
 tests/support/oracle/cases.py (`loader-*`); this file holds the words."""
 

@@ -1,4 +1,4 @@
-"""Imports sit at module top, except at the documented lazy boundaries (issue 21).
+"""Imports sit at module top, except at the documented lazy boundaries (ARCHITECTURE.md, "Performance targets").
 
 An import inside a function hides a dependency from the reader (and runs on every call). It is allowed only
 where importing at module top would cost something real, and each such place is a row of `BOUNDARIES` below,
@@ -74,7 +74,7 @@ BOUNDARIES = (
     Boundary("first screen", tuple(f"hermes_wizard.screens.{name}" for name in (
                  "help_screen", "access_screen", "platform_screen", "platforms_screen", "review_screen",
                  "result_screen", "confirm_quit")), ("hermes_wizard.screens.app",),
-             "the TUI's first screen (DESIGN: within 1.5x of import textual.app) does not load the screens it "
+             "the TUI's first screen (ARCHITECTURE.md: within 1.5x of import textual.app) does not load the screens it "
              "does not show: ~40 ms CPU, the help screen's Markdown (markdown_it, pygments) ~25 ms of it"),
     # ---- the check path: each holder is loaded by `check` or the gate; each target is not, on some run ----
     Boundary("check path", ("json",), ("hermes_wizard.core.safetext",),

@@ -1,5 +1,5 @@
-"""What a new user needs on each platform's screen (issue 20): where the credentials come from, how to find
-one's own ID, and allowlist entries that can match no sender refused in every face before anything is written."""
+"""What a new user needs on each platform's screen (as a new user met them): where the credentials come from, how to
+find one's own ID, and allowlist entries that can match no sender refused in every face before anything is written."""
 
 from __future__ import annotations
 

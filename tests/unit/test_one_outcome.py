@@ -1,6 +1,6 @@
-"""One outcome sentence (issue 20): every headless face — answers file, flags, the plain prompts, the doctor and
-the Hermes plugin — ends on `check`'s own verdict line for the files it wrote, "Verified" exactly when `check`
-exits 0, over the same generated sessions (tests/support/one_outcome.py) on the demo home and on an empty home.
+"""One outcome sentence (ARCHITECTURE.md, "Contracts"): every headless face — answers file, flags, the plain prompts,
+the doctor and the Hermes plugin — ends on `check`'s own verdict line for the files it wrote, "Verified" exactly when
+`check` exits 0, over the same generated sessions (tests/support/one_outcome.py) on the demo home and on an empty home.
 The TUI is held to the same rule in tests/tui/test_outcome_tui.py."""
 
 from __future__ import annotations

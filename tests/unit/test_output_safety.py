@@ -1,4 +1,4 @@
-"""Nothing a home holds reaches the terminal raw, and no secret is shown (issue 8, items 5 and 6).
+"""Nothing a home holds reaches the terminal raw, and no secret is shown (ARCHITECTURE.md, "Contracts").
 
 An escape corpus (ESC, OSC 52, CSI, C1 U+009B, bidi U+202E/U+2066, DEL) is put in every
 string a home can feed to output and the home is run through every text output; a

@@ -1,5 +1,5 @@
-"""Pairing from the screen that says "not paired" (issue 22): which Hermes command, with which environment,
-and when it must not run here (root on a user's home, no Node.js for WhatsApp, no Hermes at all).
+"""Pairing from the screen that says "not paired" (pairing where the need is said): which Hermes command, with which
+environment, and when it must not run here (root on a user's home, no Node.js for WhatsApp, no Hermes at all).
 
 The command line is checked against the real Hermes's own parser (0.19.0 and 0.18.2): `hermes whatsapp`
 reaches WhatsApp's setup (which then refuses a non-terminal), and `hermes gateway setup` offers Weixin."""

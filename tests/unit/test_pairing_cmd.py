@@ -114,8 +114,9 @@ def test_usage_errors(tmp_path, hermes_python):
 
 
 def test_an_approval_is_journalled_and_undo_takes_it_back_through_hermes(tmp_path, hermes_python):
-    """Issue 22: each approval is previewed and journalled so `undo` can take it back through Hermes too — the
-    pairing store by Hermes's own revoke, `.env` (where Hermes mirrored the approval) from the backup."""
+    """Pairing is undoable like any apply: each approval is previewed and journalled so `undo` can take it back through
+    Hermes too — the pairing store by Hermes's own revoke, `.env` (where Hermes mirrored the approval) from the
+    backup."""
     home = _home(tmp_path / "h", TOKEN + "TELEGRAM_ALLOWED_USERS=111\n")
     env_before = (home / ".env").read_bytes()
     code = _stranger_asks(home, hermes_python, "telegram", "5501234567", "Lee")

@@ -111,7 +111,7 @@ def test_doctor_opens_a_platform_only_when_its_name_is_typed(demo, capsys):
 
 
 def test_a_plan_hermes_would_refuse_is_not_applied_by_a_yes(demo, capsys):
-    """Issue 20: "y" (the answer to every other review) is not enough to write a plan Hermes refuses; the
+    """As a new user met it: "y" (the answer to every other review) is not enough to write a plan Hermes refuses; the
     review says why Apply is off, Enter goes back, and quitting leaves every byte as it was."""
     before = tree(demo)
     optin = DOWN * 2 + "\r"

@@ -1,4 +1,5 @@
-"""A changed secret is shown, masked, in every diff (issue 20): `~ KEY = (secret changed)`.
+"""A changed secret is shown, masked, in every diff (ARCHITECTURE.md, "Contracts": secrets never in clear): `~ KEY =
+(secret changed)`.
 
 Both sides of a diff are masked, so a rotated token used to read the same before and after: "1 change in .env"
 above an empty diff.  Each face is driven as a user drives it — flags with --dry-run, the plain review's

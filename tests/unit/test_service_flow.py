@@ -29,7 +29,7 @@ def test_systemd_252_formats_parse():
     assert props["NRestarts"] == "1705" and props["SubState"] == "auto-restart"
 
 
-def test_evidence_sentence_matches_the_issue(tmp_path):
+def test_evidence_sentence_names_the_restarts_and_the_refusal(tmp_path):
     evidence = loop.Evidence(UNIT, props={"NRestarts": "1705", "ActiveState": "activating",
                                           "SubState": "auto-restart"})
     loop.read_journal(evidence, loop_journal(UNIT, "weixin", 1705))
@@ -179,9 +179,9 @@ def test_a_start_stopped_by_the_gate_is_reported_as_such(box, capsys):
 
 
 def test_the_verdict_claims_a_loop_only_where_this_homes_service_loops(box, tmp_path, capsys):
-    """Issue 20: no text claims a loop that nothing runs or that a gate stops.  With the home's own looping
-    unit the verdict says its service restarts it forever; once the gate drop-in is in place (or with no
-    unit at all) it says only what a service restarting on success would do."""
+    """What is said is what happens: no text claims a loop that nothing runs or that a gate stops.  With the home's own
+    looping unit the verdict says its service restarts it forever; once the gate drop-in is in place (or with no unit at
+    all) it says only what a service restarting on success would do."""
     from hermes_wizard.judge.engine import evaluate
     from hermes_wizard.judge.report import verdict_clause
 

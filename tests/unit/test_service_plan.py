@@ -58,7 +58,7 @@ def test_a_gate_alone_is_a_plan_too_and_undone_alike(box, capsys):
 
 
 def test_a_dropin_that_cannot_be_written_keeps_the_file_repair_and_says_so(box, capsys):
-    """Issue 20: the file repair is what stops the loop; a gate that cannot be installed is taken back alone,
+    """As a user met it: the file repair is what stops the loop; a gate that cannot be installed is taken back alone,
     said ("Gate not installed"), and exits 1 — before, the whole repair was rolled back with it."""
     fake, home, dropins = box
     original = (home / ".env").read_bytes()
@@ -135,7 +135,7 @@ def test_a_hostile_backup_set_cannot_steer_what_is_removed(box, capsys):
 
 
 def test_the_preview_judges_the_service_with_the_planned_gate_in_place(box, capsys):
-    """Issue 20: with the gate planned, "After these changes" still said "systemd restarts it every 5 s,
+    """As a user met it: with the gate planned, "After these changes" still said "systemd restarts it every 5 s,
     forever" (HW401, read from the unit as it is now).  The preview reads the unit with the planned drop-in
     in place, as `check` reads it once the doctor has written it."""
     fake, home, dropins = box
@@ -149,7 +149,7 @@ def test_the_preview_judges_the_service_with_the_planned_gate_in_place(box, caps
 
 
 def test_check_service_names_one_command_for_the_loop_and_it_stops_it(box, capsys):
-    """Issue 20: `check --service` on a looping home gave the operator different commands (HW301: doctor --fix
+    """As a user met it: `check --service` on a looping home gave the operator different commands (HW301: doctor --fix
     --restart; HW401, HW404: doctor --fix --install-gate --restart).  Every loop finding now names the same one,
     and running exactly that command stops the loop: the gateway runs, the gate is in place."""
     import shlex
@@ -168,9 +168,9 @@ def test_check_service_names_one_command_for_the_loop_and_it_stops_it(box, capsy
 
 
 def test_a_running_gateway_with_a_problem_left_is_not_verified(box, capsys):
-    """Issue 20: "Verified" only where check exits 0.  The unpaired WhatsApp kept (--dead-transport keep): the
-    restart is watched and the gateway runs, but check still exits 1 (HW201), so the doctor says "Running",
-    check's own verdict line, and pairing WhatsApp as the next step — never "Verified"."""
+    """One outcome sentence (ARCHITECTURE.md, "Contracts"): "Verified" only where check exits 0.  The unpaired WhatsApp
+    kept (--dead-transport keep): the restart is watched and the gateway runs, but check still exits 1 (HW201), so the
+    doctor says "Running", check's own verdict line, and pairing WhatsApp as the next step — never "Verified"."""
     fake, home, dropins = box
     rc, out = doctor(capsys, home, "--fix", "--yes", "--install-gate", "--dead-transport", "keep")
     assert rc == 1, out

@@ -49,7 +49,7 @@ def test_flags_write_exactly_what_the_same_answers_file_writes(tmp_path):
     assert wizard("check", "--home", str(by_flags)).returncode == 0
 
 
-def test_the_issues_one_platform_example_from_an_empty_home_and_its_saved_answers(tmp_path):
+def test_one_platform_flags_from_an_empty_home_and_their_saved_answers(tmp_path):
     home, saved = tmp_path / "home", tmp_path / "saved.yaml"
     done = wizard("setup", "--home", str(home), "--platform", "telegram", "--token-from-env", "MY_TELEGRAM_BOT_TOKEN",
                   "--allow", "123456789", "--save-answers", str(saved))
@@ -146,8 +146,8 @@ def test_a_mistyped_flag_never_reads_as_changed_under_detailed_exitcode(tmp_path
     (["--platform", "telegram", "--token-stdin", "--platform", "weixin", "--token-stdin"], "stdin holds one token"),
 ])
 def test_flags_that_could_be_misread_are_a_usage_error_never_a_silent_last_wins(tmp_path, argv, words):
-    """Issue 20: the token exported for Telegram was written as WEIXIN_TOKEN (the last --platform won, the flags
-    went with it).  Whose flag it is is never guessed: exit 2, the reason named, nothing written."""
+    """As a new user met it: the token exported for Telegram was written as WEIXIN_TOKEN (the last --platform won, the
+    flags went with it).  Whose flag it is is never guessed: exit 2, the reason named, nothing written."""
     for start in ("empty", "demo"):
         home = demo_copy(tmp_path, start) if start == "demo" else tmp_path / start
         before = tree(home)

@@ -1,6 +1,6 @@
-"""What the headless faces say is what will happen (issue 11): HW110's fix, taken literally, does not bring
-the refusal back; verdicts after a colon; dry-run lines in the future; Ctrl+C before any write; findings
-in the order Hermes meets them."""
+"""What the headless faces say is what will happen (a fix's words, taken literally, must work): HW110's fix, taken
+literally, does not bring the refusal back; verdicts after a colon; dry-run lines in the future; Ctrl+C before any
+write; findings in the order Hermes meets them."""
 
 from __future__ import annotations
 

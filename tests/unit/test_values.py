@@ -1,5 +1,5 @@
-"""Plan, Change and the check report are values (DESIGN.md: "a Plan is a pure value"): frozen, equal when
-built alike, hashable, and nothing a caller still holds can change them afterwards."""
+"""Plan, Change and the check report are values (ARCHITECTURE.md, "How a home flows": "a pure value"):
+frozen, equal when built alike, hashable, and nothing a caller still holds can change them afterwards."""
 
 from __future__ import annotations
 

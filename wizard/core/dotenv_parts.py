@@ -5,7 +5,7 @@ Hermes reads `.env` with python-dotenv, so the wizard parses it with the very sa
 `dotenv.variables.parse_variables` (`${VAR:-default}` expansion).  Importing them as
 `dotenv.parser` runs the package's `__init__` first, which imports `dotenv.main` and with it
 `logging`, `tempfile`, `shutil` and `random`: about 12 ms, a quarter of what `check` may take
-(DESIGN.md, "Performance targets"), for code the wizard never calls.  These two modules import
+(ARCHITECTURE.md, "Performance targets"), for code the wizard never calls.  These two modules import
 only `codecs`, `re`, `abc` and `typing`, so they are loaded here from the installed package's
 own files, under names of ours (nothing named `dotenv.*` is registered half-made).
 

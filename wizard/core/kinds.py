@@ -3,7 +3,7 @@ Plan does — change, keyring and service actions — is wizard/plan/actions.py;
 wizard/core/exitcodes.py).
 
 They are `str` enums, so a value compares equal to the word it replaces, prints
-as that word and goes into JSON as that word: the CLI and JSON contracts of DESIGN.md are
+as that word and goes into JSON as that word: the CLI and JSON contracts (ARCHITECTURE.md, "Contracts") are
 the values here.  `enum` is already imported by `re`, so this costs the check path nothing.
 """
 

@@ -1,7 +1,7 @@
 """`which`: the executable a command name runs, found on a PATH as `shutil.which` finds it (POSIX).
 
 The check and the pre-start gate look for `hermes`, `node` and `raft` on every run.  `shutil` itself
-brings `zlib`, `bz2`, `lzma` and `fnmatch` with it: about 1.5 ms of CPU that neither needs (DESIGN.md,
+brings `zlib`, `bz2`, `lzma` and `fnmatch` with it: about 1.5 ms of CPU that neither needs (ARCHITECTURE.md,
 "Performance targets"; benchmarks/bench_cpu.py).  This is the same search without them.
 
 Contract: `which(name, path)` returns what `shutil.which(name, path=path)` returns on POSIX: a name

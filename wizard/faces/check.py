@@ -1,4 +1,4 @@
-"""`hermes-wizard check`: one report per home, text or JSON, and its exit code (DESIGN.md).
+"""`hermes-wizard check`: one report per home, text or JSON, and its exit code (ARCHITECTURE.md, "Contracts").
 
 `check` reads files only — service unit files included (`--unit PATH` names one); it asks systemd
 (systemctl show, journalctl) only with `--service`.  `check --gate` is wizard/faces/gate.py (the command

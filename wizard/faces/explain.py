@@ -1,5 +1,5 @@
 """`hermes-wizard explain [CODE]`: every check's documentation, by its stable code or its name
-(the codes are a contract: DESIGN.md), as text or JSON."""
+(the codes are a contract: ARCHITECTURE.md, "Contracts"), as text or JSON."""
 
 from __future__ import annotations
 

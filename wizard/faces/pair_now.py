@@ -10,7 +10,8 @@ needs Node.js.
 * the Hermes that runs the home (`<prefix>/bin/hermes` of its detected venv, else `hermes` on PATH);
 * never across users: a home that is not the caller's (root on a user's home) is paired by its owner —
   Hermes's login is the owner's code and needs a terminal, and a terminal is exactly what root must never
-  hand to the owner's code (issue 19) — so the answer is the `sudo -u OWNER …` line to give them;
+  hand to the owner's code (ARCHITECTURE.md, "Contracts": anything from a home runs confined) — so the answer is the
+  `sudo -u OWNER …` line to give them;
 * WhatsApp without Node.js: say to install it first.
 The environment is ours with HERMES_HOME pointed at the home (a profile included).
 

@@ -1,7 +1,7 @@
 """The engine: Snapshot → Effective → Findings → HomeReport, for one home or many.
 
 `evaluate(home)` is what every face calls; `HomeReport.as_json()` is the `check
---format json` contract of DESIGN.md.  A home is judged with the model of the Hermes version it is
+--format json` contract (ARCHITECTURE.md, "Contracts").  A home is judged with the model of the Hermes version it is
 judged as (`models.model_for`): its resolver, its startup rule, its platforms; `HomeReport.model` hands
 that model to whatever reads the report (plan, checks, faces), so no layer above names a version.
 

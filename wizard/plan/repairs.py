@@ -1,6 +1,6 @@
 """Safe repairs: findings → a Plan, checked by simulating Hermes on the planned files.
 
-Safe means failing toward safety (DESIGN.md): an open policy without opt-in
+Safe means failing toward safety (ARCHITECTURE.md, "Contracts"): an open policy without opt-in
 becomes `pairing` where the open value lives (never an automatic allow-all, never
 `*`); a dead transport is disabled without deleting its credentials; an allow-all
 spelled in a way Hermes ignores (`on`, ` true`) is respelled only with

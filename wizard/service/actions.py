@@ -1,7 +1,7 @@
 """Acting on a systemd unit, with the user's consent already given: stop a loop, reload,
 restart, and confirm the gateway stayed up.
 
-Order (issue 5): stop the loop *before* editing (`stop` + `reset-failed`), so a restart
+Order (what ends a restart loop safely): stop the loop *before* editing (`stop` + `reset-failed`), so a restart
 does not pick up a half-written home; `daemon-reload` after a drop-in; `restart` after
 the repair; then `verify` — "the gateway is running" is said only when, over a settle
 window, ActiveState stayed `active`/`running`, NRestarts did not climb, and the journal

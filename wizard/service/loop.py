@@ -88,7 +88,7 @@ class Evidence:
 
 
 def reason_words(line: str) -> str | None:
-    """A refusal line in the issue's words: "weixin open policy without opt-in"."""
+    """A refusal line in few words, as the loop summary says it: "weixin open policy without opt-in"."""
     for pattern in (REFUSING, GATE_LINE):
         found = pattern.search(line)
         if found:

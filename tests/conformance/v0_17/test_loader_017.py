@@ -3,7 +3,7 @@
 Each home below is one place where 0.17.0 decides differently from 0.18.0, which judged 0.17 homes
 before: the real Hermes 0.17.0 answers, our `check --hermes-version 0.17.0` must say the same (start or
 crash, enabled platforms, exit 78 exactly for a crash), and `check --gate` must stop exactly what
-`check` says would not start.  Plus the sweep the issue measured: 300 generated homes, no disagreement.
+`check` says would not start.  Plus a sweep of 300 generated homes, with no disagreement.
 """
 
 from __future__ import annotations
@@ -94,8 +94,8 @@ def test_a_017_difference_is_judged_as_017_judges_it(name, hermes_oracle_at, tmp
 @pytest.mark.parametrize("homes", [pytest.param(300, marks=pytest.mark.slow),
                                    pytest.param(75, marks=pytest.mark.stand_in)])
 def test_300_generated_homes_agree_with_the_real_017(hermes_oracle_at, tmp_path, homes):
-    """The issue's differential, on this project's own generated homes: verdict, enabled platforms, exit
-    code and the gate."""
+    """A differential run against the real 0.17.0, on this project's own generated homes: verdict, enabled
+    platforms, exit code and the gate."""
     oracle = hermes_oracle_at(V17)
     disagreements = []
     for i, spec in enumerate(homegen.corpus(homes)):

@@ -243,7 +243,7 @@ VERSION_CASES = [
 ]
 CASES += VERSION_CASES
 
-# --- hostile structure (issue 19): what Hermes does with it, per version --------------------------------------
+# --- hostile structure (aliases, depth): what Hermes does with it, per version ---------------------------------
 DEEP = "[" * 3000 + "]" * 3000  # Hermes's json.load raises RecursionError on it
 HOSTILE_CASES = [
     _c("hostile-deep-gateway-json", W + "WEIXIN_DM_POLICY=open\n", expect=REFUSE_WX,
@@ -271,7 +271,7 @@ HOSTILE_CASES = [
 ]
 CASES += HOSTILE_CASES
 
-# --- loader decisions found by a differential run (issue 23, R1-R5), each observed with both oracles ------------
+# --- loader decisions found by a differential run (crashes at start), each observed with both oracles ----------
 U32 = (W + "WEIXIN_DM_POLICY=open\n").encode("utf-32-le")
 LOADER_CASES = [
     _c("loader-sessions-dir-null", expect="crash", note="R1: Path(None) in from_dict, every version",
