@@ -15,7 +15,9 @@ command goes through the given `Runner` (dry-run prints).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from hermes_wizard.service import loop
 from hermes_wizard.service.systemd import (
@@ -35,11 +37,22 @@ READY_WAIT_S = 90.0  # systemd's DefaultTimeoutStartSec: Hermes's unit sets no T
 STARTING = ("condition", "start-pre", "start", "start-post")  # SubStates of a start under way (activating)
 
 
+class SystemdUnit(Protocol):
+    """What acting on a unit needs: its name and its scope ("system" or "user"), as a `Unit` or a plan's
+    service step (wizard/write/service_apply.py) names them."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def scope(self) -> str: ...
+
+
 @dataclass(frozen=True)
 class Outcome:
     ok: bool
     words: str  # one sentence for the user
-    evidence: object = None  # loop.Evidence of the last look
+    evidence: loop.Evidence | None = None  # of the last look
 
 
 def version(runner: Runner) -> int | None:
@@ -61,7 +74,7 @@ def _step(runner: Runner, argv: list[str]) -> str | None:
     return f"`{' '.join(argv)}` failed: {result.why()}{hint}"
 
 
-def stop_loop(unit, runner: Runner) -> str | None:
+def stop_loop(unit: SystemdUnit, runner: Runner) -> str | None:
     """`stop` then `reset-failed`; None when the stop succeeded, else the reason.  reset-failed only clears
     a failed state: systemd 252 answers "Unit … not loaded" for a unit it unloaded once stopped (seen on
     a real systemd), which is no failure of the stop."""
@@ -71,12 +84,13 @@ def stop_loop(unit, runner: Runner) -> str | None:
     return failed
 
 
-def daemon_reload(unit, runner: Runner) -> str | None:
+def daemon_reload(unit: SystemdUnit, runner: Runner) -> str | None:
     return _step(runner, systemctl(unit.scope, "daemon-reload"))
 
 
-def restart_and_verify(unit, runner: Runner, settle: float = SETTLE_S, poll: float | None = None,
-                       sleep=time.sleep, clock=time.time, ready_wait: float | None = None) -> Outcome:
+def restart_and_verify(unit: SystemdUnit, runner: Runner, settle: float = SETTLE_S, poll: float | None = None,
+                       sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.time,
+                       ready_wait: float | None = None) -> Outcome:
     since = clock()
     failed = _step(runner, systemctl(unit.scope, "restart", unit.name))
     if failed:
@@ -88,8 +102,8 @@ def restart_and_verify(unit, runner: Runner, settle: float = SETTLE_S, poll: flo
     return verify(unit, runner, since, settle, poll, sleep, ready_wait)
 
 
-def verify(unit, runner: Runner, since: float, settle: float = SETTLE_S, poll: float | None = None,
-           sleep=time.sleep, ready_wait: float | None = None) -> Outcome:
+def verify(unit: SystemdUnit, runner: Runner, since: float, settle: float = SETTLE_S, poll: float | None = None,
+           sleep: Callable[[float], None] = time.sleep, ready_wait: float | None = None) -> Outcome:
     """Watch the unit after a restart at `since` (epoch seconds): `settle` seconds from when it is first seen
     active, waiting up to `ready_wait` (READY_WAIT_S) more for a start still under way to get there; polled
     every `poll` (POLL_S) seconds."""
@@ -126,11 +140,11 @@ def verify(unit, runner: Runner, since: float, settle: float = SETTLE_S, poll: f
                          f"no restart, no refusal in its journal)", evidence=evidence)
 
 
-def _starting(props: dict) -> bool:
+def _starting(props: dict[str, str]) -> bool:
     return props.get("ActiveState") == "activating" and props.get("SubState") in STARTING
 
 
-def _evidence_since(unit, runner: Runner, since: float, props: dict) -> loop.Evidence:
+def _evidence_since(unit: SystemdUnit, runner: Runner, since: float, props: dict[str, str]) -> loop.Evidence:
     evidence = loop.Evidence(unit.name, props=props)
     journal = runner.run(journal_argv(unit.scope, unit.name, since=since))
     if journal.ok:
@@ -138,7 +152,7 @@ def _evidence_since(unit, runner: Runner, since: float, props: dict) -> loop.Evi
     return evidence
 
 
-def _trouble(evidence: loop.Evidence, props: dict, restarts: int | None, baseline: int | None) -> str | None:
+def _trouble(evidence: loop.Evidence, props: dict[str, str], restarts: int | None, baseline: int | None) -> str | None:
     name = evidence.unit
     if evidence.gate_lines or props.get("Result") == "exec-condition":
         line = evidence.gate_lines[-1] if evidence.gate_lines else "ExecCondition= failed"

@@ -74,7 +74,7 @@ class DropinFolder:
     def __enter__(self) -> DropinFolder:
         return self
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
     def close(self) -> None:

@@ -42,8 +42,8 @@ import shutil
 import sys
 from pathlib import Path
 
+from hermes_wizard.service.common import FALLBACK_DROPIN, GATE_DROPIN, Unit
 from hermes_wizard.service.dropdir import DropinFolder
-from hermes_wizard.service.units import FALLBACK_DROPIN, GATE_DROPIN, Unit
 
 MIN_GATE = 251  # a skipped start is not restarted under Restart=always
 GATE_TIMEOUT_S = 30  # generous: a cold Python on a slow SD card; the gate takes ~0.1 s
@@ -133,7 +133,7 @@ def find_wizard(argv0: str | None = None) -> Path | None:
     return None
 
 
-def install(unit: Unit, variant: str, wizard: Path | str | None = None, folder=None) -> Path:
+def install(unit: Unit, variant: str, wizard: Path | str | None = None, folder: DropinFolder | None = None) -> Path:
     """Write the drop-in atomically, 0644 like the unit, and remove our other variant (only when it
     is ours: a regular file with our header).  Other drop-ins in the directory are never touched.
     Everything happens through one opened folder (wizard/service/dropdir.py: `folder`, else opened

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hermes_wizard.read.snapshot import read_json_file, read_starts_log
+from hermes_wizard.service.common import Unit
 from hermes_wizard.service.systemd import Runner, int_or_none, journal_argv, journal_lines, parse_show, show_argv
 
 REFUSING = re.compile(r"Refusing to start: (\S+) has dm_policy/group_policy set to 'open'")
@@ -138,7 +139,7 @@ def read_home(evidence: Evidence, home: Path | None) -> None:
         evidence.last_reason = reason_words(f"Gateway exiting cleanly: {evidence.state_reason}")
 
 
-def gather(unit, runner: Runner, home: Path | None = None, lines: int = 200) -> Evidence:
+def gather(unit: Unit, runner: Runner, home: Path | None = None, lines: int = 200) -> Evidence:
     """Ask systemd about one unit (two commands through `runner`) and read the home's files."""
     evidence = Evidence(unit.name)
     show = runner.run(show_argv(unit.scope, unit.name))

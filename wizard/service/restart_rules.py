@@ -20,7 +20,7 @@ which match no exit status.  Pure functions of strings: on the `check` path, thi
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 NOTIFY_TYPES = ("notify", "notify-reload")  # the main process must send READY=1 (notify-reload: systemd 253)
 STATUS_NAMES = {"SUCCESS": 0, "TEMPFAIL": 75, "CONFIG": 78}  # the names that matter here; the rest are other codes
@@ -62,7 +62,7 @@ def seconds(span: str | None) -> float | None:
     return total if total < 1e12 else None  # beyond any span systemd accepts (and not inf)
 
 
-def _run(text: str, at: int, accepts) -> tuple[str, int]:
+def _run(text: str, at: int, accepts: Callable[[str], bool]) -> tuple[str, int]:
     """The longest run of characters `accepts` from `at`, and where it ends."""
     end = at
     while end < len(text) and accepts(text[end]):

@@ -23,6 +23,7 @@ import shlex
 import subprocess
 import sys
 from dataclasses import dataclass
+from typing import TextIO
 
 SHOW_PROPERTIES = ("NRestarts", "ActiveState", "SubState", "Result", "ExecMainStatus", "ExecMainCode")
 
@@ -46,7 +47,8 @@ class Result:
 
 
 class Runner:
-    def __init__(self, dry_run: bool = False, out=None, timeout: float = 150.0, env: dict | None = None) -> None:
+    def __init__(self, dry_run: bool = False, out: TextIO | None = None, timeout: float = 150.0,
+                 env: dict[str, str] | None = None) -> None:
         # 150 s: `systemctl stop` waits for Hermes's drain (TimeoutStopSec= is at least 60 s).
         self.dry_run = dry_run
         self.out = out
