@@ -31,12 +31,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hermes_wizard.core.atomic import _ANY, FileOps, Lock, begin_writing, clean_stale_tmp, write_atomic
-from hermes_wizard.core.homefs import ApplyError, At, HomeDir, digest, look, read_file
+from hermes_wizard.core.homefs import ApplyError as ApplyError  # raised by apply_plan: the faces catch it from here
+from hermes_wizard.core.homefs import At, HomeDir, digest, look, read_file
+from hermes_wizard.hermes.loader.plugins import HostFacts
 from hermes_wizard.hermes.loader.yamlfile import ParsedYaml
 from hermes_wizard.hermes.models import model_for
 from hermes_wizard.judge.engine import HomeReport, evaluate
 from hermes_wizard.plan.actions import ChangeAction
 from hermes_wizard.plan.changes import ENV, Plan, env_misreads, plan_files, planned_contents, planned_env_edits
+from hermes_wizard.service.actions import Outcome
 from hermes_wizard.service.scope import ServiceScope
 from hermes_wizard.service.systemd import Runner
 from hermes_wizard.write import backups
@@ -55,7 +58,7 @@ class ApplyResult:
     stopped: list[str] = field(default_factory=list)  # units whose loop was stopped before the files changed
     service_lines: list[str] = field(default_factory=list)  # what the service steps did, one line each
     service_failures: list[str] = field(default_factory=list)
-    restarts: list = field(default_factory=list)  # hermes_wizard.service.actions.Outcome of each restart, watched
+    restarts: list[Outcome] = field(default_factory=list)  # each restart, watched
     gate_not_done: str = ""  # why a planned drop-in is not in place (the file repair was kept), or ""
 
     @property
@@ -64,8 +67,8 @@ class ApplyResult:
         return all(o.ok for o in self.restarts) if self.restarts else None
 
 
-def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None = None,
-               reason: str = "hermes-wizard", facts=None, runner=None,
+def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict[str, str] | None = None,
+               reason: str = "hermes-wizard", facts: HostFacts | None = None, runner: Runner | None = None,
                scope: ServiceScope | None = None, parsed: ParsedYaml | None = None) -> ApplyResult:
     """Apply `plan`: its files as above, its service steps (wizard/write/service_apply.py) around them
     — loops stopped before the first file changes, drop-ins written and reloaded after the last (a
@@ -73,8 +76,7 @@ def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict | None 
     ends a loop, is kept), restarts watched last.  The written home is judged with the units of `scope`
     read again, and, once a service step ran, without asking systemd (what it said before is stale)."""
     begin_writing()  # from here a Ctrl+C may leave a change (a home created, a service stopped)
-    if plan.service and runner is None:
-        runner = Runner()
+    runner = runner if runner is not None else Runner()  # asks systemd only for the plan's service steps
     with HomeDir(plan.home, create=True) as home, Lock(home):
         backups.recover(home)  # an earlier apply killed half-way is rolled back first (its files then differ)
         prepared = _prepare(plan, home, model_for(facts.hermes) if facts is not None else None)
@@ -142,7 +144,7 @@ def _back_up(plan: Plan, home: HomeDir, prepared: _Prepared, reason: str) -> bac
 
 
 def _write(plan: Plan, home: HomeDir, prepared: _Prepared, ops: FileOps, backup: backups.BackupSet,
-           stored: list, left: str) -> list[str]:
+           stored: list[tuple[str, str, str | None]], left: str) -> list[str]:
     """Replace (or re-mode) each file in order; the names done.  If one fails, everything done is rolled back
     (`_roll_back`) and ApplyError says so (`left`: the units stopped and left so); a BaseException that is
     not an Exception (Ctrl+C) is raised again as it is, after the rollback."""
@@ -166,7 +168,7 @@ def _write(plan: Plan, home: HomeDir, prepared: _Prepared, ops: FileOps, backup:
 
 
 def _roll_back(home: HomeDir, backup: backups.BackupSet, done: list[str], latest: dict[str, bytes],
-               stored: list, failed: BaseException) -> None:
+               stored: list[tuple[str, str, str | None]], failed: BaseException) -> None:
     """Undo a write that `failed`: the secrets stored taken back, the files `done` put back from the backup
     (a file appended to meanwhile as `latest` has it), the journal closed.  ApplyError, naming the backup,
     if putting back fails too."""
@@ -180,7 +182,7 @@ def _roll_back(home: HomeDir, backup: backups.BackupSet, done: list[str], latest
                          "run `hermes-wizard undo`") from failed
 
 
-def _install_gate(plan: Plan, runner: Runner | None) -> tuple[list[str], str]:
+def _install_gate(plan: Plan, runner: Runner) -> tuple[list[str], str]:
     """The drop-ins written and reloaded: (what was said, why the gate is not in place or "")."""
     try:
         return service.install_dropins(plan.service, runner), ""

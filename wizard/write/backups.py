@@ -29,15 +29,16 @@ import json
 import os
 import stat
 import time
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Literal, overload
+from typing import Literal, TypedDict, overload
 
 from hermes_wizard.core.atomic import FileOps, Lock, clean_stale_tmp, write_atomic
 from hermes_wizard.core.homefs import ApplyError, At, HomeDir, digest, look, read_file, read_with_stat
 from hermes_wizard.plan.changes import ENV, GATEWAY_JSON, YAML
 from hermes_wizard.service.systemd import Runner
-from hermes_wizard.write.keyring_apply import undo_journal
-from hermes_wizard.write.service_apply import put_back
+from hermes_wizard.write.keyring_apply import KeyringEntry, undo_journal
+from hermes_wizard.write.service_apply import DropinEntry, put_back
 
 BACKUP_DIR = ".wizard-backups"
 SECRET_FILES = frozenset({ENV})  # restored never looser than 0600 (creds files are never restored)
@@ -46,10 +47,23 @@ KNOWN = (ENV, YAML, GATEWAY_JSON)
 MANIFEST = "manifest.json"
 
 
-class BackupSet:
-    """An opened set folder: `at` names its entries (dir_fd = the folder)."""
+class _FileExisted(TypedDict):
+    existed: bool
 
-    def __init__(self, at: At, manifest: dict) -> None:
+
+class FileEntry(_FileExisted, total=False):
+    """A file of the set as the manifest lists it: whether it existed, and if so its mode and owner."""
+
+    mode: int
+    uid: int
+    gid: int
+
+
+class BackupSet:
+    """An opened set folder: `at` names its entries (dir_fd = the folder).  Its manifest is JSON the home's
+    owner can write, so its values are `object` until checked (`checked_files` and the journals' own checks)."""
+
+    def __init__(self, at: At, manifest: dict[str, object]) -> None:
         self.at, self.manifest, self.path = at, manifest, at.path
         self.root: At | None = None  # the backup folder's At, for a set this run made
 
@@ -67,8 +81,9 @@ def _root(home: HomeDir, create: bool) -> At | None:
     return home.subdir(home.at(BACKUP_DIR)) if create else home.opendir(home.at(BACKUP_DIR))
 
 
-def make_backup(home: HomeDir, targets: dict[str, At], reason: str, new: dict | None = None,
-                service: list | None = None, keyring: list | None = None, pairing: list | None = None) -> BackupSet:
+def make_backup(home: HomeDir, targets: dict[str, At], reason: str, new: dict[str, str | None] | None = None,
+                service: list[DropinEntry] | None = None, keyring: list[KeyringEntry] | None = None,
+                pairing: list[dict[str, str]] | None = None) -> BackupSet:
     """Copy `targets` into a new set; its journal stays "applying" until `close_journal`.
     `service`: the drop-in steps about to run (wizard/write/service_apply.py journal_entries)."""
     root = _root(home, create=True)
@@ -79,8 +94,8 @@ def make_backup(home: HomeDir, targets: dict[str, At], reason: str, new: dict | 
     set_name = f"{stamp}-{max(taken) + 1}" if taken else stamp
     folder = home.subdir(At(root.dir_fd, set_name, root.path / set_name))
     files: dict[str, dict[str, bool | int]] = {}
-    manifest = {"created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "reason": reason, "state": "applying",
-                "files": files, "new": dict(new or {})}
+    manifest: dict[str, object] = {"created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "reason": reason,
+                                   "state": "applying", "files": files, "new": dict(new or {})}
     if service:
         manifest["service"] = list(service)
     if keyring:  # wizard/write/keyring_apply.py journal_entries: actions and variable names, never a value
@@ -200,11 +215,11 @@ def _age(name: str) -> tuple[str, int]:
     return name[:15], int(counter) if counter.isdigit() else 1
 
 
-def checked_files(backup: BackupSet) -> dict[str, dict]:
+def checked_files(backup: BackupSet) -> dict[str, FileEntry]:
     """The manifest's files, refused as a whole unless every entry is what make_backup writes."""
     files = backup.manifest.get("files")
     bad = None if isinstance(files, dict) else "no file list"
-    for name, entry in (files or {}).items() if not bad else ():
+    for name, entry in files.items() if isinstance(files, dict) else ():
         mode = entry.get("mode") if isinstance(entry, dict) else None
         if name not in KNOWN:
             bad = f"it names {name!r}; hermes-wizard backs up only .env, config.yaml and gateway.json"
@@ -218,7 +233,8 @@ def checked_files(backup: BackupSet) -> dict[str, dict]:
     return files
 
 
-def restore_files(home: HomeDir, backup: BackupSet, names, ops: FileOps, instead: dict | None = None) -> list[str]:
+def restore_files(home: HomeDir, backup: BackupSet, names: Iterable[str], ops: FileOps,
+                  instead: Mapping[str, bytes] | None = None) -> list[str]:
     """Put `names` back from `backup` (`instead`: name -> bytes to put back in place of the copy)."""
     files = checked_files(backup)
     restored = []
@@ -271,7 +287,8 @@ def recover(home: HomeDir) -> str | None:
             _remove_folder(root.dir_fd, name)
     lines = []
     for backup in _sets(home, root, state="applying"):
-        files, new = checked_files(backup), backup.manifest.get("new") or {}
+        files, new = checked_files(backup), backup.manifest.get("new")
+        new = new if isinstance(new, dict) else {}  # a forged "new" is no digest: only the backup's own counts
         back, left = [], []
         for name, entry in files.items():
             now = look(home, name)[0]

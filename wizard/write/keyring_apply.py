@@ -19,22 +19,37 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Iterable
 from pathlib import Path
+from typing import TypedDict
 
 from hermes_wizard.core import keyring_store
 from hermes_wizard.core.homefs import ApplyError
 from hermes_wizard.core.homeroot import foreign_owner
 from hermes_wizard.plan.actions import KeyringAction
+from hermes_wizard.plan.keyring_steps import KeyringStep
 
 _VARIABLE = re.compile(r"[A-Z][A-Z0-9_]{0,127}")
 
 
-def journal_entries(steps) -> list[dict]:
+class _JournalledStep(TypedDict):
+    action: str
+    variable: str
+
+
+class KeyringEntry(_JournalledStep, total=False):
+    """One keyring step as the backup set journals it: an action and a variable's name, never a value;
+    a STORE notes whether its entry `existed` already."""
+
+    existed: bool
+
+
+def journal_entries(steps: Iterable[KeyringStep]) -> list[KeyringEntry]:
     """The backup set's record of `steps`; a STORE notes whether its entry existed already (undo then leaves
     it: its earlier value is not known, and the restored `.env`, which wins, holds the secret)."""
-    entries = []
+    entries: list[KeyringEntry] = []
     for step in steps:
-        entry = {"action": step.action.value, "variable": step.variable}
+        entry: KeyringEntry = {"action": step.action.value, "variable": step.variable}
         if step.action == KeyringAction.STORE:
             try:
                 entry["existed"] = keyring_store.read(step.service, step.username) is not None
@@ -44,7 +59,7 @@ def journal_entries(steps) -> list[dict]:
     return entries
 
 
-def store_all(steps) -> list[tuple[str, str, str | None]]:
+def store_all(steps: Iterable[KeyringStep]) -> list[tuple[str, str, str | None]]:
     """Run the STORE steps; [(service, username, previous value)] for `take_back`.  ApplyError (with every
     entry put back as it was) when the keyring refuses or does not read back what was stored."""
     stored: list[tuple[str, str, str | None]] = []
@@ -52,6 +67,7 @@ def store_all(steps) -> list[tuple[str, str, str | None]]:
         for step in steps:
             if step.action != KeyringAction.STORE:
                 continue
+            assert step.secret is not None  # a STORE carries the value it writes
             previous = keyring_store.read(step.service, step.username)
             keyring_store.store(step.service, step.username, step.secret)
             stored.append((step.service, step.username, previous))
@@ -63,7 +79,7 @@ def store_all(steps) -> list[tuple[str, str, str | None]]:
     return stored
 
 
-def take_back(stored) -> None:
+def take_back(stored: list[tuple[str, str, str | None]]) -> None:
     """Put the entries `store_all` changed back as they were (best effort: the apply is failing already)."""
     for service, username, previous in reversed(stored):
         try:
@@ -75,7 +91,7 @@ def take_back(stored) -> None:
             pass
 
 
-def delete_all(steps) -> list[str]:
+def delete_all(steps: Iterable[KeyringStep]) -> list[str]:
     """Run the DELETE steps (after the files verified); one line per entry that could not be deleted."""
     lines = []
     for step in steps:
@@ -89,14 +105,21 @@ def delete_all(steps) -> list[str]:
     return lines
 
 
-def _steps(journal) -> list[dict]:
-    """The journal's entries this tool would act on: {action, variable} with a variable's name."""
-    return [entry for entry in (journal if isinstance(journal, list) else []) if isinstance(entry, dict)
-            and entry.get("action") in (KeyringAction.STORE.value, KeyringAction.DELETE.value)
-            and isinstance(entry.get("variable"), str) and _VARIABLE.fullmatch(entry["variable"])]
+def _steps(journal: object) -> list[KeyringEntry]:
+    """The journal's entries this tool would act on: {action, variable} with a variable's name (a journal is
+    the home owner's to write: anything else in it is ignored)."""
+    steps: list[KeyringEntry] = []
+    for entry in journal if isinstance(journal, list) else []:
+        if (isinstance(entry, dict) and entry.get("action") in (KeyringAction.STORE.value, KeyringAction.DELETE.value)
+                and isinstance(entry.get("variable"), str) and _VARIABLE.fullmatch(entry["variable"])):
+            step: KeyringEntry = {"action": entry["action"], "variable": entry["variable"]}
+            if isinstance(entry.get("existed"), bool):
+                step["existed"] = entry["existed"]
+            steps.append(step)
+    return steps
 
 
-def not_the_owners(home: Path, journal) -> str | None:
+def not_the_owners(home: Path, journal: object) -> str | None:
     """Why this user must not act on `journal`'s keyring entries for `home` (None: the home is theirs, or the
     journal names none), with the command its owner runs instead."""
     owner = foreign_owner(home) if _steps(journal) else None
@@ -108,7 +131,7 @@ def not_the_owners(home: Path, journal) -> str | None:
             f"{owner}'s gateway never reads yours. Run it as the owner: {command}")
 
 
-def undo_journal(home: Path, journal, env_now: dict[str, str], phase: str) -> list[str]:
+def undo_journal(home: Path, journal: object, env_now: dict[str, str], phase: str) -> list[str]:
     """Make the keyring what it was before the set's apply: phase "before" (the files not yet restored) stores
     again what the set deleted; phase "after" deletes what it stored.  Lines saying what was done.  Never on a
     home of someone else's (`not_the_owners`): one line says so and the keyring is left as it is."""

@@ -16,17 +16,21 @@ today; the TUI and the plain prompts call it after their apply, or instead of it
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hermes_wizard.core.atomic import FileOps, write_atomic
 from hermes_wizard.core.homefs import ApplyError
 from hermes_wizard.plan.answers_file.session_io import render_answers
+
+if TYPE_CHECKING:
+    from hermes_wizard.plan.session import Session
 
 
 class SavedAnswersError(OSError):
     """The answers file could not be written (the message says where and why)."""
 
 
-def save_answers(session, path: Path | str, secret_env_names: dict[str, str] | None = None) -> Path:
+def save_answers(session: Session, path: Path | str, secret_env_names: dict[str, str] | None = None) -> Path:
     """Write `session`'s answers to `path` (see the module docstring); the absolute path written."""
     target = Path(path).expanduser().absolute()
     text = render_answers(session, secret_env_names)

@@ -23,6 +23,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hermes_wizard.core.atomic import FileOps, Lock
 from hermes_wizard.core.homefs import ApplyError, DanglingLink, HomeDir, digest, look, read_file
 from hermes_wizard.core.safetext import visible
 from hermes_wizard.hermes import verify
@@ -32,7 +33,6 @@ from hermes_wizard.judge.engine import HomeReport, evaluate
 from hermes_wizard.judge.masking import is_secret_name
 from hermes_wizard.read.snapshot import take_snapshot
 from hermes_wizard.service.systemd import Runner
-from hermes_wizard.write.apply import FileOps, Lock
 from hermes_wizard.write.backups import (
     BACKUP_DIR,
     BackupSet,
@@ -44,7 +44,7 @@ from hermes_wizard.write.backups import (
     recover,
     restore_files,
 )
-from hermes_wizard.write.keyring_apply import not_the_owners, undo_journal
+from hermes_wizard.write.keyring_apply import KeyringEntry, not_the_owners, undo_journal
 from hermes_wizard.write.service_apply import inverse_entries, put_back, will_leave
 
 
@@ -100,7 +100,7 @@ def list_sets(home: Path) -> list[SetSummary]:
     return out
 
 
-def preview_latest(home: Path, base_env: dict | None = None) -> UndoPreview:
+def preview_latest(home: Path, base_env: dict[str, str] | None = None) -> UndoPreview:
     """What `undo_latest` would do now, judged by the engine on the restored contents; writes nothing."""
     with HomeDir(home) as opened:
         interrupted = complete_sets(opened, "applying")
@@ -133,14 +133,15 @@ def _refuse_anothers_keyring(home: Path, backup: BackupSet) -> None:
         raise ApplyError(f"{backup.path.name}: {why}  (Nothing was restored.)")
 
 
-def _pairing_entries(backup: BackupSet) -> list[dict]:
+def _pairing_entries(backup: BackupSet) -> list[dict[str, str]]:
     """The set's pairing journal, each entry checked (the owner can write the set: a string is all we take)."""
-    entries = backup.manifest.get("pairing") or []
+    journal = backup.manifest.get("pairing")
+    entries = journal if isinstance(journal, list) else []
     return [e for e in entries if isinstance(e, dict) and e.get("action") in ("approve", "revoke")
             and all(isinstance(e.get(k), str) and e.get(k) for k in ("platform", "user_id"))]
 
 
-def _pairing_words(entry: dict) -> str:
+def _pairing_words(entry: dict[str, str]) -> str:
     who, platform = visible(entry["user_id"]), visible(entry["platform"])
     if entry["action"] == "approve":
         return f"It revokes {who}'s pairing on {platform} through Hermes (the approval this set made)."
@@ -148,7 +149,7 @@ def _pairing_words(entry: dict) -> str:
             "and you approve the new code.")
 
 
-def _undo_pairing(home: Path, entries: list[dict], hermes: str | None) -> list[str]:
+def _undo_pairing(home: Path, entries: list[dict[str, str]], hermes: str | None) -> list[str]:
     """Approvals taken back through Hermes's own pairing code, run as the home's owner (never by writing the
     store's files); what was done, in words."""
     if not entries:
@@ -169,12 +170,14 @@ def _undo_pairing(home: Path, entries: list[dict], hermes: str | None) -> list[s
     return said
 
 
-def _inverse_keyring(journal) -> list[dict] | None:
+def _inverse_keyring(journal: object) -> list[KeyringEntry] | None:
     """The undo's own journal: what undoing it again (a second `undo`) must do to the keyring."""
     flip = {"store": "delete", "delete": "store"}
-    inverse = [{"action": flip[e["action"]], "variable": e["variable"]} for e in journal
-               if isinstance(e, dict) and e.get("action") in flip and isinstance(e.get("variable"), str)
-               and e.get("existed") is not True]  # an entry undo leaves in place needs nothing to redo
+    entries = journal if isinstance(journal, list) else []
+    inverse: list[KeyringEntry] = [{"action": flip[e["action"]], "variable": e["variable"]} for e in entries
+                                   if isinstance(e, dict) and e.get("action") in flip
+                                   # an entry undo leaves in place needs nothing to redo:
+                                   and isinstance(e.get("variable"), str) and e.get("existed") is not True]
     return inverse or None
 
 
@@ -187,7 +190,8 @@ def _copies(backup: BackupSet) -> dict[str, bytes | None]:
     return copies
 
 
-def undo_latest(home: Path, base_env: dict | None = None, ops: FileOps | None = None, runner=None,
+def undo_latest(home: Path, base_env: dict[str, str] | None = None, ops: FileOps | None = None,
+                runner: Runner | None = None,
                 expect: str | None = None, hermes_python: str | None = None) -> UndoResult:
     """Restore the latest set's files, and make the drop-ins it journalled what they were before it.
     `expect`: the set name the user was shown; another latest set (a run in between) is refused."""
