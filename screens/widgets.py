@@ -92,7 +92,7 @@ class PlainPalette(CommandPalette):
 
 
 def findings_content(lines: list[str]) -> Content:
-    """Findings lines (as wording.findings_lines makes them: mark first), errors in bold and the
+    """Findings lines (as wizard/faces/outcome.py's finding_lines words them: mark first), errors in bold and the
     theme's error colour — bold survives NO_COLOR, where colours turn grey."""
     styled = []
     for line in lines:

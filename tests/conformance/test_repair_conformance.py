@@ -49,7 +49,6 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import logging
 import multiprocessing
 import os
 import random
@@ -425,16 +424,6 @@ def second_run_problems(item: Repaired) -> list[tuple[str, str | None]]:
     if not ok:
         return [(f"the second run (exit {rc}) did not report nothing to do:\n{out}", None)]
     return []
-
-
-@contextlib.contextmanager
-def _quiet(logger: str):
-    log = logging.getLogger(logger)
-    saved, log.disabled = log.disabled, True
-    try:
-        yield
-    finally:
-        log.disabled = saved
 
 
 def _env_values(state: dict, version: str = oracle.HERMES_VERSION) -> dict:

@@ -55,11 +55,6 @@ class Identity:
     switch: bool  # True: drop to uid/gid before exec (we are root and this is not us)
     groups: tuple[int, ...] = ()  # the user's supplementary groups (getgrouplist), set when switching
 
-    @property
-    def sudo(self) -> str:
-        """How an administrator runs something as this user (`sudo -u NAME`), for advice."""
-        return f"sudo -u {self.name}" if self.switch else ""
-
 
 @dataclass(frozen=True)
 class Finished:

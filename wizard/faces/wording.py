@@ -60,12 +60,6 @@ def plural(count: int, noun: str, plural_form: str | None = None) -> str:
     return f"{count} {noun if count == 1 else plural_form or noun + 's'}"
 
 
-def findings_lines(report) -> list[str]:
-    """Every finding as `check` lists them: mark, code, platform, message (escaped, the home as ~)."""
-    return [f"{f.severity.glyph} {f.code} {visible(f.platform or 'home')}: {visible(tilde(f.message))}"
-            for f in report.findings]
-
-
 def open_words(report) -> str:
     """The platforms left open to everyone, in words ("" when none)."""
     names = open_to_everyone(report)

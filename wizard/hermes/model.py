@@ -196,9 +196,6 @@ class Model:
     # --- the startup rule -------------------------------------------------------------------------
     has_startup_refusal: bool = True  # the open-policy refusal (what models.refuses_at_start answers)
 
-    # --- the service ----------------------------------------------------------------------------
-    unit_prevents_exit_78: bool  # Hermes's own unit has RestartPreventExitStatus=78
-
     # --- judging a home: the engine asks these (defaults: the shared loader, wizard/hermes/loader/) ---
     def resolve(self, snapshot: Snapshot, facts: HostFacts) -> Effective:
         """What this version's `load_gateway_config()` builds from the home (`loader.resolve`)."""

@@ -29,7 +29,6 @@ class KeyringSecrets:
     values: dict[str, str] = field(default_factory=dict)  # VARIABLE -> secret (or ASSUMED)
     missing: list[str] = field(default_factory=list)  # mapped, but the keyring has no such entry
     unreadable: str | None = None  # why the keyring could not be read here
-    assumed: bool = False  # some values are ASSUMED, not read
 
 
 def read_keyring(data: Any, home: Path, mode: str = "read", planned: dict[str, str] | None = None
@@ -43,7 +42,6 @@ def read_keyring(data: Any, home: Path, mode: str = "read", planned: dict[str, s
         return found
     if mode == "assume":
         found.values.update(dict.fromkeys(to_read, ASSUMED))
-        found.assumed = True
         return found
 
     for variable, (service, username) in to_read.items():
@@ -53,7 +51,6 @@ def read_keyring(data: Any, home: Path, mode: str = "read", planned: dict[str, s
             found.unreadable = str(exc)
             found.values.update({var: ASSUMED for var in to_read if var not in found.values
                                  and var not in found.missing})
-            found.assumed = True
             return found
         if value:
             found.values[variable] = value

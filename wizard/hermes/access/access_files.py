@@ -46,11 +46,9 @@ class AccessFiles(Compared):
     pairing_dir: Path
     approved: dict[str, Parsed] = field(default_factory=dict)  # platform -> what is_approved iterates
     pending: dict[str, Parsed] = field(default_factory=dict)  # platform -> the pending requests file
-    rate_limits: Parsed | None = None
     session_dir: Path | None = None  # WhatsApp's bridge session folder (its alias files)
     owner: int | None = None  # read alias files as this user could (root judging another user's home)
     aliases: dict[str, Parsed | None] = field(default_factory=dict)  # "lid-mapping-<id><suffix>" -> its JSON, once read
-    merged_from: Path | None = None  # the other folder whose files the store merges in
     crash: str | None = None  # Hermes cannot even open the store (its folder cannot be made): the gateway crashes
 
     def approved_for(self, platform: str) -> Parsed:
@@ -88,7 +86,6 @@ def read_access_files(home: Path, owner: int | None = None, *, merges: bool = Tr
         files.session_dir = home / "whatsapp" / "session"
         return files
     if merges_from(active, alternate):
-        files.merged_from = alternate
         leaves, crash = merged(active, alternate)
         for name, parsed in leaves.items():
             _file_into(files, name, parsed)
@@ -98,9 +95,7 @@ def read_access_files(home: Path, owner: int | None = None, *, merges: bool = Tr
 
 
 def _file_into(files: AccessFiles, name: str, parsed: Parsed) -> None:
-    if name == "_rate_limits.json":
-        files.rate_limits = parsed
-    elif name.endswith("-approved.json"):
+    if name.endswith("-approved.json"):
         files.approved[name[: -len("-approved.json")]] = parsed
     elif name.endswith("-pending.json"):
         files.pending[name[: -len("-pending.json")]] = parsed

@@ -74,7 +74,7 @@ ENABLE, FORCE, ENSURE = Overrides.enable, Overrides.force, Overrides.ensure
 
 @dataclass(frozen=True, eq=False, repr=False)
 class EnvField(Value):
-    """One config field a block sets: `target` is `token`, `api_key` or a key of `extra`; the value is the
+    """One config field a block sets: `target` is `token` or a key of `extra`; the value is the
     first non-empty of `sources`, read as `read` says:
       "set":            the value as it is, when non-empty;
       "always":         `os.getenv(source, default)`, even empty;
@@ -130,8 +130,8 @@ class EnvBlock(Value):
         for field in self.fields:
             if (value := field.value(run)) is None:
                 continue
-            if field.target in ("token", "api_key"):
-                setattr(state, field.target, value)
+            if field.target == "token":
+                state.token = value
             else:
                 state.extra[field.target] = value
 
@@ -217,7 +217,7 @@ ENV_OVERRIDE_BLOCKS: tuple[Step, ...] = (
     EnvBlock("email", FORCE, each("EMAIL_ADDRESS", "EMAIL_PASSWORD", "EMAIL_IMAP_HOST", "EMAIL_SMTP_HOST"),
              extras(("EMAIL_ADDRESS", "address"), ("EMAIL_IMAP_HOST", "imap_host"),
                     ("EMAIL_SMTP_HOST", "smtp_host"))),
-    EnvBlock("sms", FORCE, (("TWILIO_ACCOUNT_SID",),), (EnvField("api_key", ("TWILIO_AUTH_TOKEN",), "always"),)),
+    EnvBlock("sms", FORCE, (("TWILIO_ACCOUNT_SID",),), ()),  # its api_key (TWILIO_AUTH_TOKEN) decides nothing
     api_server,
     EnvBlock("webhook", FORCE, flag="WEBHOOK_ENABLED"),
     msgraph_webhook,

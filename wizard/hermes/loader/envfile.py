@@ -63,7 +63,6 @@ class EnvFile(Compared):
     path: Path
     exists: bool = False
     error: str | None = None  # why the file could not be read at all
-    ignored: bool = False  # Hermes does not load it (directory, dangling symlink)
     blocks_start: str | None = None  # Hermes hangs or crashes on this file
     blocks_fix: str | None = None  # what ends that, when it is not "make it a regular file"
     beyond_bounds: str | None = None  # too big for this tool to judge (JUDGED_ENV_*): not parsed
@@ -208,17 +207,17 @@ def read_env_file(path: Path, base_env: dict[str, str] | None = None, content: b
         st = path.stat()
     except FileNotFoundError:
         if path.is_symlink():  # Hermes's `exists()` is False: the file is ignored
-            result.exists, result.ignored = True, True
+            result.exists = True
             result.error = f"{path.name} is a symlink to {os.readlink(path)}, which does not exist; Hermes ignores it"
         return result
     except OSError as exc:  # a symlink loop: `exists()` is False for Hermes too
-        result.exists, result.ignored = True, True
+        result.exists = True
         result.error = f"{path.name} cannot be resolved ({exc.strerror or exc}); Hermes ignores it"
         return result
     result.exists = True
     result.mode, result.uid, result.size = stat.S_IMODE(st.st_mode), st.st_uid, st.st_size
     if stat.S_ISDIR(st.st_mode):
-        result.error, result.ignored = f"{path.name} is a directory; Hermes loads nothing from it", True
+        result.error = f"{path.name} is a directory; Hermes loads nothing from it"
         return result
     if not stat.S_ISREG(st.st_mode):
         result.error = f"{path.name} is not a regular file"

@@ -282,14 +282,9 @@ def _from_dict(gw_data: Any, model: Model) -> dict[str, PlatformState]:
                 continue  # ValueError inside the platform loop: the block is dropped
             if "chat_id" not in home:
                 raise LoaderCrash(f"KeyError: 'chat_id' (home_channel of {name})")
-            home = dict(home)
-        else:
-            home = None
         platforms[value] = PlatformState(
             enabled=envrules.coerce_bool(block.get("enabled"), False),
             token=block.get("token"),
-            api_key=block.get("api_key"),
-            home_channel=home,
             extra=model.platform_extra(block),
         )
     return platforms

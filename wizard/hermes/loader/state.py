@@ -20,8 +20,6 @@ class PlatformState(Compared):
 
     enabled: bool = False
     token: Any = None
-    api_key: Any = None
-    home_channel: Any = None
     extra: Parsed = field(default_factory=dict)
 
 

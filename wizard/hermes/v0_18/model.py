@@ -39,7 +39,6 @@ class Hermes0182(Hermes019):
     telegram_free_response_topics = False
     dingtalk_nested_allowed_users = False
     google_chat_http_mode = False  # project and subscription are both required (google_chat/adapter.py:2946)
-    unit_prevents_exit_78 = False  # hermes_cli/gateway.py:2720-2745 has no RestartPreventExitStatus=78
 
     def decode_env(self, raw: bytes) -> tuple[str, str, bool]:
         return loader.decode_env(raw, self.env_keys())

@@ -38,7 +38,6 @@ class Hermes019(Model):
     telegram_free_response_topics = True
     dingtalk_nested_allowed_users = True
     google_chat_http_mode = True
-    unit_prevents_exit_78 = True
 
     def decode_env(self, raw: bytes) -> tuple[str, str, bool]:
         return envfile.decode_like_hermes_019(raw, self.env_keys())
