@@ -147,7 +147,7 @@ class Fixing:
                 c.platform for c in repair.plan.changes if c.platform}
             session.set_repair(repair.plan.changes, confirmed)
             if repair.plan:  # the repair judged its own plan: where the answers plan the same, it is not judged again
-                session.judged.setdefault((repair.plan, ()), repair.after)
+                session.judged_already(repair.plan, repair.after)
         files = session.plan()
         editing = bool(files.changes) and (choices is None or choices.edit_files)
         will_start = (session.outlook() if editing else self.report).would_start

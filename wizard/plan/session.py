@@ -221,6 +221,11 @@ class Session:
             self.judged[key] = preview(self.report, plan, service_steps)
         return self.judged[key]
 
+    def judged_already(self, plan: Plan, report: HomeReport) -> None:
+        """`report` is the home as `plan` leaves it, judged elsewhere (the doctor's repair judged its own plan):
+        `outlook()` gives it for that plan without judging it again."""
+        self.judged.setdefault((plan, ()), report)
+
     def reread(self, report: HomeReport) -> None:
         """The home changed under the session (Hermes's own login wrote creds.json and .env): judge from
         `report` now, keeping every answer (the plan is made anew against the files as they are)."""
