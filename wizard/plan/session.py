@@ -7,7 +7,8 @@ Reconciled per platform, whatever order the answers came in:
   * a platform's own access answer replaces every other access decision for that platform, the
     doctor's repair included (its policy changes and its disabling of a dead transport): pairing or
     allowlist takes that platform's allow-all away; open needs the platform's name typed, in every
-    face, the repair's opt-in too; the global GATEWAY_ALLOW_ALL_USERS is never written;
+    face, the repair's opt-in too; the global GATEWAY_ALLOW_ALL_USERS is never set (the repair may only
+    comment it out: a UTF-16 `.env` converted for 0.18 keeps a key Hermes never read unread);
   * a group policy (`set_group`, the platforms with their own gate only) is written where Hermes reads
     it; a group open to everyone needs the platform's name typed too, and sets that platform's own
     allow-all, which Hermes's startup rule demands for an open group as for open DMs;
@@ -176,7 +177,7 @@ class Session:
                     allow_all = specs[platform].allow_all_env
                     out = [c for c in out if not (c.platform == platform and c.key == allow_all)]
                     out += opt_in_changes(self.report, platform)
-        return [c for c in out if c.key != "GATEWAY_ALLOW_ALL_USERS"]
+        return [c for c in out if c.key != "GATEWAY_ALLOW_ALL_USERS" or c.action == ChangeAction.DISABLE]
 
     def typed_secrets(self) -> list[str]:
         """The platform secrets typed so far (what "keep the secrets in the OS keyring" would keep)."""
