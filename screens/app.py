@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import gc
 import subprocess
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from textual.app import App, SuspendNotSupported
@@ -24,6 +24,7 @@ from textual.binding import Binding
 
 from hermes_wizard.cases.fixing import OFFERED_SERVICE, DoctorChoices, Fixing, Proposal
 from hermes_wizard.core.bundled import stylesheet
+from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.judge.engine import HomeReport
 from hermes_wizard.plan.changes import Plan
 from hermes_wizard.plan.repairs import Repair, RepairOptions
@@ -57,8 +58,8 @@ KEY_WORDS = {"enter": "Enter", "escape": "Esc", "tab": "Tab", "up": "Up", "down"
              "pagedown": "PgDn", "home": "Home", "end": "End", "question_mark": "?", "minus": "-", "plus": "+"}
 
 
-@dataclass(frozen=True)
-class AppOutcome:
+@value_class
+class AppOutcome(Value):
     applied: bool
     result: ApplyResult | None = None
     saved: Path | None = None  # the answers file written (setup --save-answers)

@@ -16,11 +16,11 @@ plan once per change of the answers, and each planned state is judged once (the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from hermes_wizard.core.exitcodes import ExitCode
 from hermes_wizard.core.homefs import refusals
+from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.hermes.loader.plugins import HostFacts
 from hermes_wizard.hermes.loader.yamlfile import ParsedYaml
 from hermes_wizard.judge.engine import HomeReport, evaluate
@@ -38,8 +38,8 @@ SETUP, DOCTOR = "setup", "doctor"
 OFFERED_SERVICE = ServiceRequest(install_gate=True, restart=True)
 
 
-@dataclass(frozen=True)
-class Prepared:
+@value_class
+class Prepared(Value):
     refused: tuple[str, ...] = ()  # why the home's files may not be read or written (then nothing else happens)
     recovered: str = ""  # an interrupted apply rolled back, in words ("" when there was none)
 
@@ -54,8 +54,8 @@ def prepare(home: Path, *, recover: bool) -> Prepared:
     return Prepared(recovered=(recover_home(home) or "") if recover else "")
 
 
-@dataclass(frozen=True)
-class DoctorChoices:
+@value_class
+class DoctorChoices(Value):
     """The doctor's own choices; what a face chose for each platform is the session's."""
 
     repair: RepairOptions = RepairOptions()
@@ -67,8 +67,8 @@ class DoctorChoices:
     edit_files: bool = True  # False: the file repair is shown, not applied (`doctor` without --fix)
 
 
-@dataclass(frozen=True)
-class Proposal:
+@value_class
+class Proposal(Value):
     plan: Plan  # what apply writes and runs
     files: Plan  # the file changes shown (the repair as --fix would write it, even when not edited)
     outlook: HomeReport  # what `check` will say of the home as this proposal leaves it
@@ -81,8 +81,8 @@ class Proposal:
         return bool(self.plan.changes)
 
 
-@dataclass(frozen=True)
-class Applied:
+@value_class
+class Applied(Value):
     result: ApplyResult
     exit_code: ExitCode
 

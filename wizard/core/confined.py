@@ -30,11 +30,11 @@ import signal
 import subprocess
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from hermes_wizard.core.homeroot import open_home
+from hermes_wizard.core.values import Value, value_class
 
 SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
 OUT_LIMIT = 1 << 20
@@ -46,8 +46,8 @@ class Refused(Exception):
     """Whom to run the home's program as could not be decided safely; nothing was run."""
 
 
-@dataclass(frozen=True)
-class Identity:
+@value_class
+class Identity(Value):
     uid: int
     gid: int
     name: str
@@ -56,8 +56,8 @@ class Identity:
     groups: tuple[int, ...] = ()  # the user's supplementary groups (getgrouplist), set when switching
 
 
-@dataclass(frozen=True)
-class Finished:
+@value_class
+class Finished(Value):
     returncode: int | None
     stdout: bytes
     stderr: bytes

@@ -24,18 +24,17 @@ import functools
 import os
 import pwd
 import stat
-from dataclasses import dataclass
 from pathlib import Path
 
 from hermes_wizard.core.safetext import visible
-from hermes_wizard.core.values import Value
+from hermes_wizard.core.values import Value, value_class
 
 READ, WRITE, SEARCH = 4, 2, 1
 _ACL = "system.posix_acl_access"
 _USER_OBJ, _USER, _GROUP_OBJ, _GROUP, _MASK, _OTHER = 0x01, 0x02, 0x04, 0x08, 0x10, 0x20
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@value_class
 class Reader(Value):
     """A user as the kernel sees their process: a uid and every group it is in."""
 

@@ -18,10 +18,9 @@ no UI imports.  A face may style these lines, never reword them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from hermes_wizard.core.kinds import Severity
 from hermes_wizard.core.safetext import visible
+from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.faces.wording import STATE_FIXES, restart_hint, tilde
 from hermes_wizard.judge.report import verdict_line
 
@@ -30,8 +29,8 @@ VERDICT = "Verdict: "
 AFTER = "After these changes: "
 
 
-@dataclass(frozen=True)
-class Outcome:
+@value_class
+class Outcome(Value):
     verdict: str
     clean: bool  # what `check` would exit 0 for
     starts: bool  # Hermes would start the gateway (even with problems left)

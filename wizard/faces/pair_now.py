@@ -24,10 +24,10 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 
 from hermes_wizard.core.homeroot import foreign_owner
+from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.hermes.loader.plugins import node_present
 
 LOGIN_WORDS = {"whatsapp": ("whatsapp",), "weixin": ("gateway", "setup")}
@@ -35,8 +35,8 @@ WHAT_TO_CHOOSE = {"whatsapp": "choose the mode, then scan the QR code with the p
                   "weixin": "choose Weixin in Hermes's list, then scan the QR code with WeChat"}
 
 
-@dataclass(frozen=True)
-class Login:
+@value_class
+class Login(Value):
     platform: str
     argv: tuple[str, ...]
     env: dict[str, str]

@@ -20,12 +20,12 @@ import os
 import shlex
 import sys
 import termios
-from dataclasses import dataclass
 from pathlib import Path
 
 from hermes_wizard.core.exitcodes import ExitCode
 from hermes_wizard.core.homeroot import HomeError, profile_home, resolve_root
 from hermes_wizard.core.safetext import guarded_output, hide, to_stderr, visible
+from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.judge.engine import evaluate
 from hermes_wizard.judge.masking import secret_values
 from hermes_wizard.judge.report import render_text
@@ -35,8 +35,8 @@ TUI, PLAIN, NONE = "tui", "plain", "none"
 SSH_VARIABLES = ("SSH_CONNECTION", "SSH_TTY", "SSH_CLIENT")
 
 
-@dataclass(frozen=True)
-class TerminalFacts:
+@value_class
+class TerminalFacts(Value):
     stdin_tty: bool
     stderr_tty: bool
     term: str

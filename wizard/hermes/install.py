@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote
@@ -42,7 +42,7 @@ from urllib.parse import unquote
 from hermes_wizard.core.homeroot import home_owner
 from hermes_wizard.core.pathsearch import which
 from hermes_wizard.core.smallfile import read_head, reading_for
-from hermes_wizard.core.values import Value
+from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.hermes.versions import UPSTREAM
 
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ MAX_METADATA_READ = 64 * 1024  # the Version: header is near the top; a hostile 
 MAX_ENTRY_POINTS_BYTES = 64 * 1024  # a real entry_points.txt is a few hundred bytes
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@value_class
 class Install(Value):
     """Where the Hermes that runs a home is installed, and its version (None: not found)."""
 

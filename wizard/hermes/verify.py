@@ -15,11 +15,11 @@ Contract: `ask(...)` never raises; a failure to ask is an answer with `error` se
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from hermes_wizard.core import confined
 from hermes_wizard.core.safetext import visible
+from hermes_wizard.core.values import Value, value_class
 
 SCRIPT = Path(__file__).with_name("ask_hermes.py")
 TIMEOUT = 90.0  # the whole step: the copy, Hermes's imports and its decision
@@ -30,8 +30,8 @@ _FIXED = {"PATH", "HOME", "HERMES_HOME", "LANG", "LC_ALL", "PYTHONPATH", "PYTHON
 CLOSED_PORT = "http://127.0.0.1:9"  # discard: any connection attempt fails at once
 
 
-@dataclass(frozen=True)
-class HermesAnswer:
+@value_class
+class HermesAnswer(Value):
     python: str
     version: str | None = None
     would_start: bool | None = None

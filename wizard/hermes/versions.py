@@ -17,9 +17,8 @@ Contract: pure functions of version strings; `parse` never raises.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
-from hermes_wizard.core.values import Value
+from hermes_wizard.core.values import Value, value_class
 
 MODELLED: tuple[str, ...] = ("0.17.0", "0.18.0", "0.18.1", "0.18.2", "0.19.0", "0.20.1", "0.21.3")  # oldest first
 FIRST_REFUSING = (0, 18, 0)  # the open-policy startup refusal arrived in 0.18.0
@@ -81,7 +80,7 @@ def _name(release: tuple[int, int, int]) -> str:
     return ".".join(map(str, release))
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@value_class
 class Judgement(Value):
     """Which Hermes a report is for, how that was learnt, and which model judged it.
 

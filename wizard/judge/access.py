@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_wizard.core.homeroot import home_owner
 from hermes_wizard.core.smallfile import reading_for
+from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.hermes.access.access_files import AccessFiles
 from hermes_wizard.hermes.access.authz import ALWAYS, GROUP_CHATS, GROUP_USERS, OWN_POLICY, Authorizer, Decision, Sender
 from hermes_wizard.hermes.models import model_for
@@ -30,8 +31,8 @@ if TYPE_CHECKING:
 CHAT_TYPES = ("dm", "group", "channel", "forum")
 
 
-@dataclass(frozen=True)
-class AccessView:
+@value_class
+class AccessView(Value):
     report: HomeReport
     files: AccessFiles
     authorizer: Authorizer
@@ -103,8 +104,8 @@ class Side:
     dropped_by: str = ""  # the policy value that makes it drop them ("disabled", WhatsApp groups: "pairing"...)
 
 
-@dataclass(frozen=True)
-class PlatformAccess:
+@value_class
+class PlatformAccess(Value):
     name: str
     dm: Side
     group: Side

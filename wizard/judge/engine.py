@@ -18,7 +18,7 @@ Hermes itself (a subprocess) is imported lazily, only for `--verify` or an asked
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,7 +28,7 @@ from hermes_wizard.core.homeroot import home_owner
 from hermes_wizard.core.kinds import Severity, TransportState, Verdict
 from hermes_wizard.core.safetext import policy_word
 from hermes_wizard.core.smallfile import reading_for
-from hermes_wizard.core.values import Value
+from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.hermes.loader import gate
 from hermes_wizard.hermes.loader.credentials import Transport, transport_for
 from hermes_wizard.hermes.loader.plugins import HostFacts
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from hermes_wizard.hermes.verify import HermesAnswer
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@value_class
 class PlatformRow(Value):
     """One platform's line in the report: its policies, transport and verdict."""
 
@@ -65,7 +65,7 @@ class PlatformRow(Value):
                 "verdict": self.verdict}
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@value_class
 class HomeReport(Value):
     """What `check` says about one home: a value, equal to another report judged alike, and hashable.
 

@@ -11,13 +11,14 @@ from __future__ import annotations
 import codecs
 import difflib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hermes_wizard.core.frozenmap import FrozenMap
 from hermes_wizard.core.homefs import ApplyError, fingerprint_in, read_in_home
 from hermes_wizard.core.safetext import visible
+from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.hermes.loader.envfile import read_env_file
 from hermes_wizard.hermes.models import model_for
 from hermes_wizard.judge.masking import MASK as MASK  # re-exported: faces import both from here
@@ -39,8 +40,8 @@ if TYPE_CHECKING:
 ENV, YAML, GATEWAY_JSON = ".env", "config.yaml", "gateway.json"
 
 
-@dataclass(frozen=True)
-class Change:
+@value_class
+class Change(Value):
     """One edit.  `key` is an env name for `.env`, a dotted YAML path for config.yaml.
 
     `action`: a `ChangeAction` (wizard/core/kinds.py): set `after`, disable (comment an env line
@@ -62,8 +63,8 @@ class Change:
                 f"platform={self.platform!r}, reason={self.reason!r})")
 
 
-@dataclass(frozen=True)
-class Plan:
+@value_class
+class Plan(Value):
     """`changes` edit the home's files; `service` (wizard/plan/service_steps.py) act on the units
     that run it — both previewed alike, applied by hermes_wizard.write.apply, recorded in the backup set."""
 

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import io
 import re
-from dataclasses import dataclass
 
 from hermes_wizard.core.dotenv_parts import parse_stream
+from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.hermes.loader.envfile import _glued_segments
 from hermes_wizard.hermes.models import model_for
 
@@ -37,8 +37,8 @@ class UnwritableValue(ValueError):
     """A value that cannot be written so every reader sees the same thing."""
 
 
-@dataclass(frozen=True)
-class EnvEdit:
+@value_class
+class EnvEdit(Value):
     """Set `key` to `value`; `value=None` comments the assignment out (reversibly)."""
 
     key: str

@@ -14,11 +14,11 @@ reads the keyring (KeyringUnavailable when it cannot).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from hermes_wizard.core import keyring_store
 from hermes_wizard.core.keyring_store import PLUGIN_NAME, SERVICE, SOURCE_NAME, entry_for
+from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.hermes.loader.yamlfile import lookup
 from hermes_wizard.judge.masking import is_secret_name
 from hermes_wizard.plan.actions import ChangeAction, KeyringAction
@@ -31,8 +31,8 @@ if TYPE_CHECKING:
     from hermes_wizard.judge.engine import HomeReport
 
 
-@dataclass(frozen=True)
-class KeyringStep:
+@value_class
+class KeyringStep(Value):
     """Store or delete one entry; `secret` is the value a STORE writes (None for DELETE)."""
 
     action: KeyringAction

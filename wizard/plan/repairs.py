@@ -15,10 +15,10 @@ one plain-words line per repair.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.hermes.loader.envfile import read_env_file
 from hermes_wizard.hermes.loader.envrules import ALLOW_ALL_TRUE, TRUTHY
 from hermes_wizard.hermes.loader.yamlfile import lookup
@@ -46,14 +46,14 @@ if TYPE_CHECKING:
 MAX_CRASH_REMOVALS = 8  # values Hermes crashes on, removed one after another, at most
 
 
-@dataclass(frozen=True)
-class RepairOptions:
+@value_class
+class RepairOptions(Value):
     open_policy: str = "pairing"
     dead_transport: str = "disable"
 
 
-@dataclass(frozen=True)
-class Repair:
+@value_class
+class Repair(Value):
     plan: Plan
     notes: tuple[str, ...]  # each repair as planned (future: "whatsapp: will be disabled (...)")
     unfixable: tuple[str, ...]

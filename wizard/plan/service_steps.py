@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hermes_wizard.core.safetext import visible
+from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.hermes.install import detect
 from hermes_wizard.plan.actions import ServiceAction
 from hermes_wizard.service import actions, dropin, gate_proof
@@ -45,8 +46,8 @@ if TYPE_CHECKING:
     from hermes_wizard.service.systemd import Runner
 
 
-@dataclass(frozen=True)
-class ServiceStep:
+@value_class
+class ServiceStep(Value):
     action: ServiceAction
     unit: str  # hermes-gateway.service
     scope: str  # "system" | "user"
@@ -85,8 +86,8 @@ class ServiceStep:
         return f"restart: {' '.join(self.argv())}, then watch it for {self.settle:g} s before saying it runs"
 
 
-@dataclass(frozen=True)
-class ServiceRequest:
+@value_class
+class ServiceRequest(Value):
     """What the user asked of the service (doctor's flags)."""
 
     install_gate: bool = False
@@ -95,8 +96,8 @@ class ServiceRequest:
     wizard: Path | None = None  # the hermes-wizard the gate runs (default: this installation's)
 
 
-@dataclass(frozen=True)
-class ServicePlan:
+@value_class
+class ServicePlan(Value):
     steps: tuple[ServiceStep, ...] = ()
     notes: tuple[str, ...] = ()  # what was decided not to do, and why
     unmet: tuple[str, ...] = ()  # the notes saying something asked for will not be done

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_wizard.core.smallfile import read_as_stated
-from hermes_wizard.core.values import Compared, Value
+from hermes_wizard.core.values import Compared, Value, value_class
 from hermes_wizard.hermes.access.pairing_store import start_crash
 from hermes_wizard.hermes.loader.envfile import EnvFile, read_env_file
 from hermes_wizard.hermes.loader.yamlfile import ParsedYaml, YamlFile, read_yaml_file
@@ -116,7 +116,7 @@ def read_starts_log(path: Path) -> StartsLog:
     return log
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@value_class
 class Snapshot(Value):
     """What was on disk for one Hermes home at the time of reading."""
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Protocol
 
+from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.service import loop
 from hermes_wizard.service.systemd import (
     Runner,
@@ -48,8 +48,8 @@ class SystemdUnit(Protocol):
     def scope(self) -> str: ...
 
 
-@dataclass(frozen=True)
-class Outcome:
+@value_class
+class Outcome(Value):
     ok: bool
     words: str  # one sentence for the user
     evidence: loop.Evidence | None = None  # of the last look

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hermes_wizard.core.smallfile import unreadable_for
-from hermes_wizard.core.values import Compared, Value
+from hermes_wizard.core.values import Compared, Value, value_class
 from hermes_wizard.service import restart_rules
 
 GATE_DROPIN = "hermes-wizard-gate.conf"
@@ -21,7 +21,7 @@ UNIT_PREFIX = "hermes-gateway"
 MAX_UNIT_BYTES = 256 * 1024
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@value_class
 class Gate(Value):
     """Our gate drop-in as found on disk: the wizard it runs and the home it judges."""
 

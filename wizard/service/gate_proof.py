@@ -28,12 +28,12 @@ from __future__ import annotations
 
 import os
 import pwd
-from dataclasses import dataclass
 from pathlib import Path
 
 from hermes_wizard.core import confined
 from hermes_wizard.core.pathsearch import which
 from hermes_wizard.core.safetext import visible
+from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.service import dropin
 from hermes_wizard.service.common import Unit
 from hermes_wizard.service.unit_user import foreign_code, unit_uid
@@ -43,8 +43,8 @@ PROBE_SECONDS = 20.0  # `hermes-wizard --version`: a cold Python on a slow card
 PROOF_SECONDS = dropin.GATE_TIMEOUT_S + 5.0  # the drop-in's own `timeout`, and the shell around it
 
 
-@dataclass(frozen=True)
-class GateProof:
+@value_class
+class GateProof(Value):
     wizard: Path | None  # the executable the drop-in will run (None: none the unit's user can run)
     user: str  # whom the unit runs as
     status: int | None = None  # the drop-in command's exit as that user (0 or 78); None: not run

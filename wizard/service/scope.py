@@ -18,12 +18,12 @@ The loop evidence (service/loop.py, which runs systemctl through subprocess) is 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hermes_wizard.core.frozenmap import FrozenMap
-from hermes_wizard.core.values import Value
+from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.service import units as units_mod
 from hermes_wizard.service.common import VARIANT_FILES
 
@@ -49,7 +49,7 @@ class _Reads:
         self.evidence: dict[str, Evidence | None] = {}
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@value_class
 class ServiceScope(Value):
     unit: Path | None = None  # --unit PATH: only this unit counts
     runner: Runner | None = None  # systemd may be asked (a dry run asks nothing)

@@ -22,14 +22,15 @@ import os
 import shlex
 import subprocess
 import sys
-from dataclasses import dataclass
 from typing import TextIO
+
+from hermes_wizard.core.values import Value, value_class
 
 SHOW_PROPERTIES = ("NRestarts", "ActiveState", "SubState", "Result", "ExecMainStatus", "ExecMainCode")
 
 
-@dataclass(frozen=True)
-class Result:
+@value_class
+class Result(Value):
     argv: list[str]
     rc: int = 0
     stdout: str = ""

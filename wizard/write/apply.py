@@ -26,13 +26,14 @@ from __future__ import annotations
 
 import errno
 import functools
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hermes_wizard.core.atomic import _ANY, FileOps, Lock, begin_writing, clean_stale_tmp, write_atomic
 from hermes_wizard.core.homefs import ApplyError as ApplyError  # raised by apply_plan: the faces catch it from here
 from hermes_wizard.core.homefs import At, HomeDir, digest, look, read_file
+from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.hermes.loader.plugins import HostFacts
 from hermes_wizard.hermes.loader.yamlfile import ParsedYaml
 from hermes_wizard.hermes.models import model_for
@@ -50,8 +51,8 @@ if TYPE_CHECKING:
     from hermes_wizard.hermes.model import Model
 
 
-@dataclass(frozen=True)
-class ApplyResult:
+@value_class
+class ApplyResult(Value):
     backup: Path | None
     written: list[str]  # files replaced or re-moded
     report: HomeReport  # judged from disk after writing
@@ -101,8 +102,8 @@ def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict[str, st
     return ApplyResult(backup.path, done, report, stopped, said, failures, restarts, gate_not_done)
 
 
-@dataclass(frozen=True)
-class _Prepared:
+@value_class
+class _Prepared(Value):
     """What the plan writes, worked out before anything is: the files in order, where each lives, their
     bytes as read, their planned bytes, and the modes of those only re-moded."""
 

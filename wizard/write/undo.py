@@ -20,12 +20,13 @@ per user, so only the owner undoes it, and the refusal names the command they ru
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from hermes_wizard.core.atomic import FileOps, Lock
 from hermes_wizard.core.homefs import ApplyError, DanglingLink, HomeDir, digest, look, read_file
 from hermes_wizard.core.safetext import visible
+from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.hermes import verify
 from hermes_wizard.hermes.loader.plugins import HostFacts
 from hermes_wizard.hermes.pairing_run import run_pairing
@@ -48,8 +49,8 @@ from hermes_wizard.write.keyring_apply import KeyringEntry, not_the_owners, undo
 from hermes_wizard.write.service_apply import inverse_entries, put_back, will_leave
 
 
-@dataclass(frozen=True)
-class UndoResult:
+@value_class
+class UndoResult(Value):
     restored_from: Path | None
     files: list[str]
     backup: Path | None  # the state before this undo
@@ -60,8 +61,8 @@ class UndoResult:
     service_left: bool = False  # a drop-in the set journalled was left as it is (a refused folder, a unit gone)
 
 
-@dataclass(frozen=True)
-class SetSummary:
+@value_class
+class SetSummary(Value):
     name: str
     reason: str  # from the set's manifest: attacker-writable text, escaped where printed
     files: list[str]  # empty with `refused` when the set fails checked_files
@@ -69,8 +70,8 @@ class SetSummary:
     refused: str | None = None
 
 
-@dataclass(frozen=True)
-class UndoPreview:
+@value_class
+class UndoPreview(Value):
     set_name: str | None  # None: an interrupted run would be rolled back instead (`interrupted`)
     reason: str
     current: dict[str, bytes | None]  # the home's files now

@@ -17,11 +17,12 @@ written); `apply`, called after them, asks nothing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from hermes_wizard.cases.fixing import OFFERED_SERVICE, Applied, DoctorChoices, Fixing, Proposal
 from hermes_wizard.core.keyring_store import backend_name, usable_for
 from hermes_wizard.core.safetext import visible
+from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.faces.outcome import WRITE_ANYWAY, planned, refusal_words, restart_lines, written
 from hermes_wizard.faces.plain.platforms import platform_menu
 from hermes_wizard.faces.wording import open_words, plural, ssh_note, tilde, verdict_words
@@ -35,8 +36,8 @@ ECHO_WARNING = ("This terminal cannot turn echo off: what you type for a secret 
                 "kept by anything recording this session).")
 
 
-@dataclass(frozen=True)
-class Outcome:
+@value_class
+class Outcome(Value):
     applied: Applied | None = None  # None: apply refused or rolled back (it said why)
 
 

@@ -48,11 +48,10 @@ message simulated through a live own-policy adapter needs them, never `check`'s 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from hermes_wizard.core.values import Value
+from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.hermes.access import adapters
 from hermes_wizard.hermes.access.access_files import AccessFiles
 from hermes_wizard.hermes.access.identity import approved_match, expand_whatsapp, normalize_whatsapp
@@ -83,7 +82,7 @@ TRUE = {"true", "1", "yes"}
 GROUPISH = {"group", "forum", "channel"}
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@value_class
 class Sender(Value):
     """Who sends a message, as the authorizer sees them: platform, user, chat and whether a bot."""
 
@@ -95,7 +94,7 @@ class Sender(Value):
     user_name: str | None = None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@value_class
 class Decision(Value):
     """The authorizer's answer for one sender, with the rule (and the variable, file or key) that decided it."""
 

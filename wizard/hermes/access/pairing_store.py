@@ -22,12 +22,11 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from hermes_wizard.core.smallfile import read_regular
-from hermes_wizard.core.values import Value
+from hermes_wizard.core.values import Value, value_class
 
 MAX_STORE_BYTES = 4 * 1024 * 1024
 MAX_JSON_FILES = 20_000  # pairing files looked at per folder
@@ -39,7 +38,7 @@ MAX_JSON_FILES = 20_000  # pairing files looked at per folder
 AUTHORIZING_BUDGET, STARTING_BUDGET = 990, 974
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@value_class
 class Parsed(Value):
     """One JSON file as Hermes's `_load_json` sees it: `data`, or `crash` (Hermes raises)."""
 

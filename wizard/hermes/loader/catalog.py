@@ -11,12 +11,11 @@ IDs have a checkable shape.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
-from hermes_wizard.core.values import Value
+from hermes_wizard.core.values import Value, value_class
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@value_class
 class Gate(Value):
     """A platform's entry in the startup gate (`_OWN_POLICY_OPEN_ENV`): its policy and allow-all variables."""
 
@@ -25,7 +24,7 @@ class Gate(Value):
     allow_all_env: str
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@value_class
 class Spec(Value):
     """One platform Hermes knows: its names, variables, defaults and the shape of its user IDs."""
 

@@ -14,18 +14,17 @@ to connect with a non-retryable error (or the bridge could never log in).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
 from hermes_wizard.core.kinds import TransportState
 from hermes_wizard.core.smallfile import read_as_stated, read_regular
-from hermes_wizard.core.values import Value
+from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.hermes.loader.state import PlatformState
 
 MAX_CREDS_BYTES = 1024 * 1024
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@value_class
 class Transport(Value):
     """Whether a platform's on-disk connection state (a session, a token) lets it connect."""
 

@@ -14,10 +14,9 @@ read in order by `envrules.apply_env_overrides` and nowhere else.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, overload
 
-from hermes_wizard.core.values import Value
+from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.hermes.loader.state import PlatformState
 
 if TYPE_CHECKING:
@@ -72,7 +71,7 @@ Step = Callable[[Overrides], None]
 ENABLE, FORCE, ENSURE = Overrides.enable, Overrides.force, Overrides.ensure
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@value_class
 class EnvField(Value):
     """One config field a block sets: `target` is `token` or a key of `extra`; the value is the
     first non-empty of `sources`, read as `read` says:
@@ -102,7 +101,7 @@ class EnvField(Value):
         return cleaned or None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@value_class
 class EnvBlock(Value):
     """One platform's block: it runs when each group of `needs` has a non-empty variable (or when the model
     reads `flag` as enabled, or `word`'s variable lower-cased is one of `words`), then makes the platform's

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from hermes_wizard.core.dotenv_parts import parse_stream, parse_variables
 from hermes_wizard.core.smallfile import read_as_stated
-from hermes_wizard.core.values import Compared, Value
+from hermes_wizard.core.values import Compared, Value, value_class
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -46,7 +46,7 @@ JUDGED_ENV_LINES = 10_000
 _CREDENTIAL_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_KEY")
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@value_class
 class EnvEntry(Value):
     """One assignment as python-dotenv saw it (the last one wins for a key)."""
 

@@ -14,15 +14,13 @@ Hermes's order, so `violations(...)[0]` is the platform Hermes names.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from hermes_wizard.core.values import Value
+from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.hermes.loader.catalog import PLATFORMS, Spec
 from hermes_wizard.hermes.loader.envrules import allow_all
 from hermes_wizard.hermes.loader.state import Effective, PlatformState
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@value_class
 class Policies(Value):
     """A platform's DM and group policies as the startup gate reads them, and whether each came from `extra`."""
 
@@ -32,7 +30,7 @@ class Policies(Value):
     group_from_extra: bool
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@value_class
 class Violation(Value):
     """One platform the startup gate refuses: an open policy without its allow-all opt-in."""
 

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_wizard.core.pathsearch import which
-from hermes_wizard.core.values import Value
+from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.hermes.install import detect as detect_install
 from hermes_wizard.hermes.loader.plugin_rules import yaml_hook
 from hermes_wizard.hermes.loader.state import PlatformState
@@ -57,7 +57,7 @@ SDK_MODULES: dict[str, tuple[str, ...]] = {
 }
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@value_class
 class HostFacts(Value):
     """What Hermes's own Python and PATH provide (decides plugin `check_fn`s); a value, detected once
     (`detect`) and handed down, never changed (`judged_as` gives the same host judged as another Hermes)."""

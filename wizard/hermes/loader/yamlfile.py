@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from hermes_wizard.core.smallfile import read_as_stated
-from hermes_wizard.core.values import Compared, Value
+from hermes_wizard.core.values import Compared, Value, value_class
 
 if TYPE_CHECKING:
     from hermes_wizard.core.shapes import Parsed
@@ -43,7 +43,7 @@ MAX_YAML_BYTES = 64 * 1024 * 1024
 MAX_EXPANDED_NODES = 10_000_000
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@value_class
 class YamlError(Value):
     """Why a YAML file could not be read or parsed, and where (1-based line and column, when known)."""
 

@@ -6,12 +6,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hermes_wizard.core.kinds import Severity
-from hermes_wizard.core.values import Value
+from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.hermes.loader.credentials import Transport
 from hermes_wizard.hermes.loader.gate import Violation
 from hermes_wizard.hermes.loader.plugins import HostFacts
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from hermes_wizard.hermes.verify import HermesAnswer
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@value_class
 class Finding(Value):
     """One problem a check found: its stable code and name, severity, platform, message and fix."""
 
@@ -41,7 +41,7 @@ class Finding(Value):
                 "message": self.message, "fix": self.fix}
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@value_class
 class Hit(Value):
     """What a check function yields; the registry turns it into a Finding."""
 
@@ -51,7 +51,7 @@ class Hit(Value):
     severity: str | None = None  # overrides the check's default severity
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@value_class
 class Check(Value):
     """A registered check: its code, name, default severity, `explain` texts and function."""
 
@@ -70,7 +70,7 @@ class Check(Value):
                        hit.fix)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@value_class
 class Context(Value):
     """What every check reads: the snapshot, the resolved state, the gate's verdict and the host."""
 
