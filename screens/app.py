@@ -9,7 +9,8 @@ only module that imports screen classes, so screens never import each other.
 The first screen (findings for doctor, home for setup) is imported at the top; every other screen is imported
 lazily, when it is first pushed: together they cost ~40 ms CPU of the first screen's start (the help screen alone
 brings Textual's Markdown: markdown_it, pygments), against ARCHITECTURE.md's 1.5x of `import textual.app`
-(benchmarks/bench_tui.py).
+(benchmarks/bench_tui.py).  For the same reason the writer and the saving of answers are imported lazily, when
+the user applies.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import gc
 import subprocess
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual.app import App, SuspendNotSupported
 from textual.binding import Binding
@@ -44,8 +46,9 @@ from hermes_wizard.screens.messages import (
     ReviewRequested,
 )
 from hermes_wizard.screens.widgets import PlainPalette
-from hermes_wizard.write.apply import ApplyError, ApplyResult
-from hermes_wizard.write.saved_answers import SavedAnswersError, save_answers
+
+if TYPE_CHECKING:
+    from hermes_wizard.write.apply import ApplyResult
 
 CSS_FILE = stylesheet()
 START_WITHOUT_COLLECTOR = 1.0  # seconds: the start runs without the cycle collector (WizardApp.on_load)
@@ -142,6 +145,9 @@ class WizardApp(App[AppOutcome]):
 
     def apply_pending(self, run_service: bool = True) -> ApplyResult:
         """The one write of the whole app; raises ApplyError with words for the user."""
+        from hermes_wizard.write.apply import ApplyError
+        from hermes_wizard.write.saved_answers import SavedAnswersError, save_answers
+
         proposal = self.proposal(run_service)
         if not proposal.plan:
             raise ApplyError("there is nothing to apply")

@@ -17,7 +17,7 @@ The boundaries:
   plugin      every Hermes process that discovers plugins imports faces/hermes_plugin.py: the wizard's own
               modules load only when its command or hook runs.
   first screen  the TUI app imports the screen it shows first; the others (the help screen brings Textual's
-              Markdown) load when first pushed.
+              Markdown) load when first pushed; the writer and the service planning load when first used.
   dispatch    the command line imports the face of the command being run, so `check` and the gate never
               load doctor or setup machinery (faces/entry.py, faces/cli.py).
   check path  a module that `check` or the pre-start gate loads keeps off that path what only some of its
@@ -76,6 +76,11 @@ BOUNDARIES = (
                  "result_screen", "confirm_quit")), ("hermes_wizard.screens.app",),
              "the TUI's first screen (ARCHITECTURE.md: within 1.5x of import textual.app) does not load the screens it "
              "does not show: ~40 ms CPU, the help screen's Markdown (markdown_it, pygments) ~25 ms of it"),
+    Boundary("first screen", ("hermes_wizard.write.apply", "hermes_wizard.write.backups",
+                              "hermes_wizard.write.saved_answers", "hermes_wizard.plan.service_planning"),
+             ("hermes_wizard.cases.fixing", "hermes_wizard.screens.app"),
+             "the TUI's first screen judges and plans but writes nothing: the writer, the backups, saving answers "
+             "and deciding service steps (~57 M instructions, ~45 ms) load when the user applies or reviews"),
     # ---- the check path: each holder is loaded by `check` or the gate; each target is not, on some run ----
     Boundary("check path", ("json",), ("hermes_wizard.core.safetext",),
              "only JSON output needs it; the gate prints none"),

@@ -9,6 +9,10 @@
   apply     `Fixing.apply(proposal)`: the one write (wizard/write/apply.py), the written home judged again
   outcome   `Applied`: what apply did, and `exit_code`, the one exit status every face returns for it
 
+What only applying or the service steps need (the writer, the backups, deciding service steps) is imported
+lazily, where used: the TUI's first screen judges and plans but writes nothing (ARCHITECTURE.md, "Performance
+targets": ~45 ms of imports it does not need).
+
 Contract: nothing here asks, prints, or knows which face runs.  A face may call `propose` as often as it redraws:
 the repair is planned once per report and options, the service steps once per request and starting point, the
 plan once per change of the answers, and each planned state is judged once (the session keeps those).
@@ -17,6 +21,7 @@ plan once per change of the answers, and each planned state is judged once (the 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hermes_wizard.core.exitcodes import ExitCode
 from hermes_wizard.core.homefs import refusals
@@ -26,12 +31,13 @@ from hermes_wizard.hermes.loader.yamlfile import ParsedYaml
 from hermes_wizard.judge.engine import HomeReport, evaluate
 from hermes_wizard.plan.changes import ENV, YAML, Change, Plan
 from hermes_wizard.plan.repairs import Repair, RepairOptions, plan_repairs
-from hermes_wizard.plan.service_steps import ServicePlan, ServiceRequest, plan_service
+from hermes_wizard.plan.service_steps import ServicePlan, ServiceRequest
 from hermes_wizard.plan.session import Session
 from hermes_wizard.service.scope import ServiceScope
 from hermes_wizard.service.systemd import Runner
-from hermes_wizard.write.apply import ApplyResult, apply_plan
-from hermes_wizard.write.backups import recover_home
+
+if TYPE_CHECKING:
+    from hermes_wizard.write.apply import ApplyResult
 
 SETUP, DOCTOR = "setup", "doctor"
 # What the interactive doctors (the TUI, the plain prompts) offer of the service: the gate and a watched restart.
@@ -51,7 +57,11 @@ def prepare(home: Path, *, recover: bool) -> Prepared:
     refused = tuple(refusals(home, (ENV, YAML)))
     if refused:
         return Prepared(refused)
-    return Prepared(recovered=(recover_home(home) or "") if recover else "")
+    if not recover:
+        return Prepared()
+    from hermes_wizard.write.backups import recover_home
+
+    return Prepared(recovered=recover_home(home) or "")
 
 
 @value_class
@@ -162,6 +172,8 @@ class Fixing:
     def _service_plan(self, request: ServiceRequest, editing: bool, will_start: bool) -> ServicePlan:
         key = (request, editing, will_start)
         if key not in self._services:  # planning proves the gate by running it: once per starting point
+            from hermes_wizard.plan.service_planning import plan_service
+
             self._services[key] = plan_service(self.home, self.profile, request, editing=editing,
                                                will_start=will_start, scope=self.scope, runner=self.runner)
         return self._services[key]
@@ -171,6 +183,8 @@ class Fixing:
     def apply(self, proposal: Proposal, *, reason: str) -> Applied:
         """Write `proposal` (write/apply.py: back up, write atomically, read back, judge again); the written home
         is the session's new starting point and the answers are spent.  Raises write.apply.ApplyError."""
+        from hermes_wizard.write.apply import apply_plan
+
         result = apply_plan(proposal.plan, base_env=self.base_env, reason=reason, facts=self.report.facts,
                             runner=self.scope.runner, scope=self.scope, parsed=self.report.parsed)
         self._start_from(result.report, spent=True)

@@ -20,6 +20,7 @@ from typing import Protocol
 
 from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.service import loop
+from hermes_wizard.service.common import SETTLE_S
 from hermes_wizard.service.systemd import (
     Runner,
     int_or_none,
@@ -31,7 +32,6 @@ from hermes_wizard.service.systemd import (
     systemctl,
 )
 
-SETTLE_S = 12.0  # > RestartSec=5 + a 1.2 s refusal: one full loop turn is seen
 POLL_S = 2.0
 READY_WAIT_S = 90.0  # systemd's DefaultTimeoutStartSec: Hermes's unit sets no TimeoutStartSec=
 STARTING = ("condition", "start-pre", "start", "start-post")  # SubStates of a start under way (activating)

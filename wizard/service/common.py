@@ -14,6 +14,9 @@ from hermes_wizard.core.smallfile import unreadable_for
 from hermes_wizard.core.values import Compared, Value, value_class
 from hermes_wizard.service import restart_rules
 
+# systemd's version from which a start skipped by ExecCondition= is not restarted under Restart=always
+MIN_GATE = 251
+SETTLE_S = 12.0  # a restart watched this long: > RestartSec=5 + a 1.2 s refusal, one full loop turn
 GATE_DROPIN = "hermes-wizard-gate.conf"
 FALLBACK_DROPIN = "hermes-wizard-restart.conf"
 VARIANT_FILES = {"gate": GATE_DROPIN, "fallback": FALLBACK_DROPIN}  # our drop-in variants, by name

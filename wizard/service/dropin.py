@@ -42,10 +42,9 @@ import shutil
 import sys
 from pathlib import Path
 
-from hermes_wizard.service.common import FALLBACK_DROPIN, GATE_DROPIN, Unit
+from hermes_wizard.service.common import FALLBACK_DROPIN, GATE_DROPIN, MIN_GATE, Unit
 from hermes_wizard.service.dropdir import DropinFolder
 
-MIN_GATE = 251  # a skipped start is not restarted under Restart=always
 GATE_TIMEOUT_S = 30  # generous: a cold Python on a slow SD card; the gate takes ~0.1 s
 # Nothing systemd or sh would reinterpret: letters and digits of any script (so /home/josé has
 # a gate), and /._@+,:=- and space.  Matched whole (fullmatch): `$` would let a trailing
