@@ -27,6 +27,7 @@ gateway keeps there. The verdict is what {hermes} itself would decide at start-u
 
 
 class HomeScreen(WizardScreen):
+    AUTO_FOCUS = "#continue"  # the first thing to act on, not the scroll area (focused once, as composed)
     HELP = HELP
     BINDINGS = [Binding("enter", "continue", "Continue"), Binding("escape", "app.quit_wizard", "Quit")]
 
@@ -51,9 +52,6 @@ class HomeScreen(WizardScreen):
                 yield Button("Continue", variant="primary", id="continue")
                 yield Button("Quit", id="quit")
         yield WizardFooter()
-
-    def on_mount(self) -> None:
-        self.query_one("#continue", Button).focus()  # the first thing to act on, not the scroll area
 
     def _summary(self) -> str:
         report = self.wizard.report
