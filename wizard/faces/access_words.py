@@ -8,6 +8,7 @@ guarded output before anything is written.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 from hermes_wizard.core.safetext import visible
 from hermes_wizard.judge.access import load_view, platform_access
@@ -46,6 +47,13 @@ def rule_words(decision) -> str:
 
 
 def _side_text(side, pending_or_paired: bool) -> str:
+    if side.chats_only:  # who gets through, in the only chats the adapter forwards
+        where = f"only the group chats its group_allow_from lists (policy: allowlist) [{side.chats_only}]"
+        return f"{where}; in those: {_who_text(replace(side, chats_only=None), pending_or_paired)}"
+    return _who_text(side, pending_or_paired)
+
+
+def _who_text(side, pending_or_paired: bool) -> str:
     if side.everyone:
         opener = _RULES.get(side.everyone, f"{side.everyone} is on")
         return "everyone" + (f" — {opener if side.everyone in _RULES else side.everyone + ' opts in'}"
@@ -93,7 +101,7 @@ def _side_json(side) -> dict:
     return {"everyone": bool(side.everyone), "opened_by": side.everyone, "source": side.everyone_source,
             "allowlisted": [{"id": item, "variable": variable, "name": name}
                             for item, variable, name in side.allowlisted],
-            "adapter_allowlist": side.adapter_allowlist, "disabled": side.disabled}
+            "adapter_allowlist": side.adapter_allowlist, "disabled": side.disabled, "chats_only": side.chats_only}
 
 
 def overview_json(view, rows) -> dict:

@@ -101,6 +101,7 @@ class Side:
     allowlisted: list[tuple[str, str, str | None]] = field(default_factory=list)  # (id, variable, name the store knows)
     adapter_allowlist: str | None = None  # an own-policy adapter's allowlist (where it is set)
     disabled: str | None = None  # the adapter drops this side at intake (where its policy is set)
+    chats_only: str | None = None  # groups: the adapter forwards only the chats its own group list names (where)
     dropped_by: str = ""  # the policy value that makes it drop them ("disabled", WhatsApp groups: "pairing"...)
 
 
@@ -151,15 +152,12 @@ def _side(view: AccessView, name: str, side: str, known: dict[str, str]) -> Side
     if name in ALWAYS:
         result.everyone = "platform-always"
         return result
-    state = view.report.effective.platforms.get(name)
-    if name in OWN_POLICY and state is not None and state.enabled:
-        extra = state.extra if isinstance(state.extra, dict) else {}
-        policy, where = auth.adapter_policy(env, name, extra, side)
-        # the adapter drops these at intake: they never reach the authorizer (under pairing, every
-        # own-policy adapter but WhatsApp Cloud drops group messages: wizard/hermes/access/intake.py)
-        if policy == "disabled" or (side == "group" and policy == "pairing" and name != "whatsapp_cloud"):
-            result.disabled, result.dropped_by = _policy_source(view, name, where), policy or "empty"
-            return result
+    gate = auth.gate(env, view.report.effective.platforms, name, side)
+    if gate is not None and gate[0] == "drops":  # the adapter drops them at intake: the authorizer never sees them
+        result.disabled, result.dropped_by = _policy_source(view, name, gate[2]), gate[1] or "empty"
+        return result
+    if gate is not None and gate[0] == "listed" and side == "group":
+        result.chats_only = _policy_source(view, name, gate[2])
     probe = Sender(name, "\x00nobody\x00", "dm" if side == "dm" else "group", "\x00nochat\x00")
     decision = decide(view, probe)
     if decision.authorized:

@@ -374,6 +374,21 @@ class Authorizer:
         """The live adapter's effective policy for `side` (dm|group) and where it came from."""
         return adapters.effective_policy(env, p, extra, side)
 
+    def gate(self, env: dict[str, str], platforms: dict[str, Any], p: str, side: str) -> tuple[str, str, str] | None:
+        """What `p`'s live adapter does at intake with every `side` (dm|group) message, whatever its chat or sender:
+        ("drops" | "listed" | "forwards", its policy, where that policy is set), or None where no live
+        own-policy adapter gates it (wizard/hermes/access/intake.py `gate`).  The one answer the `access`
+        overview and the wizard's choices word, and `intake` applies."""
+        from hermes_wizard.hermes.access.intake import gate, intake_policy
+
+        if p not in OWN_POLICY or not _live(platforms, p):
+            return None
+        extra = platforms[p].extra if isinstance(platforms[p].extra, dict) else {}
+        policy, where = intake_policy(env, p, extra, side)
+        if (p, side) == ("whatsapp_cloud", "dm") and policy != "disabled":
+            return None  # its DM gate is not modelled beyond `disabled`
+        return gate(env, p, side, policy), policy, where
+
 class Asked:
     """One question to the authorizer: the gateway's environment, platforms and access files, the sender, and
     the allowlists as the rules after the pairing store read them (computed on first use, once)."""

@@ -10,7 +10,13 @@ and Yuanbao drop what their own policy refuses (the same code in 0.18.2 and 0.19
 * a group message (`_is_group_allowed`): `disabled` and `pairing` drop; `allowlist` admits the chats its
   group list names (WeCom: then `groups.<chat>.allow_from` senders); `open` forwards (Yuanbao: only
   with an allow-all); anything else drops (WeCom: forwards).  Weixin's group gate is inline in its
-  message handler and not modelled here.
+  message handler (weixin.py:1425-1433): `gate` states it by policy, `intake` does not judge its chats.
+* WhatsApp Cloud forwards no group message at all: its group support is not implemented (whatsapp_cloud.py,
+  the "group-shaped message" guard); its DM gate is not modelled.
+
+`gate` is what a policy does with every message of one side, whatever the chat or sender (`drops` them all,
+admits the `listed` ones only, or `forwards` them to the authorizer): the one statement of these rules that
+`intake` applies per message and the `access` overview and the wizard's choices word.
 
 Lists: WhatsApp `allow_from`/`group_allow_from` in config.extra (matched through the alias files);
 Weixin `allow_from` else WEIXIN_ALLOWED_USERS (exact match); WeCom `allow_from`/`allowFrom` else
@@ -45,32 +51,27 @@ def intake(env: dict[str, str], p: str, extra: Parsed, files: Any, group: bool, 
     if p not in _ALLOW_ALL or (group and p == "weixin"):
         return None
     side = "group" if group else "dm"
-    policy = _yuanbao_policy(env, extra, side) if p == "yuanbao" else effective_policy(env, p, extra, side)[0]
-    why = f"{side}_policy {policy or 'empty'}"
-    opted = any(env.get(name, "").lower() in TRUE for name in ("GATEWAY_ALLOW_ALL_USERS", _ALLOW_ALL[p]))
+    policy = intake_policy(env, p, extra, side)[0]
+    kind = gate(env, p, side, policy)
+    why = f"{side}_policy {policy or 'empty'}" + (" without an allow-all opt-in" if policy == "open"
+                                                   and kind == "drops" else "")
     if not group:
         sender = str(user_id or "")
         if p != "weixin":
             sender = sender.strip()
             if not sender:
                 return False, "no sender"
-        if policy == "allowlist":
+        if kind == "listed":
             return dm_listed(env, p, extra, files, sender), why + " (its allow list)"
-        if policy == "open":
-            return opted, why + ("" if opted else " without an allow-all opt-in")
-        return policy == "pairing", why
+        return kind == "forwards", why
     chat = str(chat_id or "")
-    if policy in ("disabled", "pairing"):
+    if kind == "drops":
         return False, why
-    if policy == "allowlist":
+    if kind == "listed":
         if not _group_listed(env, p, extra, files, chat):
             return False, why + " (its group list)"
         if p != "wecom":
             return True, why
-    elif policy != "open" and p != "wecom":
-        return False, why
-    if p == "yuanbao" and policy == "open":
-        return opted, why + ("" if opted else " without an allow-all opt-in")
     if p == "wecom":
         senders = _wecom_list(_wecom_group(extra, chat).get("allow_from") or _wecom_group(extra, chat).get("allowFrom"))
         if senders:
@@ -78,8 +79,31 @@ def intake(env: dict[str, str], p: str, extra: Parsed, files: Any, group: bool, 
     return True, why
 
 
-def _yuanbao_policy(env: dict[str, str], extra: Parsed, side: str) -> str:
-    return (extra.get(f"{side}_policy") or env.get(f"YUANBAO_{side.upper()}_POLICY", "pairing")).strip().lower()
+def intake_policy(env: dict[str, str], p: str, extra: Parsed, side: str) -> tuple[str, str]:
+    """The policy the adapter's own gate applies to `side` (dm|group), and where it is set (an extra key, an env
+    name, or `default`): the live adapter's (wizard/hermes/access/adapters.py), Yuanbao's `AccessPolicy`'s."""
+    if p != "yuanbao":
+        return effective_policy(env, p, extra, side)
+    key, var = f"{side}_policy", f"YUANBAO_{side.upper()}_POLICY"
+    if extra.get(key):
+        return str(extra[key]).strip().lower(), key
+    return env.get(var, "pairing").strip().lower(), var if var in env else "default"
+
+
+def gate(env: dict[str, str], p: str, side: str, policy: str) -> str:
+    """What `p`'s adapter does at intake with every `side` (dm|group) message under `policy`: "drops" them all,
+    admits the "listed" ones only (its allow list; in groups, the chats its group list names), or "forwards"
+    them to the authorizer."""
+    if p == "whatsapp_cloud" and side == "group":
+        return "drops"  # no group support at all
+    if policy == "allowlist":
+        return "listed"
+    opted = any(env.get(name, "").lower() in TRUE for name in ("GATEWAY_ALLOW_ALL_USERS", _ALLOW_ALL.get(p, "")))
+    if policy == "open" and (side == "group" and p != "yuanbao" or opted):
+        return "forwards"
+    if side == "dm":
+        return "forwards" if policy == "pairing" else "drops"
+    return "forwards" if p in ("wecom", "weixin") and policy not in ("disabled", "pairing", "open") else "drops"
 
 
 def dm_listed(env: dict[str, str], p: str, extra: Parsed, files: Any, sender: str) -> bool:

@@ -63,16 +63,13 @@ class Authorizer017(Authorizer018):
             return None, ""
         extra = state.extra if isinstance(state.extra, dict) else {}
         side = "group" if group else "dm"
-        if p == "yuanbao":  # its AccessPolicy's own, default open (yuanbao.py:5050-5064)
-            own = extra.get(f"{side}_policy") or env.get(f"YUANBAO_{side.upper()}_POLICY", "open")
-            policy = str(own).strip().lower()
-        else:
-            policy = self.adapter_policy(env, p, extra, side)[0]
+        policy = self._intake_policy(env, p, extra, side)[0]
         why = f"{side}_policy {policy or 'empty'}"
         try:
-            if policy == "disabled":
+            kind = _gate(p, side, policy)
+            if kind == "drops":
                 return False, why
-            if policy == "allowlist":
+            if kind == "listed":
                 sender, chat = str(s.user_id or ""), str(s.chat_id or "")
                 if p == "whatsapp":  # a plain set lookup, no aliases (whatsapp.py:278-280)
                     keys = ("group_allow_from", "groupAllowFrom") if group else ("allow_from", "allowFrom")
@@ -93,6 +90,27 @@ class Authorizer017(Authorizer018):
         except Exception as exc:  # the adapter (or an alias file) makes Hermes raise
             return False, f"Hermes raises {type(exc).__name__}"
 
+    def gate(self, env: dict[str, str], platforms: dict[str, Any], p: str, side: str) -> tuple[str, str, str] | None:
+        """0.17's one gate per side: `disabled` drops, `allowlist` admits its list, anything else forwards."""
+        state = platforms.get(p)
+        if p not in OWN_POLICY or state is None or not state.enabled:
+            return None
+        extra = state.extra if isinstance(state.extra, dict) else {}
+        policy, where = self._intake_policy(env, p, extra, side)
+        if (p, side) == ("whatsapp_cloud", "dm") and policy != "disabled":
+            return None  # its DM gate is not modelled beyond `disabled`
+        return _gate(p, side, policy), policy, where
+
+    def _intake_policy(self, env: dict[str, str], p: str, extra: Parsed, side: str) -> tuple[str, str]:
+        """The policy the adapter's gate applies: Yuanbao's AccessPolicy's own (default open, yuanbao.py:5050-5064),
+        else the live adapter's."""
+        if p != "yuanbao":
+            return self.adapter_policy(env, p, extra, side)
+        key, var = f"{side}_policy", f"YUANBAO_{side.upper()}_POLICY"
+        if extra.get(key):
+            return str(extra[key]).strip().lower(), key
+        return env.get(var, "open").strip().lower(), var if var in env else "default"
+
     def adapter_policy(self, env: dict[str, str], p: str, extra: Parsed, side: str) -> tuple[str, str]:
         key = f"{side}_policy"
         if p == "qqbot":
@@ -111,3 +129,10 @@ class Authorizer017(Authorizer018):
     def dm_policy_for_strangers(self, env: dict[str, str], platforms: dict[str, Any], p: str, extra: Parsed) -> str:
         """0.17 reads the config's `dm_policy` for every platform, own-policy adapters included."""
         return str(extra.get("dm_policy") or "").strip().lower()
+
+
+def _gate(p: str, side: str, policy: str) -> str:
+    """0.17's intake by policy (the module doc); WhatsApp Cloud forwards no group message (no group support)."""
+    if (p, side) == ("whatsapp_cloud", "group") or policy == "disabled":
+        return "drops"
+    return "listed" if policy == "allowlist" else "forwards"
