@@ -13,12 +13,13 @@ from textual.widgets import Button, Input, Label, RadioSet, Static
 
 from hermes_wizard.core.safetext import visible_lines
 from hermes_wizard.faces.access_words import who_reaches
+from hermes_wizard.faces.choice_words import access_words, group_words
 from hermes_wizard.faces.pairing_cmd import journalled, preview
 from hermes_wizard.faces.sources import own_id_help
 from hermes_wizard.faces.wording import current_access
 from hermes_wizard.hermes.loader.catalog import Spec
 from hermes_wizard.hermes.verify import hermes_python
-from hermes_wizard.plan.answers import ACCESS_MODES, ACCESS_WORDS, GROUP_POLICIES, GROUP_WORDS, id_problems, split_ids
+from hermes_wizard.plan.answers import ACCESS_MODES, GROUP_POLICIES, id_problems, split_ids
 from hermes_wizard.plan.session import AnswerError
 from hermes_wizard.screens.base import WizardScreen
 from hermes_wizard.screens.messages import AccessKept
@@ -61,9 +62,7 @@ class AccessScreen(WizardScreen):
         drafts = answer.drafts  # what was on this screen when the user last left it with Esc
         mode = drafts.get("access") or answer.access or current_access(report, self.platform,
                                                                         before=self.wizard.report)
-        words = {m: ACCESS_WORDS[m].format(platform=self.platform, label=self.spec.label,
-                                           allow_all=self.spec.allow_all_env or "its allow-all variable")
-                 for m in ACCESS_MODES}
+        words = {m: access_words(self.wizard.report.model, self.platform, m) for m in ACCESS_MODES}
         yield wizard_header()
         with VerticalScroll(id="body"):
             yield Static(f"Who may use the agent through {self.spec.label}?", classes="title")
@@ -79,8 +78,10 @@ class AccessScreen(WizardScreen):
                 with ChoiceSet(id="group-choices"):
                     for choice in GROUP_POLICIES:
                         default = " (Hermes's default)" if choice == self.spec.group_default else ""
-                        yield Choice(GROUP_WORDS[choice].format(allow_all=self.spec.allow_all_env) + default,
-                                     value=choice == group, id=f"group-{choice}")
+                        yield Choice(choice.capitalize() + default, value=choice == group, id=f"group-{choice}")
+                for choice in GROUP_POLICIES:
+                    yield Static(self._group_words(choice, mode), classes="access-words", id=f"group-words-{choice}",
+                                 markup=False)
             listed = ", ".join(answer.ids) if answer.access else report.effective.environ.get(
                 self.spec.allowlist_env or "", "")
             yield Label(f"Allowed IDs ({self.spec.id_hint or 'comma separated'})", id="ids-label")
@@ -127,7 +128,14 @@ class AccessScreen(WizardScreen):
         return (row.group_policy if row is not None and row.group_policy in GROUP_POLICIES
                 else self.spec.group_default or "pairing")
 
+    def _group_words(self, policy: str, mode: str) -> str:
+        """The group policy's words with the DM choice `mode` (an open group's opt-in may open DMs too)."""
+        return group_words(self.wizard.report.model, self.platform, policy, mode)
+
     def _show_for(self, mode: str) -> None:
+        if self.spec.gate is not None:
+            for policy in GROUP_POLICIES:
+                self.query_one(f"#group-words-{policy}", Static).update(self._group_words(policy, mode))
         for widget_id in ("#ids-label", "#ids", "#ids-help", "#ids-problems"):
             self.query_one(widget_id).display = mode in ("allowlist", "pairing") and bool(self.spec.allowlist_env)
         for widget_id in ("#confirm-label", "#confirm"):

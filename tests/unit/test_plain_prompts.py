@@ -210,3 +210,21 @@ def test_save_answers_records_an_interactive_setup_without_its_secret(tmp_path, 
                          env={"TELEGRAM_BOT_TOKEN": TOKEN, "PATH": "/usr/bin:/bin"})
     assert run.returncode == 0, run.stdout + run.stderr
     assert (replay / ".env").read_bytes() == (home / ".env").read_bytes()
+
+
+def test_the_group_choices_say_what_the_judged_hermes_does_with_groups(demo, capsys):
+    """The group policies are worded from the access model (wizard/faces/choice_words.py): Hermes 0.19 drops every
+    WhatsApp group message under pairing, and its group allowlist names chats — never "people approved by pairing"."""
+    from hermes_wizard.faces.choice_words import NOBODY_IN_GROUPS, group_words
+    from hermes_wizard.faces.plain import run_platform_step
+    from hermes_wizard.hermes.models import model_of
+
+    up = "\x1b[A"
+    with keys(up * 2 + "\r", "\r", "\r", CTRL_C):  # access: pairing; IDs: none; groups: as they are; then Ctrl-C
+        run_platform_step("whatsapp", demo, width=80)
+    out = " ".join(capsys.readouterr().out.split())
+    model = model_of("0.19.0")
+    for policy in ("open", "allowlist", "pairing", "disabled"):
+        assert group_words(model, "whatsapp", policy, "pairing") in out
+    assert f"Pairing: {NOBODY_IN_GROUPS}" in out
+    assert "only people approved by pairing are answered" not in out

@@ -31,24 +31,6 @@ if TYPE_CHECKING:
 ACCESS_MODES = ("pairing", "allowlist", "open", "disabled")
 GROUP_POLICIES = ("open", "allowlist", "pairing", "disabled")  # the five gated platforms' adapters
 EMPTY_ALLOWLIST = "An allowlist of nobody is pairing: list at least one ID, or choose pairing."
-ACCESS_WORDS = {
-    "pairing": ("Pairing (recommended). A stranger who messages the bot gets a one-time code and no access. You "
-                "approve them on this machine with `hermes pairing approve {platform} <CODE>`; codes expire after "
-                "an hour. Approved people get the same agent you have."),
-    "allowlist": ("Allowlist. Only the IDs you list can talk to the agent; everyone else is silently ignored. As "
-                  "safe as IDs are hard to forge on {label}."),
-    "open": ("Open. ANYONE who can reach the bot on {label} talks to your agent — and the agent runs terminal, "
-             "file and code-execution tools on this machine for them. Choose this only for a bot no stranger can "
-             "find. It writes {allow_all}=true."),
-    "disabled": "Disabled. {label} is turned off: nobody reaches the agent through it. Credentials are kept.",
-}
-GROUP_WORDS = {
-    "open": "Open: anyone in any group the bot is in talks to the agent (writes {allow_all}=true; type the "
-            "name to confirm).",
-    "allowlist": "Allowlist: in groups, only the allowed IDs are answered.",
-    "pairing": "Pairing: in groups, only people approved by pairing are answered.",
-    "disabled": "Disabled: group chats are ignored; direct messages follow the choice above.",
-}
 TOKEN_SHAPES = {
     "TELEGRAM_BOT_TOKEN": (r"\d{6,12}:[A-Za-z0-9_-]{30,}",
                            "a Telegram token looks like 123456789:AA… (from @BotFather)"),

@@ -12,6 +12,7 @@ import subprocess
 
 from hermes_wizard.core.safetext import visible
 from hermes_wizard.faces.access_words import waiting_and_paired, who_reaches
+from hermes_wizard.faces.choice_words import access_words, group_words
 from hermes_wizard.faces.pair_now import can_pair, login_for
 from hermes_wizard.faces.pairing_cmd import journalled, preview
 from hermes_wizard.faces.sources import credentials_from, own_id_help
@@ -20,9 +21,7 @@ from hermes_wizard.hermes.verify import hermes_python
 from hermes_wizard.judge.engine import evaluate
 from hermes_wizard.plan.answers import (
     ACCESS_MODES,
-    ACCESS_WORDS,
     GROUP_POLICIES,
-    GROUP_WORDS,
     credential_error,
     id_problems,
     split_ids,
@@ -137,10 +136,8 @@ def choose_access(asker, session, name: str) -> None:
     asker.say(who_reaches(report.home, report.profile, name, spec.label, facts=report.facts), indent="  ")
     pairing_step(asker, session.report, name)
     asker.say(f"\nWho may use the agent through {spec.label}? {AGENT_WARNING}")
-    allow_all = spec.allow_all_env or "its allow-all variable"
     for mode in ACCESS_MODES:
-        asker.say(ACCESS_WORDS[mode].format(platform=name, label=spec.label, allow_all=allow_all), indent="  * ",
-                  hang=0)
+        asker.say(access_words(session.report.model, name, mode), indent="  * ", hang=0)
     mode = answer.access or current_access(report, name, before=session.report)
     while True:
         mode = asker.choose(f"Access for {name}:", [(m.capitalize() + (" (recommended)" if m == "pairing" else ""),
@@ -174,8 +171,12 @@ def choose_group(asker, session, name: str) -> None:
     row = next((r for r in session.outlook().rows if r.name == name), None)
     current = session.answer(name).group or (row.group_policy if row and row.group_policy in GROUP_POLICIES
                                              else spec.group_default or "pairing")
-    choices = [(GROUP_WORDS[g].format(allow_all=spec.allow_all_env) + (" (Hermes's default)"
-                if g == spec.group_default else ""), g) for g in GROUP_POLICIES]
+    mode = session.answer(name).access or "pairing"  # the DM choice just made: an open group may open DMs too
+    asker.say(f"\nAnd in group chats on {spec.label}?")
+    for g in GROUP_POLICIES:
+        asker.say(group_words(session.report.model, name, g, mode), indent="  * ", hang=0)
+    choices = [(g.capitalize() + (" (Hermes's default)" if g == spec.group_default else ""), g)
+               for g in GROUP_POLICIES]
     while True:
         group = asker.choose(f"Group chats on {name}:", choices, default=current)
         if group == current and not session.answer(name).group:
