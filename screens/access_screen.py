@@ -30,11 +30,14 @@ HELP = """# Who may use the agent
 Everyone who gets through talks to the **same agent as you**: it runs terminal commands, edits files and
 executes code on this machine for them.
 
-* **Pairing** (recommended): strangers get a one-time code; you approve with
-  `hermes pairing approve <platform> <CODE>`. Codes expire after an hour.
-* **Allowlist**: only the listed IDs; everyone else is silently ignored.
+* **Pairing** (recommended): people you approve with `hermes pairing approve <platform> <CODE>`.
+* **Allowlist**: only the listed IDs.
 * **Open**: anyone who can reach the bot. You must type the platform's name to confirm.
 * **Disabled**: the platform is turned off; its credentials are kept.
+
+What each choice does on this platform, with the Hermes judged here, is written under it: whether a stranger
+gets a pairing code, and, on the platforms whose adapter gates group chats itself, who is answered in groups
+(from Hermes 0.18 on, group pairing answers nobody: the adapter drops every group message).
 
 Ctrl+S (or Enter in a field) keeps the choice and returns to the platform list. Esc goes back without
 keeping it, but nothing is lost: the choice and what you typed are shown again when you come back.
