@@ -166,20 +166,38 @@ def test_the_relay_is_trusted_upstream_only_where_the_judged_hermes_trusts_it(tm
 @pytest.mark.parametrize("version", ["0.19.0", "0.17.0"])
 def test_access_says_when_the_gateway_does_not_start(tmp_path, version):
     """The allowlist accepts the sender, but a runner that crashes at start (0.18 and later: a session-reset
-    age that is not a number; 0.17 never reads it) hears nobody: every face of `access` says so."""
+    age that is not a number; 0.17 never reads it) hears nobody: every face of `access` says so first, and
+    the answer about one sender is "not through" (exit 1) while the rule's own answer stays in `authorized`."""
     home = _home(tmp_path / "h", f"TELEGRAM_BOT_TOKEN={TOKEN}\nTELEGRAM_ALLOWED_USERS=5\n",
                  {"config.yaml": 'session_reset:\n  bg_process_max_age_hours: "48"\n'})
     crashes = version != "0.17.0"
     one = _run("telegram", "5", "--format", "json", "--hermes-version", version, home=home)
     data = json.loads(one.stdout)
-    assert one.returncode == 0 and data["authorized"] is True and data["gateway_starts"] is (not crashes), one
-    text = _run("telegram", "5", "--hermes-version", version, home=home).stdout
+    assert one.returncode == (1 if crashes else 0) and data["authorized"] is True, one
+    assert data["would_start"] is (not crashes) and "gateway_starts" not in data, data
+    text = _run("telegram", "5", "--hermes-version", version, home=home)
     overview = _run("--hermes-version", version, home=home).stdout
-    said = "the gateway will not start: config.yaml's session_reset.bg_process_max_age_hours"
-    assert (said in text and "no message reaches the agent until it does" in text) is crashes, text
-    assert (f"[✗] nobody today: {said}" in overview) is crashes, overview
+    said = "[✗] nobody: the gateway does not start — config.yaml's session_reset.bg_process_max_age_hours"
+    assert text.stdout.startswith(said) is crashes and text.returncode == (1 if crashes else 0), text
+    assert (said in overview) is crashes, overview
     listed = json.loads(_run("--format", "json", "--hermes-version", version, home=home).stdout)
-    assert listed["gateway_starts"] is (not crashes), listed
+    assert listed["would_start"] is (not crashes), listed
+
+
+def test_access_on_the_demo_home_says_first_that_nobody_is_heard(demo):
+    """The demo home refuses to start (`check` exits 78): a sender its allowlist accepts is still not heard,
+    and `access` says that before the rule, and exits 1."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HERMES_")}
+    check = subprocess.run([sys.executable, "-m", "hermes_wizard", "check", "--home", str(demo)], capture_output=True,
+                           text=True, timeout=30, env=env)
+    assert check.returncode == 78, check
+    text = _run("telegram", "123456789", home=demo)
+    first, *rest = text.stdout.splitlines()
+    assert text.returncode == 1, text
+    assert first.startswith("[✗] nobody: the gateway does not start — Hermes stops at whatsapp"), text.stdout
+    assert any("rule: allowlist" in line for line in rest), text.stdout
+    data = json.loads(_run("telegram", "123456789", "--format", "json", home=demo).stdout)
+    assert (data["would_start"], data["authorized"]) == (False, True), data
 
 
 def test_a_platform_is_one_the_judged_hermes_knows(tmp_path):

@@ -147,6 +147,23 @@ async def test_the_access_screen_shows_who_reaches_the_agent_today(tmp_path):
     assert "waiting: Pat (10 min ago)" in who
 
 
+async def test_the_access_screen_says_nobody_is_heard_where_access_does(demo):
+    """On the demo home (the gateway refuses to start) the TUI's Access screen says first the same sentence
+    `access` prints: one source (`judge/access.py` `nobody_heard`), worded once."""
+    from hermes_wizard.judge.access import load_view, nobody_heard
+    from hermes_wizard.screens.access_screen import AccessScreen
+    from hermes_wizard.screens.app import WizardApp
+
+    said = nobody_heard(load_view(demo))
+    assert said is not None and said.startswith("nobody: the gateway does not start — Hermes stops at whatsapp")
+    app = WizardApp(demo, mode="setup")
+    async with app.run_test(size=(100, 60)) as pilot:
+        app.push_screen(AccessScreen("telegram"))
+        await pilot.pause()
+        who = str(app.screen.query_one("#who").visual)
+    assert f"{said}. Once it starts:" in " ".join(who.split()), who
+
+
 def test_the_plain_faces_access_step_shows_who_reaches_the_agent_today(demo, capsys):
     from prompt_toolkit.application import create_app_session
     from prompt_toolkit.input import create_pipe_input

@@ -4,11 +4,12 @@ Without a sender: per enabled platform (or the one named), who gets through in D
 everyone (and the opt-in that makes it so), the allowlisted IDs (with the names the pairing store
 knows), the approved pairings and the requests waiting, or nobody yet.  With a sender: whether
 that sender's message is accepted, the rule that decided (in Hermes's order) and where its value
-lives.  Exit 0 accepted, 1 denied, 2 usage.  `--format json` with a sender prints one object:
-`platform`, `sender`, `chat_type`, `chat_id`, `authorized`, `rule`, `source`, `variable`, `gateway_starts` (false
-when the gateway refuses or crashes at start: then nobody is heard, whatever the rule), `hermes`, and for
-the adapters that gate messages themselves (WhatsApp, Weixin DMs, WeCom, QQBot, Yuanbao) `reaches_gateway`
-and `gets_through`.
+lives — after "nobody: the gateway does not start — …" when Hermes refuses, or crashes, at start (the verdict
+`check` exits 78 for): then nobody is heard, whatever the rule.  Exit 0 accepted, 1 denied or the gateway does
+not start, 2 usage.  `--format json` with a sender prints one object: `platform`, `sender`, `chat_type`,
+`chat_id`, `authorized` (the rule's answer), `rule`, `source`, `variable`, `would_start` (as `check`'s: false
+when nobody is heard, whatever the rule), `hermes`, and for the adapters that gate messages themselves (WhatsApp,
+Weixin DMs, WeCom, QQBot, Yuanbao) `reaches_gateway` and `gets_through`.
 
 Everything from the home is escaped (the guarded output) and every secret it holds is masked.
 """
@@ -26,9 +27,8 @@ from hermes_wizard.faces.access_words import overview_json, overview_text, rule_
 from hermes_wizard.faces.judging import host_facts
 from hermes_wizard.faces.selection import select_homes
 from hermes_wizard.hermes.access.authz import Sender
-from hermes_wizard.judge.access import decide, load_view, platform_access, source_of
+from hermes_wizard.judge.access import decide, load_view, nobody_heard, platform_access, source_of
 from hermes_wizard.judge.masking import secret_values
-from hermes_wizard.judge.report import verdict_clause
 
 
 def run_access(args) -> int:
@@ -64,18 +64,21 @@ def _one_sender(args, view, platform: str) -> int:
     enabled = platform in view.report.effective.enabled()
     effective = view.report.effective
     intake, intake_rule = view.authorizer.intake(effective.environ, effective.platforms, view.files, sender)
+    nobody = nobody_heard(view)
     if args.format == "json":
         payload = {"platform": platform, "sender": args.sender, "chat_type": args.chat, "chat_id": args.chat_id,
                    "authorized": decision.authorized, "rule": decision.rule, "source": source,
                    "variable": decision.variable, "matched": decision.matched, "platform_enabled": enabled,
                    "reaches_gateway": intake, "intake_rule": intake_rule or None,
                    "gets_through": None if intake is None else (intake and decision.authorized),
-                   "gateway_starts": view.report.would_start, "hermes": view.report.hermes.judged_as}
+                   "would_start": view.report.would_start, "hermes": view.report.hermes.judged_as}
         sys.stdout.write(json_text(payload) + "\n")
     else:
         mark, verdict = ("[✓]", "accepted") if decision.authorized else ("[✗]", "denied")
         where = {"dm": "a DM", "group": "a group", "channel": "a channel", "forum": "a forum topic"}[args.chat]
         where += f" ({visible(args.chat_id)})" if args.chat_id else ""
+        if nobody is not None:  # first: no rule matters until the gateway starts
+            print(f"[✗] {nobody}. Once it starts:")
         print(f"{mark} {verdict}: {visible(args.sender)!r} in {where} on {platform} "
               f"(Hermes {view.report.hermes.judged_as})")
         print(f"    rule: {decision.rule} — {rule_words(decision)}" + (f" [{source}]" if source else ""))
@@ -83,9 +86,7 @@ def _one_sender(args, view, platform: str) -> int:
             print(f"    but: the {platform} adapter drops this message before the gateway sees it ({intake_rule})")
         if not enabled:
             print(f"    note: {platform} is not enabled in this home: the gateway would not receive the message")
-        if not view.report.would_start:  # a refusal, or a crash at start: nobody is heard until it starts
-            print(f"    note: {verdict_clause(view.report)}; no message reaches the agent until it does")
-    return ExitCode.OK if decision.authorized else ExitCode.PROBLEMS
+    return ExitCode.OK if decision.authorized and nobody is None else ExitCode.PROBLEMS
 
 
 def _overview(args, view, platform: str | None) -> int:

@@ -11,8 +11,7 @@ import time
 from dataclasses import replace
 
 from hermes_wizard.core.safetext import visible
-from hermes_wizard.judge.access import load_view, platform_access
-from hermes_wizard.judge.report import verdict_clause
+from hermes_wizard.judge.access import load_view, nobody_heard, platform_access
 
 _RULES = {
     "platform-always": "events of this platform are authenticated by their transport; no per-user check",
@@ -76,8 +75,8 @@ def overview_text(view, rows, platform: str | None, start_line: bool = True) -> 
     lines = [f"Who can reach the agent — {visible(str(report.home))} (Hermes {report.hermes.judged_as})"]
     if view.files.crash:
         lines.append(f"[✗] nobody: {visible(view.files.crash)}")
-    elif start_line and not report.would_start:  # a refusal, or a crash at start
-        lines.append(f"[✗] nobody today: {verdict_clause(report)}. Once it starts:")
+    elif start_line and nobody_heard(view) is not None:  # a refusal, or a crash at start
+        lines.append(f"[✗] {nobody_heard(view)}. Once it starts:")
     if not rows:
         what = f"{platform} is not enabled" if platform else "no platform is enabled"
         lines.append(f"  {what}: nobody can reach the agent through the gateway")
@@ -106,7 +105,7 @@ def _side_json(side) -> dict:
 
 def overview_json(view, rows) -> dict:
     return {"home": str(view.report.home), "hermes": view.report.hermes.judged_as, "error": view.files.crash,
-            "gateway_starts": view.report.would_start,
+            "would_start": view.report.would_start,
             "platforms": [{"name": row.name, "dm": _side_json(row.dm), "group": _side_json(row.group),
                            "approved": [{"id": uid, "name": who} for uid, who in row.approved],
                            "pending": [{"id": uid, "name": who, "age_minutes": age} for uid, who, age in row.pending],
@@ -130,6 +129,7 @@ def who_reaches(home, profile: str, platform: str, label: str, facts=None) -> st
     head = f"Who reaches the agent through {label} today (the files as they are on disk):"
     if view.report.effective.unjudged is not None:
         return f"{head}\n  cannot judge: {visible(view.report.effective.unjudged)}"
-    if not view.report.would_start:
-        head += "\n  nobody: the gateway does not start today. Once it starts:"
+    nobody = nobody_heard(view)
+    if nobody is not None:
+        head += f"\n  {nobody}. Once it starts:"
     return "\n".join([head, *lines])

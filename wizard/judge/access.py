@@ -4,7 +4,8 @@
 configs) and reads the pairing store and WhatsApp alias files as the home's owner could;
 `decide` asks the version's authorizer (the `Model` contract, `authorizer()`) about one sender;
 `source_of` says where the deciding value lives (`.env:3`, `config.yaml:12`, a pairing file);
-`platform_access` sums up, per enabled platform, who gets through in DMs and in groups.
+`platform_access` sums up, per enabled platform, who gets through in DMs and in groups; `nobody_heard` says
+when none of that matters yet, because the gateway does not start.
 
 Contract: read-only; never raises for anything found on disk.  Values returned are the home's
 own text: faces escape them before display (wizard/core/safetext.py).
@@ -24,6 +25,7 @@ from hermes_wizard.hermes.access.authz import ALWAYS, GROUP_CHATS, GROUP_USERS, 
 from hermes_wizard.hermes.models import model_for
 from hermes_wizard.judge.engine import HomeReport, evaluate
 from hermes_wizard.judge.provenance import env_source, find_yaml, yaml_source
+from hermes_wizard.judge.report import start_obstacle
 
 if TYPE_CHECKING:
     from hermes_wizard.hermes.loader.plugins import HostFacts
@@ -45,6 +47,15 @@ def load_view(home: Path, profile: str = "default", *, base_env: dict[str, str] 
     with reading_for(home_owner(home)):
         files = model.access_files(home, home_owner(home), report.effective.environ)
     return AccessView(report, files, model.authorizer())
+
+
+def nobody_heard(view: AccessView) -> str | None:
+    """The sentence every face of access shows first when the gateway does not start (Hermes refuses, or
+    crashes, at start: the verdict `check` exits 78 for), whatever the rules would let through once it does —
+    "nobody: the gateway does not start — <why>"; None when it starts, or when the home cannot be judged (each
+    face says that its own way).  `access PLATFORM SENDER` then exits 1."""
+    obstacle = start_obstacle(view.report)
+    return None if obstacle is None else f"nobody: the gateway does not start — {obstacle}"
 
 
 def decide(view: AccessView, sender: Sender) -> Decision:

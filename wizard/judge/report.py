@@ -95,21 +95,40 @@ def verdict_clause(report: HomeReport, will: str = "will") -> str:
     ("would then" for a question about a step not taken yet).  An asked Hermes's verdict says it is its own."""
     if report.unjudged is not None:
         return f"cannot judge whether the gateway {will} start: {visible(report.unjudged)}"
-    told = report.decided_by_hermes
-    by = f"; so says {visible(report.hermes.named)} itself, asked on a copy of the home" if told is not None else (
-        f"; by the rules of {report.hermes.judged_as}, until {visible(report.hermes.named)} itself is asked about "
-        "the files on disk" if report.hermes.asked else "")
-    if report.crash is not None:
-        return f"the gateway {will} not start: {visible(report.crash)}{by}"
-    if not report.would_start:
-        first = report.refusal or {}
-        platform = first.get("platform") or "?"
-        more = f" ({len(report.violations) - 1} more after it)" if len(report.violations) > 1 else ""
-        return (f"the gateway {will} refuse to start — Hermes stops at {visible(platform)}{more}, "
-                f"{_after_refusal(report, told.refusal_exit if told is not None else None)}{by}")
+    obstacle = start_obstacle(report)
+    if obstacle is not None and report.crash is not None:
+        return f"the gateway {will} not start: {obstacle}"
+    if obstacle is not None:
+        return f"the gateway {will} refuse to start — {obstacle}"
+    told, by = report.decided_by_hermes, _said_by(report)
     enabled = list(told.enabled) if told is not None else [r.name for r in report.rows if r.enabled]
     aside = f", setting {visible(' and '.join(told.set_aside))} aside" if told is not None and told.set_aside else ""
     return f"the gateway {will} start ({visible(', '.join(enabled)) or 'no platforms'}){aside}{by}"
+
+
+def start_obstacle(report: HomeReport) -> str | None:
+    """Why the gateway does not start, without the verdict's own opening: the crash Hermes meets, or where it
+    stops refusing (and what its service then does), and who says so; None when it starts (or cannot be
+    judged).  The verdict clause and `access`'s "nobody: the gateway does not start — …" both end with it."""
+    if report.unjudged is not None or report.would_start:
+        return None
+    told, by = report.decided_by_hermes, _said_by(report)
+    if report.crash is not None:
+        return f"{visible(report.crash)}{by}"
+    first = report.refusal or {}
+    platform = first.get("platform") or "?"
+    more = f" ({len(report.violations) - 1} more after it)" if len(report.violations) > 1 else ""
+    return (f"Hermes stops at {visible(platform)}{more}, "
+            f"{_after_refusal(report, told.refusal_exit if told is not None else None)}{by}")
+
+
+def _said_by(report: HomeReport) -> str:
+    """Who reached the verdict, when it is not this tool's model alone: the asked Hermes, or a model standing in
+    for a Hermes that was not asked yet."""
+    if report.decided_by_hermes is not None:
+        return f"; so says {visible(report.hermes.named)} itself, asked on a copy of the home"
+    return (f"; by the rules of {report.hermes.judged_as}, until {visible(report.hermes.named)} itself is asked "
+            "about the files on disk" if report.hermes.asked else "")
 
 
 def _after_refusal(report: HomeReport, status: int | None) -> str:
