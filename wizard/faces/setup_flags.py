@@ -1,14 +1,15 @@
 """`setup`'s non-interactive arguments: an answers file, or flags for every question (gh auth login style).
 
     setup --answers FILE [--dry-run] [--detailed-exitcode] [--save-answers OUT]
-    setup --platform telegram --token-from-env TG_TOKEN --allow 123456789 [--policy pairing|allowlist|open
+    setup --platform telegram --token-from-env TELEGRAM_BOT_TOKEN --allow 123456789 [--policy pairing|allowlist|open
           --i-understand-open telegram] [--group-policy P] [--env KEY=VALUE] [--env-from-env KEY=VAR]
           [--disable whatsapp]... [--save-answers OUT]
 
 Several platforms in one run: each `--platform` takes the flags after it, up to the next `--platform`
-(`--platform telegram --token-from-env TG --platform weixin --token-from-env WX`); a platform named twice,
-flags before any `--platform`, or one flag given twice with different values is a usage error (exit 2,
-nothing written) — never a silent last-wins.
+(`--platform telegram --token-from-env TELEGRAM_BOT_TOKEN --platform weixin --token-from-env WEIXIN_TOKEN`);
+a platform named twice, flags before any `--platform`, or one flag given twice with different values is a
+usage error (exit 2, nothing written) — never a silent last-wins.  A token's variable is named for the
+credential it holds (TELEGRAM_BOT_TOKEN, or PROD_TELEGRAM_BOT_TOKEN), as in an answers file.
 
 The flags build the same tree an answers file is read into (wizard/plan/answers_file/tree.py), each
 value located by the flag it came from, so both meet one validator and make the same Plan.  "Token"

@@ -129,6 +129,7 @@ def _guidance(command: str, place: str) -> str:
             "nothing was written.")
     return (f"{head}\nTo configure without questions, declare it in an answers file:\n"
             f"  hermes-wizard setup{place} --answers FILE.yaml\n"
-            "or with flags, the token read from an environment variable (never typed on a command line):\n"
-            f"  hermes-wizard setup{place} --platform telegram --token-from-env TG_TOKEN --allow 123456789\n"
+            "or with flags, the token read from the environment variable named for it (never typed on a command "
+            "line):\n"
+            f"  hermes-wizard setup{place} --platform telegram --token-from-env TELEGRAM_BOT_TOKEN --allow 123456789\n"
             "Or run it again in a terminal (ssh -t gives one) to be asked.")
