@@ -114,3 +114,37 @@ def test_a_dumb_or_small_terminal_gets_plain_prompts(tmp_path, term, size):
     finally:
         pane.close()
     assert not (tmp_path / "home").exists()
+
+
+@needs_tmux
+@pytest.mark.tmux
+@pytest.mark.parametrize("state, opens", [("missing", "setup"), ("only Hermes's code", "setup"), ("demo", "doctor")])
+def test_hermes_wizard_alone_opens_the_wizard_the_home_needs(tmp_path, state, opens):
+    """`hermes-wizard` with no command, on a terminal: setup for a home that is missing or holds neither .env nor
+    config.yaml (a fresh install keeps only Hermes's own code there), the doctor on the findings otherwise."""
+    from tmux_plain import PlainPane
+
+    home = tmp_path / "hermes-home"
+    if state == "demo":
+        shutil.copytree(DEMO, home)
+    elif state != "missing":
+        (home / "hermes-agent").mkdir(parents=True)
+    before = sorted(str(p) for p in tmp_path.rglob("*"))
+    pane = PlainPane(f"hwbare-{opens}-{len(state)}-{os.getpid()}", [], tmp_path, size=(100, 30), term="screen",
+                     wrapper=["env", f"HERMES_HOME={home}", "sh", "-c"])
+    try:
+        screen = pane.wait_for("palette")
+        if opens == "setup":
+            assert "Continue" in pane.wait_for("Continue") and "r Review" not in screen, screen
+        else:
+            assert "Open policies without opt-in become" in pane.wait_for("r Review"), screen
+        time.sleep(1.0)  # under load the first paint comes well before the key bindings are live
+        subprocess.run(["tmux", "send-keys", "-t", pane.name, "C-q"], check=True)
+        if opens == "doctor":  # its repair is planned: quitting asks first
+            pane.wait_for("changes? Nothing has been written yet.")
+            pane.type("d", enter=False)
+        assert pane.exit_code() == 0
+        assert "No changes were made." in pane.screen()
+    finally:
+        pane.close()
+    assert sorted(str(p) for p in tmp_path.rglob("*") if p.name != "exit-code") == before

@@ -164,12 +164,23 @@ def main(argv: list[str] | None = None) -> int:
     if args.version:
         return _version()
     if args.command is None:
-        to_stderr(parser.format_help(), end="")
-        return ExitCode.USAGE
+        return _bare(parser)
     if getattr(args, "target", None):
         if not is_modelled(args.target):
             parser.error(f"--target {args.target}: not a modelled Hermes version (choose one of {', '.join(MODELLED)})")
     return run(args)
+
+
+def _bare(parser) -> int:
+    """`hermes-wizard` alone: on a terminal, the wizard where it is needed (setup or the doctor, by
+    `terminal.opening_command`); without one, the commands that need none, and 2."""
+    from hermes_wizard.faces import terminal
+
+    home = terminal.default_home()
+    command = terminal.opening_command(home)
+    if not _can_ask():
+        return terminal.bare_without_terminal(command, home)
+    return run(parser.parse_args([command]))
 
 
 def _detailed(argv: list[str]) -> bool:

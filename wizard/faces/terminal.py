@@ -8,6 +8,10 @@
     EOFError on a closed stdin and Textual hangs, so nothing is asked — `no_terminal` prints what was
     found and the exact non-interactive commands instead, and the command exits 2.
 
+`hermes-wizard` alone opens the wizard where it is needed (`opening_command`: setup for a home that is missing
+or holds neither `.env` nor `config.yaml`, the doctor otherwise); without a terminal, `bare_without_terminal`
+prints the commands that need none, and it exits 2.
+
 Also the facts the plain prompts act on: an SSH session (secrets are about to cross it, and land in
 `.env`), and whether the terminal can turn echo off (if not, a typed secret is shown as typed).
 
@@ -133,3 +137,40 @@ def _guidance(command: str, place: str) -> str:
             "line):\n"
             f"  hermes-wizard setup{place} --platform telegram --token-from-env TELEGRAM_BOT_TOKEN --allow 123456789\n"
             "Or run it again in a terminal (ssh -t gives one) to be asked.")
+
+
+def default_home() -> Path:
+    """The home a command without --home works on: $HERMES_HOME, else ~/.hermes."""
+    return Path(os.environ.get("HERMES_HOME") or Path.home() / ".hermes").expanduser()
+
+
+def opening_command(home: Path) -> str:
+    """What `hermes-wizard` alone opens: "setup" for a home with nothing to repair yet (missing, or holding neither
+    `.env` nor `config.yaml`: a fresh install keeps only Hermes's own code there), else "doctor"."""
+    try:
+        found = home.is_dir() and any((home / name).exists() for name in (".env", "config.yaml"))
+    except OSError:  # an unreadable home: the doctor says what is wrong with it
+        return "doctor"
+    return "doctor" if found else "setup"
+
+
+def bare_without_terminal(command: str, home: Path) -> int:
+    """`hermes-wizard` alone without a terminal: nothing is asked; the commands that need none, for the home it
+    would have opened `command` on; 2."""
+    head = ("hermes-wizard: without a command it opens the wizard, which asks questions, and stdin is not a "
+            "terminal: nothing was asked and nothing was written.")
+    if command == "setup":
+        said = (f"Hermes home: {visible(home)} (not set up yet). To configure it without questions, from an answers "
+                "file or from flags (the token read from the environment variable named for it):")
+        commands = [("hermes-wizard setup --answers FILE.yaml", ""),
+                    ("hermes-wizard setup --platform telegram --token-from-env TELEGRAM_BOT_TOKEN --allow 123456789",
+                     "")]
+    else:
+        said = f"Hermes home: {visible(home)}. Without questions:"
+        commands = [("hermes-wizard check", "whether the gateway will start, and why not"),
+                    ("hermes-wizard doctor --dry-run", "the safe repairs, as a diff; nothing is written"),
+                    ("hermes-wizard doctor --fix --yes", "apply them (backed up: hermes-wizard undo restores)")]
+    lines = [f"  {line:<34} {what}".rstrip() for line, what in commands]
+    to_stderr("\n".join([head, said, *lines, "Every command: hermes-wizard --help. Or run it in a terminal (ssh -t "
+                                            "gives one) to be asked."]))
+    return ExitCode.USAGE
