@@ -59,7 +59,7 @@ def test_doctor_report_shows_the_loop_and_changes_nothing(box, capsys):
     rc, out = doctor(capsys, home, "--plain")
     assert rc == 1
     assert "[✗] HW404 service-restart-loop: hermes-gateway.service has restarted 1,705 times" in out
-    assert "Run `hermes-wizard doctor --fix`" in out
+    assert f"Run `hermes-wizard doctor --fix --home {home} --wizard-path " in out  # the same home, the same plan
     assert verbs(fake) == ["systemctl show", "journalctl"] and (home / ".env").read_text() == before
     assert not dropins.exists()
 

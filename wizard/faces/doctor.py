@@ -136,7 +136,7 @@ def _doctor_one(args, fixing: Fixing, proposal: Proposal, codes: list[int]) -> b
         if args.dry_run:
             _dry_run(steps)
         else:
-            _say("Run `hermes-wizard doctor --fix` to apply (it backs up every file first).")
+            _say(f"Run `hermes-wizard doctor --fix{_place(args)}` to apply (it backs up every file first).")
         codes.append(ExitCode.PROBLEMS)
         return True
     if not args.yes and not _confirm("Apply these changes?" if not steps else
@@ -205,6 +205,23 @@ def _describe_service(report) -> None:
             _say(f"[{finding.severity.glyph}] {finding.code} {finding.name}: {finding.message}")
             if finding.fix:
                 _say(f"    Fix: {finding.fix}")
+
+
+def _place(args) -> str:
+    """The home this doctor was pointed at and the choices that shaped the plan shown, as the words a printed
+    command needs to apply that same plan to that same home."""
+    from hermes_wizard.faces.terminal import chosen_place
+
+    words = chosen_place(args) + (["--all-profiles"] if getattr(args, "all_profiles", False) else [])
+    for flag, value, default in (("--open-policy", args.open_policy, "pairing"),
+                                 ("--dead-transport", args.dead_transport, "disable"),
+                                 ("--target", getattr(args, "target", None), None),
+                                 ("--hermes-version", getattr(args, "hermes_version", None), None),
+                                 ("--unit", getattr(args, "unit", None), None),
+                                 ("--wizard-path", getattr(args, "wizard_path", None), None)):
+        words += [flag, value] if value and value != default else []
+    words += ["--inherit-env"] if getattr(args, "inherit_env", False) else []
+    return "".join(f" {shlex.quote(word)}" for word in words)
 
 
 def _dry_run(steps) -> None:
