@@ -1,9 +1,10 @@
 """Every command the tool prints for its user to run is run, as printed, and does what its sentence says.
 
 The commands are not a hand-copied list: each situation runs a face as a user meets it (setup and bare
-`hermes-wizard` without a terminal, `check` and `doctor` on the demo home, the doctor's repair and its undo,
-`access` with a request waiting, `demo`, every `explain` text) and the commands are read out of what it
-printed (`printed_commands`).  Placeholders the text shows (`FILE.yaml`, `<CODE>`, `PLATFORM ID`) are filled
+`hermes-wizard` without a terminal, `check` and `doctor` on the demo home, `check` where Hermes is found and
+its plugin tip shows, the gate's journal line, the doctor's repair and its undo, `access` and `pairing list` with
+a request waiting, `demo`, every `explain` text) and the commands are read out of what it printed
+(`printed_commands`).  Placeholders the text shows (`FILE.yaml`, `<CODE>`, `PLATFORM ID`) are filled
 with real values of the situation; a placeholder nobody fills fails the test, so a new one is noticed.
 
 Our own (`hermes-wizard …`) run in this process (tests/support/in_process.py) with HOME in a scratch folder
@@ -11,11 +12,15 @@ whose `~/.hermes` is the situation's home, restored before each command: one the
 (`doctor --fix`, `undo`) gets a terminal on stdin answering "y", as the user at a terminal would; everything
 else runs without one.  Each must not exit 2 (usage) and must do what it says (`WHAT_IT_SAYS`).  Hermes's
 own (`hermes …`) run in the oracle Hermes venvs (tests/support/oracle/) on a copy of the home, for argument
-acceptance: a run that fails later (no network, no terminal, no such code) is fine once argparse took it.
+acceptance: a run that fails later (no network, no terminal, no such code) is fine once argparse took it; one
+version's argparse taking it is enough (`hermes pm` is the main line's); `hermes pairing approve` with a code
+that really waits must approve it.  Without the oracle venv (CI without `scripts/oracle-venv.sh`), Hermes's
+commands are not run and the situations that need its Python are skipped, saying so.
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import os
@@ -30,7 +35,7 @@ from pathlib import Path
 
 import pytest
 from in_process import wizard_in_process
-from oracle import HERMES_VERSION, VERSIONS, clean_env, hermes_command, missing_reason
+from oracle import HERMES_VERSION, VERSIONS, clean_env, hermes_command, missing_reason, venv_python
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "assets" / "homes" / "death-loop"
@@ -82,6 +87,7 @@ class User:
     root: Path  # HOME
     home: Path  # ~/.hermes, the situation's home
     answers: Path
+    environ: pytest.MonkeyPatch
 
     def run(self, *args: str, terminal_says: str | None = None) -> subprocess.CompletedProcess:
         """The command line in this process; stdin a terminal that answers `terminal_says`, else no terminal."""
@@ -108,7 +114,7 @@ def user(tmp_path, monkeypatch) -> User:
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # `demo`'s copy lands in the test's folder
     answers = tmp_path / "answers.yaml"
     answers.write_text(ANSWERS)
-    return User(root, root / ".hermes", answers)
+    return User(root, root / ".hermes", answers, monkeypatch)
 
 
 def _demo_home(user: User) -> None:
@@ -121,8 +127,10 @@ def _waiting_home(user: User) -> str:
     (user.home / "platforms" / "pairing").mkdir(parents=True)
     (user.home / ".env").write_text(f"TELEGRAM_BOT_TOKEN={TOKEN}\nTELEGRAM_DM_POLICY=pairing\n")
     (user.home / ".env").chmod(0o600)
+    salt = os.urandom(16)  # as Hermes's PairingStore keeps a code: salted and hashed, under an entry id
     (user.home / "platforms" / "pairing" / "telegram-pending.json").write_text(json.dumps(
-        {"K7PQ2MXA": {"user_id": "5501234567", "user_name": "Lee", "created_at": time.time() - 120}}))
+        {"5f0c1d2e3a4b5c6d": {"hash": hashlib.sha256(salt + b"K7PQ2MXA").hexdigest(), "salt": salt.hex(),
+                              "user_id": "5501234567", "user_name": "Lee", "created_at": time.time() - 120}}))
     return "K7PQ2MXA"
 
 
@@ -206,6 +214,28 @@ def access_waiting(user: User) -> str:
     return _said(user.run("access"))
 
 
+def check_hermes_found(user: User) -> str:
+    """`check` where Hermes is found (the oracle's Python) without this tool's plugin: its tip names Hermes's
+    command that enables it."""
+    if missing_reason(HERMES_VERSION):
+        pytest.skip(missing_reason(HERMES_VERSION))
+    user.environ.setenv("HERMES_WIZARD_HERMES_PYTHON", str(venv_python(HERMES_VERSION).absolute()))
+    _demo_home(user)
+    said = _said(user.run("check"))
+    assert "Tip: " in said, said
+    return said
+
+
+def pairing_waiting(user: User) -> str:
+    """`pairing list` with a request waiting, Hermes found (the oracle's Python, as $HERMES_WIZARD_HERMES_PYTHON
+    names it): the approve command it prints is run through Hermes's own pairing code."""
+    if missing_reason(HERMES_VERSION):
+        pytest.skip(missing_reason(HERMES_VERSION))
+    user.environ.setenv("HERMES_WIZARD_HERMES_PYTHON", str(venv_python(HERMES_VERSION).absolute()))
+    _waiting_home(user)
+    return _said(user.run("pairing", "list"))
+
+
 def demo(user: User) -> str:
     said = _said(user.run("demo", "--plain"))
     user.home = Path(re.search(r"restart loop, at (\S+)\n", said)[1])  # the copy it made, and printed
@@ -218,7 +248,8 @@ def explained(user: User) -> str:
 
 
 SITUATIONS = [setup_no_terminal, setup_no_terminal_new_home, bare_new_home, bare_demo_home, check_demo,
-              doctor_no_terminal, gate_stops_a_start, doctor_repaired, undone, access_waiting, explained]
+              check_hermes_found, doctor_no_terminal, gate_stops_a_start, doctor_repaired, undone, access_waiting,
+              pairing_waiting, explained]
 # a home named with --home (or the demo's copy): the commands the face composes itself carry it, but the
 # verdict line's and the findings' and notes' commands (judge/, plan/) name none, so run as printed they act on
 # ~/.hermes instead
@@ -229,7 +260,7 @@ NAMED_HOME = [setup_no_terminal_elsewhere, doctor_no_terminal_elsewhere, demo]
 
 def _fill(command: str, user: User, situation) -> list[str]:
     """The command's words with the placeholders the text shows filled in; raises on one nobody fills."""
-    code = "K7PQ2MXA" if situation is access_waiting else "ABCD2345"
+    code = "K7PQ2MXA" if situation in (access_waiting, pairing_waiting) else "ABCD2345"
     fills = {"FILE.yaml": str(user.answers), "FILE": str(user.answers), "<CODE>": code, "CODE": "HW101",
              "<platform>": "telegram", "PLATFORM": "telegram", "ID": "123456789", "<its home>": str(user.home)}
     words = []
@@ -254,7 +285,8 @@ def _asks_first(words: list[str]) -> bool:
     """The command asks "[y/N]" before it writes (doctor --fix, undo without --yes, --list or --dry-run)."""
     flags = set(words[2:])
     return (words[1] == "doctor" and "--fix" in flags and "--yes" not in flags) or (
-        words[1] == "undo" and not flags & {"--yes", "--list", "--dry-run"})
+        words[1] == "undo" and not flags & {"--yes", "--list", "--dry-run"}) or (
+        words[1] == "pairing" and words[2] in ("approve", "revoke") and "--yes" not in flags)
 
 
 def _ours(words: list[str], user: User) -> str | None:
@@ -322,8 +354,16 @@ def _access_says(words, done, before, after, user) -> str | None:
     return None if done.returncode in (0, 1) and answered else f"exit {done.returncode}: no answer"
 
 
+def _pairing_says(words, done, before, after, user) -> str | None:
+    if words[2] != "approve":
+        return None if after == before else "wrote while listing"
+    approved = user.home / "platforms" / "pairing" / f"{words[3]}-approved.json"
+    paired = json.loads(approved.read_text()) if approved.exists() else {}
+    return None if "5501234567" in paired else f"not approved (exit {done.returncode}): {_said(done)[-300:]}"
+
+
 WHAT_IT_SAYS = {"check": _check_says, "doctor": _doctor_says, "undo": _undo_says, "setup": _setup_says,
-                "explain": _explain_says, "access": _access_says}
+                "explain": _explain_says, "access": _access_says, "pairing": _pairing_says}
 
 _ARGPARSE_REFUSED = ("invalid choice", "unrecognized arguments", "the following arguments are required",
                      "usage:")
@@ -348,6 +388,9 @@ def _hermes(words: list[str], home: Path, scratch: Path) -> str | None:
         if done.returncode == 2 and any(word in said for word in _ARGPARSE_REFUSED):
             refused.append(f"{version}: {said.strip()[-200:]}")
             continue
+        if words[1:3] == ["pairing", "approve"] and words[4] == "K7PQ2MXA":  # a real code waits: it must be approved
+            approved = copy / "platforms" / "pairing" / f"{words[3]}-approved.json"
+            return None if approved.exists() and "5501234567" in approved.read_text() else f"not approved: {said}"
         return None
     return "no oracle Hermes accepts it: " + " | ".join(refused) if refused else None
 
