@@ -5,7 +5,9 @@ exits 2.  (On a terminal it opens the wizard: tests/system/test_face_selection.p
 from __future__ import annotations
 
 import io
+import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -51,3 +53,27 @@ def test_without_a_terminal_a_home_with_files_gets_the_doctors_commands(no_termi
     for command in ("hermes-wizard check ", "hermes-wizard doctor --dry-run ", "hermes-wizard doctor --fix --yes "):
         assert f"\n  {command}" in done.stderr, done.stderr
     assert {p: p.read_bytes() for p in no_terminal.rglob("*") if p.is_file()} == before
+
+
+def test_a_home_path_with_control_characters_is_printed_escaped(no_terminal, tmp_path, monkeypatch):
+    """The home's path comes from $HERMES_HOME (or a login's home): a terminal escape in it is shown, never obeyed;
+    a FIFO where .env would be is only looked at, never opened (nothing hangs)."""
+    home = tmp_path / "evil\x1b]0;owned\x07home"
+    home.mkdir()
+    os.mkfifo(home / ".env")
+    monkeypatch.setenv("HERMES_HOME", str(home))
+    done = wizard_in_process_keeping_home()
+    assert done.returncode == 2 and "\x1b" not in done.stderr and "\x07" not in done.stderr, done
+    assert "Without questions:" in done.stderr  # a .env is there (a FIFO): the doctor's commands, not setup's
+
+
+def wizard_in_process_keeping_home():
+    """`wizard_in_process` unsets HERMES_HOME (most tests name --home): here it is the subject, so keep it."""
+    import contextlib
+
+    from hermes_wizard.faces.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([])
+    return subprocess.CompletedProcess(["hermes-wizard"], code, out.getvalue(), err.getvalue())
