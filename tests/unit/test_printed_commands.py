@@ -293,7 +293,7 @@ def _ours(words: list[str], user: User) -> str | None:
     """Run one of our commands as printed; what is wrong with what it did, or None.  `undo` speaks of a change
     ("… disabled; `hermes-wizard undo` restores"): where none was made yet, the doctor's repair is made first."""
     if words[1] == "undo" and not (user.home / ".wizard-backups").exists() and user.home.exists():
-        user.run("doctor", "--fix", "--yes")
+        user.run("doctor", "--fix", "--yes", "--home", str(user.home))
     before = _tree(user.home)
     done = user.run(*words[1:], terminal_says="y\n" if _asks_first(words) else None)
     said = _said(done)
@@ -324,7 +324,7 @@ def _doctor_says(words, done, before, after, user) -> str | None:
             else "no plan shown"
     if after == before:
         return "--fix changed nothing"
-    again = user.run("check")
+    again = user.run("check", "--home", str(user.home))
     return None if again.returncode != 78 else "the gateway still refuses after the repair"
 
 
