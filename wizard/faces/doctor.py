@@ -33,6 +33,7 @@ from hermes_wizard.core.safetext import hide, to_stderr, visible
 from hermes_wizard.faces.judging import host_facts, plugin_tip
 from hermes_wizard.faces.outcome import is_clean, planned, restart_lines, written
 from hermes_wizard.faces.selection import select_homes
+from hermes_wizard.faces.terminal import chosen_place
 from hermes_wizard.faces.wording import restart_hint
 from hermes_wizard.hermes.verify import ask_installed
 from hermes_wizard.judge.masking import secret_values
@@ -210,8 +211,6 @@ def _describe_service(report) -> None:
 def _place(args) -> str:
     """The home this doctor was pointed at and the choices that shaped the plan shown, as the words a printed
     command needs to apply that same plan to that same home."""
-    from hermes_wizard.faces.terminal import chosen_place
-
     words = chosen_place(args) + (["--all-profiles"] if getattr(args, "all_profiles", False) else [])
     for flag, value, default in (("--open-policy", args.open_policy, "pairing"),
                                  ("--dead-transport", args.dead_transport, "disable"),
