@@ -16,7 +16,6 @@ the user applies.
 from __future__ import annotations
 
 import gc
-import subprocess
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -232,17 +231,18 @@ class WizardApp(App[AppOutcome]):
         self.push_screen(ResultScreen(message.result))
 
     def on_pairing_requested(self, message: PairingRequested) -> None:
-        """Hand the terminal to Hermes's own login, then read the home again: the platform's state (and its
-        finding) changes only if the login really wrote its credentials."""
-        login = message.login
+        """Hand the terminal to Hermes's own login (faces/handover.py: its own pty, its own Ctrl+C; then how it
+        ended, what it wrote, and Enter before the redraw), then read the home again keeping every answer: the
+        platform's state (and its finding) changes only if the login really wrote its credentials."""
+        from hermes_wizard.core.safetext import scrubber
+        from hermes_wizard.faces.handover import hand_over
+        from hermes_wizard.judge.masking import secret_values
+
+        login, secrets = message.login, scrubber(secret_values(self.report.snapshot))
         try:
             with self.suspend():
                 print(login.says, flush=True)
-                try:
-                    code = subprocess.run(list(login.argv), env=login.env).returncode
-                except OSError as exc:
-                    code = None
-                    print(f"hermes-wizard: could not run {login.shown}: {exc.strerror or exc}", flush=True)
+                back = hand_over(login, Path(self.report.home), wait=True, redact=secrets)
         except SuspendNotSupported:
             self.screen.post_message(HomeReread(f"This terminal cannot be handed over; in another terminal run: "
                                                 f"HERMES_HOME={self.home} {login.shown}"))
@@ -250,8 +250,9 @@ class WizardApp(App[AppOutcome]):
         self.fixing.reread()
         transport = self.report.transports.get(login.platform)
         state = transport.detail if transport is not None else "state unknown"
-        ended = "ended" if code == 0 else f"ended with exit status {code}" if code is not None else "did not run"
-        self.screen.post_message(HomeReread(f"{login.shown} {ended}; now: {state}."))
+        said = back.words(scrubber(secret_values(self.report.snapshot)), lines=4, named=3)
+        said[0] += f" Now: {state}."  # first: the screen above it may leave room for little more
+        self.screen.post_message(HomeReread("\n".join(said)))
 
     def action_help(self) -> None:
         from hermes_wizard.screens.help_screen import HelpScreen

@@ -61,7 +61,9 @@ def test_pairing_whatsapp_hands_over_the_terminal_and_reads_the_home_again(tmp_p
         tmux.wait_for_plain("Scan the QR code")
         assert "STAND-IN HERMES for " + str(home) in tmux.screen().replace("\n", "")
         tmux.keys("Enter")
-        screen = tmux.wait_for("now: paired as +15551234567")
+        tmux.wait_for_plain("Press Enter to go back to the wizard")  # what Hermes said stays until read
+        tmux.keys("Enter")
+        screen = tmux.wait_for("Now: paired as +15551234567")
         assert "On disk: paired as +15551234567" in screen and "not paired" not in screen
     finally:
         tmux.close()

@@ -8,17 +8,19 @@ Every answer goes into the session (wizard/plan/session.py); nothing here writes
 
 from __future__ import annotations
 
-import subprocess
+from pathlib import Path
 
-from hermes_wizard.core.safetext import visible
+from hermes_wizard.core.safetext import scrubber, visible
 from hermes_wizard.faces.access_words import waiting_and_paired, who_reaches
 from hermes_wizard.faces.choice_words import access_words, group_words
+from hermes_wizard.faces.handover import hand_over
 from hermes_wizard.faces.pair_now import can_pair, login_for
 from hermes_wizard.faces.pairing_cmd import journalled, preview
 from hermes_wizard.faces.sources import credentials_from, own_id_help
 from hermes_wizard.faces.wording import credential_state, current_access, disk_words, plural
 from hermes_wizard.hermes.verify import hermes_python
 from hermes_wizard.judge.engine import evaluate
+from hermes_wizard.judge.masking import secret_values
 from hermes_wizard.plan.answers import (
     ACCESS_MODES,
     GROUP_POLICIES,
@@ -96,12 +98,14 @@ def offer_login(asker, session, name: str) -> None:
     if not asker.confirm(f"Run {login.shown} now, in this terminal?", default=True):
         return
     asker.say(login.says)
-    try:
-        subprocess.run(list(login.argv), env=login.env)
-    except OSError as exc:
-        asker.say(f"Could not run {login.shown}: {exc.strerror or exc}", indent="  ")
+    secrets = scrubber(secret_values(session.report.snapshot))
+    back = hand_over(login, Path(session.report.home), wait=False, redact=secrets)
+    if back.code is None:
+        asker.say(visible(back.ended()), indent="  ")
         return
     session.reread(evaluate(session.report.home, session.report.profile))
+    # its last lines stay above, as it left them: said here are how it ended and what it wrote
+    asker.say("\n".join(back.words(scrubber(secret_values(session.report.snapshot)), lines=0)), indent="  ")
     asker.say(disk_words(session.report, name), indent="  ")
 
 
