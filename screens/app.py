@@ -25,8 +25,11 @@ from textual.binding import Binding
 
 from hermes_wizard.cases.fixing import OFFERED_SERVICE, DoctorChoices, Fixing, Proposal
 from hermes_wizard.core.bundled import stylesheet
+from hermes_wizard.core.safetext import scrubber
 from hermes_wizard.core.values import Value, value_class
+from hermes_wizard.faces.handover import hand_over
 from hermes_wizard.judge.engine import HomeReport
+from hermes_wizard.judge.masking import secret_values
 from hermes_wizard.plan.changes import Plan
 from hermes_wizard.plan.repairs import Repair, RepairOptions
 from hermes_wizard.plan.session import Session
@@ -234,10 +237,6 @@ class WizardApp(App[AppOutcome]):
         """Hand the terminal to Hermes's own login (faces/handover.py: its own pty, its own Ctrl+C; then how it
         ended, what it wrote, and Enter before the redraw), then read the home again keeping every answer: the
         platform's state (and its finding) changes only if the login really wrote its credentials."""
-        from hermes_wizard.core.safetext import scrubber
-        from hermes_wizard.faces.handover import hand_over
-        from hermes_wizard.judge.masking import secret_values
-
         login, secrets = message.login, scrubber(secret_values(self.report.snapshot))
         try:
             with self.suspend():

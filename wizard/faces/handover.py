@@ -25,12 +25,16 @@ for a child that cannot start (`HandedBack.problem` says why).  Words only here;
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
+import pty
 import re
 import select
 import signal
 import subprocess
 import sys
+import termios
+import tty
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -160,7 +164,6 @@ def _wrote_words(wrote: tuple[str, ...] | None, redact: Callable[[str], str], na
 
 class _Child:
     """The running child, for the signal handler that passes a SIGINT on to it."""
-
     pid: int | None = None
 
 
@@ -189,10 +192,6 @@ def _wizard_ignores_the_terminal() -> Iterator[_Child]:
 
 def _relay(login: Login, stdin: int, stdout: int, child: _Child) -> tuple[int, bytes]:
     """Run the login on a new pty, relay both ways until it ends; its exit status and the tail of its output."""
-    import pty
-    import termios
-    import tty
-
     master, slave = pty.openpty()
     terminal = os.isatty(stdin)
     try:
@@ -242,7 +241,10 @@ def _pump(proc: subprocess.Popen[bytes], master: int, stdin: int | None, stdout:
         if ended and (master not in ready or not reading):
             return bytes(tail)
         if stdin is not None and stdin in ready:
-            keys = os.read(stdin, 4096)
+            try:
+                keys = os.read(stdin, 4096)
+            except OSError:  # the terminal hung up: as the end of input
+                keys = b""
             if keys:
                 _write(master, keys)
             else:  # end of input: nothing more will be typed
@@ -253,17 +255,11 @@ def _pump(proc: subprocess.Popen[bytes], master: int, stdin: int | None, stdout:
 
 def _take_the_pty() -> None:
     """In the child, after setsid: make its standard input (the pty) its controlling terminal."""
-    import fcntl
-    import termios
-
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
 
 def _same_size(terminal: int, master: int) -> None:
     """The pty as large as the terminal (the child gets SIGWINCH when that changes)."""
-    import fcntl
-    import termios
-
     with contextlib.suppress(OSError):
         size = fcntl.ioctl(terminal, termios.TIOCGWINSZ, b"\0" * 8)
         if fcntl.ioctl(master, termios.TIOCGWINSZ, b"\0" * 8) != size:
@@ -299,8 +295,6 @@ def _wait_for_enter(stdin: int) -> None:
     terminal (no one is there to press Enter)."""
     if not os.isatty(stdin):
         return
-    import termios
-
     termios.tcflush(stdin, termios.TCIFLUSH)  # keys typed at Hermes after it ended are not this Enter
     while True:
         try:

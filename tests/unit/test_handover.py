@@ -1,0 +1,103 @@
+"""Handing the terminal over (faces/handover.py), below the faces: the child on a pty of its own gets the Ctrl+C
+typed to it and this process does not; what it printed and the home's names it touched come back escaped and
+masked; a link in the home is not followed; a home too large to compare says so.  Real processes on real ptys;
+the terminal side is a pair of pipes (tests/system/test_handover_terminal.py has the real terminal)."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+from hermes_wizard.core.safetext import scrubber
+from hermes_wizard.faces import handover
+from hermes_wizard.faces.handover import hand_over
+from hermes_wizard.faces.pair_now import Login
+
+SECRET = "wx-token-0123456789abcdef"
+HOSTILE = "evil\x1b]52;c;ZXZpbA==\x07\u202ename"
+
+
+def login_running(tmp_path: Path, script: str) -> Login:
+    program = tmp_path / "bin" / "hermes"
+    program.parent.mkdir(exist_ok=True)
+    program.write_text("#!/bin/sh\n" + script)
+    program.chmod(0o755)
+    return Login("weixin", (str(program), "gateway", "setup"),
+                 {"PATH": "/usr/bin:/bin", "HERMES_HOME": str(tmp_path / "home")}, "")
+
+
+def run(login: Login, home: Path, *, type_after: bytes = b"", keys: bytes = b"", **kwargs):
+    """hand_over with pipes for the terminal: `keys` are typed once `type_after` was printed; what it showed."""
+    keys_in, keys_out = os.pipe()
+    shown_in, shown_out = os.pipe()
+    shown = bytearray()
+
+    def terminal() -> None:
+        typed = False
+        while data := os.read(shown_in, 4096):
+            shown.extend(data)
+            if not typed and type_after in shown:
+                os.write(keys_out, keys)
+                typed = True
+
+    reader = threading.Thread(target=terminal)
+    reader.start()
+    try:
+        back = hand_over(login, home, wait=False, stdin=keys_in, stdout=shown_out, **kwargs)
+    finally:
+        os.close(shown_out)
+        reader.join(10)
+        for fd in (keys_in, keys_out, shown_in):
+            os.close(fd)
+    return back, bytes(shown)
+
+
+def test_ctrl_c_typed_to_the_login_ends_the_login_alone(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    login = login_running(tmp_path, 'echo "{}" > "$HERMES_HOME/accounts.json"\necho READY\nread answer\n'
+                                    'echo "not reached" > "$HERMES_HOME/after.txt"\n')
+    back, shown = run(login, home, type_after=b"READY", keys=b"\x03")  # the byte Ctrl+C sends
+    assert back.code == -2 and back.ended() == "hermes gateway setup was ended by Ctrl+C"
+    assert back.wrote == ("accounts.json",) and not (home / "after.txt").exists()
+    assert b"READY" in shown and "READY" in back.tail
+    # ... and this process, which ran it, is still here to say so (pytest would have stopped otherwise)
+
+
+def test_what_comes_back_from_the_home_is_escaped_and_masked(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / HOSTILE).write_text("old")
+    (home / "everything").symlink_to("/")  # never walked: the listing stays in the home
+    escapes = "\\033]52;c;aGk=\\007\\342\\200\\256"  # OSC 52 (the clipboard), U+202E
+    login = login_running(tmp_path, f'printf "new" > "$HERMES_HOME/{HOSTILE}"\n'
+                                    f"printf 'token \\033[31m{SECRET}\\033[0m {escapes} done\\n'\n"
+                                    'printf "line\\nbreak" > "$HERMES_HOME/$(printf "a\\nb")"\n')
+    back, _ = run(login, home, redact=scrubber({SECRET}))
+    assert back.code == 0 and back.wrote == tuple(sorted((HOSTILE, "a\nb")))
+    said = "\n".join(back.words(scrubber({SECRET})))
+    assert SECRET not in said and "token ••••••" in said
+    for raw in ("\x1b", "\x07", "\u202e", "a\nb"):
+        assert raw not in said, (raw, said)
+    assert "\\x1b]52" in said and "a\\nb" in said  # named, visibly
+    assert not any(name.startswith("everything/") for name in handover.files_of(home) or {})
+
+
+def test_a_home_too_large_to_compare_says_so(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    home.mkdir()
+    for n in range(12):
+        (home / f"f{n}").write_text("")
+    monkeypatch.setattr(handover, "MOST_FILES", 10)
+    back, _ = run(login_running(tmp_path, "exit 3\n"), home)
+    assert back.code == 3 and back.wrote is None
+    assert back.words()[-1] == "The home's files were not compared (too many, or not readable)."
+
+
+def test_a_login_that_cannot_start_is_said_not_raised(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    login = Login("weixin", (str(tmp_path / "missing" / "hermes"), "gateway", "setup"), {"PATH": "/usr/bin"}, "")
+    back, _ = run(login, home)
+    assert back.code is None and "did not run: No such file or directory" in back.ended()
