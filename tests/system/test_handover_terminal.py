@@ -9,6 +9,7 @@ Weixin login of `hermes gateway setup`), or exits 0 after printing the error a m
 from __future__ import annotations
 
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -122,3 +123,48 @@ def test_a_login_that_exits_0_after_an_error_keeps_its_words(tmp_path):
         assert "│ Bridge script not found at " in said  # Hermes's error, said again after the redraw
     finally:
         tmux.close()
+
+
+WHATSAPP_WAITING = """#!/bin/sh
+[ -t 0 ] || { echo "stand-in: needs a terminal"; exit 2; }
+mkdir -p "$HERMES_HOME/platforms/whatsapp/session"
+echo "{}" > "$HERMES_HOME/platforms/whatsapp/session/pre-key-1.json"
+printf 'Scan the QR code with the phone that owns the number... '
+read answer
+"""
+TELEGRAM_TOKEN = "123456789:AAEhBP0av28c6kEX7b3ZpQ9rT1yU2iO3pLm"
+
+
+def test_the_plain_face_survives_ctrl_c_in_the_login_with_its_answers(tmp_path):
+    from tmux_plain import PlainPane
+
+    home = home_with(tmp_path, WHATSAPP_WAITING,
+                     "WHATSAPP_ENABLED=true\nWHATSAPP_MODE=bot\nWHATSAPP_DM_POLICY=pairing\n")
+    pane = PlainPane(f"hwplainhand-{tmp_path.name}", ["setup", "--plain", "--home", str(home)], tmp_path,
+                     size=(100, 40))
+    try:
+        pane.wait_for("Choose a platform")
+        pane.type("telegram")
+        pane.wait_for("TELEGRAM_BOT_TOKEN (not set)")
+        pane.type(TELEGRAM_TOKEN)
+        pane.wait_for("Access for telegram")
+        pane.type()
+        pane.wait_for("Allowed IDs")
+        pane.type()
+        pane.wait_for("(2 changes pending)")
+        pane.type("whatsapp")
+        pane.wait_for("in this terminal?")
+        pane.type("y")
+        pane.wait_for("Scan the QR code")
+        subprocess.run(["tmux", "send-keys", "-t", pane.name, "C-c"], check=True)
+        screen = pane.wait_for("Access for whatsapp").replace("\n", "")
+        assert not pane.done.exists()
+        assert "hermes whatsapp was ended by Ctrl+C." in screen
+        assert "Hermes wrote 1 file in the home: platforms/whatsapp/session/pre-key-1.json." in screen
+        pane.type()
+        pane.wait_for("Allowed IDs")
+        pane.type()
+        screen = pane.wait_for("changes pending)")
+        assert "(2 changes pending)" in screen.rsplit("Choose a platform", 1)[-1]  # the token's still there
+    finally:
+        pane.close()
