@@ -15,8 +15,9 @@ needs Node.js.
 * WhatsApp without Node.js: say to install it first.
 The environment is ours with HERMES_HOME pointed at the home (a profile included).
 
-Contract: pure apart from looking at the file system; nothing here runs anything (the faces do, with the
-terminal handed over: the TUI suspended, the plain face between two prompts).
+Contract: pure apart from looking at the file system; nothing here runs anything (the faces do, through
+faces/handover.py: on a pty of its own, so its Ctrl+C is its alone; the TUI suspended, the plain face between
+two prompts).
 """
 
 from __future__ import annotations
