@@ -84,6 +84,24 @@ def test_what_comes_back_from_the_home_is_escaped_and_masked(tmp_path):
     assert not any(name.startswith("everything/") for name in handover.files_of(home) or {})
 
 
+def test_the_homes_own_files_are_named_before_deep_ones(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    login = login_running(tmp_path, 'mkdir -p "$HERMES_HOME/hermes-agent/scripts/bridge/node_modules/a"\n'
+                                    'for n in 1 2 3 4 5 6 7 8 9; do : > "$HERMES_HOME/hermes-agent/scripts/bridge/'
+                                    'node_modules/a/m$n.js"; done\n'
+                                    'echo "X=1" > "$HERMES_HOME/.env"\nmkdir -p "$HERMES_HOME/platforms/s"\n'
+                                    ': > "$HERMES_HOME/platforms/s/creds.json"\n')
+    back, _ = run(login, home)
+    assert back.words()[-1] == ("Hermes wrote 11 files in the home: .env, platforms/s/creds.json, "
+                                "hermes-agent/scripts/bridge/node_modules/a/m1.js, "
+                                "hermes-agent/scripts/bridge/node_modules/a/m2.js, "
+                                "hermes-agent/scripts/bridge/node_modules/a/m3.js, "
+                                "hermes-agent/scripts/bridge/node_modules/a/m4.js, "
+                                "hermes-agent/scripts/bridge/node_modules/a/m5.js, "
+                                "hermes-agent/scripts/bridge/node_modules/a/m6.js and 3 more.")
+
+
 def test_a_home_too_large_to_compare_says_so(tmp_path, monkeypatch):
     home = tmp_path / "home"
     home.mkdir()

@@ -139,8 +139,10 @@ def files_of(home: Path) -> dict[str, tuple[int, int, int, int]] | None:
 
 
 def written(before: dict, after: dict) -> tuple[str, ...]:
-    """The names created, changed or removed between two `files_of` listings, sorted."""
-    return tuple(sorted(name for name in before.keys() | after.keys() if before.get(name) != after.get(name)))
+    """The names created, changed or removed between two `files_of` listings, shallowest first (`.env` and
+    `config.yaml` before the thousands a bridge's `npm install` may leave deep in Hermes's own folder)."""
+    changed = (name for name in before.keys() | after.keys() if before.get(name) != after.get(name))
+    return tuple(sorted(changed, key=lambda name: (name.count(os.sep), name)))
 
 
 def last_lines(output: bytes, count: int = 3 * TAIL_LINES) -> tuple[str, ...]:
