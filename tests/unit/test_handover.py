@@ -9,6 +9,9 @@ import os
 import threading
 from pathlib import Path
 
+import oracle
+import pytest
+
 from hermes_wizard.core.safetext import scrubber
 from hermes_wizard.faces import handover
 from hermes_wizard.faces.handover import hand_over
@@ -27,19 +30,20 @@ def login_running(tmp_path: Path, script: str) -> Login:
                  {"PATH": "/usr/bin:/bin", "HERMES_HOME": str(tmp_path / "home")}, "")
 
 
-def run(login: Login, home: Path, *, type_after: bytes = b"", keys: bytes = b"", **kwargs):
-    """hand_over with pipes for the terminal: `keys` are typed once `type_after` was printed; what it showed."""
+def run(login: Login, home: Path, *, steps: tuple[tuple[bytes, bytes], ...] = (), **kwargs):
+    """hand_over with pipes for the terminal: each step's keys are typed once its text was printed (after the
+    previous step's keys); the handed back and what the terminal showed."""
     keys_in, keys_out = os.pipe()
     shown_in, shown_out = os.pipe()
     shown = bytearray()
 
     def terminal() -> None:
-        typed = False
+        waiting, start = list(steps), 0
         while data := os.read(shown_in, 4096):
             shown.extend(data)
-            if not typed and type_after in shown:
-                os.write(keys_out, keys)
-                typed = True
+            if waiting and waiting[0][0] in shown[start:]:
+                start = len(shown)
+                os.write(keys_out, waiting.pop(0)[1])
 
     reader = threading.Thread(target=terminal)
     reader.start()
@@ -58,11 +62,28 @@ def test_ctrl_c_typed_to_the_login_ends_the_login_alone(tmp_path):
     home.mkdir()
     login = login_running(tmp_path, 'echo "{}" > "$HERMES_HOME/accounts.json"\necho READY\nread answer\n'
                                     'echo "not reached" > "$HERMES_HOME/after.txt"\n')
-    back, shown = run(login, home, type_after=b"READY", keys=b"\x03")  # the byte Ctrl+C sends
+    back, shown = run(login, home, steps=((b"READY", b"\x03"),))  # the byte Ctrl+C sends
     assert back.code == -2 and back.ended() == "hermes gateway setup was ended by Ctrl+C"
     assert back.wrote == ("accounts.json",) and not (home / "after.txt").exists()
     assert b"READY" in shown and "READY" in back.tail
     # ... and this process, which ran it, is still here to say so (pytest would have stopped otherwise)
+
+
+@pytest.mark.oracle
+def test_the_real_hermes_gets_its_own_ctrl_c_and_its_files_are_named(tmp_path):
+    """Hermes 0.19.0's `gateway setup`: its menu falls back to a numbered prompt at the first Ctrl+C and exits 1
+    at the second; before asking anything it has written into the home (the issue's ten files, here fewer)."""
+    oracle.require_oracle()
+    home = tmp_path / "home"
+    home.mkdir()
+    hermes = oracle.hermes_command()
+    login = Login("weixin", (str(hermes), "gateway", "setup"),
+                  {"PATH": f"{hermes.parent}:/usr/bin:/bin", "HOME": str(tmp_path), "TERM": "xterm",
+                   "HERMES_HOME": str(home)}, "")
+    back, _ = run(login, home, steps=((b"Select a platform", b"\x03"), (b"Select [", b"\x03")))
+    assert back.code == 1 and back.ended() == "hermes gateway setup ended with exit status 1"
+    assert back.tail[-2:] == ("    Enter for default (27)  Ctrl+C to exit", "  Select [1-27] (27): ^C")
+    assert "SOUL.md" in (back.wrote or ()) and (home / "SOUL.md").is_file()
 
 
 def test_what_comes_back_from_the_home_is_escaped_and_masked(tmp_path):
@@ -100,6 +121,13 @@ def test_the_homes_own_files_are_named_before_deep_ones(tmp_path):
                                 "hermes-agent/scripts/bridge/node_modules/a/m4.js, "
                                 "hermes-agent/scripts/bridge/node_modules/a/m5.js, "
                                 "hermes-agent/scripts/bridge/node_modules/a/m6.js and 3 more.")
+
+
+def test_the_last_lines_are_those_left_on_the_screen():
+    """Escapes dropped, a line redrawn after CR kept as redrawn, a full-screen menu gone with its alternate screen."""
+    output = (b"before\r\n\x1b[?1049h\x1b[2J\x1b[3;4H(o) Telegram\r\n\x1b[?1049l\x1b[33mChoose:\x1b[0m\r\n"
+              b"Downloading 10%\rDownloading 100%\r\n\r\n")
+    assert handover.last_lines(output) == ("before", "Choose:", "Downloading 100%")
 
 
 def test_a_home_too_large_to_compare_says_so(tmp_path, monkeypatch):

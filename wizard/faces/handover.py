@@ -51,6 +51,7 @@ TAIL_LINES = 6
 LINE_WIDTH = 160  # a longer line is cut where it is shown again
 MOST_FILES = 50_000  # entries of a home compared before/after; a larger home is not compared
 NAMED_FILES = 8  # written files named one by one; the rest counted
+_ALTERNATE_SCREEN = re.compile(rb"\x1b\[\?(?:1049|1047|47)h.*?\x1b\[\?(?:1049|1047|47)l", re.S)  # gone when left
 _ESCAPES = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[P^_][^\x1b]*(?:\x1b\\)?"
                       rb"|\x1b[ -/]*[0-~]")
 
@@ -147,8 +148,9 @@ def written(before: dict, after: dict) -> tuple[str, ...]:
 
 def last_lines(output: bytes, count: int = 3 * TAIL_LINES) -> tuple[str, ...]:
     """The last `count` non-blank lines of a terminal's output as it showed them: escape sequences dropped, a line
-    overwritten after a carriage return kept as overwritten."""
-    text = _ESCAPES.sub(b"", output).decode("utf-8", "replace").replace("\r\n", "\n")
+    overwritten after a carriage return kept as overwritten, what was drawn on the alternate screen (a full-screen
+    menu) and left with it dropped."""
+    text = _ESCAPES.sub(b"", _ALTERNATE_SCREEN.sub(b"", output)).decode("utf-8", "replace").replace("\r\n", "\n")
     lines = [line.rsplit("\r", 1)[-1].rstrip() for line in text.split("\n")]
     return tuple(line for line in lines if line.strip())[-count:]
 
