@@ -87,13 +87,14 @@ def test_ctrl_c_ends_the_login_only_and_the_session_survives(tmp_path):
         tmux.keys("C-c")
         screen = tmux.wait_for_plain("Press Enter to go back to the wizard")
         assert not done.exists(), screen  # the wizard is still there, and holds the terminal until Enter
-        assert "was ended by Ctrl+C" in screen.replace("\n", "")
-        assert "Hermes wrote 10 files in the home: logs/setup.log, weixin/accounts/part-1.json" in screen
+        shown = screen.replace("\n", "")
+        assert "hermes gateway setup was ended by Ctrl+C." in shown
+        assert "10 files in the home changed while it ran: logs/setup.log, weixin/accounts/part-1.json" in shown
         assert "Weixin QR login: scan the QR code with WeChat" in screen  # Hermes's own last lines, not wiped
         tmux.keys("Enter")
         said = tmux.wait_for("Now: ").replace("\n", "")
         assert "hermes gateway setup was ended by Ctrl+C. Now: " in said and "Its last lines:" in said
-        assert "Waiting for the scan" in said and "Hermes wrote 10 files in the home" in said
+        assert "Waiting for the scan" in said and "10 files in the home changed while it ran" in said
         assert ACCOUNT in said  # what was typed is still in its field
         tmux.keys("C-q")
         screen = tmux.wait_for("Discard")
@@ -116,9 +117,9 @@ def test_a_login_that_exits_0_after_an_error_keeps_its_words(tmp_path):
         screen = tmux.wait_for_plain("Press Enter to go back to the wizard")
         said = screen.replace("\n", "")
         assert "Bridge script not found" in said and "hermes whatsapp ended." in said
-        assert "It wrote no file in the home." in said
+        assert "No file in the home changed while it ran." in said
         tmux.keys("Enter")
-        said = tmux.wait_for("It wrote no file").replace("\n", "")
+        said = tmux.wait_for("No file in the home changed").replace("\n", "")
         assert "hermes whatsapp ended. Now: no creds.json in " in said and "WhatsApp is not paired." in said
         assert "│ Bridge script not found at " in said  # Hermes's error, said again after the redraw
     finally:
@@ -160,7 +161,7 @@ def test_the_plain_face_survives_ctrl_c_in_the_login_with_its_answers(tmp_path):
         screen = pane.wait_for("Access for whatsapp").replace("\n", "")
         assert not pane.done.exists()
         assert "hermes whatsapp was ended by Ctrl+C." in screen
-        assert "Hermes wrote 1 file in the home: platforms/whatsapp/session/pre-key-1.json." in screen
+        assert "1 file in the home changed while it ran: platforms/whatsapp/session/pre-key-1.json." in screen
         pane.type()
         pane.wait_for("Allowed IDs")
         pane.type()

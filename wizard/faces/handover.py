@@ -119,23 +119,30 @@ def _short(login: Login) -> str:
 
 def files_of(home: Path) -> dict[str, tuple[int, int, int, int]] | None:
     """Each entry below `home` but its folders (links not followed): its (mode, size, mtime, inode); None when the
-    home has more than MOST_FILES entries or cannot be listed."""
+    home has more than MOST_FILES entries or cannot be listed.  A folder below it that cannot be listed is left
+    out (alike before and after); an entry gone while listed is too."""
     seen: dict[str, tuple[int, int, int, int]] = {}
     folders = [home]
-    try:
-        while folders:
-            with os.scandir(folders.pop()) as entries:
-                for entry in entries:
-                    if len(seen) + len(folders) > MOST_FILES:
-                        return None
-                    if entry.is_dir(follow_symlinks=False):
-                        folders.append(Path(entry.path))
-                        continue
-                    stat = entry.stat(follow_symlinks=False)
-                    seen[os.path.relpath(entry.path, home)] = (stat.st_mode, stat.st_size, stat.st_mtime_ns,
-                                                               stat.st_ino)
-    except OSError:
-        return None if not seen and not home.is_dir() else seen
+    while folders:
+        folder = folders.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = list(listing)
+        except OSError:
+            if folder == home:
+                return None
+            continue
+        if len(seen) + len(folders) + len(entries) > MOST_FILES:
+            return None
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    folders.append(Path(entry.path))
+                    continue
+                stat = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            seen[os.path.relpath(entry.path, home)] = (stat.st_mode, stat.st_size, stat.st_mtime_ns, stat.st_ino)
     return seen
 
 
@@ -159,11 +166,11 @@ def _wrote_words(wrote: tuple[str, ...] | None, redact: Callable[[str], str], na
     if wrote is None:
         return "The home's files were not compared (too many, or not readable)."
     if not wrote:
-        return "It wrote no file in the home."
+        return "No file in the home changed while it ran."
     names = ", ".join(visible(redact(name)) for name in wrote[:named])
     more = f" and {len(wrote) - named} more" if len(wrote) > named else ""
-    noun = "file" if len(wrote) == 1 else "files"
-    return f"Hermes wrote {len(wrote)} {noun} in the home: {names}{more}."
+    count = "1 file" if len(wrote) == 1 else f"{len(wrote)} files"
+    return f"{count} in the home changed while it ran: {names}{more}."
 
 
 class _Child:
