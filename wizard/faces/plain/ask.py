@@ -18,14 +18,34 @@ import shutil
 import sys
 import textwrap
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
 
 from hermes_wizard.core.safetext import as_spoken, scrub, visible_lines
+
+if TYPE_CHECKING:
+    import questionary
 
 MAX_WIDTH = 100  # wider paragraphs are hard to read, whatever the terminal
 
 
 def no_colour() -> bool:
     return bool(os.environ.get("NO_COLOR")) or os.environ.get("TERM", "") in ("", "dumb")
+
+
+class Asks(Protocol):
+    """What a flow needs of its asker: `Asker` on a terminal; a test may hand in its own."""
+
+    def say(self, text: str = "", indent: str = "", hang: int = 2) -> None: ...
+
+    def show(self, text: str) -> None: ...
+
+    def choose(self, message: str, choices: list[tuple[str, str]], default: str | None = None) -> str: ...
+
+    def secret(self, message: str, check: Callable[[str], str | None]) -> str: ...
+
+    def text(self, message: str, check: Callable[[str], str | None] | None = None, default: str = "") -> str: ...
+
+    def confirm(self, message: str, default: bool = False) -> bool: ...
 
 
 class Asker:
@@ -61,15 +81,16 @@ class Asker:
 
         options = [questionary.Choice(visible_lines(title), value=value) for title, value in choices]
         start = next((option for option in options if option.value == default), None)
-        return questionary.select(message, options, default=start, style=self._style(), use_jk_keys=False,
-                                  use_search_filter=True, instruction="(arrows, or type to filter; Enter)"
-                                  ).unsafe_ask()
+        picked: str = questionary.select(message, options, default=start, style=self._style(), use_jk_keys=False,
+                                         use_search_filter=True, instruction="(arrows, or type to filter; Enter)"
+                                         ).unsafe_ask()
+        return picked
 
     def secret(self, message: str, check: Callable[[str], str | None]) -> str:
         """A masked answer; `check` says why a non-empty value cannot be right (empty: keep what is set)."""
         import questionary
 
-        value = questionary.password(message, validate=self._validator(check), style=self._style()).unsafe_ask()
+        value: str = questionary.password(message, validate=self._validator(check), style=self._style()).unsafe_ask()
         if value:
             self.secrets.add(value)
         return value
@@ -77,8 +98,9 @@ class Asker:
     def text(self, message: str, check: Callable[[str], str | None] | None = None, default: str = "") -> str:
         import questionary
 
-        return questionary.text(message, default=default, validate=self._validator(check),
-                                style=self._style()).unsafe_ask()
+        value: str = questionary.text(message, default=default, validate=self._validator(check),
+                                      style=self._style()).unsafe_ask()
+        return value
 
     def confirm(self, message: str, default: bool = False) -> bool:
         import questionary
@@ -91,13 +113,13 @@ class Asker:
     # -- helpers ---------------------------------------------------------------------------------------------
 
     @staticmethod
-    def _validator(check):
+    def _validator(check: Callable[[str], str | None] | None) -> Callable[[str], bool | str] | None:
         if check is None:
             return None
         return lambda value: True if not value else (check(value) or True)
 
     @staticmethod
-    def _style():
+    def _style() -> questionary.Style | None:
         if not no_colour():
             return None
         import questionary

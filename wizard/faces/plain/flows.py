@@ -18,19 +18,22 @@ written); `apply`, called after them, asks nothing.
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 from hermes_wizard.cases.fixing import OFFERED_SERVICE, Applied, DoctorChoices, Fixing, Proposal
 from hermes_wizard.core.keyring_store import backend_name, usable_for
 from hermes_wizard.core.safetext import visible
 from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.faces.outcome import WRITE_ANYWAY, planned, refusal_words, restart_lines, written
+from hermes_wizard.faces.plain.ask import Asks
 from hermes_wizard.faces.plain.platforms import platform_menu
 from hermes_wizard.faces.wording import open_words, plural, ssh_note, tilde, verdict_words
 from hermes_wizard.plan.answers import split_ids
 from hermes_wizard.plan.changes import render_diff
 from hermes_wizard.plan.repairs import RepairOptions
 from hermes_wizard.plan.service_steps import render_service
-from hermes_wizard.write.apply import ApplyError
+from hermes_wizard.plan.session import Session
+from hermes_wizard.write.apply import ApplyError, ApplyResult
 
 ECHO_WARNING = ("This terminal cannot turn echo off: what you type for a secret would be shown on screen (and "
                 "kept by anything recording this session).")
@@ -41,7 +44,7 @@ class Outcome(Value):
     applied: Applied | None = None  # None: apply refused or rolled back (it said why)
 
 
-def introduce(asker, fixing: Fixing, *, ssh: bool, echo_hidden: bool) -> bool:
+def introduce(asker: Asks, fixing: Fixing, *, ssh: bool, echo_hidden: bool) -> bool:
     """The home, its verdict, and the terminal's facts; False when the user declines visible secrets."""
     home = fixing.home
     words, _ = verdict_words(fixing.report)
@@ -55,7 +58,7 @@ def introduce(asker, fixing: Fixing, *, ssh: bool, echo_hidden: bool) -> bool:
     return True
 
 
-def setup(asker, fixing: Fixing) -> Proposal | None:
+def setup(asker: Asks, fixing: Fixing) -> Proposal | None:
     """Ask until the user confirms the review: the proposal to apply, or None when they quit."""
     asked = False
     while platform_menu(asker, fixing.session):
@@ -66,7 +69,7 @@ def setup(asker, fixing: Fixing) -> Proposal | None:
     return None
 
 
-def where_secrets_go(asker, session) -> bool:
+def where_secrets_go(asker: Asks, session: Session) -> bool:
     """Once the answers carry a platform secret: keep it in the OS keyring (asked only where one is usable,
     default no) or in .env at mode 0600 (said in one line where there is none).  True once asked or said."""
     if not session.typed_secrets():
@@ -82,7 +85,7 @@ def where_secrets_go(asker, session) -> bool:
     return True
 
 
-def doctor(asker, fixing: Fixing) -> Proposal | None:
+def doctor(asker: Asks, fixing: Fixing) -> Proposal | None:
     """As `setup`, with the doctor's repair chosen first and the service steps it offers."""
     report = fixing.report
     shown = [f for f in report.findings if f.severity != "info"] or report.findings
@@ -126,7 +129,7 @@ def doctor(asker, fixing: Fixing) -> Proposal | None:
             return proposal
 
 
-def review(asker, proposal: Proposal) -> bool:
+def review(asker: Asks, proposal: Proposal) -> bool:
     """The plan and what `check` will say of its result; True when the user confirms (default No)."""
     plan, steps, outlook = proposal.files, proposal.plan.service, proposal.outlook  # a planned gate read as written
     asker.say()
@@ -153,7 +156,7 @@ def review(asker, proposal: Proposal) -> bool:
     return asker.confirm("Apply these changes?", default=False)
 
 
-def apply(asker, fixing: Fixing, proposal: Proposal) -> Outcome:
+def apply(asker: Asks, fixing: Fixing, proposal: Proposal) -> Outcome:
     """The one write: back up, write atomically, read back, judge again; then the result in words."""
     try:
         applied = fixing.apply(proposal, reason=f"hermes-wizard {fixing.mode}")
@@ -164,7 +167,7 @@ def apply(asker, fixing: Fixing, proposal: Proposal) -> Outcome:
     return Outcome(applied)
 
 
-def _result(asker, result, home) -> None:
+def _result(asker: Asks, result: ApplyResult, home: Path) -> None:
     report = result.report
     said = written(report, home, running=result.running)
     asker.say(f"Written: {', '.join(result.written) or 'no file'}")

@@ -16,10 +16,11 @@ from hermes_wizard.faces.choice_words import access_words, group_words
 from hermes_wizard.faces.handover import hand_over
 from hermes_wizard.faces.pair_now import can_pair, login_for
 from hermes_wizard.faces.pairing_cmd import journalled, preview
+from hermes_wizard.faces.plain.ask import Asks
 from hermes_wizard.faces.sources import credentials_from, own_id_help
 from hermes_wizard.faces.wording import credential_state, current_access, disk_words, plural
 from hermes_wizard.hermes.verify import hermes_python
-from hermes_wizard.judge.engine import evaluate
+from hermes_wizard.judge.engine import HomeReport, PlatformRow, evaluate
 from hermes_wizard.judge.masking import secret_values
 from hermes_wizard.plan.answers import (
     ACCESS_MODES,
@@ -29,14 +30,14 @@ from hermes_wizard.plan.answers import (
     split_ids,
 )
 from hermes_wizard.plan.changes import is_secret_name
-from hermes_wizard.plan.session import AnswerError
+from hermes_wizard.plan.session import AnswerError, Session
 
 REVIEW, QUIT = "\0review", "\0quit"  # menu values no platform name can take
 AGENT_WARNING = ("Everyone who gets through talks to the same agent as you: it runs terminal commands, edits files "
                  "and executes code on this machine for them.")
 
 
-def platform_menu(asker, session) -> bool:
+def platform_menu(asker: Asks, session: Session) -> bool:
     """Platforms until the user asks to review (True) or to quit (False)."""
     while True:
         outlook = session.outlook()  # the rows as they will be, pending answers included
@@ -53,14 +54,14 @@ def platform_menu(asker, session) -> bool:
         edit_platform(asker, session, picked)
 
 
-def _title(report, name: str, row) -> str:
+def _title(report: HomeReport, name: str, row: PlatformRow | None) -> str:
     label = f"{report.model.platforms()[name].label} ({name})"
     if row is None or not row.enabled:
         return f"{label} — off"
     return f"{label} — on; credentials {visible(credential_state(report, name))}; {row.verdict}"
 
 
-def edit_platform(asker, session, name: str) -> None:
+def edit_platform(asker: Asks, session: Session, name: str) -> None:
     report = session.report
     spec = report.model.platforms()[name]
     asker.say(f"\n{spec.label} ({name})")
@@ -85,7 +86,7 @@ def edit_platform(asker, session, name: str) -> None:
     choose_access(asker, session, name)
 
 
-def offer_login(asker, session, name: str) -> None:
+def offer_login(asker: Asks, session: Session, name: str) -> None:
     """Where Hermes has an interactive login (WhatsApp's QR pairing, Weixin's QR login) and the platform cannot
     connect: offer to run it here, then read the home again; or say what to run where."""
     transport = session.report.transports.get(name)
@@ -109,7 +110,7 @@ def offer_login(asker, session, name: str) -> None:
     asker.say(disk_words(session.report, name), indent="  ")
 
 
-def pairing_step(asker, report, name: str) -> None:
+def pairing_step(asker: Asks, report: HomeReport, name: str) -> None:
     """Where requests wait or people are paired: approve a code or revoke a user, through Hermes's own code
     (previewed, confirmed, journalled for undo), as the TUI's access screen does.  Enter skips."""
     waiting, paired = waiting_and_paired(report.home, report.profile, name, facts=report.facts)
@@ -133,7 +134,7 @@ def pairing_step(asker, report, name: str) -> None:
                   + (f" Backup: {backup}/ (hermes-wizard undo takes it back)" if backup else ""), indent="  ")
 
 
-def choose_access(asker, session, name: str) -> None:
+def choose_access(asker: Asks, session: Session, name: str) -> None:
     spec = session.report.model.platforms()[name]
     report = session.outlook()  # as the plan will leave it (the doctor's repair included), as the TUI's Access
     answer = session.answer(name)
@@ -168,7 +169,7 @@ def choose_access(asker, session, name: str) -> None:
         choose_group(asker, session, name)
 
 
-def choose_group(asker, session, name: str) -> None:
+def choose_group(asker: Asks, session: Session, name: str) -> None:
     """The group-chat question of the five platforms whose adapter has its own group policy, starting on the
     policy the adapter applies now (Hermes's default when none is set)."""
     spec = session.report.model.platforms()[name]
