@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from hermes_wizard.core.exitcodes import ExitCode
 from hermes_wizard.core.safetext import to_stderr, visible
@@ -18,9 +18,11 @@ if TYPE_CHECKING:
     from hermes_wizard.hermes.model import Model
 
 CHAT_TYPES = ("dm", "group", "channel", "forum", "thread")
+Parser = TypeVar("Parser", bound=argparse.ArgumentParser)  # the full parser's own class (faces/cli.py)
 
 
-def add_access_parser(sub: argparse._SubParsersAction, common: Callable[[argparse.ArgumentParser], None]) -> None:
+def add_access_parser(sub: argparse._SubParsersAction[Parser],
+                      common: Callable[[argparse.ArgumentParser], None]) -> None:
     parser = sub.add_parser("access", help="who can reach the agent: per platform, or whether one sender's "
                             "message gets through (exit 0 accepted, 1 denied)")
     common(parser)
@@ -32,7 +34,8 @@ def add_access_parser(sub: argparse._SubParsersAction, common: Callable[[argpars
     parser.add_argument("--name", help="the sender's display name (SimpleX allowlists match it)")
 
 
-def add_pairing_parser(sub: argparse._SubParsersAction, common: Callable[[argparse.ArgumentParser], None]) -> None:
+def add_pairing_parser(sub: argparse._SubParsersAction[Parser],
+                       common: Callable[[argparse.ArgumentParser], None]) -> None:
     parser = sub.add_parser("pairing", help="list pairing requests and paired users; approve or revoke through "
                             "Hermes's own pairing code, previewed")
     common(parser)

@@ -16,6 +16,9 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hermes_wizard.core.exitcodes import ExitCode
 from hermes_wizard.core.safetext import _HIDDEN, guarded_output, hide, json_text, scrubber
@@ -26,8 +29,12 @@ from hermes_wizard.judge.engine import evaluate
 from hermes_wizard.judge.masking import secret_values
 from hermes_wizard.service.scope import ServiceScope
 
+if TYPE_CHECKING:
+    from hermes_wizard.faces.fastargs import CommandArgs
+    from hermes_wizard.judge.engine import HomeReport
 
-def run_check(args) -> int:
+
+def run_check(args: CommandArgs) -> int:
     """`check` with the command line's error contract, its output through the escaping guard."""
     def body() -> int:
         with guarded_output():  # nothing from a home reaches the terminal raw (wizard/core/safetext.py)
@@ -36,7 +43,7 @@ def run_check(args) -> int:
     return guarded(body)
 
 
-def _check(args) -> int:
+def _check(args: CommandArgs) -> int:
     homes = select_homes(args)
     if homes is None:
         return ExitCode.USAGE
@@ -51,10 +58,10 @@ def _check(args) -> int:
 # The last check's reports, kept: a check ends with os._exit (wizard/faces/entry.py), and freeing a big home's
 # snapshot object by object costs a tenth of its check (0.17 s with 100k platform keys, benchmarks/bench_inputs.py).
 # One slot, so an in-process caller keeps at most one check's reports.
-_LAST_REPORTS: list = []
+_LAST_REPORTS: list[HomeReport] = []
 
 
-def _report(args, homes, scope: ServiceScope) -> int:
+def _report(args: CommandArgs, homes: list[tuple[str, Path]], scope: ServiceScope) -> int:
     base_env = dict(os.environ) if args.inherit_env else {}
     facts = host_facts(args, homes[0][1])
     reports = [evaluate(path, name, base_env=base_env, facts=facts, verify=args.verify, service=scope)
@@ -75,13 +82,13 @@ def _report(args, homes, scope: ServiceScope) -> int:
     return ExitCode.CONFIG if ExitCode.CONFIG in codes else max(codes)
 
 
-def _scrubbed(payload):
+def _scrubbed(payload: object) -> object:
     """The JSON payload with registered secrets masked in every string (before encoding,
     so a secret holding a quote or backslash is found as it is)."""
     return _masked(payload, scrubber(_HIDDEN))
 
 
-def _masked(payload, mask):
+def _masked(payload: object, mask: Callable[[str], str]) -> object:
     if isinstance(payload, str):
         return mask(payload)
     if isinstance(payload, list):

@@ -17,6 +17,7 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn
 
 from hermes_wizard.core.bundled import example_home
 from hermes_wizard.core.exitcodes import ExitCode
@@ -28,8 +29,13 @@ from hermes_wizard.faces.contract import guarded
 from hermes_wizard.faces.selection import profile_name as _profile_name
 from hermes_wizard.hermes.versions import MODELLED, is_modelled
 
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
-def _common(parser) -> None:
+    from hermes_wizard.faces.fastargs import CommandArgs
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--home", help="Hermes home (default: $HERMES_HOME, else ~/.hermes)")
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--profile", help="a profile under <home>/profiles (default: the home itself)")
@@ -51,13 +57,14 @@ def _common(parser) -> None:
                              "~/Library/LaunchAgents, /run/service)")
 
 
-def build_parser():
+def build_parser() -> argparse.ArgumentParser:
     class _Parser(argparse.ArgumentParser):
-        def error(self, message: str):  # argparse exits 2 on its own; keep the message short
+        def error(self, message: str) -> NoReturn:  # argparse exits 2 on its own; keep the message short
             self._print_message(self.format_usage())  # to stderr, as argparse does
             self.exit(ExitCode.USAGE, f"hermes-wizard: error: {message}\n")
 
-        def _print_message(self, message: str, file=None) -> None:  # argparse's own writes (usage, errors)
+        def _print_message(self, message: str,
+                           file: SupportsWrite[str] | None = None) -> None:  # argparse's own writes (usage, errors)
             if not message or (file is not None and file is not sys.stderr):
                 super()._print_message(message, file)  # --help and --version go to stdout as argparse writes them
                 return
@@ -189,7 +196,7 @@ def _detailed(argv: list[str]) -> bool:
                                          for a in argv[1:])
 
 
-def run(args) -> int:
+def run(args: CommandArgs) -> int:
     """Run a parsed command (from the full parser, or `check`'s own reader in wizard/faces/fastargs.py)
     under the error contract of wizard/faces/contract.py."""
     if args.command == "check" and args.gate:  # the gate's own face: none of check's engine (wizard/faces/gate.py)
@@ -200,10 +207,11 @@ def run(args) -> int:
         from hermes_wizard.faces.check import run_check
 
         return run_check(args)
+    assert isinstance(args, argparse.Namespace)  # only `check` is read without the full parser (faces/fastargs.py)
     return guarded(lambda: _run(args))
 
 
-def _run(args) -> int:
+def _run(args: argparse.Namespace) -> int:
     if args.command == "setup":
         from hermes_wizard.faces.setup_flags import wants_declared  # not on the check path
 
@@ -221,7 +229,7 @@ def _run(args) -> int:
         return _headless(args)
 
 
-def _headless(args) -> int:
+def _headless(args: argparse.Namespace) -> int:
     if args.command == "explain":
         from hermes_wizard.faces.explain import run_explain
 
@@ -268,7 +276,7 @@ def _can_ask() -> bool:
     return TerminalFacts.detect().stdin_tty
 
 
-def _run_interactive(args) -> int:
+def _run_interactive(args: argparse.Namespace) -> int:
     """setup, or the doctor's interactive repair, in the face the terminal allows (wizard/faces/terminal.py):
     the TUI, plain prompts, or — no terminal at all — what was found and the commands that need none."""
     from hermes_wizard.faces import terminal
@@ -314,7 +322,7 @@ def _home_exists(explicit: str | None) -> bool:
     return Path(raw).expanduser().is_dir()
 
 
-def _demo(args) -> int:
+def _demo(args: argparse.Namespace) -> int:
     """The first thing to try: the doctor on a copy of the example home (the original is never touched)."""
     home = Path(tempfile.mkdtemp(prefix="hermes-wizard-demo.")) / "home"
     shutil.copytree(example_home(), home)

@@ -20,9 +20,12 @@ Exit codes:               default      --detailed-exitcode
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import TextIO
 
 from hermes_wizard.cases.fixing import Fixing, outcome_code
 from hermes_wizard.core.exitcodes import DetailedExitCode, ExitCode
@@ -34,12 +37,13 @@ from hermes_wizard.faces.selection import profile_name
 from hermes_wizard.faces.setup_flags import flags_tree, usage_code
 from hermes_wizard.faces.trusted_file import read_trusted
 from hermes_wizard.faces.wording import open_words
+from hermes_wizard.hermes.loader.catalog import Spec
 from hermes_wizard.judge.masking import secret_values
-from hermes_wizard.plan.answers_file.schema import AnswersError, declare
+from hermes_wizard.plan.answers_file.schema import AnswersError, Declared, declare
 from hermes_wizard.plan.answers_file.session_io import into_session
-from hermes_wizard.plan.answers_file.tree import TreeError, read_tree
+from hermes_wizard.plan.answers_file.tree import Item, TreeError, read_tree
 from hermes_wizard.plan.changes import render_diff
-from hermes_wizard.plan.session import AnswerError
+from hermes_wizard.plan.session import AnswerError, Session
 from hermes_wizard.write.apply import ApplyError
 from hermes_wizard.write.saved_answers import SavedAnswersError, save_answers
 
@@ -50,18 +54,18 @@ def _say(text: str = "") -> None:
     sys.stdout.write(text + "\n")
 
 
-def _complain(lines) -> None:
+def _complain(lines: Iterable[str]) -> None:
     for line in lines:
         to_stderr(f"hermes-wizard: {visible(line)}")
 
 
-def run_declared(args, stdin=None) -> int:
+def run_declared(args: argparse.Namespace, stdin: TextIO | None = None) -> int:
     """Run `setup` with an answers file or flags (the caller has checked setup_flags.wants_declared)."""
     with guarded_output():  # nothing from a file or a home reaches the terminal raw
         return _run(args, stdin or sys.stdin)
 
 
-def _run(args, stdin) -> int:
+def _run(args: argparse.Namespace, stdin: TextIO) -> int:
     bad = usage_code(args)
     located = _home(args)
     if isinstance(located, str):
@@ -100,7 +104,7 @@ def _run(args, stdin) -> int:
     return _apply(args, fixing)
 
 
-def _reads(declared, extra_env: dict) -> list[str]:
+def _reads(declared: Declared, extra_env: dict[str, str]) -> list[str]:
     """One line per value taken from outside the file: every variable read is named before the plan."""
     lines = []
     for name, decl in declared.platforms.items():
@@ -110,7 +114,7 @@ def _reads(declared, extra_env: dict) -> list[str]:
     return lines
 
 
-def _apply(args, fixing: Fixing) -> int:
+def _apply(args: argparse.Namespace, fixing: Fixing) -> int:
     session = fixing.session
     if session.secrets_in_keyring:
         if why := usable_for(session.report.home):
@@ -151,7 +155,7 @@ def _apply(args, fixing: Fixing) -> int:
     return _code(args, applied.exit_code, changed=True, dry=False)
 
 
-def _code(args, code: int, changed: bool, dry: bool) -> int:
+def _code(args: argparse.Namespace, code: int, changed: bool, dry: bool) -> int:
     """The outcome's exit code (wizard/cases/fixing.py `outcome_code`, every face's), then what this face's
     flags add to a clean one: --detailed-exitcode says "changed", a dry run with changes pending is 1."""
     if code != ExitCode.OK:
@@ -161,7 +165,8 @@ def _code(args, code: int, changed: bool, dry: bool) -> int:
     return ExitCode.PROBLEMS if dry and changed else ExitCode.OK
 
 
-def _declaration(args, specs, stdin):
+def _declaration(args: argparse.Namespace, specs: Mapping[str, Spec],
+                 stdin: TextIO) -> tuple[Item, dict[str, str]]:
     if not args.answers:
         return flags_tree(args, specs, stdin)
     flags_tree(args, specs, stdin)  # refuses --answers mixed with answer flags
@@ -172,7 +177,7 @@ def _declaration(args, specs, stdin):
     return read_tree(raw, name), {}
 
 
-def _read_answers(path: str, stdin) -> bytes | str:
+def _read_answers(path: str, stdin: TextIO) -> bytes | str:
     """The file's bytes (at most MAX_ANSWERS + 1), or why not: a file someone other than the caller or
     root could have written is refused (wizard/faces/trusted_file.py), a FIFO or device is never opened
     for a blocking read, and a directory or a missing file is said plainly."""
@@ -181,7 +186,7 @@ def _read_answers(path: str, stdin) -> bytes | str:
     return read_trusted(path, MAX_ANSWERS)
 
 
-def _save(session, declared, path: str) -> bool:
+def _save(session: Session, declared: Declared, path: str) -> bool:
     """Record the answers (--save-answers); True when that failed (said on stderr)."""
     names = {key: var for decl in declared.platforms.values() for key, var in decl.from_env.items()}
     try:
@@ -193,7 +198,7 @@ def _save(session, declared, path: str) -> bool:
     return False
 
 
-def _home(args) -> tuple[Path, str] | str:
+def _home(args: argparse.Namespace) -> tuple[Path, str] | str:
     """The home and profile `setup` configures (a new home is created on apply), or why not."""
     raw = args.home or os.environ.get("HERMES_HOME") or str(Path.home() / ".hermes")
     try:

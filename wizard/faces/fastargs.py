@@ -11,8 +11,16 @@ its usual message. Its result has the attributes the full parser would give `che
 from __future__ import annotations
 
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 from hermes_wizard.hermes.versions import is_modelled
+
+if TYPE_CHECKING:
+    import argparse
+    from typing import TypeAlias
+
+    # What a command runs with: the full parser's namespace, or this reader's (the same attributes, for `check`).
+    CommandArgs: TypeAlias = argparse.Namespace | SimpleNamespace
 
 _VALUED = {"--home": "home", "--profile": "profile", "--hermes-python": "hermes_python",
            "--hermes-version": "hermes_version", "--target": "target", "--unit": "unit", "--format": "format"}

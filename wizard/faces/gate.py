@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 from hermes_wizard.core.exitcodes import ExitCode
 from hermes_wizard.core.homeroot import home_owner
@@ -33,6 +35,10 @@ from hermes_wizard.faces.selection import select_homes
 from hermes_wizard.hermes.models import model_for, refuses_at_start
 from hermes_wizard.read.snapshot import take_snapshot
 
+if TYPE_CHECKING:
+    from hermes_wizard.faces.fastargs import CommandArgs
+    from hermes_wizard.hermes.loader.plugins import HostFacts
+
 GATE_ASK_SECONDS = 20.0  # asking Hermes costs its import (1.2–2 s here); the drop-in's `timeout` is 30 s
 
 
@@ -43,7 +49,7 @@ def fast_args(argv: list[str]) -> SimpleNamespace | None:
     return args if args is not None and args.gate else None
 
 
-def run_gate(args) -> int:
+def run_gate(args: CommandArgs) -> int:
     """`check --gate`: 78 when Hermes would refuse or crash at start (one line), else 0; never an
     obstacle of our own making — any failure of the wizard itself lets the gateway start (exit 0)."""
     try:
@@ -83,11 +89,12 @@ def run_gate(args) -> int:
     return ExitCode.CONFIG
 
 
-def _gate_by_asking(home, facts) -> int:
+def _gate_by_asking(home: Path, facts: HostFacts) -> int:
     """The gate for a Hermes no model judges exactly: its own verdict, asked on a copy of the home; no verdict
     (it could not be asked) lets the gateway start, with one journal line saying so."""
     from hermes_wizard.hermes.verify import ask_installed  # only an asked Hermes pays for this
 
+    assert facts.hermes is not None  # only an asked Hermes is gated by asking
     named = visible(facts.hermes.named)
     told = ask_installed(home, facts.site_packages, dict(os.environ), GATE_ASK_SECONDS)
     if not told.decided:

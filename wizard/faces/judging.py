@@ -13,13 +13,18 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hermes_wizard.hermes.install import plugin_installed
 from hermes_wizard.hermes.loader.plugins import HostFacts
 from hermes_wizard.hermes.versions import judgement
 
+if TYPE_CHECKING:
+    from hermes_wizard.faces.fastargs import CommandArgs
+    from hermes_wizard.judge.engine import HomeReport
 
-def host_facts(args, home: Path):
+
+def host_facts(args: CommandArgs, home: Path) -> HostFacts:
     """The host facts of the Hermes that runs `home`, with the version the arguments ask to judge for."""
     facts = HostFacts.detect(home, args.hermes_python, dict(os.environ))
     if getattr(args, "target", None):
@@ -29,7 +34,7 @@ def host_facts(args, home: Path):
     return facts
 
 
-def plugin_tip(facts, reports: Sequence = ()) -> str | None:
+def plugin_tip(facts: HostFacts, reports: Sequence[HomeReport] = ()) -> str | None:
     """One line about `hermes wizard` (this tool as a Hermes plugin) for the Hermes found, or None: how to get it
     where it is not installed; where that Hermes admits plugins only through its package manager
     (`facts.plugin_admission`: the main line), what that takes and what to run instead, also when it is
@@ -63,7 +68,7 @@ def plugin_tip(facts, reports: Sequence = ()) -> str | None:
             "secrets needs the plugin.")
 
 
-def _enables_plugin(report) -> bool:
+def _enables_plugin(report: HomeReport) -> bool:
     from hermes_wizard.hermes.loader.secret_sources import keyring_refs
 
     snapshot = report.snapshot

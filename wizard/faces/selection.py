@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hermes_wizard.core.homeroot import HomeError, profile_home, profiles, resolve_root
 from hermes_wizard.core.safetext import to_stderr, visible
 
+if TYPE_CHECKING:
+    from hermes_wizard.faces.fastargs import CommandArgs
 
-def select_homes(args) -> list[tuple[str, Path]] | None:
+
+def select_homes(args: CommandArgs) -> list[tuple[str, Path]] | None:
     """The (profile, home) pairs a command acts on; None after printing a usage error."""
     try:
         root = resolve_root(args.home)

@@ -26,21 +26,24 @@ from __future__ import annotations
 import argparse
 import getpass
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TextIO
 
 from hermes_wizard.core.exitcodes import ExitCode
 from hermes_wizard.judge.masking import is_secret_name
 from hermes_wizard.plan.answers_file.tree import Item, TreeError
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
     from hermes_wizard.hermes.loader.catalog import Spec
 
 OPEN_FLAG = "--i-understand-open"
+# One --platform and the flags after it, by dest: the values argparse parsed (a name, True for --token-stdin, a list
+# for a repeated flag), and "_twice", the flags given twice with different values.
+PlatformFlags = dict[str, Any]
 
 
-def add_arguments(setup) -> None:
+def add_arguments(setup: argparse.ArgumentParser) -> None:
     """`setup`'s arguments for a run without prompts (the parser is wizard/faces/cli.py's)."""
     setup.add_argument("--answers", metavar="FILE", help="apply the configuration declared in FILE (YAML; see "
                        "the README) without prompts; `-` reads it from stdin")
@@ -65,7 +68,7 @@ PLATFORM_FLAGS = ("token_from_env", "token_stdin", "env", "env_from_env", "allow
                   "i_understand_open")
 _REPEATED = ("env", "env_from_env", "allow")  # these add up; the others are one value per platform
 
-_PER_PLATFORM: list[tuple[str, dict]] = [
+_PER_PLATFORM: list[tuple[str, dict[str, Any]]] = [
     ("--token-from-env", dict(metavar="VAR", help="the platform's token is in environment variable VAR")),
     ("--token-stdin", dict(nargs=0, help="read the platform's token from stdin (one line)")),
     ("--env", dict(metavar="KEY=VALUE", help="a non-secret credential of the platform (e.g. WEIXIN_ACCOUNT_ID=…); "
@@ -84,7 +87,8 @@ _PER_PLATFORM: list[tuple[str, dict]] = [
 class _NewPlatform(argparse.Action):
     """`--platform NAME`: starts NAME's own set of flags (namespace.platform_groups, in command-line order)."""
 
-    def __call__(self, parser, namespace, values, option_string=None):
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: str | Sequence[Any] | None, option_string: str | None = None) -> None:
         groups = _groups(namespace)
         groups.append({"platform": values})
         setattr(namespace, self.dest, [group["platform"] for group in groups if group.get("platform")])
@@ -93,7 +97,8 @@ class _NewPlatform(argparse.Action):
 class _ForPlatform(argparse.Action):
     """A per-platform flag: it belongs to the --platform before it (a group without a platform when none is)."""
 
-    def __call__(self, parser, namespace, values, option_string=None):
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: str | Sequence[Any] | None, option_string: str | None = None) -> None:
         groups = _groups(namespace)
         if not groups:
             groups.append({})
@@ -109,25 +114,27 @@ class _ForPlatform(argparse.Action):
                 [*(getattr(namespace, self.dest, None) or []), value])
 
 
-def _groups(namespace) -> list[dict]:
+def _groups(namespace: argparse.Namespace) -> list[PlatformFlags]:
     if getattr(namespace, "platform_groups", None) is None:
         namespace.platform_groups = []
-    return namespace.platform_groups
+    groups: list[PlatformFlags] = namespace.platform_groups
+    return groups
 
 
-def wants_declared(args) -> bool:
+def wants_declared(args: argparse.Namespace) -> bool:
     """Whether `setup` was given an answers file or any flag that answers a question (`--save-answers`
     alone is the interactive faces': they record their answers with wizard/write/saved_answers.py)."""
     names = ("answers", "platform", "disable", "dry_run", "detailed_exitcode") + PLATFORM_FLAGS
     return any(getattr(args, name, None) for name in names)
 
 
-def usage_code(args) -> int:
+def usage_code(args: argparse.Namespace) -> int:
     """The exit code of bad input: 2, except under --detailed-exitcode, where 2 means "changed"."""
     return ExitCode.PROBLEMS if getattr(args, "detailed_exitcode", False) else ExitCode.USAGE
 
 
-def flags_tree(args, specs: Mapping[str, Spec], stdin=None):
+def flags_tree(args: argparse.Namespace, specs: Mapping[str, Spec],
+               stdin: TextIO | None = None) -> tuple[Item, dict[str, str]]:
     """The answers the flags give, as a located tree, and the environment additions they need
     (a token read from stdin is handed to the validator as if exported under its key's name).  `specs`: the
     judged version's platforms (a token flag names its platform's token variable; an unknown name is left
@@ -170,7 +177,8 @@ def flags_tree(args, specs: Mapping[str, Spec], stdin=None):
     return Item(top, "flags"), extra_env
 
 
-def _platform_item(group: dict, spec: Spec | None, problems: list[str], extra_env: dict[str, str], stdin):
+def _platform_item(group: PlatformFlags, spec: Spec | None, problems: list[str], extra_env: dict[str, str],
+                   stdin: TextIO | None) -> Item:
     """One --platform and the flags after it, as the answers file's platform entry; what is wrong with
     them goes to `problems`, in flag order, and a token read from stdin to `extra_env`."""
     name = group["platform"]
@@ -189,8 +197,8 @@ def _platform_item(group: dict, spec: Spec | None, problems: list[str], extra_en
     return Item(fields, at)
 
 
-def _token_env(group: dict, spec: Spec | None, problems: list[str], extra_env: dict[str, str],
-               stdin) -> dict[str, Item]:
+def _token_env(group: PlatformFlags, spec: Spec | None, problems: list[str], extra_env: dict[str, str],
+               stdin: TextIO | None) -> dict[str, Item]:
     """--token-from-env / --token-stdin as the platform's token variable (a token read from stdin is kept in
     `extra_env`); empty when neither is given or the platform has no one token."""
     if not (group.get("token_from_env") or group.get("token_stdin")):
@@ -204,7 +212,7 @@ def _token_env(group: dict, spec: Spec | None, problems: list[str], extra_env: d
     return {}
 
 
-def _env_flags(group: dict, problems: list[str]) -> dict[str, Item]:
+def _env_flags(group: PlatformFlags, problems: list[str]) -> dict[str, Item]:
     """--env KEY=VALUE (never a secret: the command line is visible in ps) and --env-from-env KEY=VARIABLE."""
     env: dict[str, Item] = {}
     for raw in group.get("env", []):
@@ -225,7 +233,7 @@ def _env_flags(group: dict, problems: list[str]) -> dict[str, Item]:
     return env
 
 
-def _policy_fields(group: dict, name: str, problems: list[str]) -> dict[str, Item]:
+def _policy_fields(group: PlatformFlags, name: str, problems: list[str]) -> dict[str, Item]:
     """--policy and --group-policy; an open one only with the confirmation flag naming this platform."""
     fields: dict[str, Item] = {}
     policy, group_policy, confirmed = group.get("policy"), group.get("group_policy"), group.get("i_understand_open")
@@ -246,7 +254,7 @@ def _policy_fields(group: dict, name: str, problems: list[str]) -> dict[str, Ite
     return fields
 
 
-def _token_key(spec, problems: list[str]) -> str | None:
+def _token_key(spec: Spec, problems: list[str]) -> str | None:
     """The platform's primary secret: the catalog's token variable, else its only secret credential."""
     if spec.token_env:
         return spec.token_env
@@ -262,7 +270,7 @@ def _token_key(spec, problems: list[str]) -> str | None:
     return None
 
 
-def _read_token(stdin, problems: list[str]) -> str:
+def _read_token(stdin: TextIO, problems: list[str]) -> str:
     if stdin.isatty():
         return getpass.getpass("Token (not shown): ").strip()
     line = stdin.readline(4097)
