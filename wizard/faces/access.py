@@ -16,6 +16,7 @@ Everything from the home is escaped (the guarded output) and every secret it hol
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import time
@@ -27,11 +28,11 @@ from hermes_wizard.faces.access_words import overview_json, overview_text, rule_
 from hermes_wizard.faces.judging import host_facts
 from hermes_wizard.faces.selection import select_homes
 from hermes_wizard.hermes.access.authz import Sender
-from hermes_wizard.judge.access import decide, load_view, nobody_heard, platform_access, source_of
+from hermes_wizard.judge.access import AccessView, decide, load_view, nobody_heard, platform_access, source_of
 from hermes_wizard.judge.masking import secret_values
 
 
-def run_access(args) -> int:
+def run_access(args: argparse.Namespace) -> int:
     refused = one_home(args, "access")
     if refused is not None:
         return refused
@@ -57,7 +58,7 @@ def run_access(args) -> int:
     return _overview(args, view, platform)
 
 
-def _one_sender(args, view, platform: str) -> int:
+def _one_sender(args: argparse.Namespace, view: AccessView, platform: str) -> int:
     sender = Sender(platform, args.sender, args.chat, args.chat_id, bool(args.bot), args.name)
     decision = decide(view, sender)
     source = source_of(view, decision, platform)
@@ -89,7 +90,7 @@ def _one_sender(args, view, platform: str) -> int:
     return ExitCode.OK if decision.authorized and nobody is None else ExitCode.PROBLEMS
 
 
-def _overview(args, view, platform: str | None) -> int:
+def _overview(args: argparse.Namespace, view: AccessView, platform: str | None) -> int:
     rows = [row for row in platform_access(view, time.time()) if platform is None or row.name == platform]
     if args.format == "json":
         sys.stdout.write(json_text(overview_json(view, rows)) + "\n")

@@ -9,9 +9,15 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hermes_wizard.core.safetext import visible
-from hermes_wizard.judge.access import load_view, nobody_heard, platform_access
+from hermes_wizard.judge.access import AccessView, PlatformAccess, Side, load_view, nobody_heard, platform_access
+
+if TYPE_CHECKING:
+    from hermes_wizard.hermes.access.authz import Decision
+    from hermes_wizard.hermes.loader.plugins import HostFacts
 
 _RULES = {
     "platform-always": "events of this platform are authenticated by their transport; no per-user check",
@@ -38,21 +44,21 @@ _RULES = {
 }
 
 
-def rule_words(decision) -> str:
+def rule_words(decision: Decision) -> str:
     text = _RULES.get(decision.rule, decision.rule).format(
         variable=decision.variable or decision.yaml_key or "", matched=visible(decision.matched or ""))
     return text + (f" ({visible(decision.detail)})" if decision.detail and decision.rule in
                    ("error", "not-allowlisted", "legacy-group-chat-ids") else "")
 
 
-def _side_text(side, pending_or_paired: bool) -> str:
+def _side_text(side: Side, pending_or_paired: bool) -> str:
     if side.chats_only:  # who gets through, in the only chats the adapter forwards
         where = f"only the group chats its group_allow_from lists (policy: allowlist) [{side.chats_only}]"
         return f"{where}; in those: {_who_text(replace(side, chats_only=None), pending_or_paired)}"
     return _who_text(side, pending_or_paired)
 
 
-def _who_text(side, pending_or_paired: bool) -> str:
+def _who_text(side: Side, pending_or_paired: bool) -> str:
     if side.everyone:
         opener = _RULES.get(side.everyone, f"{side.everyone} is on")
         return "everyone" + (f" — {opener if side.everyone in _RULES else side.everyone + ' opts in'}"
@@ -70,7 +76,7 @@ def _who_text(side, pending_or_paired: bool) -> str:
     return "paired users only" if pending_or_paired else "nobody yet (pairing: no one approved)"
 
 
-def overview_text(view, rows, platform: str | None, start_line: bool = True) -> str:
+def overview_text(view: AccessView, rows: list[PlatformAccess], platform: str | None, start_line: bool = True) -> str:
     report = view.report
     lines = [f"Who can reach the agent — {visible(str(report.home))} (Hermes {report.hermes.judged_as})"]
     if view.files.crash:
@@ -96,14 +102,14 @@ def overview_text(view, rows, platform: str | None, start_line: bool = True) -> 
     return "\n".join(lines)
 
 
-def _side_json(side) -> dict:
+def _side_json(side: Side) -> dict[str, object]:
     return {"everyone": bool(side.everyone), "opened_by": side.everyone, "source": side.everyone_source,
             "allowlisted": [{"id": item, "variable": variable, "name": name}
                             for item, variable, name in side.allowlisted],
             "adapter_allowlist": side.adapter_allowlist, "disabled": side.disabled, "chats_only": side.chats_only}
 
 
-def overview_json(view, rows) -> dict:
+def overview_json(view: AccessView, rows: list[PlatformAccess]) -> dict[str, object]:
     return {"home": str(view.report.home), "hermes": view.report.hermes.judged_as, "error": view.files.crash,
             "would_start": view.report.would_start,
             "platforms": [{"name": row.name, "dm": _side_json(row.dm), "group": _side_json(row.group),
@@ -112,13 +118,13 @@ def overview_json(view, rows) -> dict:
                            "error": row.error} for row in rows]}
 
 
-def waiting_and_paired(home, profile: str, platform: str, facts=None) -> tuple[int, int]:
+def waiting_and_paired(home: Path, profile: str, platform: str, facts: HostFacts | None = None) -> tuple[int, int]:
     """How many pairing requests wait on `platform`, and how many people are paired there."""
     rows = [r for r in platform_access(load_view(home, profile, facts=facts), time.time()) if r.name == platform]
     return (len(rows[0].pending), len(rows[0].approved)) if rows else (0, 0)
 
 
-def who_reaches(home, profile: str, platform: str, label: str, facts=None) -> str:
+def who_reaches(home: Path, profile: str, platform: str, label: str, facts: HostFacts | None = None) -> str:
     """Who reaches the agent through `platform` today, decided as the gateway decides (the files as they are
     on disk, not a choice being made): the words the TUI's and the plain face's access step show."""
     view = load_view(home, profile, facts=facts)

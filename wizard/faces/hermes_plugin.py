@@ -26,7 +26,9 @@ import logging
 import os
 import shlex
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
 from hermes_wizard.core.exitcodes import ExitCode
 from hermes_wizard.core.keyring_store import PLUGIN_NAME
@@ -40,7 +42,18 @@ SHOWN_COMMANDS = ("setup", "doctor", "check", "access", "pairing", "explain", "u
 log = logging.getLogger("hermes_wizard.plugin")
 
 
-def register(ctx) -> None:
+class PluginContext(Protocol):
+    """What `register` uses of Hermes's PluginContext (0.19.0 hermes_cli/plugins.py); a Hermes may lack a part of it,
+    so each use is guarded."""
+
+    def register_cli_command(self, name: str, help: str, setup_fn: Callable[[argparse.ArgumentParser], None],
+                             handler_fn: Callable[[argparse.Namespace], None] | None = None,
+                             description: str = "") -> None: ...
+
+    def register_secret_source(self, source: object) -> None: ...
+
+
+def register(ctx: PluginContext) -> None:
     """Hermes calls this once per process when the plugin is enabled."""
     _guarded("the `hermes wizard` command", lambda: ctx.register_cli_command(
         COMMAND, help="setup wizard and doctor for the messaging gateway (hermes-wizard)",
@@ -49,7 +62,7 @@ def register(ctx) -> None:
     _guarded("the setup-gateway check", _wrap_setup_steps)
 
 
-def _guarded(what: str, step) -> None:
+def _guarded(what: str, step: Callable[[], None]) -> None:
     try:
         step()
     except Exception as exc:  # another Hermes version: this part is off, `hermes` itself keeps working
@@ -77,12 +90,12 @@ def wizard_argv(argv: list[str], home: Path, hermes_python: str) -> list[str]:
     return [command, *ours, *rest]
 
 
-def _setup_parser(parser) -> None:
+def _setup_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("wizard_args", nargs=argparse.REMAINDER, metavar="COMMAND ...",
                         help=f"a hermes-wizard command and its options ({hermes_command()} {COMMAND} COMMAND --help)")
 
 
-def _run(args) -> None:
+def _run(args: argparse.Namespace) -> None:
     from hermes_wizard.core.safetext import speak_as
     from hermes_wizard.faces.cli import main
 
@@ -109,13 +122,13 @@ def _command_helps() -> dict[str, str]:
     try:  # the one-line helps of this tool's own parser, so the two never drift apart
         from hermes_wizard.faces.cli import build_parser
 
-        subparsers = build_parser()._subparsers._group_actions[0]
+        subparsers = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
         return {action.dest: action.help or "" for action in subparsers._choices_actions}
     except Exception:
         return {}
 
 
-def _register_secret_source(ctx) -> None:
+def _register_secret_source(ctx: PluginContext) -> None:
     from hermes_wizard.faces import hermes_secrets
 
     source = hermes_secrets.make_source()

@@ -26,6 +26,7 @@ import logging
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -47,7 +48,7 @@ class Outcome:
     kind: str | None = None  # an ErrorKind name: NOT_CONFIGURED, REF_INVALID, BINARY_MISSING, AUTH_FAILED, INTERNAL
 
 
-def read_mapped(cfg, home: Path) -> Outcome:
+def read_mapped(cfg: object, home: Path) -> Outcome:
     """The secrets `cfg` (the section secrets.wizard_keyring) maps, read from the keyring; never raises."""
     try:
         return _read_mapped(cfg, home)
@@ -55,7 +56,7 @@ def read_mapped(cfg, home: Path) -> Outcome:
         return Outcome(error=f"internal error ({type(exc).__name__})", kind="INTERNAL")
 
 
-def _read_mapped(cfg, home: Path) -> Outcome:
+def _read_mapped(cfg: object, home: Path) -> Outcome:
     where = f"secrets.{keyring_store.SOURCE_NAME}"
     if not isinstance(cfg, dict):
         return Outcome(error=f"{where} is not a mapping", kind="NOT_CONFIGURED")
@@ -99,7 +100,7 @@ def _setup_command() -> str:
     return f"{hermes_command()} {keyring_store.PLUGIN_NAME} setup"
 
 
-def _own_entry(home: Path, variable: str, ref) -> bool:
+def _own_entry(home: Path, variable: str, ref: object) -> bool:
     return isinstance(ref, dict) and keyring_store.belongs_to(home, variable, ref.get("service"), ref.get("username"))
 
 
@@ -112,11 +113,11 @@ def _prompting_backend() -> str | None:
     return f"the keyring here ({name}) asks for a password at every start" if "Encrypted" in name else None
 
 
-def _names(wanted) -> str:
+def _names(wanted: dict[str, tuple[str, str]]) -> str:
     return ", ".join(sorted(wanted))
 
 
-def timeout_for(cfg) -> float:
+def timeout_for(cfg: dict[str, Any] | None) -> float:
     try:
         seconds = float((cfg or {}).get("timeout_seconds", FETCH_TIMEOUT_SECONDS))
     except (TypeError, ValueError, AttributeError):
@@ -124,7 +125,7 @@ def timeout_for(cfg) -> float:
     return seconds if 0 < seconds <= 120 else FETCH_TIMEOUT_SECONDS
 
 
-def make_source():
+def make_source() -> object | None:
     """An instance of Hermes's SecretSource for `read_mapped`, or None (logged once) on a Hermes without it."""
     try:
         from agent.secret_sources.base import ErrorKind, FetchResult, SecretSource
@@ -137,7 +138,7 @@ def make_source():
         label = LABEL
         shape = "mapped"
 
-        def fetch(self, cfg, home_path):
+        def fetch(self, cfg: dict[str, Any], home_path: Path) -> object:
             outcome = read_mapped(cfg, Path(home_path))
             result = FetchResult(secrets=dict(outcome.secrets), warnings=list(outcome.warnings))
             if outcome.error is not None:
@@ -145,7 +146,7 @@ def make_source():
                 result.error_kind = getattr(ErrorKind, outcome.kind or "INTERNAL", ErrorKind.INTERNAL)
             return result
 
-        def fetch_timeout_seconds(self, cfg):
+        def fetch_timeout_seconds(self, cfg: dict[str, Any]) -> float:
             return timeout_for(cfg)
 
     return WizardKeyringSource()

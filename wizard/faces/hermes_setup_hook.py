@@ -26,11 +26,15 @@ import dataclasses
 import functools
 import logging
 from collections.abc import Callable
+from typing import Any
 
 OWN_POLICY = ("weixin", "whatsapp", "wecom", "yuanbao", "qqbot")
 _STOCK: dict[str, Callable[[], None]] = {}  # Hermes's own setup step of each wrapped platform
 _MARK = "_hermes_wizard_step"
 log = logging.getLogger("hermes_wizard.plugin")
+# Hermes's gateway.platform_registry: its layout differs by version (0.19's maps, 0.20.1's scopes), so it is probed
+# with getattr and every use is guarded, never typed as one class.
+Registry = Any
 
 
 def stock_setup(platform: str) -> Callable[[], None] | None:
@@ -56,7 +60,7 @@ def wrap_setup_steps(replacement: Callable[[str], None]) -> list[str]:
     return arranged
 
 
-def _arrange(registry, name: str, replacement: Callable[[str], None]) -> bool:
+def _arrange(registry: Registry, name: str, replacement: Callable[[str], None]) -> bool:
     scoped = callable(getattr(registry, "snapshot_registration", None))
     if not scoped and not isinstance(getattr(registry, "_deferred", None), dict):
         return _wrap(registry, name, replacement, None)  # a layout we do not know: look it up (loads it) and wrap
@@ -66,7 +70,7 @@ def _arrange(registry, name: str, replacement: Callable[[str], None]) -> bool:
             if getattr(loader, _MARK, False):
                 return True
 
-            def load_then_wrap(stock_loader=loader, scope=scope) -> None:
+            def load_then_wrap(stock_loader: Callable[[], object] = loader, scope: str | None = scope) -> None:
                 stock_loader()
                 _wrap(registry, name, replacement, scope)
 
@@ -82,14 +86,15 @@ def _arrange(registry, name: str, replacement: Callable[[str], None]) -> bool:
     return False  # neither pending nor loaded: this Hermes lists it elsewhere (Weixin, QQ Bot, Yuanbao)
 
 
-def _scopes(registry, scoped: bool) -> list[str | None]:
+def _scopes(registry: Registry, scoped: bool) -> list[str | None]:
     """Where a platform may be registered: 0.20.1 keeps each profile's registrations apart (gateway/
     platform_registry.py:258-292, the plugin manager registers bundled platforms under its home's scope,
     hermes_cli/plugins.py:4459), the global maps after it; 0.19 has the global maps only."""
     return [registry.current_scope_key(), None] if scoped else [None]
 
 
-def _registration(registry, name: str, scope: str | None, scoped: bool):
+def _registration(registry: Registry, name: str, scope: str | None,
+                  scoped: bool) -> tuple[object, Callable[[], object] | None]:
     """(entry, pending loader) for `name` in `scope`, without loading it."""
     if scoped:  # 0.20.1's own snapshot, made for exactly this (platform_registry.py:320)
         entry, loader = registry.snapshot_registration(name, scope=scope)
@@ -97,7 +102,7 @@ def _registration(registry, name: str, scope: str | None, scoped: bool):
     return registry._entries.get(name), registry._deferred.get(name)
 
 
-def _wrap(registry, name: str, replacement: Callable[[str], None], scope: str | None) -> bool:
+def _wrap(registry: Registry, name: str, replacement: Callable[[str], None], scope: str | None) -> bool:
     try:
         scoped = callable(getattr(registry, "snapshot_registration", None))
         # in 0.20.1, looking the entry up from inside its own loader would wait on that very load: take the snapshot

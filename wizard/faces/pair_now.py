@@ -26,10 +26,14 @@ import os
 import shlex
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hermes_wizard.core.homeroot import foreign_owner
 from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.hermes.loader.plugins import node_present
+
+if TYPE_CHECKING:
+    from hermes_wizard.judge.engine import HomeReport
 
 LOGIN_WORDS = {"whatsapp": ("whatsapp",), "weixin": ("gateway", "setup")}
 WHAT_TO_CHOOSE = {"whatsapp": "choose the mode, then scan the QR code with the phone that owns the number",
@@ -52,7 +56,7 @@ def can_pair(platform: str) -> bool:
     return platform in LOGIN_WORDS
 
 
-def login_for(report, platform: str, environ: dict[str, str] | None = None) -> Login | str:
+def login_for(report: HomeReport, platform: str, environ: dict[str, str] | None = None) -> Login | str:
     """The Hermes login for `platform` on `report.home`, or why not here (with what to run where)."""
     environ = dict(os.environ if environ is None else environ)
     if not can_pair(platform):
@@ -76,7 +80,7 @@ def login_for(report, platform: str, environ: dict[str, str] | None = None) -> L
                  f"Running {command} for {home}: {WHAT_TO_CHOOSE[platform]}. The wizard comes back when it ends.")
 
 
-def _hermes_program(report, environ: dict[str, str]) -> Path | None:
+def _hermes_program(report: HomeReport, environ: dict[str, str]) -> Path | None:
     facts = getattr(report, "facts", None)
     site = getattr(facts, "site_packages", None)
     if site is not None:

@@ -12,9 +12,10 @@ asked), 2 usage (and a preview without a terminal or `--yes`).
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hermes_wizard.core.atomic import Lock
 from hermes_wizard.core.exitcodes import ExitCode
@@ -30,8 +31,11 @@ from hermes_wizard.hermes.verify import hermes_python
 from hermes_wizard.judge.access import load_view
 from hermes_wizard.write.backups import close_journal, discard, make_backup
 
+if TYPE_CHECKING:
+    from hermes_wizard.hermes.loader.plugins import HostFacts
 
-def run_pairing_cmd(args) -> int:
+
+def run_pairing_cmd(args: argparse.Namespace) -> int:
     refused = one_home(args, "pairing")
     if refused is not None:
         return refused
@@ -66,7 +70,7 @@ def _ask(home: Path, python: Path, *argv: str) -> dict[str, Any] | None:
     return answer
 
 
-def _list(args, home: Path, python: Path, platform: str | None) -> int:
+def _list(args: argparse.Namespace, home: Path, python: Path, platform: str | None) -> int:
     answer = _ask(home, python, "list")
     if answer is None:
         return ExitCode.PROBLEMS
@@ -98,7 +102,8 @@ def _list(args, home: Path, python: Path, platform: str | None) -> int:
     return ExitCode.OK
 
 
-def _change(args, home: Path, profile: str, python: Path, platform: str, value: str, facts) -> int:
+def _change(args: argparse.Namespace, home: Path, profile: str, python: Path, platform: str, value: str,
+            facts: HostFacts) -> int:
     preview = _preview(home, profile, python, platform, value, args.action, facts)
     if preview is None:
         return ExitCode.PROBLEMS
@@ -122,7 +127,8 @@ def _change(args, home: Path, profile: str, python: Path, platform: str, value: 
     return ExitCode.OK if done else ExitCode.PROBLEMS
 
 
-def journalled(home: Path, python: Path, action: str, platform: str, value: str):
+def journalled(home: Path, python: Path, action: str, platform: str,
+               value: str) -> tuple[dict[str, Any] | None, str | None, str]:
     """Hermes's answer to `action`, journalled like any change this tool makes: `.env` (where Hermes mirrors an
     approval into a configured allowlist) is backed up first, and the set records who was approved or revoked,
     so `undo` restores `.env` and revokes an approval through Hermes.  Returns (Hermes's answer or None, the
@@ -153,7 +159,8 @@ def _uid(entry: Any) -> str:
     return str(entry.get("user_id") if isinstance(entry, dict) else entry)
 
 
-def _preview(home: Path, profile: str, python: Path, platform: str, value: str, action: str, facts) -> str | None:
+def _preview(home: Path, profile: str, python: Path, platform: str, value: str, action: str,
+             facts: HostFacts | None) -> str | None:
     """The preview of `action` (printed by the caller), or None after printing why it cannot be done."""
     ok, words = preview(home, profile, python, platform, value, action, facts)
     if not ok:
@@ -163,7 +170,7 @@ def _preview(home: Path, profile: str, python: Path, platform: str, value: str, 
 
 
 def preview(home: Path, profile: str, python: Path, platform: str, value: str, action: str,
-            facts) -> tuple[bool, str]:
+            facts: HostFacts | None) -> tuple[bool, str]:
     """(whether `action` can be done, and its preview — or why not, in Hermes's terms): every face's words."""
     view = load_view(home, profile, base_env={}, facts=facts)
     allowlist_var = view.authorizer.allowlist_env(platform)

@@ -18,9 +18,11 @@ terminal without --yes, or the question answered no.
 
 from __future__ import annotations
 
+import argparse
 import os
 import pwd
 import shlex
+from pathlib import Path
 
 from hermes_wizard.core import keyring_store
 from hermes_wizard.core.exitcodes import ExitCode
@@ -31,6 +33,7 @@ from hermes_wizard.faces.doctor import _confirm, _say, _words
 from hermes_wizard.faces.judging import host_facts
 from hermes_wizard.faces.selection import select_homes
 from hermes_wizard.faces.wording import plural
+from hermes_wizard.hermes.loader.plugins import HostFacts
 from hermes_wizard.judge.engine import evaluate
 from hermes_wizard.judge.masking import secret_values
 from hermes_wizard.plan.answers import preview
@@ -39,7 +42,7 @@ from hermes_wizard.plan.keyring_steps import plan_to_env, plan_to_keyring
 from hermes_wizard.write.apply import apply_plan
 
 
-def run_secrets(args) -> int:
+def run_secrets(args: argparse.Namespace) -> int:
     if args.all_profiles:
         to_stderr("hermes-wizard: secrets migrate moves one home's secrets at a time: use --home or --profile")
         return ExitCode.USAGE
@@ -101,7 +104,7 @@ def run_secrets(args) -> int:
     return ExitCode.OK if result.report.would_start else ExitCode.CONFIG
 
 
-def _not_the_owner(home, direction: str) -> str | None:
+def _not_the_owner(home: Path, direction: str) -> str | None:
     """Why this user must not move `home`'s secrets (None: the home is theirs, or it cannot be looked at)."""
     try:
         owners = {os.stat(home, follow_symlinks=False).st_uid, os.stat(home).st_uid}
@@ -123,5 +126,5 @@ def _not_the_owner(home, direction: str) -> str | None:
             f"Run it as the owner: {command}")
 
 
-def _install_hint(facts) -> str:
+def _install_hint(facts: HostFacts) -> str:
     return pip_install_advice(getattr(facts, "site_packages", None))
