@@ -20,10 +20,12 @@ the file repairs still apply), a restart that looped again, or problems left; 2 
 
 from __future__ import annotations
 
+import argparse
 import os
 import shlex
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from hermes_wizard.cases.fixing import Applied, DoctorChoices, Fixing, Proposal, outcome_code, prepare
@@ -35,12 +37,14 @@ from hermes_wizard.faces.outcome import is_clean, planned, restart_lines, writte
 from hermes_wizard.faces.selection import select_homes
 from hermes_wizard.faces.terminal import chosen_place
 from hermes_wizard.faces.wording import restart_hint
-from hermes_wizard.hermes.verify import ask_installed
+from hermes_wizard.hermes.loader.plugins import HostFacts
+from hermes_wizard.hermes.verify import HermesAnswer, ask_installed
+from hermes_wizard.judge.engine import HomeReport
 from hermes_wizard.judge.masking import secret_values
 from hermes_wizard.judge.report import verdict_clause
 from hermes_wizard.plan.changes import render_diff
 from hermes_wizard.plan.repairs import RepairOptions
-from hermes_wizard.plan.service_steps import ServiceRequest, render_service
+from hermes_wizard.plan.service_steps import ServiceRequest, ServiceStep, render_service
 from hermes_wizard.service.scope import ServiceScope
 from hermes_wizard.service.systemd import Runner, journal_argv, show_argv, systemctl
 from hermes_wizard.write.apply import ApplyError
@@ -51,7 +55,7 @@ def _say(text: str = "") -> None:
     sys.stdout.write(text + "\n")
 
 
-def run_doctor(args) -> int:
+def run_doctor(args: argparse.Namespace) -> int:
     homes = select_homes(args)
     if homes is None:
         return ExitCode.USAGE
@@ -67,7 +71,7 @@ def run_doctor(args) -> int:
         edit_files=args.fix or args.dry_run)  # a dry run shows what --fix would do
     codes: list[int] = []
     acted = False
-    judged = []  # each home's report, for the plugin tip
+    judged: list[HomeReport] = []  # each home's report, for the plugin tip
     for profile, home in homes:
         if len(homes) > 1:
             _say(f"== {visible(home)} (profile {visible(profile)})")
@@ -84,7 +88,8 @@ def run_doctor(args) -> int:
     return ExitCode.USAGE if ExitCode.USAGE in codes else max(codes or [ExitCode.OK])
 
 
-def _judged(args, home, profile, base_env, facts, scope, codes: list[int]) -> Fixing | None:
+def _judged(args: argparse.Namespace, home: Path, profile: str, base_env: dict[str, str], facts: HostFacts,
+            scope: ServiceScope, codes: list[int]) -> Fixing | None:
     """The home prepared (refused, or an interrupted apply rolled back) and judged; None when it cannot be."""
     try:
         prepared = prepare(home, recover=args.fix and not args.dry_run)
@@ -104,7 +109,7 @@ def _judged(args, home, profile, base_env, facts, scope, codes: list[int]) -> Fi
     return fixing
 
 
-def _doctor_one(args, fixing: Fixing, proposal: Proposal, codes: list[int]) -> bool:
+def _doctor_one(args: argparse.Namespace, fixing: Fixing, proposal: Proposal, codes: list[int]) -> bool:
     """Show, ask, apply and say for one home; its exit codes go to `codes`.  True when something was proposed."""
     report, repair, home = fixing.report, proposal.repair, fixing.home
     assert repair is not None  # the doctor always plans a repair
@@ -161,7 +166,7 @@ def _doctor_one(args, fixing: Fixing, proposal: Proposal, codes: list[int]) -> b
     return True
 
 
-def _said_after(applied: Applied, proposal: Proposal, fixing: Fixing, args) -> int:
+def _said_after(applied: Applied, proposal: Proposal, fixing: Fixing, args: argparse.Namespace) -> int:
     """What apply did, in order, and the exit code it comes to."""
     result, plan, home = applied.result, proposal.plan, fixing.home
     for unit in result.stopped:
@@ -199,7 +204,7 @@ def _said_after(applied: Applied, proposal: Proposal, fixing: Fixing, args) -> i
     return code
 
 
-def _describe_service(report) -> None:
+def _describe_service(report: HomeReport) -> None:
     """The service findings (HW4xx) of `report`, flutter-style."""
     for finding in report.findings:
         if finding.code.startswith("HW4"):
@@ -208,7 +213,7 @@ def _describe_service(report) -> None:
                 _say(f"    Fix: {finding.fix}")
 
 
-def _place(args) -> str:
+def _place(args: argparse.Namespace) -> str:
     """The home this doctor was pointed at and the choices that shaped the plan shown, as the words a printed
     command needs to apply that same plan to that same home."""
     words = chosen_place(args) + (["--all-profiles"] if getattr(args, "all_profiles", False) else [])
@@ -223,7 +228,7 @@ def _place(args) -> str:
     return "".join(f" {shlex.quote(word)}" for word in words)
 
 
-def _dry_run(steps) -> None:
+def _dry_run(steps: Sequence[ServiceStep]) -> None:
     """The exact commands the service steps would run, and the drop-ins they would write."""
     for step in steps:
         if step.action == "stop":
@@ -242,10 +247,11 @@ def _systemctl(scope: str, *words: str) -> list[str]:
     return systemctl(scope, *words)
 
 
-def _ask_hermes_itself(home, facts, base_env, asked: bool):
+def _ask_hermes_itself(home: Path, facts: HostFacts | None, base_env: dict[str, str] | None,
+                       asked: bool) -> HermesAnswer | None:
     """After a write, the installed Hermes's own verdict on the written files (None: not asked).  Root on
     a home it does not own asks only when told (`--verify`): that Hermes is the owner's code."""
-    if facts.site_packages is None:
+    if facts is None or facts.site_packages is None:  # a judged report always carries its facts
         return None
     try:
         runs_as = identity_for(home)
@@ -278,5 +284,5 @@ def _confirm(question: str = "Apply these changes?", verb: str = "apply") -> boo
         return False
 
 
-def _words(report) -> str:
+def _words(report: HomeReport | None) -> str:
     return "unknown" if report is None else verdict_clause(report)

@@ -3,15 +3,16 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import textwrap
 
 from hermes_wizard.core.exitcodes import ExitCode
 from hermes_wizard.core.safetext import to_stderr, visible
-from hermes_wizard.judge.checks import all_checks, get_check
+from hermes_wizard.judge.checks import Check, all_checks, get_check
 
 
-def run_explain(args) -> int:
+def run_explain(args: argparse.Namespace) -> int:
     if not args.code:
         rows = all_checks()
         if args.format == "json":
@@ -35,6 +36,6 @@ def run_explain(args) -> int:
     return ExitCode.OK
 
 
-def _check_json(c) -> dict:
+def _check_json(c: Check) -> dict[str, str]:
     return {"code": c.code, "name": c.name, "severity": c.severity, "summary": c.summary, "what": c.what,
             "why": c.why, "fix": c.fix}

@@ -18,11 +18,18 @@ no UI imports.  A face may style these lines, never reword them.
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import TYPE_CHECKING
+
 from hermes_wizard.core.kinds import Severity
 from hermes_wizard.core.safetext import visible
 from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.faces.wording import STATE_FIXES, restart_hint, tilde
 from hermes_wizard.judge.report import verdict_line
+
+if TYPE_CHECKING:
+    from hermes_wizard.judge.engine import HomeReport
+    from hermes_wizard.write.apply import ApplyResult
 
 VERIFIED = "Verified: "
 VERDICT = "Verdict: "
@@ -41,22 +48,22 @@ class Outcome(Value):
         return [self.verdict, *self.findings] + ([self.next_step] if self.next_step else [])
 
 
-def is_clean(report) -> bool:
+def is_clean(report: HomeReport) -> bool:
     """The report `check` would exit 0 for (no refusal, no error finding, Hermes itself not disagreeing)."""
     return int(report.exit_code()) == 0
 
 
-def verdict_body(report) -> str:
+def verdict_body(report: HomeReport) -> str:
     """`check`'s verdict line without its "Verdict: " label."""
     return verdict_line(report).removeprefix(VERDICT)
 
 
-def planned(report) -> Outcome:
+def planned(report: HomeReport) -> Outcome:
     """What `check` will say of the home once the plan is written (nothing is verified yet)."""
     return Outcome(AFTER + verdict_body(report), is_clean(report), report.would_start, finding_lines(report))
 
 
-def written(report, home, *, running: bool | None = None, restart: str | None = None) -> Outcome:
+def written(report: HomeReport, home: Path, *, running: bool | None = None, restart: str | None = None) -> Outcome:
     """What `check` says of the files just written and read back, and the real next step.
     `running`: the service was restarted and watched (True: it stayed up); `restart`: the command that
     restarts this home's gateway (default: wording.restart_hint)."""
@@ -66,7 +73,7 @@ def written(report, home, *, running: bool | None = None, restart: str | None = 
                    next_step(report, home, running=running, restart=restart))
 
 
-def finding_lines(report) -> tuple[str, ...]:
+def finding_lines(report: HomeReport) -> tuple[str, ...]:
     """Every finding as `check` lists it (mark, code, platform, message; the home as ~), and its Fix."""
     lines: list[str] = []
     for f in report.findings:
@@ -76,7 +83,7 @@ def finding_lines(report) -> tuple[str, ...]:
     return tuple(lines)
 
 
-def next_step(report, home, *, running: bool | None = None, restart: str | None = None) -> str:
+def next_step(report: HomeReport, home: Path, *, running: bool | None = None, restart: str | None = None) -> str:
     """The one thing to do now, chosen from the findings: a platform that cannot connect is repaired before
     a restart (a restart would not bring it up); an error's own fix comes before the restart too."""
     if not report.would_start:
@@ -105,13 +112,13 @@ def _plain(words: str) -> str:
 WRITE_ANYWAY = "write anyway"
 
 
-def refusal_words(report) -> str:
+def refusal_words(report: HomeReport) -> str:
     """Why Apply is off for the home as the plan would leave it (`report.would_start` is False)."""
     return ("Apply is off: with these changes Hermes would refuse to start, and a service manager would restart it "
             "in a loop. Go back and change the answers, or type " + WRITE_ANYWAY + " to write them regardless.")
 
 
-def restart_lines(result, clean: bool) -> list[str]:
+def restart_lines(result: ApplyResult, clean: bool) -> list[str]:
     """What each watched restart came to.  "Verified" is kept for a clean home (what `check` exits 0 for): a
     gateway that runs with a problem left (an unpaired WhatsApp) is "Running", never "Verified"."""
     ok = VERIFIED if clean else "Running: "

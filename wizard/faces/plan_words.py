@@ -15,14 +15,21 @@ Contract: pure words from a Session and a Repair; secret values are never shown 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from hermes_wizard.core.safetext import visible
+
+if TYPE_CHECKING:
+    from hermes_wizard.plan.changes import Change
+    from hermes_wizard.plan.repairs import Repair
+    from hermes_wizard.plan.session import Session
 
 MASK = "••••••"
 
 
-def change_words(change) -> str:
+def change_words(change: Change) -> str:
     """One change as "KEY before → after" (unset / removed for a missing side; a secret masked)."""
-    def side(value, missing: str) -> str:
+    def side(value: str | None, missing: str) -> str:
         if value is None:
             return missing
         return MASK if change.secret else visible(value)
@@ -30,7 +37,7 @@ def change_words(change) -> str:
     return f"{visible(change.key)} {side(change.before, 'unset')} → {side(change.after, 'removed')}"
 
 
-def plan_notes(session, repair) -> list[str]:
+def plan_notes(session: Session, repair: Repair) -> list[str]:
     """The repair's notes that the plan still carries out, then each answered platform's planned changes."""
     planned = session.changes()
     kept = {id(c) for c in planned}

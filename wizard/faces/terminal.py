@@ -24,7 +24,9 @@ import os
 import shlex
 import sys
 import termios
+from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
 
 from hermes_wizard.core.exitcodes import ExitCode
 from hermes_wizard.core.homeroot import HomeError, profile_home, resolve_root
@@ -33,6 +35,9 @@ from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.judge.engine import evaluate
 from hermes_wizard.judge.masking import secret_values
 from hermes_wizard.judge.report import render_text
+
+if TYPE_CHECKING:
+    import argparse
 
 MIN_COLUMNS, MIN_ROWS = 60, 20
 TUI, PLAIN, NONE = "tui", "plain", "none"
@@ -55,7 +60,7 @@ class TerminalFacts(Value):
         return cls(_isatty(sys.stdin), _isatty(sys.stderr), os.environ.get("TERM", ""), size)
 
 
-def _isatty(stream) -> bool:
+def _isatty(stream: TextIO | None) -> bool:
     try:
         return bool(stream is not None and stream.isatty())
     except (ValueError, AttributeError):  # a closed or replaced stream
@@ -73,7 +78,7 @@ def choose_face(facts: TerminalFacts, plain: bool = False) -> str:
     return TUI
 
 
-def over_ssh(environ=None) -> bool:
+def over_ssh(environ: Mapping[str, str] | None = None) -> bool:
     """This process runs in an SSH session (sshd sets these for the session's shell)."""
     environ = os.environ if environ is None else environ
     return any(environ.get(name) for name in SSH_VARIABLES)
@@ -95,7 +100,7 @@ def echo_can_be_hidden(fd: int | None = None) -> bool:
     return hidden
 
 
-def chosen_place(args) -> list[str]:
+def chosen_place(args: argparse.Namespace) -> list[str]:
     """The --home/--profile the user gave, as shell words for a command to copy."""
     words = []
     for flag in ("home", "profile"):
@@ -105,7 +110,7 @@ def chosen_place(args) -> list[str]:
     return words
 
 
-def no_terminal(args) -> int:
+def no_terminal(args: argparse.Namespace) -> int:
     """Without a terminal: what was found (as `check` prints it) and the exact commands that need none; 2."""
     place = " ".join(shlex.quote(word) for word in chosen_place(args))
     place = f" {place}" if place else ""

@@ -22,6 +22,9 @@ no terminal without --yes, or the question answered no.
 
 from __future__ import annotations
 
+import argparse
+from pathlib import Path
+
 from hermes_wizard.core.exitcodes import ExitCode
 from hermes_wizard.core.safetext import hide, to_stderr, visible
 from hermes_wizard.faces.doctor import _confirm, _say, _words
@@ -31,10 +34,10 @@ from hermes_wizard.judge.report import verdict_clause
 from hermes_wizard.plan.changes import contents_diff
 from hermes_wizard.write.apply import ApplyError
 from hermes_wizard.write.backups import recover_home
-from hermes_wizard.write.undo import list_sets, preview_latest, undo_latest
+from hermes_wizard.write.undo import SetSummary, UndoPreview, list_sets, preview_latest, undo_latest
 
 
-def run_undo(args) -> int:
+def run_undo(args: argparse.Namespace) -> int:
     homes = select_homes(args)
     if homes is None:
         return ExitCode.USAGE
@@ -73,7 +76,7 @@ def run_undo(args) -> int:
     return ExitCode.PROBLEMS if result.service_left else ExitCode.OK
 
 
-def _clean_up(home) -> None:
+def _clean_up(home: Path) -> None:
     """What undo always did before finding nothing: remove a set folder a killed run left without a
     manifest (it never held a change) and stale temp files, under the lock (wizard/write/backups.py)."""
     try:
@@ -82,7 +85,7 @@ def _clean_up(home) -> None:
         pass  # the error already being reported says enough
 
 
-def _list(sets, home) -> int:
+def _list(sets: list[SetSummary], home: Path) -> int:
     if not sets:
         _say(f"No backups in {visible(home)}: nothing to undo.")
         return ExitCode.OK
@@ -94,7 +97,7 @@ def _list(sets, home) -> int:
     return ExitCode.OK
 
 
-def _show(preview) -> str:
+def _show(preview: UndoPreview) -> str:
     """Print what the restore would change; return the question that asks for it."""
     clause = verdict_clause(preview.report, "would then")
     if preview.set_name is None:

@@ -22,9 +22,10 @@ from hermes_wizard.service.systemd import systemctl
 
 if TYPE_CHECKING:
     from hermes_wizard.hermes.loader.catalog import Spec
+    from hermes_wizard.judge.engine import HomeReport
 
 
-def verdict_words(report) -> tuple[str, bool]:
+def verdict_words(report: HomeReport) -> tuple[str, bool]:
     """The verdict Hermes would reach at start-up, as a sentence beginning with ✓ or ✗ (a screen may
     strip the mark), and whether it starts: `check`'s own clause (wizard/judge/report.py)."""
     clause = verdict_clause(report)
@@ -60,7 +61,7 @@ def plural(count: int, noun: str, plural_form: str | None = None) -> str:
     return f"{count} {noun if count == 1 else plural_form or noun + 's'}"
 
 
-def open_words(report) -> str:
+def open_words(report: HomeReport) -> str:
     """The platforms left open to everyone, in words ("" when none)."""
     names = open_to_everyone(report)
     if not names:
@@ -82,7 +83,7 @@ STATE_FIXES = {
 }
 
 
-def credential_state(report, name: str, short: bool = False) -> str:
+def credential_state(report: HomeReport, name: str, short: bool = False) -> str:
     """One word or two for a platform's credentials: the transport's state on disk (`not-paired`,
     `empty-creds`, …) when one was checked, else present / missing / missing KEY (`short`: "incomplete",
     for a table column; the platform's own screen names the key)."""
@@ -98,7 +99,7 @@ def credential_state(report, name: str, short: bool = False) -> str:
     return "incomplete" if short else f"missing {missing[0]}"
 
 
-def disk_words(report, name: str) -> str:
+def disk_words(report: HomeReport, name: str) -> str:
     """What is on disk for `name` in a sentence, with its fix on a second line (escaped: it quotes a home)."""
     transport = report.transports.get(name)
     if transport is None or transport.state == "unchecked":
@@ -109,7 +110,7 @@ def disk_words(report, name: str) -> str:
     return f"On disk: {visible(tilde(transport.detail))}.{owner}" + (f"\nFix: {fix}" if fix else "")
 
 
-def current_access(report, platform: str, before=None) -> str:
+def current_access(report: HomeReport, platform: str, before: HomeReport | None = None) -> str:
     """The access mode a platform has in `report` (what an access question offers first): pairing for one
     that is off, open when opted in or open by policy, allowlist when IDs are listed.  With `before` (the
     home on disk, `report` being the plan's outlook): disabled when the plan turns an enabled platform off."""

@@ -54,7 +54,7 @@ class UndoResult(Value):
     restored_from: Path | None
     files: list[str]
     backup: Path | None  # the state before this undo
-    report: object
+    report: HomeReport  # the engine's report of the home as the undo left it
     recovered: str | None = None  # the line about an interrupted run rolled back instead
     # drop-ins taken out or put back (wizard/write/service_apply.py)
     service_lines: list[str] = field(default_factory=list)
