@@ -178,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     return run(args)
 
 
-def _bare(parser) -> int:
+def _bare(parser: argparse.ArgumentParser) -> int:
     """`hermes-wizard` alone: on a terminal, the wizard where it is needed (setup or the doctor, by
     `terminal.opening_command`); without one, the commands that need none, and 2."""
     from hermes_wizard.faces import terminal

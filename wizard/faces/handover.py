@@ -146,7 +146,8 @@ def files_of(home: Path) -> dict[str, tuple[int, int, int, int]] | None:
     return seen
 
 
-def written(before: dict, after: dict) -> tuple[str, ...]:
+def written(before: dict[str, tuple[int, int, int, int]],
+            after: dict[str, tuple[int, int, int, int]]) -> tuple[str, ...]:
     """The names created, changed or removed between two `files_of` listings, shallowest first (`.env` and
     `config.yaml` before the thousands a bridge's `npm install` may leave deep in Hermes's own folder)."""
     changed = (name for name in before.keys() | after.keys() if before.get(name) != after.get(name))
@@ -279,9 +280,10 @@ def _same_size(terminal: int, master: int) -> None:
 
 def _descriptor(stream: object, default: int) -> int:
     try:
-        return stream.fileno()  # type: ignore[attr-defined]
+        number = stream.fileno()  # type: ignore[attr-defined]
     except (AttributeError, OSError, ValueError):
         return default
+    return number if isinstance(number, int) else default
 
 
 def _readable(fd: int) -> bool:
