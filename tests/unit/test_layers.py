@@ -1,8 +1,12 @@
 """The layers of wizard/ import only downward, and no two modules import each other (ARCHITECTURE.md, "Layers").
 
-Every import counts — module-level and the lazy ones inside functions — except those under
-`if TYPE_CHECKING:` (annotations only: they never run).  No cycle is allowed: the check registry lives in
-`hermes_wizard.judge.checks.registry`, which the check modules import and the package re-exports.
+Every import counts for the layers — module-level, the lazy ones inside functions, and those under
+`if TYPE_CHECKING:`: a type named in an annotation belongs to the layer that uses it or one below, so a
+layer never types its input by a layer above it (the loader's `Snapshot` lives in wizard/hermes/loader/).
+No cycle of imports that run is allowed: the check registry lives in `hermes_wizard.judge.checks.registry`,
+which the check modules import and the package re-exports.  A cycle through an annotation is allowed: the
+version contract (`hermes.model.Model`) runs the loader's functions, and they name the `Model` that answers
+them in their signatures.
 
 The version seam (wizard/hermes/model.py): a Hermes version is one package, `hermes_wizard.hermes.v<M>_<m>`.
 Here every import counts, annotations included:
@@ -85,7 +89,7 @@ def test_every_module_of_wizard_is_in_a_layer():
 
 def test_layers_import_only_downward():
     upward = sorted(f"{src} ({LAYERS[_layer(src)]}) imports {dst} ({LAYERS[_layer(dst)]})"
-                    for src, targets in _graph().items() for dst in targets
+                    for src, targets in _graph(annotations=True).items() for dst in targets
                     if _layer(src) is not None and _layer(dst) is not None and _layer(dst) > _layer(src))
     assert not upward, "imports that go up a layer:\n" + "\n".join(upward)
 
@@ -97,7 +101,7 @@ def test_no_import_cycles():
 
 
 def test_nothing_in_wizard_imports_the_textual_face_but_the_cli_choosing_it():
-    edges = [(src, dst) for src, targets in _graph().items() if not src.startswith(SCREENS)
+    edges = [(src, dst) for src, targets in _graph(annotations=True).items() if not src.startswith(SCREENS)
              for dst in targets if dst.startswith(SCREENS)]
     assert edges == [FACE_SELECTION]
 

@@ -36,9 +36,9 @@ if TYPE_CHECKING:
     from hermes_wizard.hermes.access.authz import Authorizer
     from hermes_wizard.hermes.loader.catalog import Spec
     from hermes_wizard.hermes.loader.gate import Violation
+    from hermes_wizard.hermes.loader.inputs import Snapshot
     from hermes_wizard.hermes.loader.plugins import HostFacts
     from hermes_wizard.hermes.loader.state import Effective, PlatformState
-    from hermes_wizard.read.snapshot import Snapshot
 
 
 class Model:

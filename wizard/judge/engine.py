@@ -31,13 +31,14 @@ from hermes_wizard.core.smallfile import reading_for
 from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.hermes.loader import gate
 from hermes_wizard.hermes.loader.credentials import Transport, transport_for
+from hermes_wizard.hermes.loader.inputs import Snapshot
 from hermes_wizard.hermes.loader.plugins import HostFacts
 from hermes_wizard.hermes.loader.state import Effective
 from hermes_wizard.hermes.loader.yamlfile import ParsedYaml
 from hermes_wizard.hermes.models import model_for, refuses_at_start
 from hermes_wizard.hermes.versions import Judgement, judgement
 from hermes_wizard.judge.checks import Context, Finding, run_checks
-from hermes_wizard.read.snapshot import Snapshot, take_snapshot
+from hermes_wizard.read.snapshot import take_snapshot
 from hermes_wizard.service.scope import ServiceScope
 
 if TYPE_CHECKING:

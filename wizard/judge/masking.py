@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 
     import yaml
 
-    from hermes_wizard.read.snapshot import Snapshot
+    from hermes_wizard.hermes.loader.inputs import Snapshot
 
 _SECRET_NAME = re.compile(r"(TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|_KEY|PRIVATE|CREDENTIAL|COOKIE)", re.I)
 _ENV_NAME = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_.]*)['\"]?\s*=")

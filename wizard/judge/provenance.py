@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hermes_wizard.hermes.loader.catalog import Spec, platform_value
+from hermes_wizard.hermes.loader.inputs import Snapshot
 from hermes_wizard.hermes.loader.yamlfile import lookup
-from hermes_wizard.read.snapshot import Snapshot
 
 if TYPE_CHECKING:
     from hermes_wizard.core.shapes import Parsed

@@ -13,22 +13,13 @@ Contract: never raises; secret values live only in `values` (callers register th
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from hermes_wizard.core import keyring_store
-from hermes_wizard.hermes.loader.secret_sources import KeyringRefs, keyring_refs
+from hermes_wizard.hermes.loader.secret_sources import KeyringSecrets, keyring_refs
 
 ASSUMED = "keyring-entry"  # stands in for a value that could not (or must not) be read
-
-
-@dataclass
-class KeyringSecrets:
-    refs: KeyringRefs = field(default_factory=KeyringRefs)
-    values: dict[str, str] = field(default_factory=dict)  # VARIABLE -> secret (or ASSUMED)
-    missing: list[str] = field(default_factory=list)  # mapped, but the keyring has no such entry
-    unreadable: str | None = None  # why the keyring could not be read here
 
 
 def read_keyring(data: Any, home: Path, mode: str = "read", planned: dict[str, str] | None = None

@@ -18,36 +18,23 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from hermes_wizard.core.smallfile import read_as_stated
-from hermes_wizard.core.values import Compared, Value, value_class
 from hermes_wizard.hermes.access.pairing_store import start_crash
 from hermes_wizard.hermes.loader.envfile import EnvFile, read_env_file
+from hermes_wizard.hermes.loader.inputs import JsonFile, Snapshot, StartsLog
 from hermes_wizard.hermes.loader.yamlfile import ParsedYaml, YamlFile, read_yaml_file
 from hermes_wizard.hermes.models import model_for
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from hermes_wizard.hermes.loader.secret_sources import KeyringSecrets
     from hermes_wizard.hermes.model import Model
-    from hermes_wizard.read.keyring_read import KeyringSecrets
 
 MAX_SMALL_FILE = 1024 * 1024
-
-
-@dataclass(eq=False, repr=False)
-class JsonFile(Compared):
-    """A JSON file as Hermes's `json.load` reads it: its data, or why it could not."""
-
-    path: Path
-    exists: bool = False
-    data: Any = None
-    error: str | None = None
-    size: int = 0
-    mode: int | None = None
 
 
 def read_json_file(path: Path, content: bytes | None = None) -> JsonFile:
@@ -84,15 +71,6 @@ def read_json_file(path: Path, content: bytes | None = None) -> JsonFile:
     return result
 
 
-@dataclass(eq=False, repr=False)
-class StartsLog(Compared):
-    """`gateway-starts.log`: one UNIX timestamp per gateway start (last 40 kept)."""
-
-    exists: bool = False
-    starts: list[float] = field(default_factory=list)
-    garbage_lines: int = 0
-
-
 def read_starts_log(path: Path) -> StartsLog:
     log = StartsLog()
     try:
@@ -114,34 +92,6 @@ def read_starts_log(path: Path) -> StartsLog:
         except ValueError:
             log.garbage_lines += 1
     return log
-
-
-@value_class
-class Snapshot(Value):
-    """What was on disk for one Hermes home at the time of reading."""
-
-    home: Path
-    profile: str  # "default" for the root home
-    env: EnvFile
-    yaml: YamlFile
-    gateway_json: JsonFile
-    op_env: EnvFile
-    managed_env: EnvFile
-    managed_dir: Path
-    runtime_state: JsonFile
-    starts_log: StartsLog
-    base_env: dict[str, str]
-    keyring: KeyringSecrets | None = None  # secrets config.yaml keeps in the OS keyring (None: no `secrets:`)
-    pairing_crash: str | None = None  # why building the pairing store raises at start (pairing_store.start_crash)
-
-    @property
-    def beyond_bounds(self) -> str | None:
-        """Why a file Hermes loads at start is more than this tool judges (JUDGED_ENV_*, JUDGED_YAML_NODES),
-        or None: then no verdict is given, only that ("cannot judge")."""
-        for read in (self.env, self.op_env, self.managed_env, self.yaml):
-            if read.beyond_bounds is not None:
-                return read.beyond_bounds
-        return None
 
 
 def _kept_in_keyring(yaml: YamlFile, home: Path, mode: str, planned: dict[str, str] | None

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from hermes_wizard.core.shapes import Parsed
-    from hermes_wizard.read.snapshot import JsonFile
+    from hermes_wizard.hermes.loader.inputs import JsonFile
 
 
 class GatewayJsonCrash(LoaderCrash):

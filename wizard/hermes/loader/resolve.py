@@ -42,8 +42,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from hermes_wizard.core.shapes import Parsed
+    from hermes_wizard.hermes.loader.inputs import Snapshot
     from hermes_wizard.hermes.model import Model
-    from hermes_wizard.read.snapshot import Snapshot
 
 
 def resolve(snapshot: Snapshot, facts: plugins.HostFacts, model: Model) -> Effective:

@@ -54,6 +54,16 @@ class KeyringRefs(Compared):
         return None
 
 
+@dataclass
+class KeyringSecrets:
+    """The secrets a home keeps in the OS keyring, as wizard/read/keyring_read.py found them."""
+
+    refs: KeyringRefs = field(default_factory=KeyringRefs)
+    values: dict[str, str] = field(default_factory=dict)  # VARIABLE -> secret (or ASSUMED)
+    missing: list[str] = field(default_factory=list)  # mapped, but the keyring has no such entry
+    unreadable: str | None = None  # why the keyring could not be read here
+
+
 def keyring_refs(data: Any, home: Path) -> KeyringRefs:
     """Read `plugins:` and `secrets.wizard_keyring` from `home`'s config.yaml data (any shape, never raises)."""
     refs = KeyringRefs()

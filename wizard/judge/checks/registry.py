@@ -14,10 +14,10 @@ from hermes_wizard.core.kinds import Severity
 from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.hermes.loader.credentials import Transport
 from hermes_wizard.hermes.loader.gate import Violation
+from hermes_wizard.hermes.loader.inputs import Snapshot
 from hermes_wizard.hermes.loader.plugins import HostFacts
 from hermes_wizard.hermes.loader.state import Effective
 from hermes_wizard.hermes.models import model_for
-from hermes_wizard.read.snapshot import Snapshot
 from hermes_wizard.service.scope import ServiceScope
 
 if TYPE_CHECKING:
