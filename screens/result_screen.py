@@ -44,7 +44,7 @@ class ResultScreen(WizardScreen):
                 yield Static(opened, classes="warning-text", id="open-to-everyone", markup=False)
             if said.findings:
                 yield Static(findings_content(list(said.findings)), id="findings", markup=False)
-            for line in self.result.service_lines + restart_lines(self.result, said.clean):
+            for line in (*self.result.service_lines, *restart_lines(self.result, said.clean)):
                 yield Static(visible_lines(line), classes="hint", markup=False)
             next_step = as_spoken(said.next_step)  # `hermes wizard doctor` inside Hermes
             yield Static(visible_lines(next_step), classes="hint", id="next", markup=False)

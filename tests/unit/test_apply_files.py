@@ -61,7 +61,7 @@ def test_mode_only_plan_changes_only_the_mode(tmp_path):
     assert (after.st_ino, after.st_mtime_ns, after.st_uid, after.st_gid) == (
         env_before.st_ino, env_before.st_mtime_ns, env_before.st_uid, env_before.st_gid)
     assert (state(home / YAML), os.stat(home / YAML).st_mtime_ns) == yaml_before
-    assert result.written == [ENV]
+    assert result.written == (ENV,)
     assert json.loads((result.backup / "manifest.json").read_text())["files"][ENV]["mode"] == 0o644
 
 

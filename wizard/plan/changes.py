@@ -278,7 +278,7 @@ def _yaml_value(text: str | None) -> bool | str | None:
     return booleans.get(text, text)
 
 
-def contents_diff(current: dict[str, bytes | None], new: dict[str, bytes | None],
+def contents_diff(current: Mapping[str, bytes | None], new: Mapping[str, bytes | None],
                   secret_keys: frozenset[str] | set[str] = frozenset()) -> str:
     """Unified diff from `current` to `new` bytes of each file `new` names (None: absent), masked and
     escaped as `render_diff` shows a plan (undo's preview: the home now against a backup set)."""

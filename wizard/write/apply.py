@@ -26,11 +26,12 @@ from __future__ import annotations
 
 import errno
 import functools
-from dataclasses import field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hermes_wizard.core.atomic import _ANY, FileOps, Lock, begin_writing, clean_stale_tmp, write_atomic
+from hermes_wizard.core.frozenmap import FrozenMap
 from hermes_wizard.core.homefs import ApplyError as ApplyError  # raised by apply_plan: the faces catch it from here
 from hermes_wizard.core.homefs import At, HomeDir, digest, look, read_file
 from hermes_wizard.core.values import Value, value_class
@@ -48,18 +49,20 @@ from hermes_wizard.write import service_apply as service
 from hermes_wizard.write.keyring_apply import delete_all, journal_entries, store_all, take_back
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from hermes_wizard.hermes.model import Model
 
 
 @value_class
 class ApplyResult(Value):
     backup: Path | None
-    written: list[str]  # files replaced or re-moded
+    written: tuple[str, ...]  # files replaced or re-moded
     report: HomeReport  # judged from disk after writing
-    stopped: list[str] = field(default_factory=list)  # units whose loop was stopped before the files changed
-    service_lines: list[str] = field(default_factory=list)  # what the service steps did, one line each
-    service_failures: list[str] = field(default_factory=list)
-    restarts: list[Outcome] = field(default_factory=list)  # each restart, watched
+    stopped: tuple[str, ...] = ()  # units whose loop was stopped before the files changed
+    service_lines: tuple[str, ...] = ()  # what the service steps did, one line each
+    service_failures: tuple[str, ...] = ()
+    restarts: tuple[Outcome, ...] = ()  # each restart, watched
     gate_not_done: str = ""  # why a planned drop-in is not in place (the file repair was kept), or ""
 
     @property
@@ -99,7 +102,8 @@ def apply_plan(plan: Plan, *, ops: FileOps | None = None, base_env: dict[str, st
     report = evaluate(plan.home, base_env=base_env, facts=facts,
                       service=scope.held() if plan.service else scope.fresh(), parsed=parsed)
     restarts = service.restart(plan.service, runner)
-    return ApplyResult(backup.path, done, report, stopped, said, failures, restarts, gate_not_done)
+    return ApplyResult(backup.path, tuple(done), report, tuple(stopped), tuple(said), tuple(failures),
+                       tuple(restarts), gate_not_done)
 
 
 @value_class
@@ -107,11 +111,11 @@ class _Prepared(Value):
     """What the plan writes, worked out before anything is: the files in order, where each lives, their
     bytes as read, their planned bytes, and the modes of those only re-moded."""
 
-    names: list[str]
-    targets: dict[str, At]
-    current: dict[str, bytes | None]
-    contents: dict[str, bytes]
-    modes: dict[str, int]
+    names: tuple[str, ...]
+    targets: Mapping[str, At]  # each mapping a FrozenMap
+    current: Mapping[str, bytes | None]
+    contents: Mapping[str, bytes]
+    modes: Mapping[str, int]
     model: Model | None  # the Hermes the plan was judged for (what decides how .env is read back)
 
 
@@ -129,7 +133,8 @@ def _prepare(plan: Plan, home: HomeDir, model: Model | None) -> _Prepared:
     contents = planned_contents(plan, current, model)
     modes = {c.file: _new_mode(c.after) for c in plan.changes if c.action == ChangeAction.MODE}
     clean_stale_tmp(targets[name] for name in names)
-    return _Prepared(names, targets, current, contents, modes, model)
+    return _Prepared(tuple(names), FrozenMap(targets), FrozenMap(current), FrozenMap(contents), FrozenMap(modes),
+                     model)
 
 
 def _back_up(plan: Plan, home: HomeDir, prepared: _Prepared, reason: str) -> backups.BackupSet:

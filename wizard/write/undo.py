@@ -20,10 +20,12 @@ per user, so only the owner undoes it, and the refusal names the command they ru
 from __future__ import annotations
 
 import os
-from dataclasses import field
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hermes_wizard.core.atomic import FileOps, Lock
+from hermes_wizard.core.frozenmap import FrozenMap
 from hermes_wizard.core.homefs import ApplyError, DanglingLink, HomeDir, digest, look, read_file
 from hermes_wizard.core.safetext import visible
 from hermes_wizard.core.values import Value, value_class
@@ -48,16 +50,19 @@ from hermes_wizard.write.backups import (
 from hermes_wizard.write.keyring_apply import KeyringEntry, not_the_owners, undo_journal
 from hermes_wizard.write.service_apply import inverse_entries, put_back, will_leave
 
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
 
 @value_class
 class UndoResult(Value):
     restored_from: Path | None
-    files: list[str]
+    files: tuple[str, ...]
     backup: Path | None  # the state before this undo
     report: HomeReport  # the engine's report of the home as the undo left it
     recovered: str | None = None  # the line about an interrupted run rolled back instead
     # drop-ins taken out or put back (wizard/write/service_apply.py)
-    service_lines: list[str] = field(default_factory=list)
+    service_lines: tuple[str, ...] = ()
     service_left: bool = False  # a drop-in the set journalled was left as it is (a refused folder, a unit gone)
 
 
@@ -65,7 +70,7 @@ class UndoResult(Value):
 class SetSummary(Value):
     name: str
     reason: str  # from the set's manifest: attacker-writable text, escaped where printed
-    files: list[str]  # empty with `refused` when the set fails checked_files
+    files: tuple[str, ...]  # empty with `refused` when the set fails checked_files
     service: bool  # the set journalled a service drop-in that undo would take out or put back
     refused: str | None = None
 
@@ -74,15 +79,15 @@ class SetSummary(Value):
 class UndoPreview(Value):
     set_name: str | None  # None: an interrupted run would be rolled back instead (`interrupted`)
     reason: str
-    current: dict[str, bytes | None]  # the home's files now
-    restored: dict[str, bytes | None]  # what the restore leaves (None: the file is removed)
+    current: Mapping[str, bytes | None]  # the home's files now (a FrozenMap)
+    restored: Mapping[str, bytes | None]  # (a FrozenMap) what the restore leaves (None: the file is removed)
     service: bool
     report: HomeReport  # the engine's report of the home as the restore leaves it
     interrupted: str | None = None
     # .env secrets whose (masked, so unseen) value the restore changes
-    secrets_changed: list[str] = field(default_factory=list)
-    service_left: list[str] = field(default_factory=list)  # the journalled drop-ins the restore would leave, and why
-    pairing: list[str] = field(default_factory=list)  # what the undo does to the pairing store, in words
+    secrets_changed: tuple[str, ...] = ()
+    service_left: tuple[str, ...] = ()  # the journalled drop-ins the restore would leave, and why
+    pairing: tuple[str, ...] = ()  # what the undo does to the pairing store, in words
 
 
 def list_sets(home: Path) -> list[SetSummary]:
@@ -93,9 +98,9 @@ def list_sets(home: Path) -> list[SetSummary]:
     with HomeDir(home) as opened:
         for backup in reversed(complete_sets(opened)):
             try:
-                files, refused = list(checked_files(backup)), None
+                files, refused = tuple(checked_files(backup)), None
             except ApplyError as exc:
-                files, refused = [], str(exc)
+                files, refused = (), str(exc)
             out.append(SetSummary(backup.path.name, str(backup.manifest.get("reason") or ""), files,
                                   bool(backup.manifest.get("service")), refused))
     return out
@@ -106,7 +111,7 @@ def preview_latest(home: Path, base_env: dict[str, str] | None = None) -> UndoPr
     with HomeDir(home) as opened:
         interrupted = complete_sets(opened, "applying")
         if interrupted:
-            return UndoPreview(None, "", {}, {}, False, evaluate(home, base_env=base_env),
+            return UndoPreview(None, "", FrozenMap(), FrozenMap(), False, evaluate(home, base_env=base_env),
                                interrupted[-1].path.name)
         latest = latest_set(opened)
         if latest is None:
@@ -121,10 +126,10 @@ def preview_latest(home: Path, base_env: dict[str, str] | None = None) -> UndoPr
     secrets = sorted(name for name in now.keys() | then.keys()
                      if is_secret_name(name) and now.get(name) != then.get(name))
     dropins = latest.manifest.get("service") or []
-    return UndoPreview(latest.path.name, str(latest.manifest.get("reason") or ""), current, copies,
-                       bool(dropins), report, secrets_changed=secrets,
-                       service_left=will_leave(home, dropins, "before") if dropins else [],
-                       pairing=[_pairing_words(entry) for entry in _pairing_entries(latest)])
+    return UndoPreview(latest.path.name, str(latest.manifest.get("reason") or ""), FrozenMap(current),
+                       FrozenMap(copies), bool(dropins), report, secrets_changed=tuple(secrets),
+                       service_left=tuple(will_leave(home, dropins, "before")) if dropins else (),
+                       pairing=tuple(_pairing_words(entry) for entry in _pairing_entries(latest)))
 
 
 def _refuse_anothers_keyring(home: Path, backup: BackupSet) -> None:
@@ -199,7 +204,7 @@ def undo_latest(home: Path, base_env: dict[str, str] | None = None, ops: FileOps
     with HomeDir(home) as opened, Lock(opened):
         recovered = recover(opened)
         if recovered:
-            return UndoResult(None, [], None, evaluate(home, base_env=base_env), recovered)
+            return UndoResult(None, (), None, evaluate(home, base_env=base_env), recovered)
         latest = latest_set(opened)
         if latest is None:
             raise ApplyError(f"no backups in {home / BACKUP_DIR}: nothing to undo")
@@ -226,5 +231,6 @@ def undo_latest(home: Path, base_env: dict[str, str] | None = None, ops: FileOps
         said += service_lines + (undo_journal(home, kept, {}, "after") if kept else [])
         said += _undo_pairing(home, _pairing_entries(latest), hermes_python)
         close_journal(opened, before)
-    return UndoResult(latest.path, restored, before.path, evaluate(home, base_env=base_env), service_lines=said,
+    return UndoResult(latest.path, tuple(restored), before.path, evaluate(home, base_env=base_env),
+                      service_lines=tuple(said),
                       service_left=left)

@@ -179,6 +179,6 @@ def _result(asker: Asks, result: ApplyResult, home: Path) -> None:
         asker.say(opened)
     if said.findings:
         asker.say("\n".join(said.findings), indent="  ")
-    for line in result.service_lines + restart_lines(result, said.clean):
+    for line in (*result.service_lines, *restart_lines(result, said.clean)):
         asker.say(visible(line))
     asker.say(visible(said.next_step))

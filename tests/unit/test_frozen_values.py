@@ -1,0 +1,118 @@
+"""A value that holds a collection holds an immutable one (issue 30: no module-level state, no shared lists).
+
+Every dataclass of wizard/ is frozen, and no field of a frozen one is typed as a `list`, `dict` or `set`
+(a tuple, a `FrozenMap` or a read-only `Mapping` instead): a value handed on can be neither changed in place
+by whoever holds it next nor left sharing a list with the code that built it.  The few dataclasses that are
+builders or accumulators by design (the loader's state while it resolves, as Hermes's own) stay mutable, each
+named in EXCEPTIONS with its reason; the list only shrinks.  A class defined inside a function (a builder
+private to that function) is not looked at.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "wizard"
+MUTABLE_TYPES = {"list", "dict", "set", "bytearray", "List", "Dict", "Set", "defaultdict", "OrderedDict",
+                 "Counter", "deque", "MutableMapping", "MutableSequence", "MutableSet"}
+
+# "path under wizard/:Class" (a mutable dataclass) or "path:Class.field" (a collection field of a frozen one)
+# -> why it stays so.  Shrink only.
+EXCEPTIONS: dict[str, str] = {
+    "faces/hermes_secrets.py:Outcome": "to freeze (issue 30, item 2)",
+    "hermes/access/access_files.py:AccessFiles": "to freeze (issue 30, item 2)",
+    "hermes/loader/envfile.py:EnvFile": "to freeze (issue 30, item 2)",
+    "hermes/loader/inputs.py:JsonFile": "to freeze (issue 30, item 2)",
+    "hermes/loader/inputs.py:Snapshot.base_env": "to freeze (issue 30, item 2)",
+    "hermes/loader/inputs.py:StartsLog": "to freeze (issue 30, item 2)",
+    "hermes/loader/secret_sources.py:KeyringRefs": "to freeze (issue 30, item 2)",
+    "hermes/loader/secret_sources.py:KeyringSecrets": "to freeze (issue 30, item 2)",
+    "hermes/loader/state.py:Effective": "to freeze (issue 30, item 2)",
+    "hermes/loader/state.py:PlatformState": "to freeze (issue 30, item 2)",
+    "hermes/loader/yamlfile.py:YamlFile": "to freeze (issue 30, item 2)",
+    "plan/answers_file/schema.py:Declared": "to freeze (issue 30, item 2)",
+    "plan/answers_file/schema.py:PlatformDecl": "to freeze (issue 30, item 2)",
+    "plan/answers_file/tree.py:Item": "to freeze (issue 30, item 2)",
+    "plan/service_steps.py:_Draft": "to freeze (issue 30, item 2)",
+    "plan/session.py:PlatformAnswer": "to freeze (issue 30, item 2)",
+    "service/common.py:Unit": "to freeze (issue 30, item 2)",
+    "service/loop.py:Evidence": "to freeze (issue 30, item 2)",
+}
+
+
+def _dataclass_frozen(cls: ast.ClassDef) -> bool | None:
+    """True/False: a dataclass declared frozen or not; None: not a dataclass."""
+    for decorator in cls.decorator_list:
+        called = decorator.func if isinstance(decorator, ast.Call) else decorator
+        name = called.attr if isinstance(called, ast.Attribute) else getattr(called, "id", None)
+        if name == "dataclass":
+            keywords = decorator.keywords if isinstance(decorator, ast.Call) else []
+            return any(k.arg == "frozen" and isinstance(k.value, ast.Constant) and k.value.value is True
+                       for k in keywords)
+    return None
+
+
+def _classes(body: list[ast.stmt], prefix: str = ""):
+    """The classes of a module and those nested in them (not those inside a function)."""
+    for node in body:
+        if isinstance(node, ast.ClassDef):
+            yield prefix + node.name, node
+            yield from _classes(node.body, f"{prefix}{node.name}.")
+
+
+def _names_in(annotation: ast.expr) -> set[str]:
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):  # a quoted annotation
+        annotation = ast.parse(annotation.value, mode="eval").body
+    return ({n.id for n in ast.walk(annotation) if isinstance(n, ast.Name)}
+            | {n.attr for n in ast.walk(annotation) if isinstance(n, ast.Attribute)})
+
+
+def _found() -> dict[str, str]:
+    """Every mutable dataclass and collection field of a frozen one in wizard/ -> what it is."""
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        where = path.relative_to(PACKAGE).as_posix()
+        for name, cls in _classes(ast.parse(path.read_text(encoding="utf-8")).body):
+            frozen = _dataclass_frozen(cls)
+            if frozen is False:
+                found[f"{where}:{name}"] = "a mutable dataclass"
+            elif frozen:
+                for stmt in cls.body:
+                    if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                        names = _names_in(stmt.annotation)
+                        if "ClassVar" not in names and names & MUTABLE_TYPES:
+                            found[f"{where}:{name}.{stmt.target.id}"] = (
+                                f"a field typed {ast.unparse(stmt.annotation)} on a frozen dataclass")
+    return found
+
+
+def test_every_value_is_frozen_and_holds_only_immutable_collections():
+    new = {where: what for where, what in _found().items() if where not in EXCEPTIONS}
+    assert not new, ("freeze these (frozen=True; a tuple for a list, a FrozenMap for a dict), or, for a "
+                     "builder, name it in EXCEPTIONS with its reason:\n"
+                     + "\n".join(f"{where}: {what}" for where, what in sorted(new.items())))
+
+
+def test_the_exceptions_only_shrink():
+    gone = sorted(set(EXCEPTIONS) - set(_found()))
+    assert not gone, "frozen or removed since; take them out of EXCEPTIONS:\n" + "\n".join(gone)
+
+
+def test_each_exception_says_why():
+    assert [where for where, reason in EXCEPTIONS.items() if len(reason) < 20] == []
+
+
+def test_the_walk_sees_what_it_forbids():
+    """The walk itself: a mutable dataclass and a list field of a frozen one are both found."""
+    source = ("@dataclass\nclass A:\n    x: int\n"
+              "@dataclasses.dataclass(frozen=True)\nclass B:\n    xs: list[int]\n    ok: tuple[int, ...]\n"
+              "    m: 'dict[str, int] | None'\n    k: ClassVar[list[int]]\n")
+    found = {}
+    for name, cls in _classes(ast.parse(source).body):
+        found[name] = _dataclass_frozen(cls)
+    assert found == {"A": False, "B": True}
+    fields = {s.target.id: _names_in(s.annotation) & MUTABLE_TYPES for s in ast.parse(source).body[1].body
+              if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)}
+    assert fields == {"xs": {"list"}, "ok": set(), "m": {"dict"}, "k": {"list"}}
