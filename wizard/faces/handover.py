@@ -210,7 +210,7 @@ def _relay(login: Login, stdin: int, stdout: int, child: _Child) -> tuple[int, b
         if terminal:
             termios.tcsetattr(slave, termios.TCSANOW, termios.tcgetattr(stdin))
             _same_size(stdin, master)
-        proc = subprocess.Popen(list(login.argv), env=login.env, stdin=slave, stdout=slave, stderr=slave,
+        proc = subprocess.Popen(list(login.argv), env=dict(login.env), stdin=slave, stdout=slave, stderr=slave,
                                 start_new_session=True, preexec_fn=_take_the_pty)  # only an ioctl runs there
     except OSError:
         os.close(master)

@@ -28,6 +28,7 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hermes_wizard.core.frozenmap import FrozenMap
 from hermes_wizard.core.homeroot import foreign_owner
 from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.hermes.loader.plugins import node_present
@@ -39,12 +40,15 @@ LOGIN_WORDS = {"whatsapp": ("whatsapp",), "weixin": ("gateway", "setup")}
 WHAT_TO_CHOOSE = {"whatsapp": "choose the mode, then scan the QR code with the phone that owns the number",
                   "weixin": "choose Weixin in Hermes's list, then scan the QR code with WeChat"}
 
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
 
 @value_class
 class Login(Value):
     platform: str
     argv: tuple[str, ...]
-    env: dict[str, str]
+    env: Mapping[str, str]  # a FrozenMap: the environment the login runs with
     says: str  # what the user is told before the terminal is handed over
 
     @property
@@ -76,7 +80,7 @@ def login_for(report: HomeReport, platform: str, environ: dict[str, str] | None 
         return (f"WhatsApp's bridge needs Node.js, which is not installed here: install Node.js 18 or newer, "
                 f"then run: HERMES_HOME={shlex.quote(str(home))} {command}")
     env = dict(environ, HERMES_HOME=str(home))
-    return Login(platform, (str(hermes), *words), env,
+    return Login(platform, (str(hermes), *words), FrozenMap(env),
                  f"Running {command} for {home}: {WHAT_TO_CHOOSE[platform]}. The wizard comes back when it ends.")
 
 

@@ -13,7 +13,7 @@ own text: faces escape them before display (wizard/core/safetext.py).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +21,7 @@ from hermes_wizard.core.homeroot import home_owner
 from hermes_wizard.core.smallfile import reading_for
 from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.hermes.access.access_files import AccessFiles
-from hermes_wizard.hermes.access.authz import ALWAYS, GROUP_CHATS, GROUP_USERS, OWN_POLICY, Authorizer, Decision, Sender
+from hermes_wizard.hermes.access.authz import ALWAYS, GROUP_CHATS, GROUP_USERS, Authorizer, Decision, Sender
 from hermes_wizard.hermes.models import model_for
 from hermes_wizard.judge.engine import HomeReport, evaluate
 from hermes_wizard.judge.provenance import env_source, find_yaml, yaml_source
@@ -103,13 +103,13 @@ def _yaml_bridge(view: AccessView, platform: str, variable: str) -> str | None:
     return yaml_source(view.report.snapshot, path).split(" (", 1)[0] if path else None
 
 
-@dataclass
+@dataclass(frozen=True)
 class Side:
     """Who gets through on one side (dm or group) of a platform."""
 
     everyone: str | None = None  # the opt-in that opens it (a variable name or rule)
     everyone_source: str | None = None
-    allowlisted: list[tuple[str, str, str | None]] = field(default_factory=list)  # (id, variable, name the store knows)
+    allowlisted: tuple[tuple[str, str, str | None], ...] = ()  # (id, variable, name the store knows)
     adapter_allowlist: str | None = None  # an own-policy adapter's allowlist (where it is set)
     disabled: str | None = None  # the adapter drops this side at intake (where its policy is set)
     chats_only: str | None = None  # groups: the adapter forwards only the chats its own group list names (where)
@@ -121,8 +121,8 @@ class PlatformAccess(Value):
     name: str
     dm: Side
     group: Side
-    approved: list[tuple[str, str]] = field(default_factory=list)  # (id, user_name)
-    pending: list[tuple[str, str, int]] = field(default_factory=list)  # (id, user_name, age in minutes)
+    approved: tuple[tuple[str, str], ...] = ()  # (id, user_name)
+    pending: tuple[tuple[str, str, int], ...] = ()  # (id, user_name, age in minutes)
     error: str | None = None
 
 
@@ -140,7 +140,7 @@ def platform_access(view: AccessView, now: float) -> list[PlatformAccess]:
                 pending.append((str(info.get("user_id", "")), _name(info), int((now - created) / 60)))
         known = {uid: who for uid, who in approved if who} | {uid: who for uid, who, _ in pending if who}
         out.append(PlatformAccess(name, _side(view, name, "dm", known), _side(view, name, "group", known),
-                                  approved, pending, approved_file.crash))
+                                  tuple(approved), tuple(pending), approved_file.crash))
     return out
 
 
@@ -159,32 +159,26 @@ def _name(info: Any) -> str:
 def _side(view: AccessView, name: str, side: str, known: dict[str, str]) -> Side:
     """Who gets through without being paired, judged by the authorizer's own rules."""
     env, auth = view.report.effective.environ, view.authorizer
-    result = Side()
     if name in ALWAYS:
-        result.everyone = "platform-always"
-        return result
+        return Side(everyone="platform-always")
     gate = auth.gate(env, view.report.effective.platforms, name, side)
     if gate is not None and gate[0] == "drops":  # the adapter drops them at intake: the authorizer never sees them
-        result.disabled, result.dropped_by = _policy_source(view, name, gate[2]), gate[1] or "empty"
-        return result
-    if gate is not None and gate[0] == "listed" and side == "group":
-        result.chats_only = _policy_source(view, name, gate[2])
+        return Side(disabled=_policy_source(view, name, gate[2]), dropped_by=gate[1] or "empty")
+    # groups an adapter forwards only from the chats its own list names: who gets through, in those chats
+    chats_only = (_policy_source(view, name, gate[2]) if gate is not None and gate[0] == "listed" and side == "group"
+                  else None)
     probe = Sender(name, "\x00nobody\x00", "dm" if side == "dm" else "group", "\x00nochat\x00")
     decision = decide(view, probe)
     if decision.authorized:
-        result.everyone = decision.variable or decision.rule
-        result.everyone_source = source_of(view, decision, name)
+        source = source_of(view, decision, name)
         if decision.rule == "adapter-allowlist":
-            result.everyone, result.adapter_allowlist = None, result.everyone_source or "config.yaml"
-        return result
+            return Side(everyone_source=source, adapter_allowlist=source or "config.yaml", chats_only=chats_only)
+        return Side(everyone=decision.variable or decision.rule, everyone_source=source, chats_only=chats_only)
     variables = [auth.allowlist_env(name), GROUP_USERS.get(name, "") if side == "group" else "",
                  GROUP_CHATS.get(name, "") if side == "group" else "", "GATEWAY_ALLOWED_USERS"]
-    for variable in filter(None, variables):
-        for item in sorted({i.strip() for i in auth.auth_env(env, variable).split(",") if i.strip()}):
-            result.allowlisted.append((item, variable, known.get(item)))
-    if name in OWN_POLICY and not result.allowlisted:
-        result.adapter_allowlist = None
-    return result
+    allowlisted = tuple((item, variable, known.get(item)) for variable in filter(None, variables)
+                        for item in sorted({i.strip() for i in auth.auth_env(env, variable).split(",") if i.strip()}))
+    return Side(allowlisted=allowlisted, chats_only=chats_only)
 
 
 def _policy_source(view: AccessView, name: str, where: str) -> str:

@@ -17,8 +17,8 @@ Hermes itself (a subprocess) is imported lazily, only for `--verify` or an asked
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -202,11 +202,13 @@ def evaluate(home: Path, profile: str = "default", *, base_env: dict[str, str] |
         answer = ask_installed(home, facts.site_packages, base_env)
     if asked and answer is not None:
         violations = confirmed_by(answer, violations)
-    findings = run_checks(Context(snapshot, effective, violations, transports, facts, upgrade, answer, service))
-    return HomeReport(home, profile, snapshot, effective, tuple(violations), tuple(findings), FrozenMap(transports),
-                      tuple(_rows(effective, violations, transports, upgrade, model.platforms())), facts=facts,
-                      service=service, parsed=parsed if parsed is not None else ParsedYaml(),
-                      upgrade_violations=tuple(upgrade), hermes_answer=answer)
+    refusals, refusals_after_upgrade, by_platform = tuple(violations), tuple(upgrade), FrozenMap(transports)
+    findings = run_checks(Context(snapshot, effective, refusals, by_platform, facts, refusals_after_upgrade, answer,
+                                  service))
+    return HomeReport(home, profile, snapshot, effective, refusals, tuple(findings), by_platform,
+                      tuple(_rows(effective, refusals, by_platform, refusals_after_upgrade, model.platforms())),
+                      facts=facts, service=service, parsed=parsed if parsed is not None else ParsedYaml(),
+                      upgrade_violations=refusals_after_upgrade, hermes_answer=answer)
 
 
 
@@ -222,8 +224,8 @@ def confirmed_by(told: HermesAnswer, violations: list[gate.Violation]) -> list[g
     return [v for v in violations if v.platform == told.refusal_platform]
 
 
-def _rows(effective: Effective, violations: list[gate.Violation], transports: dict[str, Transport],
-          upgrade: list[gate.Violation], platforms: dict[str, Spec]) -> list[PlatformRow]:
+def _rows(effective: Effective, violations: Sequence[gate.Violation], transports: Mapping[str, Transport],
+          upgrade: Sequence[gate.Violation], platforms: dict[str, Spec]) -> list[PlatformRow]:
     refusing = {v.platform for v in violations}
     open_today = {v.platform for v in upgrade}  # open, and not refused by this (pre-0.18) Hermes
     rows = []

@@ -29,9 +29,9 @@ from hermes_wizard.core.values import Value, value_class
 SHOW_PROPERTIES = ("NRestarts", "ActiveState", "SubState", "Result", "ExecMainStatus", "ExecMainCode")
 
 
-@value_class
-class Result(Value):
-    argv: list[str]
+@dataclass(frozen=True)
+class Result:
+    argv: tuple[str, ...]
     rc: int = 0
     stdout: str = ""
     stderr: str = ""
@@ -59,7 +59,7 @@ class Runner:
     def run(self, argv: list[str], timeout: float | None = None) -> Result:
         if self.dry_run:
             (self.out or sys.stdout).write("$ " + shlex.join(argv) + "\n")
-            result = Result(list(argv), ran=False)
+            result = Result(tuple(argv), ran=False)
         else:
             result = self._execute(list(argv), timeout or self.timeout)
         return result
@@ -72,12 +72,12 @@ class Runner:
             proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env,
                                   stdin=subprocess.DEVNULL, errors="replace")
         except FileNotFoundError:
-            return Result(argv, 127, "", f"{argv[0]}: command not found")
+            return Result(tuple(argv), 127, "", f"{argv[0]}: command not found")
         except subprocess.TimeoutExpired:
-            return Result(argv, 124, "", f"{argv[0]} did not answer within {timeout:g} s")
+            return Result(tuple(argv), 124, "", f"{argv[0]} did not answer within {timeout:g} s")
         except OSError as exc:
-            return Result(argv, 126, "", f"{argv[0]}: {exc.strerror or exc}")
-        return Result(argv, proc.returncode, proc.stdout, proc.stderr)
+            return Result(tuple(argv), 126, "", f"{argv[0]}: {exc.strerror or exc}")
+        return Result(tuple(argv), proc.returncode, proc.stdout, proc.stderr)
 
 
 def systemctl(scope: str, *args: str) -> list[str]:

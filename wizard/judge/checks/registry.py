@@ -5,8 +5,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import field
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -76,10 +76,10 @@ class Context(Value):
 
     snapshot: Snapshot
     effective: Effective
-    violations: list[Violation]
-    transports: dict[str, Transport]
+    violations: tuple[Violation, ...]
+    transports: Mapping[str, Transport]  # a FrozenMap: enabled platform -> its transport
     facts: HostFacts
-    upgrade_violations: list[Violation] = field(default_factory=list)  # refusals of a newer Hermes, not of this one
+    upgrade_violations: tuple[Violation, ...] = ()  # refusals of a newer Hermes, not of this one
     hermes_answer: HermesAnswer | None = None  # the installed Hermes's own verdict, when asked (--verify)
     service: ServiceScope = field(default_factory=ServiceScope)  # the service units looked at
 
