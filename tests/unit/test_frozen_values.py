@@ -21,14 +21,8 @@ MUTABLE_TYPES = {"list", "dict", "set", "bytearray", "List", "Dict", "Set", "def
 # "path under wizard/:Class" (a mutable dataclass) or "path:Class.field" (a collection field of a frozen one)
 # -> why it stays so.  Shrink only.
 EXCEPTIONS: dict[str, str] = {
-    "faces/hermes_secrets.py:Outcome": "to freeze (issue 30, item 2)",
     "hermes/access/access_files.py:AccessFiles": "to freeze (issue 30, item 2)",
     "hermes/loader/envfile.py:EnvFile": "to freeze (issue 30, item 2)",
-    "hermes/loader/inputs.py:JsonFile": "to freeze (issue 30, item 2)",
-    "hermes/loader/inputs.py:Snapshot.base_env": "to freeze (issue 30, item 2)",
-    "hermes/loader/inputs.py:StartsLog": "to freeze (issue 30, item 2)",
-    "hermes/loader/secret_sources.py:KeyringRefs": "to freeze (issue 30, item 2)",
-    "hermes/loader/secret_sources.py:KeyringSecrets": "to freeze (issue 30, item 2)",
     "hermes/loader/state.py:Effective": "to freeze (issue 30, item 2)",
     "hermes/loader/state.py:PlatformState": "to freeze (issue 30, item 2)",
     "hermes/loader/yamlfile.py:YamlFile": "to freeze (issue 30, item 2)",

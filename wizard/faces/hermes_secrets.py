@@ -24,15 +24,19 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import yaml
 
 from hermes_wizard.core import keyring_store
+from hermes_wizard.core.frozenmap import FrozenMap
 from hermes_wizard.core.safetext import visible
 from hermes_wizard.faces.hermes_command import hermes_command
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 LABEL = "OS keyring (hermes-wizard)"
 FETCH_TIMEOUT_SECONDS = 10.0  # a locked or absent keyring answers in well under a second; never hold a start
@@ -40,10 +44,10 @@ _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 log = logging.getLogger("hermes_wizard.plugin")
 
 
-@dataclass
+@dataclass(frozen=True)
 class Outcome:
-    secrets: dict[str, str] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
+    secrets: Mapping[str, str] = FrozenMap()
+    warnings: tuple[str, ...] = ()
     error: str | None = None
     kind: str | None = None  # an ErrorKind name: NOT_CONFIGURED, REF_INVALID, BINARY_MISSING, AUTH_FAILED, INTERNAL
 
@@ -63,37 +67,38 @@ def _read_mapped(cfg: object, home: Path) -> Outcome:
     env = cfg.get("env")
     if not isinstance(env, dict) or not env:
         return Outcome(error=f"{where}.env names no variable", kind="NOT_CONFIGURED")
-    out = Outcome()
+    warnings: list[str] = []
     wanted: dict[str, tuple[str, str]] = {}
     for variable, ref in env.items():
         if not isinstance(variable, str) or not _ENV_NAME.match(variable):
-            out.warnings.append(f"{where}.env: {visible(str(variable))[:80]} is not a variable name; skipped")
+            warnings.append(f"{where}.env: {visible(str(variable))[:80]} is not a variable name; skipped")
         elif not _own_entry(home, variable, ref):
             service, username = keyring_store.entry_for(home, variable)
-            out.warnings.append(f"{variable}: not this home's keyring entry (HW505); it must be {{service: "
+            warnings.append(f"{variable}: not this home's keyring entry (HW505); it must be {{service: "
                                 f"{service}, username: {visible(username)}}}; skipped")
         else:
             wanted[variable] = (ref["service"], ref["username"])
     if not wanted:
-        return Outcome(warnings=out.warnings, error=f"{where}.env has no valid entry", kind="REF_INVALID")
+        return Outcome(warnings=tuple(warnings), error=f"{where}.env has no valid entry", kind="REF_INVALID")
     reason = keyring_store.usable()
     if reason is None:
         reason = _prompting_backend()
     if reason is not None:
-        return Outcome(warnings=out.warnings, error=f"{visible(reason)}; {_names(wanted)} not set",
+        return Outcome(warnings=tuple(warnings), error=f"{visible(reason)}; {_names(wanted)} not set",
                        kind="BINARY_MISSING")
+    secrets: dict[str, str] = {}
     for variable, (service, username) in wanted.items():
         try:
             value = keyring_store.read(service, username)
         except keyring_store.KeyringUnavailable as exc:
             locked = "locked" in str(exc)
-            return Outcome(warnings=out.warnings, error=f"{visible(str(exc))}; {_names(wanted)} not set",
+            return Outcome(warnings=tuple(warnings), error=f"{visible(str(exc))}; {_names(wanted)} not set",
                            kind="AUTH_FAILED" if locked else "INTERNAL")
         if value:
-            out.secrets[variable] = value
+            secrets[variable] = value
         else:
-            out.warnings.append(f"{variable}: no entry in the OS keyring (run `{_setup_command()}` to store it)")
-    return out
+            warnings.append(f"{variable}: no entry in the OS keyring (run `{_setup_command()}` to store it)")
+    return Outcome(FrozenMap(secrets), tuple(warnings))
 
 
 def _setup_command() -> str:

@@ -16,10 +16,14 @@ Contract: `ask(...)` never raises; a failure to ask is an answer with `error` se
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hermes_wizard.core import confined
 from hermes_wizard.core.safetext import visible
 from hermes_wizard.core.values import Value, value_class
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 SCRIPT = Path(__file__).with_name("ask_hermes.py")
 TIMEOUT = 90.0  # the whole step: the copy, Hermes's imports and its decision
@@ -83,7 +87,7 @@ def hermes_python(site_packages: Path | None) -> Path | None:
     return None
 
 
-def ask_installed(home: Path, site_packages: Path | None, base_env: dict[str, str] | None,
+def ask_installed(home: Path, site_packages: Path | None, base_env: Mapping[str, str] | None,
                   timeout: float = TIMEOUT) -> HermesAnswer:
     """`ask` the Hermes installed in `site_packages`; an answer with `failure` when there is none."""
     python = hermes_python(site_packages)
@@ -92,7 +96,7 @@ def ask_installed(home: Path, site_packages: Path | None, base_env: dict[str, st
     return ask(home, python, base_env or {}, timeout)
 
 
-def ask(home: Path, python: Path, base_env: dict[str, str], timeout: float = TIMEOUT) -> HermesAnswer:
+def ask(home: Path, python: Path, base_env: Mapping[str, str], timeout: float = TIMEOUT) -> HermesAnswer:
     """Hermes's own verdict on a copy of `home`, judged with `base_env` as its environment.
 
     Hermes runs confined (wizard/core/confined.py): as the home's owner, in a session of its own with no

@@ -167,7 +167,7 @@ class HomeReport(Value):
         return out | ({"verified_by_hermes": self.hermes_answer.as_json()} if self.hermes_answer else {})
 
 
-def evaluate(home: Path, profile: str = "default", *, base_env: dict[str, str] | None = None,
+def evaluate(home: Path, profile: str = "default", *, base_env: Mapping[str, str] | None = None,
              facts: HostFacts | None = None, overrides: dict[str, bytes] | None = None,
              verify: bool = False, keyring_planned: dict[str, str] | None = None,
              service: ServiceScope | None = None, parsed: ParsedYaml | None = None,

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from hermes_wizard.core import keyring_store
+from hermes_wizard.core.frozenmap import FrozenMap
 from hermes_wizard.hermes.loader.secret_sources import KeyringSecrets, keyring_refs
 
 ASSUMED = "keyring-entry"  # stands in for a value that could not (or must not) be read
@@ -25,26 +26,22 @@ ASSUMED = "keyring-entry"  # stands in for a value that could not (or must not) 
 def read_keyring(data: Any, home: Path, mode: str = "read", planned: dict[str, str] | None = None
                  ) -> KeyringSecrets:
     """`home`'s mapped secrets; only its own entries are read (a mapping naming another is `refs.foreign`)."""
-    found = KeyringSecrets(refs=keyring_refs(data, home))
+    refs = keyring_refs(data, home)
     planned = planned or {}
-    to_read = {var: entry for var, entry in found.refs.mapped.items() if var not in planned}
-    found.values.update({var: value for var, value in planned.items() if var in found.refs.mapped})
-    if not to_read:
-        return found
+    to_read = {var: entry for var, entry in refs.mapped.items() if var not in planned}
+    values = {var: value for var, value in planned.items() if var in refs.mapped}
     if mode == "assume":
-        found.values.update(dict.fromkeys(to_read, ASSUMED))
-        return found
-
+        values.update(dict.fromkeys(to_read, ASSUMED))
+        to_read = {}
+    missing: list[str] = []
     for variable, (service, username) in to_read.items():
         try:
             value = keyring_store.read(service, username)
         except keyring_store.KeyringUnavailable as exc:
-            found.unreadable = str(exc)
-            found.values.update({var: ASSUMED for var in to_read if var not in found.values
-                                 and var not in found.missing})
-            return found
+            values.update({var: ASSUMED for var in to_read if var not in values and var not in missing})
+            return KeyringSecrets(refs, FrozenMap(values), tuple(missing), str(exc))
         if value:
-            found.values[variable] = value
+            values[variable] = value
         else:
-            found.missing.append(variable)
-    return found
+            missing.append(variable)
+    return KeyringSecrets(refs, FrozenMap(values), tuple(missing))

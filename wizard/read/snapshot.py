@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from hermes_wizard.core.smallfile import read_as_stated
@@ -39,59 +40,56 @@ MAX_SMALL_FILE = 1024 * 1024
 
 def read_json_file(path: Path, content: bytes | None = None) -> JsonFile:
     """Read `path` (or `content`, a planned version of it) as Hermes's `json.load` does."""
-    result = JsonFile(path=path)
+    mode = None
     if content is None:
         try:
             st = path.stat()
         except FileNotFoundError:
-            return result
+            return JsonFile(path)
         except OSError as exc:
-            result.exists, result.error = True, f"cannot stat: {exc.strerror or exc}"
-            return result
-        result.exists, result.size, result.mode = True, st.st_size, stat.S_IMODE(st.st_mode)
+            return JsonFile(path, True, error=f"cannot stat: {exc.strerror or exc}")
+        size, mode = st.st_size, stat.S_IMODE(st.st_mode)
         if not stat.S_ISREG(st.st_mode):
-            result.error = "is a directory" if stat.S_ISDIR(st.st_mode) else "is not a regular file"
-            return result
+            why = "is a directory" if stat.S_ISDIR(st.st_mode) else "is not a regular file"
+            return JsonFile(path, True, error=why, size=size, mode=mode)
         if st.st_size > MAX_SMALL_FILE:
-            result.error = f"is {st.st_size} bytes, too large to be what Hermes writes"
-            return result
+            return JsonFile(path, True, error=f"is {st.st_size} bytes, too large to be what Hermes writes",
+                            size=size, mode=mode)
     else:
-        result.exists, result.size = True, len(content)
+        size = len(content)
+    data, error = None, None
     try:
         text = (read_as_stated(path, st, MAX_SMALL_FILE) if content is None else content).decode("utf-8")
         import json  # lazily: see the module doc
 
-        result.data = json.loads(text) if text.strip() else None
-        if result.data is None:
-            result.error = "is empty"
+        data = json.loads(text) if text.strip() else None
+        if data is None:
+            error = "is empty"
     except RecursionError:  # thousands of nested brackets: Hermes's json.load raises too and skips the file
-        result.error = "is nested too deeply to be read as JSON (RecursionError, as in Hermes)"
+        error = "is nested too deeply to be read as JSON (RecursionError, as in Hermes)"
     except (OSError, UnicodeDecodeError, ValueError) as exc:
-        result.error = f"is not valid JSON ({exc.__class__.__name__}: {exc})"
-    return result
+        error = f"is not valid JSON ({exc.__class__.__name__}: {exc})"
+    return JsonFile(path, True, data, error, size, mode)
 
 
 def read_starts_log(path: Path) -> StartsLog:
-    log = StartsLog()
     try:
         st = path.stat()
         if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_SMALL_FILE:
-            log.exists = True
-            return log
+            return StartsLog(exists=True)
         text = read_as_stated(path, st, MAX_SMALL_FILE).decode("utf-8", errors="replace")
     except OSError:
-        log.exists = path.exists()
-        return log
-    log.exists = True
+        return StartsLog(exists=path.exists())
+    starts, garbage = [], 0
     for line in text.splitlines():
         line = line.strip()
         if not line:
             continue
         try:
-            log.starts.append(float(line))
+            starts.append(float(line))
         except ValueError:
-            log.garbage_lines += 1
-    return log
+            garbage += 1
+    return StartsLog(True, tuple(starts), garbage)
 
 
 def _kept_in_keyring(yaml: YamlFile, home: Path, mode: str, planned: dict[str, str] | None
@@ -108,7 +106,7 @@ def managed_dir_for(environ: dict[str, str]) -> Path:
     return Path(environ.get("HERMES_MANAGED_DIR") or "/etc/hermes")
 
 
-def take_snapshot(home: Path, profile: str = "default", base_env: dict[str, str] | None = None,
+def take_snapshot(home: Path, profile: str = "default", base_env: Mapping[str, str] | None = None,
                   overrides: dict[str, bytes] | None = None, model: Model | None = None, *,
                   keyring: str = "read", keyring_planned: dict[str, str] | None = None,
                   runtime: bool = True, parsed: ParsedYaml | None = None,
@@ -140,7 +138,7 @@ def take_snapshot(home: Path, profile: str = "default", base_env: dict[str, str]
         runtime_state=read_json_file(home / "gateway_state.json") if runtime
         else JsonFile(home / "gateway_state.json"),
         starts_log=read_starts_log(home / "gateway-starts.log") if runtime else StartsLog(),
-        base_env=base_env,
+        base_env=MappingProxyType(base_env),  # the copy made above, shared with no one
         keyring=_kept_in_keyring(yaml, home, keyring, keyring_planned),
         pairing_crash=start_crash(home, model.pairing_store_merges),
     )

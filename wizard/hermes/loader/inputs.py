@@ -11,12 +11,13 @@ Contract: values only; nothing here reads a file.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hermes_wizard.core.values import Compared, Value
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from pathlib import Path
 
     from hermes_wizard.hermes.loader.envfile import EnvFile
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from hermes_wizard.hermes.loader.yamlfile import YamlFile
 
 
-@dataclass(eq=False, repr=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class JsonFile(Compared):
     """A JSON file as Hermes's `json.load` reads it: its data, or why it could not."""
 
@@ -36,12 +37,12 @@ class JsonFile(Compared):
     mode: int | None = None
 
 
-@dataclass(eq=False, repr=False)
-class StartsLog(Compared):
+@dataclass(frozen=True, eq=False, repr=False)
+class StartsLog(Value):
     """`gateway-starts.log`: one UNIX timestamp per gateway start (last 40 kept)."""
 
     exists: bool = False
-    starts: list[float] = field(default_factory=list)
+    starts: tuple[float, ...] = ()
     garbage_lines: int = 0
 
 
@@ -59,7 +60,7 @@ class Snapshot(Value):
     managed_dir: Path
     runtime_state: JsonFile
     starts_log: StartsLog
-    base_env: dict[str, str]
+    base_env: Mapping[str, str]  # read-only (a MappingProxyType over take_snapshot's own copy)
     keyring: KeyringSecrets | None = None  # secrets config.yaml keeps in the OS keyring (None: no `secrets:`)
     pairing_crash: str | None = None  # why building the pairing store raises at start (pairing_store.start_crash)
 

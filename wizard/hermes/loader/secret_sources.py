@@ -17,25 +17,27 @@ Contract: pure; nothing here reads the keyring (wizard/read/keyring_read.py does
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hermes_wizard.core.frozenmap import FrozenMap
 from hermes_wizard.core.keyring_store import PLUGIN_NAME, SOURCE_NAME, belongs_to
-from hermes_wizard.core.values import Compared
+from hermes_wizard.core.values import Value
 from hermes_wizard.hermes.install import plugin_installed as plugin_installed  # re-exported: the resolver asks here
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-@dataclass(eq=False, repr=False)
-class KeyringRefs(Compared):
+@dataclass(frozen=True, eq=False, repr=False)
+class KeyringRefs(Value):
     """What config.yaml says about secrets kept in the OS keyring."""
 
-    mapped: dict[str, tuple[str, str]] = field(default_factory=dict)  # VARIABLE -> (service, username)
-    invalid: list[str] = field(default_factory=list)  # entries Hermes's source would skip, in words
+    mapped: Mapping[str, tuple[str, str]] = FrozenMap()  # VARIABLE -> (service, username)
+    invalid: tuple[str, ...] = ()  # entries Hermes's source would skip, in words
     # VARIABLE -> (service, username) not this home's entry
-    foreign: dict[str, tuple[str, str]] = field(default_factory=dict)
+    foreign: Mapping[str, tuple[str, str]] = FrozenMap()
     source_enabled: bool = False
     plugin_listed: bool = False  # plugins.enabled names it and plugins.disabled does not
 
@@ -54,48 +56,48 @@ class KeyringRefs(Compared):
         return None
 
 
-@dataclass
-class KeyringSecrets:
+@dataclass(frozen=True, eq=False, repr=False)
+class KeyringSecrets(Value):
     """The secrets a home keeps in the OS keyring, as wizard/read/keyring_read.py found them."""
 
-    refs: KeyringRefs = field(default_factory=KeyringRefs)
-    values: dict[str, str] = field(default_factory=dict)  # VARIABLE -> secret (or ASSUMED)
-    missing: list[str] = field(default_factory=list)  # mapped, but the keyring has no such entry
+    refs: KeyringRefs = KeyringRefs()
+    values: Mapping[str, str] = FrozenMap()  # VARIABLE -> secret (or ASSUMED)
+    missing: tuple[str, ...] = ()  # mapped, but the keyring has no such entry
     unreadable: str | None = None  # why the keyring could not be read here
 
 
 def keyring_refs(data: Any, home: Path) -> KeyringRefs:
     """Read `plugins:` and `secrets.wizard_keyring` from `home`'s config.yaml data (any shape, never raises)."""
-    refs = KeyringRefs()
     plugins = data.get("plugins") if isinstance(data, dict) else None
+    listed = False
     if isinstance(plugins, dict):
         enabled, disabled = plugins.get("enabled"), plugins.get("disabled")
-        refs.plugin_listed = (_names(enabled) is not None and PLUGIN_NAME in (_names(enabled) or set())
-                              and PLUGIN_NAME not in (_names(disabled) or set()))
+        listed = (_names(enabled) is not None and PLUGIN_NAME in (_names(enabled) or set())
+                  and PLUGIN_NAME not in (_names(disabled) or set()))
     secrets = data.get("secrets") if isinstance(data, dict) else None
     section = secrets.get(SOURCE_NAME) if isinstance(secrets, dict) else None
     if not isinstance(section, dict):
-        return refs
-    refs.source_enabled = bool(section.get("enabled"))
+        return KeyringRefs(plugin_listed=listed)
     env = section.get("env")
-    if not isinstance(env, dict):
-        return refs
-    for variable, ref in env.items():
+    mapped: dict[str, tuple[str, str]] = {}
+    foreign: dict[str, tuple[str, str]] = {}
+    invalid: list[str] = []
+    for variable, ref in (env.items() if isinstance(env, dict) else ()):
         if ref is None:
             continue  # a mapping taken back (`VAR: null`): nothing to fetch
         if not isinstance(variable, str) or not _ENV_NAME.fullmatch(variable):
-            refs.invalid.append(f"{variable!r} is not an environment variable name")
+            invalid.append(f"{variable!r} is not an environment variable name")
         elif not (isinstance(ref, dict) and isinstance(ref.get("service"), str)
                   and isinstance(ref.get("username"), str)):
-            refs.invalid.append(f"{variable}: expected {{service: …, username: …}}")
+            invalid.append(f"{variable}: expected {{service: …, username: …}}")
         elif not belongs_to(home, variable, ref["service"], ref["username"]):
             # the plugin's source fetches only this home's own entries (wizard/faces/hermes_secrets.py): any
             # other entry named here would copy another home's token, or some other secret of this user, into
             # a variable the home chooses (and sends to a server it names)
-            refs.foreign[variable] = (ref["service"], ref["username"])
+            foreign[variable] = (ref["service"], ref["username"])
         else:
-            refs.mapped[variable] = (ref["service"], ref["username"])
-    return refs
+            mapped[variable] = (ref["service"], ref["username"])
+    return KeyringRefs(FrozenMap(mapped), tuple(invalid), FrozenMap(foreign), bool(section.get("enabled")), listed)
 
 
 def _names(value: Any) -> set[str] | None:
@@ -109,7 +111,7 @@ def _names(value: Any) -> set[str] | None:
         return None
 
 
-def apply_secrets(environ: dict[str, str], secrets: dict[str, str]) -> list[str]:
+def apply_secrets(environ: dict[str, str], secrets: Mapping[str, str]) -> list[str]:
     """Fill `environ` as Hermes's registry does: only variables not already non-empty. Returns those applied."""
     applied = []
     for variable, value in secrets.items():
