@@ -162,7 +162,7 @@ class Model:
         """Environment variables a plugin's `check_fn` also requires (truthy in os.environ)."""
         return ()
 
-    def plugin_is_connected(self, name: str, extra: Parsed, env: dict[str, str], simple: dict[str, str]) -> bool:
+    def plugin_is_connected(self, name: str, extra: Parsed, env: dict[str, str], simple: Mapping[str, str]) -> bool:
         """A plugin platform's `is_connected`, asked about the enable pass's probe config."""
         return plugin_rules.is_connected(name, extra, env, simple, self)
 

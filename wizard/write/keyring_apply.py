@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TypedDict
 
@@ -131,7 +131,7 @@ def not_the_owners(home: Path, journal: object) -> str | None:
             f"{owner}'s gateway never reads yours. Run it as the owner: {command}")
 
 
-def undo_journal(home: Path, journal: object, env_now: dict[str, str], phase: str) -> list[str]:
+def undo_journal(home: Path, journal: object, env_now: Mapping[str, str], phase: str) -> list[str]:
     """Make the keyring what it was before the set's apply: phase "before" (the files not yet restored) stores
     again what the set deleted; phase "after" deletes what it stored.  Lines saying what was done.  Never on a
     home of someone else's (`not_the_owners`): one line says so and the keyring is left as it is."""

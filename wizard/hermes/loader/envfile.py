@@ -19,16 +19,17 @@ import functools
 import io
 import os
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
 
 from hermes_wizard.core.dotenv_parts import parse_stream, parse_variables
 from hermes_wizard.core.smallfile import read_as_stated
 from hermes_wizard.core.values import Compared, Value, value_class
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Mapping
 
     from dotenv.parser import Binding
 
@@ -42,6 +43,14 @@ MAX_ENV_BYTES = 4 * 1024 * 1024
 # never a guess.  Hermes itself loads such a file, slowly: ~0.2 ms a line, twice, at every start.
 JUDGED_ENV_BYTES = 1024 * 1024
 JUDGED_ENV_LINES = 10_000
+_EMPTY: Mapping[str, Any] = MappingProxyType({})  # the maps of a file not parsed (shared: nothing can change it)
+
+
+def _no_map() -> Mapping[str, Any]:
+    """The default of a map field (a dataclass takes no unhashable default, even a read-only one)."""
+    return _EMPTY
+
+
 # Suffixes whose values Hermes strips of non-ASCII after loading (env_loader.py:19).
 _CREDENTIAL_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_KEY")
 
@@ -56,9 +65,13 @@ class EnvEntry(Value):
     raw: str  # the original text of the assignment (may contain a secret)
 
 
-@dataclass(eq=False, repr=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class EnvFile(Compared):
-    """The result of reading one `.env`."""
+    """The result of reading one `.env`.
+
+    Frozen; its maps are read-only views (`MappingProxyType`) over dicts the reader built and let go of:
+    wrapped once without a copy, and read at the speed of a dict, as the loader reads them key by key (a
+    `.env` holds up to JUDGED_ENV_LINES).  So it compares as a value but does not hash (`Compared`)."""
 
     path: Path
     exists: bool = False
@@ -66,15 +79,15 @@ class EnvFile(Compared):
     blocks_start: str | None = None  # Hermes hangs or crashes on this file
     blocks_fix: str | None = None  # what ends that, when it is not "make it a regular file"
     beyond_bounds: str | None = None  # too big for this tool to judge (JUDGED_ENV_*): not parsed
-    values: dict[str, str] = field(default_factory=dict)  # what reaches os.environ
-    entries: dict[str, EnvEntry] = field(default_factory=dict)  # last binding per key
-    duplicates: dict[str, list[int]] = field(default_factory=dict)  # key -> all lines
-    invalid_lines: list[int] = field(default_factory=list)  # lines dotenv could not parse
+    values: Mapping[str, str] = field(default_factory=_no_map)  # what reaches os.environ
+    entries: Mapping[str, EnvEntry] = field(default_factory=_no_map)  # last binding per key
+    duplicates: Mapping[str, tuple[int, ...]] = field(default_factory=_no_map)  # key -> all lines
+    invalid_lines: tuple[int, ...] = ()  # lines dotenv could not parse
     encoding: str = "utf-8"
     bom_key: str | None = None  # first key glued to a UTF-8 BOM (Hermes ignores it)
     sanitizer_rewrites: bool = False  # Hermes would rewrite this file at startup
-    stripped_credentials: list[str] = field(default_factory=list)
-    simple_values: dict[str, str] = field(default_factory=dict)  # Hermes's get_env_value fallback parse
+    stripped_credentials: tuple[str, ...] = ()
+    simple_values: Mapping[str, str] = field(default_factory=_no_map)  # Hermes's get_env_value fallback parse
     mode: int | None = None
     uid: int | None = None
     size: int = 0
@@ -182,7 +195,7 @@ def _glued_segments(line: str, keys: frozenset[str]) -> list[str]:
     return [line] if structured else segments
 
 
-def read_env_file(path: Path, base_env: dict[str, str] | None = None, content: bytes | None = None,
+def read_env_file(path: Path, base_env: Mapping[str, str] | None = None, content: bytes | None = None,
                   *, model: Model, mode: int | None = None) -> EnvFile:
     """Read `path` the way Hermes's `load_hermes_dotenv` would load it.
 
@@ -194,48 +207,43 @@ def read_env_file(path: Path, base_env: dict[str, str] | None = None, content: b
     0600 for a new file (wizard/core/atomic.py); `mode` also stands in for the mode of the file read.
     """
     if content is not None:
-        result = EnvFile(path=path, exists=True, size=len(content))
-        result.mode, result.uid = _as_written(path, mode)
-        return _parse_into(result, content, base_env, model)
+        planned_mode, uid = _as_written(path, mode)
+        return _parsed(path, content, base_env, model, (planned_mode, uid, len(content)))
     if mode is not None:  # a plan that only changes the mode: the file as it is, its mode as planned
         read = read_env_file(path, base_env, model=model)
-        if read.mode is not None:
-            read.mode = mode
-        return read
-    result = EnvFile(path=path)
+        return replace(read, mode=mode) if read.mode is not None else read
     try:
         st = path.stat()
     except FileNotFoundError:
         if path.is_symlink():  # Hermes's `exists()` is False: the file is ignored
-            result.exists = True
-            result.error = f"{path.name} is a symlink to {os.readlink(path)}, which does not exist; Hermes ignores it"
-        return result
+            return EnvFile(path, True, f"{path.name} is a symlink to {os.readlink(path)}, which does not exist; "
+                                       "Hermes ignores it")
+        return EnvFile(path)
     except OSError as exc:  # a symlink loop: `exists()` is False for Hermes too
-        result.exists = True
-        result.error = f"{path.name} cannot be resolved ({exc.strerror or exc}); Hermes ignores it"
-        return result
-    result.exists = True
-    result.mode, result.uid, result.size = stat.S_IMODE(st.st_mode), st.st_uid, st.st_size
+        return EnvFile(path, True, f"{path.name} cannot be resolved ({exc.strerror or exc}); Hermes ignores it")
+    found = (stat.S_IMODE(st.st_mode), st.st_uid, st.st_size)
     if stat.S_ISDIR(st.st_mode):
-        result.error = f"{path.name} is a directory; Hermes loads nothing from it"
-        return result
+        return _unread(path, found, f"{path.name} is a directory; Hermes loads nothing from it")
     if not stat.S_ISREG(st.st_mode):
-        result.error = f"{path.name} is not a regular file"
-        result.blocks_start = f"{path.name} is not a regular file (a FIFO or device): Hermes blocks reading it"
-        return result
+        return _unread(path, found, f"{path.name} is not a regular file",
+                       f"{path.name} is not a regular file (a FIFO or device): Hermes blocks reading it")
     if st.st_size > MAX_ENV_BYTES:
-        result.error = f"{path.name} is {st.st_size // (1024 * 1024)} MiB"
-        result.blocks_start = (f"{path.name} is {st.st_size // (1024 * 1024)} MiB: Hermes's start-up sanitizer "
-                               "would take many minutes on it")
-        return result
+        return _unread(path, found, f"{path.name} is {st.st_size // (1024 * 1024)} MiB",
+                       f"{path.name} is {st.st_size // (1024 * 1024)} MiB: Hermes's start-up sanitizer "
+                       "would take many minutes on it")
     try:
         raw = read_as_stated(path, st, MAX_ENV_BYTES)  # the file looked at, or nothing (a FIFO swapped in)
     except OSError as exc:
-        result.error = f"cannot read {path.name}: {exc.strerror or exc}"
-        result.blocks_start = f"Hermes cannot read {path.name} ({exc.strerror or exc}) and crashes at start-up"
-        return result
+        return _unread(path, found, f"cannot read {path.name}: {exc.strerror or exc}",
+                       f"Hermes cannot read {path.name} ({exc.strerror or exc}) and crashes at start-up")
+    return _parsed(path, raw, base_env, model, found)
 
-    return _parse_into(result, raw, base_env, model)
+
+def _unread(path: Path, found: tuple[int | None, int | None, int], error: str, blocks_start: str | None = None
+            ) -> EnvFile:
+    """A `.env` that exists but was not parsed: why, and whether Hermes then hangs or crashes."""
+    mode, uid, size = found
+    return EnvFile(path, True, error, blocks_start, mode=mode, uid=uid, size=size)
 
 
 def _as_written(path: Path, planned: int | None) -> tuple[int, int | None]:
@@ -259,52 +267,58 @@ def beyond_bounds(name: str, raw: bytes) -> str | None:
     return None
 
 
-def _parse_into(result: EnvFile, raw: bytes, base_env: dict[str, str] | None, model: Model) -> EnvFile:
-    if (too_big := beyond_bounds(result.path.name, raw)) is not None:
-        result.beyond_bounds = too_big
-        return result
-    decoded = model.decode_env(raw)
-    text, result.encoding, result.sanitizer_rewrites = decoded
-    result.simple_values = model.simple_env(raw)
+def _parsed(path: Path, raw: bytes, base_env: Mapping[str, str] | None, model: Model,
+            found: tuple[int | None, int | None, int]) -> EnvFile:
+    """`raw` loaded as Hermes loads it; `found` is the file's (mode, owner uid, size)."""
+    mode, uid, size = found
+    if (too_big := beyond_bounds(path.name, raw)) is not None:
+        return EnvFile(path, True, beyond_bounds=too_big, mode=mode, uid=uid, size=size)
+    text, encoding, rewrites = model.decode_env(raw)
     bindings = []
+    invalid: list[int] = []
+    lines: dict[str, list[int]] = {}
+    entries: dict[str, EnvEntry] = {}
     for binding in parse_stream(io.StringIO(text)):
         if binding.error:
-            result.invalid_lines.append(_first_line(binding))
+            invalid.append(_first_line(binding))
             continue
         if binding.key is None:
             continue
         bindings.append(binding)
-        result.duplicates.setdefault(binding.key, []).append(_first_line(binding))
-        result.entries[binding.key] = EnvEntry(binding.key, binding.value, _first_line(binding),
-                                               binding.original.string)
-    result.duplicates = {k: v for k, v in result.duplicates.items() if len(v) > 1}
+        lines.setdefault(binding.key, []).append(_first_line(binding))
+        entries[binding.key] = EnvEntry(binding.key, binding.value, _first_line(binding), binding.original.string)
     first_key = bindings[0].key if bindings else None  # bindings hold only keyed lines
-    if first_key is not None and first_key.startswith("\ufeff"):
-        result.bom_key = first_key[1:]
+    bom_key = first_key[1:] if first_key is not None and first_key.startswith("\ufeff") else None
 
     # `hermes gateway run` loads .env twice (hermes_cli/main.py:654, then the
     # gateway.run import); the second pass resolves ${LATER} from the first one.
     pairs = [(b.key, b.value) for b in bindings]
     loaded = _interpolate(pairs, base_env or {})
+    blocks: tuple[str | None, str | None] = (None, None)
     if nul := next((k for k, v in loaded.items() if v is not None and "\x00" in k + v), None):
-        _blocks_on_nul(result, bindings, nul)
+        blocks = _blocks_on_nul(path.name, encoding, bindings, nul)
     first = _exported(loaded, [])
-    result.values = _exported(_interpolate(pairs, {**(base_env or {}), **first}), result.stripped_credentials)
-    return result
+    stripped: list[str] = []
+    values = _exported(_interpolate(pairs, {**(base_env or {}), **first}), stripped)
+    return EnvFile(path, True, blocks_start=blocks[0], blocks_fix=blocks[1], values=MappingProxyType(values),
+                   entries=MappingProxyType(entries),
+                   duplicates=MappingProxyType({k: tuple(v) for k, v in lines.items() if len(v) > 1}),
+                   invalid_lines=tuple(invalid), encoding=encoding, bom_key=bom_key, sanitizer_rewrites=rewrites,
+                   stripped_credentials=tuple(stripped), simple_values=MappingProxyType(model.simple_env(raw)),
+                   mode=mode, uid=uid, size=size)
 
 
-def _blocks_on_nul(result: EnvFile, bindings: list[Binding], key: str) -> None:
+def _blocks_on_nul(name: str, encoding: str, bindings: list[Binding], key: str) -> tuple[str, str]:
     """A NUL byte reached python-dotenv: 0.19's sanitizer (which strips NULs) left a UTF-32 file (or an
     undecodable one) alone, so it was read as latin-1, and `os.environ[key] = value` raises ValueError
     (embedded null byte) in the first `.env` load of `hermes gateway run`: a crash at start."""
     line = next((_first_line(b) for b in bindings if b.key == key), None)
-    name = result.path.name
-    kind = {"utf-32": "UTF-32", "utf-16 (undecodable)": "broken UTF-16"}.get(result.encoding, "not UTF-8")
-    result.blocks_start = (f"{name} is {kind}, so Hermes loads it as latin-1 without its clean-up: the entry at "
+    kind = {"utf-32": "UTF-32", "utf-16 (undecodable)": "broken UTF-16"}.get(encoding, "not UTF-8")
+    return (f"{name} is {kind}, so Hermes loads it as latin-1 without its clean-up: the entry at "
                            f"line {line} reaches its environment with NUL bytes and Hermes crashes at start "
-                           "(ValueError: embedded null byte)")
-    result.blocks_fix = (f"convert it to UTF-8: iconv -f UTF-32 -t UTF-8 {name} > {name}.new && mv {name}.new {name}"
-                         if kind == "UTF-32" else f"remove the NUL bytes from {name} and save it as UTF-8")
+                           "(ValueError: embedded null byte)",
+            f"convert it to UTF-8: iconv -f UTF-32 -t UTF-8 {name} > {name}.new && mv {name}.new {name}"
+            if kind == "UTF-32" else f"remove the NUL bytes from {name} and save it as UTF-8")
 
 
 def _exported(resolved: dict[str, str | None], stripped: list[str]) -> dict[str, str]:
@@ -321,7 +335,7 @@ def _exported(resolved: dict[str, str | None], stripped: list[str]) -> dict[str,
     return values
 
 
-def _interpolate(pairs: Iterable[tuple[str, str | None]], base_env: dict[str, str]) -> dict[str, str | None]:
+def _interpolate(pairs: Iterable[tuple[str, str | None]], base_env: Mapping[str, str]) -> dict[str, str | None]:
     """python-dotenv's interpolation with override=True: earlier file values beat
     `base_env` (which stands in for the gateway's process environment)."""
     resolved: dict[str, str | None] = {}

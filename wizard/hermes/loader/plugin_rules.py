@@ -12,13 +12,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
 
     from hermes_wizard.core.shapes import Parsed
     from hermes_wizard.hermes.model import Model
 
 
-def env_value(environ: dict[str, str], dotenv_simple: dict[str, str], key: str) -> str:
+def env_value(environ: dict[str, str], dotenv_simple: Mapping[str, str], key: str) -> str:
     """`hermes_cli.config.get_env_value`: os.environ when present, else Hermes's simple .env parse."""
     if key in environ:
         return environ[key]
@@ -137,7 +137,7 @@ class Probe:
     """What an `is_connected` reads: the probe config's `extra`, the process environment (`get`), the same
     with Hermes's `.env` fallback (`env_value`: `gev`), and the model."""
 
-    def __init__(self, extra: Parsed, env: dict[str, str], simple: dict[str, str], model: Model) -> None:
+    def __init__(self, extra: Parsed, env: dict[str, str], simple: Mapping[str, str], model: Model) -> None:
         self.extra, self.env, self.simple, self.model = extra, env, simple, model
 
     def get(self, key: str) -> str:
@@ -209,7 +209,7 @@ CONNECTED: dict[str, Callable[[Probe], bool]] = {
 }
 
 
-def is_connected(name: str, extra: Parsed, env: dict[str, str], simple: dict[str, str], model: Model) -> bool:
+def is_connected(name: str, extra: Parsed, env: dict[str, str], simple: Mapping[str, str], model: Model) -> bool:
     """`is_connected` on the probe config (enabled=True, only `extra` kept): the platform's row of `CONNECTED`."""
     rule = CONNECTED.get(name)
     return rule is not None and bool(rule(Probe(extra, env, simple, model)))

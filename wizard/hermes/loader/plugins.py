@@ -238,7 +238,7 @@ def check_fn(name: str, env: dict[str, str], facts: HostFacts, model: Model) -> 
 
 
 def enable_pass(platforms: dict[str, PlatformState], environ: dict[str, str], facts: HostFacts,
-                simple_env: dict[str, str], model: Model) -> None:
+                simple_env: Mapping[str, str], model: Model) -> None:
     """The registry-driven plugin enable pass (0.19.0 gateway/config.py:2370-2522), asking `model` for each
     plugin's `env_enablement_fn`, `is_connected` and `check_fn`."""
     for name in model.plugin_platforms():

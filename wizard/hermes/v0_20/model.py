@@ -32,7 +32,7 @@ from hermes_wizard.hermes.v0_19.model import Hermes019
 from hermes_wizard.hermes.v0_20 import envload, gwconfig, plugins
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
 
     from hermes_wizard.core.shapes import Parsed
     from hermes_wizard.hermes.access.authz import Authorizer
@@ -108,7 +108,7 @@ class Hermes0201(Hermes019):
     def plugin_platforms(self) -> tuple[str, ...]:
         return plugins.PLUGIN_ORDER
 
-    def plugin_is_connected(self, name: str, extra: Parsed, env: dict[str, str], simple: dict[str, str]) -> bool:
+    def plugin_is_connected(self, name: str, extra: Parsed, env: dict[str, str], simple: Mapping[str, str]) -> bool:
         return plugins.is_connected(name, extra, env, simple, self)
 
     def plugin_check_fn(self, name: str, env: dict[str, str], facts: HostFacts) -> bool:

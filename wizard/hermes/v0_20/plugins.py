@@ -33,7 +33,7 @@ from hermes_wizard.core.pathsearch import which
 from hermes_wizard.hermes.loader import plugin_rules, plugins
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
 
     from hermes_wizard.core.shapes import Parsed
     from hermes_wizard.hermes.loader.plugins import HostFacts
@@ -46,7 +46,7 @@ INSTALLS_ON_DEMAND = frozenset({"dingtalk", "discord", "feishu", "matrix", "slac
                                 "wecom_callback"})
 
 
-def is_connected(name: str, extra: Parsed, env: dict[str, str], simple: dict[str, str], model: Model) -> bool:
+def is_connected(name: str, extra: Parsed, env: dict[str, str], simple: Mapping[str, str], model: Model) -> bool:
     get: Callable[[str], str] = lambda key: env.get(key, "")
     if name == "a2a":
         return bool(extra.get("enabled")) or bool(get("A2A_PORT"))
