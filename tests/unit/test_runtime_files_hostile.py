@@ -20,8 +20,7 @@ READ_HOME = """
 import sys
 from pathlib import Path
 from hermes_wizard.service.loop import Evidence, read_home
-evidence = Evidence("hermes-gateway.service")
-read_home(evidence, Path(sys.argv[1]))
+evidence = read_home(Evidence("hermes-gateway.service"), Path(sys.argv[1]))
 print(evidence.starts_last_hour, evidence.state_reason)
 """
 

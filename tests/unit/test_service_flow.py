@@ -32,7 +32,7 @@ def test_systemd_252_formats_parse():
 def test_evidence_sentence_names_the_restarts_and_the_refusal(tmp_path):
     evidence = loop.Evidence(UNIT, props={"NRestarts": "1705", "ActiveState": "activating",
                                           "SubState": "auto-restart"})
-    loop.read_journal(evidence, loop_journal(UNIT, "weixin", 1705))
+    evidence = loop.read_journal(evidence, loop_journal(UNIT, "weixin", 1705))
     assert evidence.looping and evidence.restarting_now
     assert loop.summary(evidence).startswith(
         "hermes-gateway.service has restarted 1,705 times; last reason: weixin open policy without opt-in")

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
-from hermes_wizard.core.values import Value, value_class
+from hermes_wizard.core.frozenmap import FrozenMap
 from hermes_wizard.service import loop
 from hermes_wizard.service.common import SETTLE_S
 from hermes_wizard.service.systemd import (
@@ -145,11 +145,9 @@ def _starting(props: dict[str, str]) -> bool:
 
 
 def _evidence_since(unit: SystemdUnit, runner: Runner, since: float, props: dict[str, str]) -> loop.Evidence:
-    evidence = loop.Evidence(unit.name, props=props)
+    evidence = loop.Evidence(unit.name, props=FrozenMap(props))
     journal = runner.run(journal_argv(unit.scope, unit.name, since=since))
-    if journal.ok:
-        loop.read_journal(evidence, journal_lines(journal.stdout))
-    return evidence
+    return loop.read_journal(evidence, journal_lines(journal.stdout)) if journal.ok else evidence
 
 
 def _trouble(evidence: loop.Evidence, props: dict[str, str], restarts: int | None, baseline: int | None) -> str | None:

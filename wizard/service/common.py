@@ -7,12 +7,17 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from hermes_wizard.core.frozenmap import FrozenMap
 from hermes_wizard.core.smallfile import unreadable_for
-from hermes_wizard.core.values import Compared, Value, value_class
+from hermes_wizard.core.values import Value
 from hermes_wizard.service import restart_rules
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 # systemd's version from which a start skipped by ExecCondition= is not restarted under Restart=always
 MIN_GATE = 251
@@ -33,8 +38,8 @@ class Gate(Value):
     home: str | None
 
 
-@dataclass(eq=False, repr=False)
-class Unit(Compared):
+@dataclass(frozen=True, eq=False, repr=False)
+class Unit(Value):
     """A service (systemd unit, launchd agent, s6 service) found on disk that runs a Hermes gateway."""
 
     path: Path
@@ -52,12 +57,12 @@ class Unit(Compared):
     prevent_statuses: frozenset[int] = frozenset()  # RestartPreventExitStatus=
     force_statuses: frozenset[int] = frozenset()  # RestartForceExitStatus= (restarted even under Restart=no)
     success_statuses: frozenset[int] = frozenset()  # SuccessExitStatus= (main line: 75)
-    dropins: list[Path] = field(default_factory=list)
+    dropins: tuple[Path, ...] = ()
     gate: Gate | None = None
     fallback: Path | None = None
     python: str | None = None  # the interpreter (or hermes script) the service starts
     user: str | None = None
-    environment: dict[str, str] = field(default_factory=dict)  # Environment=, as the drop-ins leave it
+    environment: Mapping[str, str] = FrozenMap()  # Environment=, as the drop-ins leave it
     error: str | None = None
 
     @property

@@ -19,9 +19,11 @@ fails leaves its fields None and its reason in `problems`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from hermes_wizard.core.frozenmap import FrozenMap
 from hermes_wizard.read.snapshot import read_json_file, read_starts_log
 from hermes_wizard.service.common import Unit
 from hermes_wizard.service.systemd import Runner, int_or_none, journal_argv, journal_lines, parse_show, show_argv
@@ -39,19 +41,23 @@ FAILED_WORDS = {"protocol": "each start fails with result 'protocol': the gatewa
                 "timeout": "its starts time out before the gateway reports ready (Type=notify)"}
 
 
-@dataclass
+@dataclass(frozen=True)
 class Evidence:
     unit: str
-    props: dict[str, str] = field(default_factory=dict)
-    refusals: list[str] = field(default_factory=list)  # Hermes's refusal lines, oldest first
-    gate_lines: list[str] = field(default_factory=list)  # our gate's one-liners
+    props: Mapping[str, str] = FrozenMap()  # `systemctl show`'s properties
+    refusals: tuple[str, ...] = ()  # Hermes's refusal lines, oldest first
+    gate_lines: tuple[str, ...] = ()  # our gate's one-liners
     skips: int = 0  # starts skipped by ExecCondition=
     counter: int | None = None  # the last "restart counter is at N" in the journal
     failed_result: str | None = None  # the last "Failed with result 'X'" in the journal
     state_reason: str | None = None  # gateway_state.json exit_reason of a failed start
     starts_last_hour: int = 0
     last_reason: str | None = None
-    problems: list[str] = field(default_factory=list)
+    problems: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.props, FrozenMap):  # a caller's dict never stays shared with the evidence
+            object.__setattr__(self, "props", FrozenMap(self.props))
 
     @property
     def restarts(self) -> int | None:
@@ -104,56 +110,67 @@ def reason_words(line: str) -> str | None:
     return None
 
 
-def read_journal(evidence: Evidence, lines: list[str]) -> None:
+def read_journal(evidence: Evidence, lines: list[str]) -> Evidence:
+    """`evidence` with what the journal's `lines` add (refusals, gate lines, skips, the last counter, result
+    and reason)."""
+    refusals, gate_lines, skips = list(evidence.refusals), list(evidence.gate_lines), evidence.skips
+    counter, failed_result, last_reason = evidence.counter, evidence.failed_result, evidence.last_reason
     for line in lines:
         if REFUSING.search(line) or EXITING.search(line):
-            evidence.refusals.append(line)
+            refusals.append(line)
         if GATE_LINE.search(line):
-            evidence.gate_lines.append(line)
+            gate_lines.append(line)
         if SKIPPED in line:
-            evidence.skips += 1
-        counter = COUNTER.search(line)
-        if counter:
-            evidence.counter = int(counter.group(1))
+            skips += 1
+        found = COUNTER.search(line)
+        if found:
+            counter = int(found.group(1))
         failed = FAILED.search(line)
         if failed:
-            evidence.failed_result = failed.group(1)
+            failed_result = failed.group(1)
         words = reason_words(line)
         if words:
-            evidence.last_reason = words
+            last_reason = words
+    return replace(evidence, refusals=tuple(refusals), gate_lines=tuple(gate_lines), skips=skips, counter=counter,
+                   failed_result=failed_result, last_reason=last_reason)
 
 
-def read_home(evidence: Evidence, home: Path | None) -> None:
-    """gateway_state.json and gateway-starts.log: the gateway's own record of its starts."""
+def read_home(evidence: Evidence, home: Path | None) -> Evidence:
+    """`evidence` with gateway_state.json and gateway-starts.log: the gateway's own record of its starts."""
     if home is None:
-        return
+        return evidence
     # The snapshot's own readers: a FIFO or a link to /dev/zero in the home is judged, not waited on.
     state = read_json_file(home / "gateway_state.json").data
+    state_reason = evidence.state_reason
     if isinstance(state, dict) and state.get("gateway_state") == "startup_failed":
-        evidence.state_reason = str(state.get("exit_reason") or "") or None
+        state_reason = str(state.get("exit_reason") or "") or None
     starts = read_starts_log(home / "gateway-starts.log").starts
+    starts_last_hour = evidence.starts_last_hour
     if starts:
         latest = max(starts)
-        evidence.starts_last_hour = sum(1 for s in starts if latest - s <= 3600)
-    if evidence.last_reason is None and evidence.state_reason:
-        evidence.last_reason = reason_words(f"Gateway exiting cleanly: {evidence.state_reason}")
+        starts_last_hour = sum(1 for s in starts if latest - s <= 3600)
+    last_reason = evidence.last_reason
+    if last_reason is None and state_reason:
+        last_reason = reason_words(f"Gateway exiting cleanly: {state_reason}")
+    return replace(evidence, state_reason=state_reason, starts_last_hour=starts_last_hour, last_reason=last_reason)
 
 
 def gather(unit: Unit, runner: Runner, home: Path | None = None, lines: int = 200) -> Evidence:
     """Ask systemd about one unit (two commands through `runner`) and read the home's files."""
-    evidence = Evidence(unit.name)
+    props: Mapping[str, str] = FrozenMap()
+    problems = []
     show = runner.run(show_argv(unit.scope, unit.name))
     if show.ok:
-        evidence.props = parse_show(show.stdout)
+        props = FrozenMap(parse_show(show.stdout))
     elif show.ran:
-        evidence.problems.append(f"systemctl show failed: {show.why()}")
+        problems.append(f"systemctl show failed: {show.why()}")
     journal = runner.run(journal_argv(unit.scope, unit.name, lines))
+    if not journal.ok and journal.ran:
+        problems.append(f"journalctl failed: {journal.why()}")
+    evidence = Evidence(unit.name, props, problems=tuple(problems))
     if journal.ok:
-        read_journal(evidence, journal_lines(journal.stdout))
-    elif journal.ran:
-        evidence.problems.append(f"journalctl failed: {journal.why()}")
-    read_home(evidence, home if home is not None else unit.home)
-    return evidence
+        evidence = read_journal(evidence, journal_lines(journal.stdout))
+    return read_home(evidence, home if home is not None else unit.home)
 
 
 def summary(evidence: Evidence) -> str:

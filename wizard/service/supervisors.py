@@ -43,47 +43,42 @@ def load(path: Path, root: Path, user_home: Path) -> Unit:
 
 
 def read_plist(path: Path, user_home: Path) -> Unit:
-    unit = Unit(path, "launchd", "agent", path.stem, restart="always")
-    raw, unit.error = read_config(path)  # a user's LaunchAgents: never read for root what the user could not
+    raw, error = read_config(path)  # a user's LaunchAgents: never read for root what the user could not
     if raw is None:
-        return unit
+        return Unit(path, "launchd", "agent", path.stem, restart="always", error=error)
     try:
         import plistlib  # lazily: see the module doc
 
         data = plistlib.loads(raw)
     except Exception as exc:  # plistlib raises several types for a damaged file
-        unit.error = f"cannot be read as a plist ({type(exc).__name__})"
-        return unit
+        return Unit(path, "launchd", "agent", path.stem, restart="always",
+                    error=f"cannot be read as a plist ({type(exc).__name__})")
     if not isinstance(data, dict):
-        unit.error = "is not a launchd property list"
-        return unit
-    unit.name = str(data.get("Label") or path.stem)
+        return Unit(path, "launchd", "agent", path.stem, restart="always", error="is not a launchd property list")
     argv = [str(a) for a in data.get("ProgramArguments") or []]
     env = data.get("EnvironmentVariables") or {}
-    unit.restart = "always" if data.get("KeepAlive") else "no"
-    unit.python = argv[0] if argv else None
-    unit.profile = profile_arg(argv)
-    unit.home = hermes_home_for(env.get("HERMES_HOME") if isinstance(env, dict) else None, unit.profile, user_home)
-    return unit
+    profile = profile_arg(argv)
+    return Unit(path, "launchd", "agent", str(data.get("Label") or path.stem),
+                hermes_home_for(env.get("HERMES_HOME") if isinstance(env, dict) else None, profile, user_home),
+                profile, "always" if data.get("KeepAlive") else "no", python=argv[0] if argv else None, error=error)
 
 
 def read_s6(folder: Path, root: Path) -> Unit:
-    unit = Unit(folder, "s6", "container", folder.name, restart="always")
-    text, unit.error = read_text(folder / "run")
+    text, error = read_text(folder / "run")
     if text is None:
-        return unit
+        return Unit(folder, "s6", "container", folder.name, restart="always", error=error)
     finish, _ = read_text(folder / "finish")
-    unit.prevents_78 = bool(finish and re.search(r'"\$1"\s*=\s*"78"', finish) and "exit 125" in finish)
+    prevents_78 = bool(finish and re.search(r'"\$1"\s*=\s*"78"', finish) and "exit 125" in finish)
     exports = dict(re.findall(r"^\s*export\s+([A-Za-z_][A-Za-z0-9_]*)=['\"]?([^'\"\n]*)", text, re.M))
     hermes_home = exports.get("HERMES_HOME")
     if hermes_home is None:  # with-contenv: the container's environment, one file per variable
         value, _ = read_text(root / "run" / "s6" / "container_environment" / "HERMES_HOME")
         hermes_home = value.strip() if value and value.strip() else None
     command = next((line for line in text.splitlines() if re.search(r"\bhermes\b.*\bgateway\b", line)), "")
-    unit.profile = profile_arg(command.split())
-    unit.python = "hermes"
-    unit.home = hermes_home_for(hermes_home, unit.profile, Path(exports.get("HOME") or "/opt/data"))
-    return unit
+    profile = profile_arg(command.split())
+    return Unit(folder, "s6", "container", folder.name,
+                hermes_home_for(hermes_home, profile, Path(exports.get("HOME") or "/opt/data")), profile, "always",
+                prevents_78, python="hermes", error=error)
 
 
 def advice(unit: Unit) -> list[str]:

@@ -28,7 +28,9 @@ import os
 import re
 import shlex
 from pathlib import Path
+from typing import Any
 
+from hermes_wizard.core.frozenmap import FrozenMap
 from hermes_wizard.service import restart_rules, supervisors
 from hermes_wizard.service.common import (  # noqa: F401
     FALLBACK_DROPIN,
@@ -116,20 +118,21 @@ def read_systemd(path: Path, scope: str, root: Path | None = None, user_home: Pa
     """The unit as systemd reads it; `planned` ({drop-in file name: text, or None for removed}) reads it as
     it will be once a plan's drop-ins are written in its own drop-in folder (a review's preview)."""
     root, user_home = system_root(root), user_home or Path.home()
-    unit = Unit(path, "systemd", scope, path.name)
     reader = _user_of(scope, user_home)
-    text, unit.error = read_text(path, reader)
+    text, error = read_text(path, reader)
     if text is None:
-        return unit
-    unit.dropins = _dropins(path, scope, root, user_home)
+        return Unit(path, "systemd", scope, path.name, error=error)
+    bare = Unit(path, "systemd", scope, path.name)  # what the drop-in folder and the specifiers are named from
+    dropins = _dropins(path, scope, root, user_home)
     if planned:
-        own = unit.dropin_dir
-        kept = {p.name: p for p in unit.dropins if p.name not in planned}
+        own = bare.dropin_dir
+        kept = {p.name: p for p in dropins if p.name not in planned}
         kept |= {name: own / name for name, body in planned.items() if body is not None}
-        unit.dropins = [kept[name] for name in sorted(kept)]
+        dropins = [kept[name] for name in sorted(kept)]
     entries = [e for e in parse_ini(text) if e[0] == "Service"]
-    for dropin in unit.dropins:
-        if planned and dropin.name in planned and dropin.parent == unit.dropin_dir:
+    gate, fallback = None, None
+    for dropin in dropins:
+        if planned and dropin.name in planned and dropin.parent == bare.dropin_dir:
             body = planned[dropin.name]
         else:
             body, _ = read_text(dropin, reader)  # unreadable: skipped, as the user's systemd would
@@ -138,11 +141,12 @@ def read_systemd(path: Path, scope: str, root: Path | None = None, user_home: Pa
         found = [e for e in parse_ini(body) if e[0] == "Service"]
         entries += found
         if dropin.name == GATE_DROPIN:
-            unit.gate = _gate_info(dropin, [v for _, k, v in found if k == "ExecCondition"])
+            gate = _gate_info(dropin, [v for _, k, v in found if k == "ExecCondition"])
         elif dropin.name == FALLBACK_DROPIN:
-            unit.fallback = dropin
+            fallback = dropin
     env: dict[str, str] = {}
     argv: list[str] = []
+    user = None
     single = {"Restart": "no", "Type": "simple", "WatchdogSec": "", "RestartSec": ""}
     lists: dict[str, list[str]] = {key: [] for key in STATUS_LISTS}
     for _, key, value in entries:  # systemd semantics: later wins; an empty list assignment resets
@@ -151,32 +155,30 @@ def read_systemd(path: Path, scope: str, root: Path | None = None, user_home: Pa
         elif key in lists:
             lists[key] = lists[key] + value.split() if value else []
         elif key == "Environment":
-            env = {**env, **_assignments(value, _specifiers(unit, scope, user_home))} if value else {}
+            env = {**env, **_assignments(value, _specifiers(bare, scope, user_home))} if value else {}
         elif key == "ExecStart":
             argv = _words(value) if value else []
         elif key == "User":
-            unit.user = value or None
-    _settle_restart(unit, single, lists)
-    unit.environment = env
+            user = value or None
+    read = {"dropins": tuple(dropins), "gate": gate, "fallback": fallback, "user": user,
+            "environment": FrozenMap(env), **_restart_settings(single, lists)}
     if not argv:  # no command: whatever this is, it does not run a gateway for any home
-        return unit
-    unit.python = argv[0].lstrip("-@:+!")
-    unit.profile = profile_arg(argv)
-    owner_home = env.get("HOME") or (account_home(unit.user, root) if scope == "system" else str(user_home))
-    unit.home = hermes_home_for(env.get("HERMES_HOME"), unit.profile, Path(owner_home))
-    return unit
+        return Unit(path, "systemd", scope, path.name, error=error, **read)
+    profile = profile_arg(argv)
+    owner_home = env.get("HOME") or (account_home(user, root) if scope == "system" else str(user_home))
+    return Unit(path, "systemd", scope, path.name, hermes_home_for(env.get("HERMES_HOME"), profile, Path(owner_home)),
+                profile, python=argv[0].lstrip("-@:+!"), error=error, **read)
 
 
-def _settle_restart(unit: Unit, single: dict[str, str], lists: dict[str, list[str]]) -> None:
+def _restart_settings(single: dict[str, str], lists: dict[str, list[str]]) -> dict[str, Any]:
     """The settings that decide whether a refusal is restarted (restart_rules), as the drop-ins left them;
     an empty `Type=`/`Restart=` is systemd's default again."""
-    unit.restart, unit.service_type = single["Restart"] or "no", single["Type"] or "simple"
     watchdog = single["WatchdogSec"]
-    unit.watchdog = watchdog if watchdog and restart_rules.seconds(watchdog) != 0 else None
-    unit.restart_sec = restart_rules.seconds(single["RestartSec"])
-    unit.prevent_statuses, unit.force_statuses, unit.success_statuses = (
-        restart_rules.exit_statuses(lists[key]) for key in STATUS_LISTS)
-    unit.prevents_78 = 78 in unit.prevent_statuses
+    prevent, force, success = (restart_rules.exit_statuses(lists[key]) for key in STATUS_LISTS)
+    return {"restart": single["Restart"] or "no", "service_type": single["Type"] or "simple",
+            "watchdog": watchdog if watchdog and restart_rules.seconds(watchdog) != 0 else None,
+            "restart_sec": restart_rules.seconds(single["RestartSec"]), "prevent_statuses": prevent,
+            "force_statuses": force, "success_statuses": success, "prevents_78": 78 in prevent}
 
 
 def _user_of(scope: str, user_home: Path) -> int | None:
