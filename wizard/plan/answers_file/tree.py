@@ -30,7 +30,7 @@ MAX_BYTES = 256 * 1024  # a fleet's answers are a few hundred bytes; this is a h
 MAX_DEPTH = 8  # platforms → name → env → KEY → from_env is 5 deep
 
 
-@dataclass
+@dataclass(frozen=True)
 class Item:
     value: Any
     where: str  # "file:line", or the command-line flag it came from
@@ -120,7 +120,7 @@ def _item(node: yaml.Node, name: str, problems: list[str]) -> Item:
                 continue
             value = _item(value_node, name, problems)
             if isinstance(value_node, (yaml.MappingNode, yaml.SequenceNode)):
-                value.where = key.where  # a block collection starts a line below its key: name the key's line
+                value = Item(value.value, key.where)  # a block collection starts a line below its key: name the key's
             out[key.value] = value
         return Item(out, where)
     if isinstance(node, yaml.SequenceNode):
