@@ -34,10 +34,6 @@ EXCEPTIONS: dict[str, str] = {
     "answers files) changes them as the user answers, and the plan is built from them",
     "plan/service_steps.py:_Draft": "a builder: the notes of a service plan as they are decided, handed on "
     "as the frozen ServicePlan",
-    "plan/answers_file/schema.py:PlatformDecl": "not yet frozen: the answers file's validator fills it key "
-    "by key as it checks each (_platform, _env, _access_rules)",
-    "plan/answers_file/schema.py:Declared": "not yet frozen: the validator adds each platform and warning as "
-    "it checks them (declare)",
 }
 
 

@@ -26,7 +26,7 @@ def test_an_answers_file_may_declare_a_platform_the_judged_hermes_knows():
                        model_of("0.20.1").platforms())
     buzz = declared.platforms["buzz"]
     assert (buzz.values, buzz.allowed_users) == (
-        {"BUZZ_RELAY_URL": "wss://relay.example", "BUZZ_PRIVATE_KEY": "nsec1secret"}, ["npub1alice"])
+        {"BUZZ_RELAY_URL": "wss://relay.example", "BUZZ_PRIVATE_KEY": "nsec1secret"}, ("npub1alice",))
     assert declared.secrets() == ["nsec1secret"]
 
 

@@ -56,7 +56,7 @@ def credential_error(key: str, value: str) -> str | None:
     return None
 
 
-def id_problems(spec: Spec, ids: list[str], bot_number: str | None = None) -> list[str]:
+def id_problems(spec: Spec, ids: Iterable[str], bot_number: str | None = None) -> list[str]:
     """Warnings about allowlist entries of the platform `spec` describes (the judged version's), never
     blocking: the user may know better."""
     problems = []
@@ -70,7 +70,7 @@ def id_problems(spec: Spec, ids: list[str], bot_number: str | None = None) -> li
     return problems
 
 
-def unmatchable_ids(spec: Spec, ids: list[str]) -> list[str]:
+def unmatchable_ids(spec: Spec, ids: Iterable[str]) -> list[str]:
     """Why each allowlist entry that can match no sender of the platform `spec` describes is refused (Hermes
     compares the sender's ID as a string: `@name` is never a Telegram user's ID, a WhatsApp entry without a digit is
     never a number, JID or LID — the catalog's `sender_id_shape`)."""

@@ -25,9 +25,10 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from hermes_wizard.core.frozenmap import FrozenMap
 from hermes_wizard.hermes.loader.catalog import ALIASES
 from hermes_wizard.judge.masking import is_secret_name
 from hermes_wizard.plan.answers import GROUP_POLICIES, credential_error, id_problems, unmatchable_ids
@@ -51,23 +52,23 @@ class AnswersError(ValueError):
         self.problems = problems
 
 
-@dataclass
+@dataclass(frozen=True)
 class PlatformDecl:
     name: str
     where: str
     enabled: bool = True
-    values: dict[str, str] = field(default_factory=dict)  # credentials, resolved
-    from_env: dict[str, str] = field(default_factory=dict)  # KEY → the variable it was read from
+    values: Mapping[str, str] = FrozenMap()  # credentials, resolved
+    from_env: Mapping[str, str] = FrozenMap()  # KEY → the variable it was read from
     dm_policy: str | None = None
     group_policy: str | None = None
-    allowed_users: list[str] = field(default_factory=list)
+    allowed_users: tuple[str, ...] = ()
     allow_all: bool = False
 
 
-@dataclass
+@dataclass(frozen=True)
 class Declared:
-    platforms: dict[str, PlatformDecl]
-    warnings: list[str] = field(default_factory=list)
+    platforms: Mapping[str, PlatformDecl]  # a FrozenMap, in the file's order
+    warnings: tuple[str, ...] = ()
     secrets_store: str = "env"  # where typed secrets go: .env (mode 0600) or the OS keyring
 
     def secrets(self) -> list[str]:
@@ -78,7 +79,9 @@ def declare(tree: Item, environ: Mapping[str, str], specs: Mapping[str, Spec]) -
     """The platforms `tree` declares, their secrets read from `environ`; AnswersError with every problem.
     `specs`: the platforms of the Hermes the home is judged as (its model's), the only names it may declare."""
     problems: list[str] = []
-    out = Declared({})
+    declared: dict[str, PlatformDecl] = {}
+    warnings: list[str] = []
+    secrets_store = "env"
     if not isinstance(tree.value, dict):
         raise AnswersError([f"{tree.where}: expected a mapping with `platforms:` at the top, got {tree.kind()}"])
     for key, item in tree.value.items():
@@ -87,7 +90,7 @@ def declare(tree: Item, environ: Mapping[str, str], specs: Mapping[str, Spec]) -
     store = tree.value.get("secrets")
     if store is not None:
         if store.value in SECRET_STORES:
-            out.secrets_store = store.value
+            secrets_store = store.value
         else:
             problems.append(f"{store.where}: secrets: expected env or keyring (where the platforms' secrets are "
                             f"kept), got {store.value!r}")
@@ -107,10 +110,10 @@ def declare(tree: Item, environ: Mapping[str, str], specs: Mapping[str, Spec]) -
                 problems.append(f"{item.where}: unknown platform {name!r}"
                                 + (f"; did you mean {hint}?" if hint else "; see the README for the names"))
                 continue
-            out.platforms[name] = _platform(specs[name], item, environ, problems, out.warnings)
+            declared[name] = _platform(specs[name], item, environ, problems, warnings)
     if problems:
         raise AnswersError(sorted(problems, key=_line_of))
-    return out
+    return Declared(FrozenMap(declared), tuple(warnings), secrets_store)
 
 
 def _line_of(problem: str) -> int:
@@ -122,28 +125,25 @@ def _line_of(problem: str) -> int:
 def _platform(spec: Spec, item: Item, environ: Mapping[str, str], problems: list[str],
               warnings: list[str]) -> PlatformDecl:
     name = spec.name
-    decl = PlatformDecl(name, item.where)
     if not isinstance(item.value, dict):
         problems.append(f"{item.where}: platforms.{name}: expected a mapping (enabled, env, dm_policy, …), "
                         f"got {item.kind()}")
-        return decl
+        return PlatformDecl(name, item.where)
     fields = item.value
     at = f"platforms.{name}"
     for key, value in fields.items():
         if key not in PLATFORM_KEYS:
             problems.append(f"{value.where}: {at}: unknown key {key!r}{_closest(key, PLATFORM_KEYS)}; expected "
                             f"one of {', '.join(PLATFORM_KEYS)}")
-    if "enabled" in fields:
-        decl.enabled = _bool(fields["enabled"], f"{at}.enabled", problems)
-    if "allow_all" in fields:
-        decl.allow_all = _bool(fields["allow_all"], f"{at}.allow_all", problems)
-    if not decl.enabled:
+    enabled = _bool(fields["enabled"], f"{at}.enabled", problems) if "enabled" in fields else True
+    allow_all = _bool(fields["allow_all"], f"{at}.allow_all", problems) if "allow_all" in fields else False
+    if not enabled:
         for key in set(fields) - {"enabled"}:
             problems.append(f"{fields[key].where}: {at}.{key}: the platform is declared `enabled: false`; a "
                             "platform that is off takes no other setting (remove it, or enable the platform)")
-        return decl
-    if "env" in fields:
-        _env(decl, spec, fields["env"], environ, problems)
+        return PlatformDecl(name, item.where, enabled, allow_all=allow_all)
+    values, from_env = _env(name, spec, fields["env"], environ, problems) if "env" in fields else ({}, {})
+    decl = PlatformDecl(name, item.where, enabled, FrozenMap(values), FrozenMap(from_env), allow_all=allow_all)
     gated, controlled = spec.gate is not None, bool(spec.allowlist_env or spec.allow_all_env or spec.gate)
     for key in ("dm_policy", "allowed_users", "allow_all", "group_policy"):
         if key in fields and not controlled:
@@ -151,15 +151,16 @@ def _platform(spec: Spec, item: Item, environ: Mapping[str, str], problems: list
                             "Hermes (anyone who can reach it is served); remove it")
     if not controlled:
         return decl
-    decl.dm_policy = _choice(fields.get("dm_policy"), f"{at}.dm_policy", DM_POLICIES, problems)
+    decl = replace(decl, dm_policy=_choice(fields.get("dm_policy"), f"{at}.dm_policy", DM_POLICIES, problems))
     if "group_policy" in fields:
         if gated:
-            decl.group_policy = _choice(fields["group_policy"], f"{at}.group_policy", GROUP_POLICIES, problems)
+            decl = replace(decl, group_policy=_choice(fields["group_policy"], f"{at}.group_policy", GROUP_POLICIES,
+                                                      problems))
         else:
             problems.append(f"{fields['group_policy'].where}: {at}.group_policy: {spec.label} has no group policy "
                             "in Hermes (only whatsapp, weixin, wecom, qqbot and yuanbao do); remove it")
     if "allowed_users" in fields:
-        decl.allowed_users = _ids(fields["allowed_users"], f"{at}.allowed_users", problems)
+        decl = replace(decl, allowed_users=tuple(_ids(fields["allowed_users"], f"{at}.allowed_users", problems)))
         wrong = unmatchable_ids(spec, decl.allowed_users)
         problems += [f"{fields['allowed_users'].where}: {at}.allowed_users: {w}" for w in wrong]
         warnings += [f"{fields['allowed_users'].where}: {at}.allowed_users: {w}"
@@ -188,11 +189,15 @@ def _access_rules(decl: PlatformDecl, fields: dict[str, Item], at: str, problems
                         "a list of users means nothing; remove it, or choose allowlist")
 
 
-def _env(decl: PlatformDecl, spec: Spec, item: Item, environ: Mapping[str, str], problems: list[str]) -> None:
-    at = f"platforms.{decl.name}.env"
+def _env(name: str, spec: Spec, item: Item, environ: Mapping[str, str], problems: list[str]
+         ) -> tuple[dict[str, str], dict[str, str]]:
+    """The credentials `item` (a platform's `env:`) gives: (KEY → value, KEY → the variable read for it)."""
+    at = f"platforms.{name}.env"
+    values: dict[str, str] = {}
+    from_env: dict[str, str] = {}
     if not isinstance(item.value, dict):
         problems.append(f"{item.where}: {at}: expected a mapping of KEY: value, got {item.kind()}")
-        return
+        return values, from_env
     known = [key for key in spec.credentials if key != "WHATSAPP_ENABLED"]
     for key, value in item.value.items():
         if key not in known:
@@ -218,7 +223,7 @@ def _env(decl: PlatformDecl, spec: Spec, item: Item, environ: Mapping[str, str],
                 problems.append(f"{source.where}: {at}.{key}: from_env {source.value} is not set in this "
                                 "environment (export it before running)")
                 continue
-            decl.from_env[key] = source.value
+            from_env[key] = source.value
         elif isinstance(value.value, str):  # a Number too: an ID such as QQ_APP_ID written bare
             if is_secret_name(key):
                 problems.append(f"{value.where}: {at}.{key}: a secret is never written in an answers file; write "
@@ -232,7 +237,8 @@ def _env(decl: PlatformDecl, spec: Spec, item: Item, environ: Mapping[str, str],
         if wrong:  # never the value itself in the message: it may be a secret
             problems.append(f"{value.where}: {at}.{key}: the value does not look right: {wrong}")
             continue
-        decl.values[key] = resolved
+        values[key] = resolved
+    return values, from_env
 
 
 def names_credential(variable: str, key: str) -> bool:
