@@ -32,7 +32,7 @@ EXCEPTIONS: dict[str, str] = {
     "tree and key index on first use (_root, _keys, _duplicate); its data is the parse itself (Any)",
     "plan/session.py:PlatformAnswer": "the session's answers being edited: each face (TUI screens, prompts, "
     "answers files) changes them as the user answers, and the plan is built from them",
-    "plan/service_steps.py:_Draft": "a builder: the notes of a service plan as they are decided, handed on "
+    "plan/service_planning.py:_Draft": "a builder: the notes of a service plan as they are decided, handed on "
     "as the frozen ServicePlan",
 }
 

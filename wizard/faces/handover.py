@@ -35,11 +35,11 @@ import subprocess
 import sys
 import termios
 import tty
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hermes_wizard.core.safetext import visible
+from hermes_wizard.core.values import Value, value_class
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -56,8 +56,8 @@ _ESCAPES = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\
                       rb"|\x1b[ -/]*[0-~]")
 
 
-@dataclass(frozen=True)
-class HandedBack:
+@value_class
+class HandedBack(Value):
     """How a hand-over ended: `code` the child's exit status (negative: the signal that ended it; None: it did not
     run, `problem` says why), its last non-blank `tail` lines (escape sequences removed, not yet made visible),
     and the home's files it `wrote` (created, changed or removed; relative paths; None: not compared)."""

@@ -24,15 +24,15 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from hermes_wizard.core import keyring_store
 from hermes_wizard.core.frozenmap import FrozenMap
 from hermes_wizard.core.safetext import visible
+from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.faces.hermes_command import hermes_command
 
 if TYPE_CHECKING:
@@ -44,8 +44,8 @@ _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 log = logging.getLogger("hermes_wizard.plugin")
 
 
-@dataclass(frozen=True)
-class Outcome:
+@value_class
+class Outcome(Value):
     secrets: Mapping[str, str] = FrozenMap()
     warnings: tuple[str, ...] = ()
     error: str | None = None

@@ -13,7 +13,6 @@ own text: faces escape them before display (wizard/core/safetext.py).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -103,8 +102,8 @@ def _yaml_bridge(view: AccessView, platform: str, variable: str) -> str | None:
     return yaml_source(view.report.snapshot, path).split(" (", 1)[0] if path else None
 
 
-@dataclass(frozen=True)
-class Side:
+@value_class
+class Side(Value):
     """Who gets through on one side (dm or group) of a platform."""
 
     everyone: str | None = None  # the opt-in that opens it (a variable name or rule)

@@ -16,10 +16,10 @@ Contract: pure (no home is read: an empty pairing store, no alias files); `Reach
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.hermes.access.access_files import AccessFiles
 from hermes_wizard.hermes.access.authz import Authorizer, Sender
 from hermes_wizard.hermes.loader.envrules import apply_env_overrides
@@ -31,8 +31,8 @@ if TYPE_CHECKING:
 STRANGER, LISTED, CHAT, LISTED_CHAT = "15550000001", "15550000002", "120363000000000001", "120363000000000002"
 
 
-@dataclass(frozen=True)
-class Reach:
+@value_class
+class Reach(Value):
     """Who a choice lets through on one side (DMs or groups) of a platform.
 
     `who`: "nobody" (the adapter drops every such message; for DMs, also the platform turned off), "everyone",

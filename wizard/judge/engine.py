@@ -18,7 +18,7 @@ Hermes itself (a subprocess) is imported lazily, only for `--verify` or an asked
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 

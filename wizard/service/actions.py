@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from hermes_wizard.core.frozenmap import FrozenMap
+from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.service import loop
 from hermes_wizard.service.common import SETTLE_S
 from hermes_wizard.service.systemd import (

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hermes_wizard.core.frozenmap import FrozenMap
 from hermes_wizard.core.smallfile import unreadable_for
-from hermes_wizard.core.values import Value
+from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.service import restart_rules
 
 if TYPE_CHECKING:
@@ -38,7 +37,7 @@ class Gate(Value):
     home: str | None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@value_class
 class Unit(Value):
     """A service (systemd unit, launchd agent, s6 service) found on disk that runs a Hermes gateway."""
 

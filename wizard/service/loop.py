@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from hermes_wizard.core.frozenmap import FrozenMap
+from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.read.snapshot import read_json_file, read_starts_log
 from hermes_wizard.service.common import Unit
 from hermes_wizard.service.systemd import Runner, int_or_none, journal_argv, journal_lines, parse_show, show_argv
@@ -41,8 +42,8 @@ FAILED_WORDS = {"protocol": "each start fails with result 'protocol': the gatewa
                 "timeout": "its starts time out before the gateway reports ready (Type=notify)"}
 
 
-@dataclass(frozen=True)
-class Evidence:
+@value_class
+class Evidence(Value):
     unit: str
     props: Mapping[str, str] = FrozenMap()  # `systemctl show`'s properties
     refusals: tuple[str, ...] = ()  # Hermes's refusal lines, oldest first

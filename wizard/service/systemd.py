@@ -29,8 +29,8 @@ from hermes_wizard.core.values import Value, value_class
 SHOW_PROPERTIES = ("NRestarts", "ActiveState", "SubState", "Result", "ExecMainStatus", "ExecMainCode")
 
 
-@dataclass(frozen=True)
-class Result:
+@value_class
+class Result(Value):
     argv: tuple[str, ...]
     rc: int = 0
     stdout: str = ""

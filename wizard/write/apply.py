@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import errno
 import functools
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 

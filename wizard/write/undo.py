@@ -20,7 +20,6 @@ per user, so only the owner undoes it, and the refusal names the command they ru
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 

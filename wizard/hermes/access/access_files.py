@@ -18,11 +18,11 @@ crash on is kept as an error string (`Parsed.crash`, `AccessFiles.crash`), so th
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from hermes_wizard.core.smallfile import reading_for
-from hermes_wizard.core.values import Compared
+from hermes_wizard.core.values import Compared, compared_class
 from hermes_wizard.hermes.access.pairing_store import (
     MAX_JSON_FILES,
     Parsed,
@@ -38,7 +38,7 @@ from hermes_wizard.hermes.access.pairing_store import (
 MAX_ALIAS_BYTES = 64 * 1024  # an alias file holds one JSON string
 
 
-@dataclass(eq=False, repr=False)
+@compared_class
 class AccessFiles(Compared):
     """A home's pairing store and WhatsApp alias files as Hermes's `PairingStore` would read them, read as the
     home's owner could; alias files are read on first use."""

@@ -19,14 +19,14 @@ import functools
 import io
 import os
 import stat
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from hermes_wizard.core.dotenv_parts import parse_stream, parse_variables
 from hermes_wizard.core.smallfile import read_as_stated
-from hermes_wizard.core.values import Compared, Value, value_class
+from hermes_wizard.core.values import Value, value_class
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -65,8 +65,8 @@ class EnvEntry(Value):
     raw: str  # the original text of the assignment (may contain a secret)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class EnvFile(Compared):
+@value_class
+class EnvFile(Value):
     """The result of reading one `.env`.
 
     Frozen; its maps are read-only views (`MappingProxyType`) over dicts the reader built and let go of:

@@ -11,10 +11,9 @@ Contract: values only; nothing here reads a file.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from hermes_wizard.core.values import Compared, Value
+from hermes_wizard.core.values import Value, value_class
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -25,8 +24,8 @@ if TYPE_CHECKING:
     from hermes_wizard.hermes.loader.yamlfile import YamlFile
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class JsonFile(Compared):
+@value_class
+class JsonFile(Value):
     """A JSON file as Hermes's `json.load` reads it: its data, or why it could not."""
 
     path: Path
@@ -37,7 +36,7 @@ class JsonFile(Compared):
     mode: int | None = None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@value_class
 class StartsLog(Value):
     """`gateway-starts.log`: one UNIX timestamp per gateway start (last 40 kept)."""
 
@@ -46,7 +45,7 @@ class StartsLog(Value):
     garbage_lines: int = 0
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@value_class
 class Snapshot(Value):
     """What was on disk for one Hermes home at the time of reading."""
 

@@ -18,19 +18,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from hermes_wizard.core.frozenmap import FrozenMap
 from hermes_wizard.core.keyring_store import PLUGIN_NAME, SOURCE_NAME, belongs_to
-from hermes_wizard.core.values import Value
+from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.hermes.install import plugin_installed as plugin_installed  # re-exported: the resolver asks here
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@value_class
 class KeyringRefs(Value):
     """What config.yaml says about secrets kept in the OS keyring."""
 
@@ -56,7 +55,7 @@ class KeyringRefs(Value):
         return None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@value_class
 class KeyringSecrets(Value):
     """The secrets a home keeps in the OS keyring, as wizard/read/keyring_read.py found them."""
 

@@ -5,16 +5,16 @@ Shared by the resolver, the env override blocks, the plugin pass and the checks.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
-from hermes_wizard.core.values import Compared
+from hermes_wizard.core.values import Compared, compared_class
 
 if TYPE_CHECKING:
     from hermes_wizard.core.shapes import Parsed
 
 
-@dataclass(eq=False, repr=False)
+@compared_class
 class PlatformState(Compared):
     """Mirror of Hermes's `PlatformConfig`, reduced to what decisions need."""
 
@@ -23,7 +23,7 @@ class PlatformState(Compared):
     extra: Parsed = field(default_factory=dict)
 
 
-@dataclass(eq=False, repr=False)
+@compared_class
 class Effective(Compared):
     """What the gateway would run with."""
 

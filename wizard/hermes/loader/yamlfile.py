@@ -18,14 +18,14 @@ data for every other read; `pickle` is imported lazily there, so `check` and the
 from __future__ import annotations
 
 import stat
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from hermes_wizard.core.smallfile import read_as_stated
-from hermes_wizard.core.values import Compared, Value, value_class
+from hermes_wizard.core.values import Compared, Value, compared_class, value_class
 
 if TYPE_CHECKING:
     from hermes_wizard.core.shapes import Parsed
@@ -55,7 +55,7 @@ class YamlError(Value):
         return f"line {self.line}, column {self.column}" if self.line else "?"
 
 
-@dataclass(eq=False, repr=False)
+@compared_class
 class YamlFile(Compared):
     """A YAML file as read: its parsed data (or error), its size and mode, and what its aliases expand to."""
 

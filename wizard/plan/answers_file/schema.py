@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from hermes_wizard.core.frozenmap import FrozenMap
+from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.hermes.loader.catalog import ALIASES
 from hermes_wizard.judge.masking import is_secret_name
 from hermes_wizard.plan.answers import GROUP_POLICIES, credential_error, id_problems, unmatchable_ids
@@ -52,8 +53,8 @@ class AnswersError(ValueError):
         self.problems = problems
 
 
-@dataclass(frozen=True)
-class PlatformDecl:
+@value_class
+class PlatformDecl(Value):
     name: str
     where: str
     enabled: bool = True
@@ -65,8 +66,8 @@ class PlatformDecl:
     allow_all: bool = False
 
 
-@dataclass(frozen=True)
-class Declared:
+@value_class
+class Declared(Value):
     platforms: Mapping[str, PlatformDecl]  # a FrozenMap, in the file's order
     warnings: tuple[str, ...] = ()
     secrets_store: str = "env"  # where typed secrets go: .env (mode 0600) or the OS keyring

@@ -16,7 +16,6 @@ Contract: pure; `TreeError.problems` holds every complaint found, in file order.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -26,12 +25,14 @@ if TYPE_CHECKING:
 
 import yaml
 
+from hermes_wizard.core.values import Value, value_class
+
 MAX_BYTES = 256 * 1024  # a fleet's answers are a few hundred bytes; this is a hundred times that
 MAX_DEPTH = 8  # platforms → name → env → KEY → from_env is 5 deep
 
 
-@dataclass(frozen=True)
-class Item:
+@value_class
+class Item(Value):
     value: Any
     where: str  # "file:line", or the command-line flag it came from
 
