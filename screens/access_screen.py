@@ -37,7 +37,7 @@ executes code on this machine for them.
 
 What each choice does on this platform, with the Hermes judged here, is written under it: whether a stranger
 gets a pairing code, and, on the platforms whose adapter gates group chats itself, who is answered in groups
-(from Hermes 0.18 on, group pairing answers nobody: the adapter drops every group message).
+(with most Hermes versions group pairing answers nobody there: the adapter drops every group message).
 
 Ctrl+S (or Enter in a field) keeps the choice and returns to the platform list. Esc goes back without
 keeping it, but nothing is lost: the choice and what you typed are shown again when you come back.
