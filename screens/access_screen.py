@@ -24,6 +24,7 @@ from hermes_wizard.plan.session import AnswerError
 from hermes_wizard.screens.base import WizardScreen
 from hermes_wizard.screens.messages import AccessKept
 from hermes_wizard.screens.widgets import Choice, ChoiceSet, WizardFooter, wizard_header
+from hermes_wizard.write.undo import pairing_backup_words
 
 HELP = """# Who may use the agent
 
@@ -189,8 +190,7 @@ class AccessScreen(WizardScreen):
         answer, backup, problem = journalled(app.home, python, action, self.platform, code)
         said = (answer or {}).get("said", "").strip() or problem
         # Hermes's words quote the stranger's own display name: escaped like anything from a home
-        result.update(visible_lines(said + (f"\nBackup: {backup}/ (hermes-wizard undo takes it back)" if backup
-                                            else "")))
+        result.update(visible_lines(said + ("\n" + pairing_backup_words(action, backup) if backup else "")))
         self.query_one("#who", Static).update(visible_lines(self._who_now()))
 
     def action_back(self) -> None:

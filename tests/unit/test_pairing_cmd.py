@@ -72,6 +72,10 @@ def test_list_approve_revoke_through_hermes(tmp_path, hermes_python):
     revoked = _wizard("pairing", "revoke", "telegram", "5501234567", "--yes", *common)
     assert revoked.returncode == 0 and "Revoked access for user 5501234567 on telegram." in revoked.stdout
     assert _wizard("access", "telegram", "5501234567", "--home", str(home)).returncode == 1
+    # the words after a revocation are what `undo` will really do: it cannot approve them again (issue 31)
+    assert "undo takes it back" not in revoked.stdout and "you approve the new code" in revoked.stdout
+    undo_says = _wizard("undo", "--dry-run", "--home", str(home)).stdout
+    assert "It cannot give 5501234567 back their pairing on telegram" in undo_says, undo_says
 
 
 def test_preview_without_a_terminal_changes_nothing(tmp_path, hermes_python):
@@ -176,7 +180,10 @@ async def test_the_access_screen_approves_a_code_through_hermes(tmp_path, hermes
         assert "Revoke" in str(app.screen.query_one("#pair-result").visual)  # the preview first
         app.screen.pairing_action("revoke")
         await pilot.pause()
-        assert "Revoked access for user 5501234567" in str(app.screen.query_one("#pair-result").visual)
+        revoked = str(app.screen.query_one("#pair-result").visual)
+        assert "Revoked access for user 5501234567" in revoked
+        # it said undo takes a revocation back, and undo cannot (issue 31): the words say how to let them in again
+        assert "undo takes it back" not in revoked and "approve the new code" in " ".join(revoked.split())
     assert "5501234567" not in _store(home)["telegram-approved.json"].decode()
 
 

@@ -30,6 +30,7 @@ from hermes_wizard.hermes.pairing_run import run_pairing
 from hermes_wizard.hermes.verify import hermes_python
 from hermes_wizard.judge.access import load_view
 from hermes_wizard.write.backups import close_journal, discard, make_backup
+from hermes_wizard.write.undo import pairing_backup_words
 
 if TYPE_CHECKING:
     from hermes_wizard.hermes.loader.plugins import HostFacts
@@ -121,7 +122,7 @@ def _change(args: argparse.Namespace, home: Path, profile: str, python: Path, pl
         return ExitCode.PROBLEMS
     print(visible_lines(answer.get("said", "").strip()) or "(Hermes said nothing)")
     if backup is not None:
-        print(f"Backup: {visible(backup)}/ (hermes-wizard undo takes it back, through Hermes)")
+        print(pairing_backup_words(args.action, visible(backup)))
     before, after = answer.get("before") or [], answer.get("after") or []
     done = after != before if args.action == "approve" else len(after) < len(before)
     return ExitCode.OK if done else ExitCode.PROBLEMS

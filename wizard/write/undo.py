@@ -154,6 +154,16 @@ def _pairing_words(entry: dict[str, str]) -> str:
             "and you approve the new code.")
 
 
+def pairing_backup_words(action: str, backup: str) -> str:
+    """What every face says after a journalled pairing `action` made the set `backup`: what `undo` will really
+    do with it (`_pairing_words`) — an approval it takes back through Hermes, a revocation it cannot (Hermes
+    approves only a code), so the words say how the person gets back in instead."""
+    if action == "approve":
+        return f"Backup: {backup}/ (hermes-wizard undo takes it back, through Hermes)"
+    return (f"Backup: {backup}/ (of .env; undo cannot give the pairing back, as Hermes approves only a code: "
+            "to let them in again, they ask the bot again and you approve the new code)")
+
+
 def _undo_pairing(home: Path, entries: list[dict[str, str]], hermes: str | None) -> list[str]:
     """Approvals taken back through Hermes's own pairing code, run as the home's owner (never by writing the
     store's files); what was done, in words."""

@@ -31,6 +31,7 @@ from hermes_wizard.plan.answers import (
 )
 from hermes_wizard.plan.changes import is_secret_name
 from hermes_wizard.plan.session import AnswerError, Session
+from hermes_wizard.write.undo import pairing_backup_words
 
 REVIEW, QUIT = "\0review", "\0quit"  # menu values no platform name can take
 AGENT_WARNING = ("Everyone who gets through talks to the same agent as you: it runs terminal commands, edits files "
@@ -131,7 +132,7 @@ def pairing_step(asker: Asks, report: HomeReport, name: str) -> None:
             continue
         answer, backup, problem = journalled(report.home, python, action, name, value)
         asker.say(((answer or {}).get("said", "").strip() or problem)
-                  + (f" Backup: {backup}/ (hermes-wizard undo takes it back)" if backup else ""), indent="  ")
+                  + (" " + pairing_backup_words(action, backup) if backup else ""), indent="  ")
 
 
 def choose_access(asker: Asks, session: Session, name: str) -> None:
