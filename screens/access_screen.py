@@ -14,7 +14,7 @@ from textual.widgets import Button, Input, Label, RadioSet, Static
 from hermes_wizard.core.safetext import visible_lines
 from hermes_wizard.faces.access_words import who_reaches
 from hermes_wizard.faces.choice_words import access_words, group_words
-from hermes_wizard.faces.pairing_cmd import journalled, preview
+from hermes_wizard.faces.pairing_cmd import changed_users, journalled, preview
 from hermes_wizard.faces.sources import own_id_help
 from hermes_wizard.faces.wording import current_access
 from hermes_wizard.hermes.loader.catalog import Spec
@@ -188,6 +188,7 @@ class AccessScreen(WizardScreen):
             return
         self._previewed = None
         answer, backup, problem = journalled(app.home, python, action, self.platform, code)
+        app.fixing.wrote_pairing(action, self.platform, changed_users(action, answer) if backup else [])
         said = (answer or {}).get("said", "").strip() or problem
         # Hermes's words quote the stranger's own display name: escaped like anything from a home
         result.update(visible_lines(said + ("\n" + pairing_backup_words(action, backup) if backup else "")))

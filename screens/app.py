@@ -273,15 +273,13 @@ class WizardApp(App[AppOutcome]):
         if isinstance(self.screen, ConfirmQuit):  # asked already: a second Ctrl+Q means it
             self.exit(self.outcome)
             return
-        pending = self.session.pending()
-        if not pending and not self.session.typed_anything():  # a half-typed token is an answer too
+        question = self.fixing.quit_question()
+        if question is None:
             self.exit(self.outcome)
             return
-        noun = "change" if pending == 1 else "changes"
-        lost = f"{pending} {noun}" if pending else "what you typed"
 
         def decided(discard: bool | None) -> None:
             if discard:
                 self.exit(self.outcome)
 
-        self.push_screen(ConfirmQuit(f"Discard {lost}? Nothing has been written yet."), decided)
+        self.push_screen(ConfirmQuit(question), decided)

@@ -226,3 +226,31 @@ async def test_a_strangers_hostile_name_is_shown_escaped_on_the_access_screen(tm
         await pilot.pause()
         shown = "".join(str(w.visual) for w in app.screen.query("#pair-result, #who"))
     assert "Approved!" in shown and "\x1b" not in shown and "\\x1b]2;owned" in shown
+
+
+async def test_the_quit_question_names_an_approval_already_written(tmp_path, hermes_python, monkeypatch):
+    """An approval is written at once, by Hermes: quitting with other answers pending must not say "Nothing has
+    been written yet" (issue 31) — it names what is written and kept."""
+    from hermes_wizard.screens.access_screen import AccessScreen
+    from hermes_wizard.screens.app import WizardApp
+    from hermes_wizard.screens.confirm_quit import ConfirmQuit
+
+    home = _home(tmp_path / "h", TOKEN)
+    code = _stranger_asks(home, hermes_python, "telegram", "5501234567", "Lee")
+    monkeypatch.setenv("HERMES_WIZARD_HERMES_PYTHON", hermes_python)
+    app = WizardApp(home, mode="setup")
+    async with app.run_test(size=(110, 70)) as pilot:
+        app.push_screen(AccessScreen("telegram"))
+        await pilot.pause()
+        app.screen.query_one("#pair-code").value = code
+        app.screen.approve_code()  # the preview
+        app.screen.approve_code()  # the approval, written by Hermes
+        await pilot.pause()
+        assert "Approved!" in str(app.screen.query_one("#pair-result").visual)
+        app.session.set_access("telegram", "allowlist", ["111"])  # an answer not yet written
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmQuit)
+        question = " ".join(str(app.screen.query_one("#question").render()).split())
+        assert "Nothing has been written yet" not in question, question
+        assert "approved 5501234567 on telegram" in question, question

@@ -132,6 +132,7 @@ class Fixing:
         self._repairs: dict[RepairOptions, Repair] = {}
         self._candidates: dict[tuple[Change, ...], HomeReport] = {}  # the repairs' candidates, each judged once
         self._services: dict[tuple[object, ...], ServicePlan] = {}
+        self.written: list[str] = []  # what this session wrote already (apply, pairing through Hermes), in words
 
     @property
     def report(self) -> HomeReport:
@@ -188,7 +189,27 @@ class Fixing:
         result = apply_plan(proposal.plan, base_env=self.base_env, reason=reason, facts=self.report.facts,
                             runner=self.scope.runner, scope=self.scope, parsed=self.report.parsed)
         self._start_from(result.report, spent=True)
+        count = len(proposal.plan.changes)
+        self.written.append(f"{count} {'change' if count == 1 else 'changes'} applied" if count
+                            else "the service steps it ran")
         return Applied(result, outcome_code(result.report, result))
+
+    def wrote_pairing(self, action: str, platform: str, users: list[str]) -> None:
+        """A pairing `action` Hermes did at once (not through the Plan): quitting does not take it back."""
+        done = "approved" if action == "approve" else "revoked"
+        self.written += [f"{done} {user} on {platform} (pairing)" for user in users]
+
+    def quit_question(self) -> str | None:
+        """The question before quitting loses answers — what would be lost, and what is written already
+        (nothing of it is taken back by quitting) — or None when nothing would be lost."""
+        pending = self.session.pending()
+        if not pending and not self.session.typed_anything():  # a half-typed token is an answer too
+            return None
+        lost = f"{pending} {'change' if pending == 1 else 'changes'}" if pending else "what you typed"
+        if not self.written:
+            return f"Discard {lost}? Nothing has been written yet."
+        return (f"Discard {lost} (not written)? Already written, and kept: {'; '.join(self.written)}. "
+                "(hermes-wizard undo takes back what it can.)")
 
     def reread(self) -> HomeReport:
         """The home changed under the session (Hermes's own login wrote files): judge it again, keep the answers."""

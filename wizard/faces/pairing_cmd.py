@@ -142,9 +142,7 @@ def journalled(home: Path, python: Path, action: str, platform: str,
             problem = ""
             if told.get("failure"):
                 answer, problem = None, f"Hermes could not be asked: {visible(str(told['failure']))}"
-            before = {_uid(u) for u in (answer or {}).get("before") or []}
-            after = {_uid(u) for u in (answer or {}).get("after") or []}
-            changed = sorted(after - before) if action == "approve" else sorted(before - after)
+            changed = changed_users(action, answer)
             if answer is None or not changed:
                 discard(opened, backup)
                 return answer, None, problem
@@ -154,6 +152,13 @@ def journalled(home: Path, python: Path, action: str, platform: str,
             return answer, str(backup.path), ""
     except ApplyError as exc:
         return None, None, visible(str(exc))
+
+
+def changed_users(action: str, answer: dict[str, Any] | None) -> list[str]:
+    """The user IDs Hermes's `answer` to `action` approved or revoked (none without an answer)."""
+    before = {_uid(u) for u in (answer or {}).get("before") or []}
+    after = {_uid(u) for u in (answer or {}).get("after") or []}
+    return sorted(after - before) if action == "approve" else sorted(before - after)
 
 
 def _uid(entry: Any) -> str:
