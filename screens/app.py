@@ -16,11 +16,12 @@ the user applies.
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual.app import App, SuspendNotSupported
+from textual.app import App, SuspendNotSupported, SystemCommand
 from textual.binding import Binding
 
 from hermes_wizard.cases.fixing import OFFERED_SERVICE, DoctorChoices, Fixing, Proposal
@@ -50,6 +51,8 @@ from hermes_wizard.screens.messages import (
 from hermes_wizard.screens.widgets import PlainPalette
 
 if TYPE_CHECKING:
+    from textual.screen import Screen
+
     from hermes_wizard.write.apply import ApplyResult
 
 CSS_FILE = stylesheet()
@@ -265,6 +268,18 @@ class WizardApp(App[AppOutcome]):
         facts = self.report.facts
         judged = facts.hermes if facts is not None else None
         return f"Hermes {judged.judged_as}" if judged is not None else "Hermes"
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        """Textual's own palette commands, its Quit asking first like Ctrl+Q (it exited at once, answers lost)."""
+        for command in super().get_system_commands(screen):
+            if command.title == "Quit":
+                command = SystemCommand("Quit", "Quit (asks first when changes would be lost)",
+                                        self.action_quit_wizard)
+            yield command
+
+    async def action_quit(self) -> None:
+        """Textual's quit action (bound wherever Textual binds it) asks like Ctrl+Q too."""
+        self.action_quit_wizard()
 
     def action_quit_wizard(self) -> None:
         """Quit — after asking, when answers would be lost (Ctrl+Q, Ctrl+C and Esc on the first screen)."""

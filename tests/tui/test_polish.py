@@ -185,3 +185,25 @@ async def test_inside_hermes_the_screens_name_the_command_that_works_there(demo,
         assert "hermes wizard doctor --fix" in shown and "hermes-wizard" not in shown
     advice = findings_content(["✗ HW301 home: fix: hermes-wizard doctor --fix --restart"]).plain
     assert advice == "✗ HW301 home: fix: hermes wizard doctor --fix --restart"
+
+
+async def test_the_palettes_quit_asks_before_discarding_like_ctrl_q(demo):
+    """Textual's own Quit in the palette once exited at once, the doctor's pending repair lost without the
+    question Ctrl+Q asks (issue 31): it goes through the same discard question."""
+    from hermes_wizard.screens.confirm_quit import ConfirmQuit
+
+    before = (demo / ".env").read_bytes()
+    app = WizardApp(demo, mode="doctor")
+    async with app.run_test(size=(100, 36)) as pilot:
+        assert app.session.pending() > 0  # the doctor's repair
+        prompts = await palette_prompts(pilot, "quit")
+        quit_at = [p.split("\n")[0] for p in prompts].index("Quit")
+        app.screen.query_one(CommandList).highlighted = quit_at
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.is_running and isinstance(app.screen, ConfirmQuit)
+        assert "Discard 2 changes?" in str(app.screen.query_one("#question", Static).render())
+        await pilot.press("escape")  # keep editing
+        await pilot.pause()
+        assert app.is_running and isinstance(app.screen, FindingsScreen)
+    assert (demo / ".env").read_bytes() == before
