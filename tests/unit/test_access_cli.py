@@ -211,3 +211,25 @@ def test_a_platform_is_one_the_judged_hermes_knows(tmp_path):
     unknown = _run("a2a", "peer-1", "--hermes-version", "0.19.0", home=home)
     assert unknown.returncode == 2 and unknown.stdout == "", unknown
     assert "unknown platform 'a2a' for Hermes 0.19.0" in unknown.stderr and "Traceback" not in unknown.stderr
+
+
+WEIXIN = "WEIXIN_ACCOUNT_ID=acct1234567\nWEIXIN_TOKEN=tok1234567\n"
+
+
+@pytest.mark.parametrize("yaml", ["", "weixin:\n  group_policy: open\n"])
+def test_a_policy_from_env_is_named_where_it_is_not_config_yaml(tmp_path, yaml):
+    """Hermes copies WEIXIN_GROUP_POLICY into the platform's extra, over any YAML value (env wins): the overview
+    named `[config.yaml]` for a policy set only in `.env` (issue 31).  It names the `.env` line, with or without
+    a YAML value the environment overrides."""
+    home = _home(tmp_path / "h", WEIXIN + "WEIXIN_GROUP_POLICY=allowlist\n",
+                 {"config.yaml": "model:\n  default: x\n" + yaml})
+    result = _run(home=home)
+    groups = next(line for line in result.stdout.splitlines() if line.strip().startswith("groups:"))
+    assert "only the group chats its group_allow_from lists (policy: allowlist) [.env:3]" in groups, result.stdout
+    assert "config.yaml" not in groups
+
+
+def test_a_policy_from_config_yaml_is_named_there(tmp_path):
+    home = _home(tmp_path / "h", WEIXIN, {"config.yaml": "model:\n  default: x\nweixin:\n  group_policy: allowlist\n"})
+    result = _run(home=home)
+    assert "(policy: allowlist) [config.yaml:4]" in result.stdout, result.stdout

@@ -23,7 +23,7 @@ from hermes_wizard.hermes.access.access_files import AccessFiles
 from hermes_wizard.hermes.access.authz import ALWAYS, GROUP_CHATS, GROUP_USERS, Authorizer, Decision, Sender
 from hermes_wizard.hermes.models import model_for
 from hermes_wizard.judge.engine import HomeReport, evaluate
-from hermes_wizard.judge.provenance import env_source, find_yaml, yaml_source
+from hermes_wizard.judge.provenance import env_source, find_yaml, policy_source, yaml_source
 from hermes_wizard.judge.report import start_obstacle
 
 if TYPE_CHECKING:
@@ -77,6 +77,8 @@ def source_of(view: AccessView, decision: Decision, platform: str) -> str | None
         return _yaml_bridge(view, platform, decision.variable) or "the gateway's environment"
     if decision.yaml_key:
         key = decision.yaml_key.split(".", 1)[0]
+        if key in ("dm_policy", "group_policy"):  # env wins over YAML where Hermes copies it into extra
+            return _policy_source(view, platform, key, key.removesuffix("_policy"))
         path = find_yaml(snapshot, platform, key)
         if path:
             return yaml_source(snapshot, path).split(" (", 1)[0]
@@ -162,10 +164,10 @@ def _side(view: AccessView, name: str, side: str, known: dict[str, str]) -> Side
         return Side(everyone="platform-always")
     gate = auth.gate(env, view.report.effective.platforms, name, side)
     if gate is not None and gate[0] == "drops":  # the adapter drops them at intake: the authorizer never sees them
-        return Side(disabled=_policy_source(view, name, gate[2]), dropped_by=gate[1] or "empty")
+        return Side(disabled=_policy_source(view, name, gate[2], side), dropped_by=gate[1] or "empty")
     # groups an adapter forwards only from the chats its own list names: who gets through, in those chats
-    chats_only = (_policy_source(view, name, gate[2]) if gate is not None and gate[0] == "listed" and side == "group"
-                  else None)
+    chats_only = (_policy_source(view, name, gate[2], side) if gate is not None and gate[0] == "listed"
+                  and side == "group" else None)
     probe = Sender(name, "\x00nobody\x00", "dm" if side == "dm" else "group", "\x00nochat\x00")
     decision = decide(view, probe)
     if decision.authorized:
@@ -180,10 +182,16 @@ def _side(view: AccessView, name: str, side: str, known: dict[str, str]) -> Side
     return Side(allowlisted=allowlisted, chats_only=chats_only)
 
 
-def _policy_source(view: AccessView, name: str, where: str) -> str:
-    """Where an own-policy adapter's policy comes from: an env line, config.yaml, or its default."""
+def _policy_source(view: AccessView, name: str, where: str, side: str) -> str:
+    """Where an own-policy adapter's `side` policy comes from: an env line, config.yaml, or its default.  `where`
+    is what the adapter read: an extra key Hermes may have filled from the environment (its env override
+    wins over YAML, wizard/judge/provenance.py `policy_source`), an env name, or `default`."""
     if where == "default":
         return "the adapter's default"
+    spec = view.report.model.platforms().get(name)
+    if where == f"{side}_policy" and spec is not None:
+        found = policy_source(view.report.snapshot, spec, side, from_extra=True)
+        return found.split(" in ", 1)[1] if " in " in found else found.split(" (", 1)[0]
     if where.isupper():
         found = env_source(view.report.snapshot, where)
         return found.split(" in ", 1)[1] if found != where else where
