@@ -53,6 +53,27 @@ def test_check_service_reports_the_loop_in_progress(box, capsys):
     assert fake.calls()[1] == ["journalctl", "--user", "-u", UNIT, "-o", "cat", "-n", "200", "--no-pager"]
 
 
+def test_no_loop_is_asserted_when_systemd_cannot_be_asked(box, capsys):
+    """`systemctl show` fails (no user bus): the journal's old lines alone are no loop in progress.  HW404 once
+    asserted one from them (issue 31); it says the loop could not be checked, and why."""
+    fake, home, dropins = box
+    fake.state["fail"] = {"show": [1, "Failed to connect to bus: No medium found"]}
+    fake.save()
+    main(["check", "--service", "--home", str(home), "--format", "json"])
+    loops = [f for f in json.loads(capsys.readouterr().out)["findings"] if f["code"] == "HW404"]
+    assert loops and all(f["severity"] != "error" and "has restarted" not in f["message"] for f in loops), loops
+    said = " ".join(f["message"] for f in loops)
+    assert "could not be checked" in said and "Failed to connect to bus" in said, said
+
+    # a unit that does not restart a clean exit: only the journal could claim a loop, and the verdict does not
+    unit = dropins.parent / UNIT
+    unit.write_text(unit.read_text().replace("Restart=always", "Restart=on-failure"))
+    main(["check", "--service", "--home", str(home)])
+    out = capsys.readouterr().out
+    assert "HW401" not in out and "could not be checked" in out, out
+    assert "restarts it forever" not in out.splitlines()[-1], out
+
+
 def test_doctor_report_shows_the_loop_and_changes_nothing(box, capsys):
     fake, home, dropins = box
     before = (home / ".env").read_text()

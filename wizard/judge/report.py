@@ -134,8 +134,9 @@ def _said_by(report: HomeReport) -> str:
 def _after_refusal(report: HomeReport, status: int | None) -> str:
     """How Hermes exits after refusing, and what its service then does.  Exit 0 everywhere the models know; an
     asked Hermes says its own (78 where upstream's fix, PR #57487, landed).  A loop is claimed only where this
-    home's service loops (HW401, HW402 for 78, HW404): never one a gate stops."""
-    codes = {f.code for f in report.findings}
+    home's service loops (HW401, HW402 for 78, HW404 as an error): never one a gate stops, nor one systemd
+    could not be asked about (HW404 then only informs)."""
+    codes = {f.code for f in report.findings if f.code != "HW404" or f.severity == Severity.ERROR}
     if status == 78:
         return ("exits 78, and its service restarts it anyway (no RestartPreventExitStatus=78), forever"
                 if codes & {"HW402", "HW404"} else

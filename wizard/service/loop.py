@@ -71,8 +71,16 @@ class Evidence(Value):
             self.props.get("ActiveState") in ("activating", "failed") and (self.restarts or 0) > 0)
 
     @property
+    def asked(self) -> bool:
+        """systemd answered `systemctl show`: without its state, old journal lines are no loop in progress."""
+        return bool(self.props)
+
+    @property
     def looping(self) -> bool:
-        """Restarted again and again with a refusal (or a failed start) as the reason."""
+        """Restarted again and again with a refusal (or a failed start) as the reason; never claimed when systemd
+        could not be asked (`asked`)."""
+        if not self.asked:
+            return False
         many = (self.restarts or 0) >= 3
         if self.restarting_now:
             return many or bool(self.refusals)
@@ -172,6 +180,13 @@ def gather(unit: Unit, runner: Runner, home: Path | None = None, lines: int = 20
     if journal.ok:
         evidence = read_journal(evidence, journal_lines(journal.stdout))
     return read_home(evidence, home if home is not None else unit.home)
+
+
+def unchecked(evidence: Evidence) -> str:
+    """One sentence for check and doctor when systemd could not be asked: the loop is not claimed either way."""
+    why = "; ".join(evidence.problems) or "systemctl show said nothing"
+    said = f"; its journal's last refusal: {_clip(evidence.refusals[-1])}" if evidence.refusals else ""
+    return f"{evidence.unit}: whether systemd restarts it in a loop could not be checked ({why}){said}"
 
 
 def summary(evidence: Evidence) -> str:

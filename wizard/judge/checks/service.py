@@ -172,7 +172,8 @@ def runs_other_home(ctx: Context) -> Iterable[Hit]:
        what="""From `systemctl show` (NRestarts, ActiveState, SubState, Result) and the unit's journal
 ("Refusing to start", "Gateway exiting cleanly", the gate's own line, "Failed with result 'protocol'"
 under Type=notify), plus gateway-starts.log and gateway_state.json. Asked only by `doctor` and
-`check --service`: plain `check` runs no command.""",
+`check --service`: plain `check` runs no command.  When `systemctl show` cannot answer (no user bus, run as
+another user), no loop is claimed from the journal's old lines: it says the loop could not be checked, and why.""",
        why="""A loop in progress keeps every platform down and fills the journal; it is also the best evidence
 of why the gateway does not start.""",
        fix="""`hermes-wizard doctor --fix --install-gate --restart`: stops the loop, repairs the home, installs
@@ -185,6 +186,9 @@ def restart_loop(ctx: Context) -> Iterable[Hit]:
             continue
         from hermes_wizard.service import loop  # only when systemd was asked (check --service, doctor)
 
+        if not evidence.asked:  # no state from systemd: say so, never a loop from old journal lines
+            yield Hit(None, loop.unchecked(evidence) + ".", "run as the user that owns the service", "info")
+            continue
         for problem in evidence.problems:
             yield Hit(None, f"{unit.name}: {problem}.", "run as the user that owns the service", "info")
         stop = stop_loop_command(ctx.service, ctx.home, ctx.snapshot.profile)
