@@ -12,7 +12,7 @@ from textual.widgets import Button, Checkbox, Input, Static
 
 from hermes_wizard.core.keyring_store import backend_name, usable_for
 from hermes_wizard.core.safetext import visible_lines
-from hermes_wizard.faces.outcome import WRITE_ANYWAY, planned, refusal_words
+from hermes_wizard.faces.outcome import WRITE_ANYWAY, apply_off_words, planned, refusal_words, writes_anyway
 from hermes_wizard.faces.wording import open_words, plural
 from hermes_wizard.plan.changes import render_diff
 from hermes_wizard.plan.service_steps import render_service
@@ -35,6 +35,7 @@ If Hermes would refuse to start with these changes, Apply is off until you type 
 class ReviewScreen(WizardScreen):
     HELP = HELP
     run_service = True  # the doctor's service steps run with Apply unless their box is unticked
+    applying = False  # Apply pressed and its worker not yet back: a key then says nothing new
     BINDINGS = [Binding("escape", "app.pop_screen", "Back"), Binding("ctrl+s", "apply", "Apply")]
 
     def compose(self) -> ComposeResult:
@@ -66,13 +67,14 @@ class ReviewScreen(WizardScreen):
             found = list(said.findings)
             yield Static(findings_content(found) if found else "No findings.", id="findings", markup=False)
         self.refused = not outlook.would_start  # Apply stays off until "write anyway" is typed
+        self.anything = bool(plan or self.service_steps)
         if self.refused:
             yield Static(refusal_words(outlook), id="refusal", classes="error-text", markup=False)
             yield Input(placeholder=WRITE_ANYWAY, id="write-anyway")
         yield Static("", id="message", classes="error-text", markup=False)
         with Horizontal(classes="buttons"):
             yield Button("Apply", variant="success", id="apply",
-                         disabled=self.refused or not (plan or self.service_steps))
+                         disabled=self.refused or not self.anything)
             yield Button("Back", id="back")
         yield WizardFooter()
 
@@ -114,7 +116,8 @@ class ReviewScreen(WizardScreen):
     def on_input_changed(self, event: Input.Changed) -> None:
         """Only the typed words turn Apply on for a plan Hermes would refuse (never a default, never a key)."""
         if event.input.id == "write-anyway":
-            self.query_one("#apply", Button).disabled = event.value.strip().lower() != WRITE_ANYWAY
+            self.query_one("#apply", Button).disabled = not writes_anyway(event.value)
+            self.query_one("#message", Static).update("")  # a word about an earlier try is stale now
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id == "write-anyway":
@@ -124,10 +127,17 @@ class ReviewScreen(WizardScreen):
         self.action_apply() if event.button.id == "apply" else self.app.pop_screen()
 
     def action_apply(self) -> None:
+        """Apply — or, while Apply is off, say why (a mistyped confirmation, nothing to apply); never silent."""
         if self.query_one("#apply", Button).disabled:
+            if not self.applying:
+                typed = self.query("#write-anyway")
+                self.query_one("#message", Static).update(apply_off_words(
+                    anything=self.anything, refused=self.refused,
+                    typed=typed.first(Input).value if typed else ""))
             return
         boxes = self.query("#run-service")
         run_service = bool(boxes) and boxes.first(Checkbox).value
+        self.applying = True
         self.query_one("#apply", Button).disabled = True
         self.query_one("#message", Static).update("Applying…" + (" then watching the service stay up."
                                                                 if run_service else ""))
@@ -143,5 +153,6 @@ class ReviewScreen(WizardScreen):
         self.app.call_from_thread(self.app.post_message, ChangesApplied(result))
 
     def _failed(self, words: str) -> None:
+        self.applying = False
         self.query_one("#message", Static).update(visible_lines(words))
         self.query_one("#apply", Button).disabled = False

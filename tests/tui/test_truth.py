@@ -200,6 +200,45 @@ async def test_a_plan_hermes_would_refuse_needs_write_anyway_typed(demo, tmp_pat
     assert said == capsys.readouterr().out.splitlines()[-1]
 
 
+async def test_an_apply_that_is_off_says_why_when_asked_for(demo):
+    """Ctrl+S with Apply off, and Enter on a mistyped "write anyway", once did nothing at all (issue 31): each
+    says why Apply is off — the mistyped words quoted back — and writes nothing."""
+    from textual.widgets import Button
+
+    before = (demo / ".env").read_bytes()
+    app = WizardApp(demo, mode="doctor")
+    async with app.run_test(size=(100, 40)) as pilot:
+        app.screen.query_one("#open-optin").value = True
+        await pilot.pause()
+        await pilot.press("r")
+        await pilot.pause()
+        assert isinstance(app.screen, ReviewScreen) and app.screen.query_one("#apply", Button).disabled
+        assert text_of(app.screen, "#message") == ""
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        said = " ".join(text_of(app.screen, "#message").split())
+        assert said.startswith("Apply is off: Hermes would refuse to start") and "Type write anyway" in said, said
+        app.screen.query_one("#write-anyway", Input).focus()
+        await pilot.press(*"write anyhow", "enter")
+        await pilot.pause()
+        said = " ".join(text_of(app.screen, "#message").split())
+        assert "'write anyhow' is not 'write anyway'" in said, said
+        assert isinstance(app.screen, ReviewScreen) and (demo / ".env").read_bytes() == before
+
+
+async def test_ctrl_s_with_nothing_to_apply_says_so(demo):
+    from hermes_wizard.screens.messages import ReviewRequested
+
+    app = WizardApp(demo, mode="setup")
+    async with app.run_test(size=(100, 40)) as pilot:
+        app.post_message(ReviewRequested())
+        await pilot.pause()
+        assert isinstance(app.screen, ReviewScreen) and not app.session.pending()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert text_of(app.screen, "#message").startswith("Nothing to apply")
+
+
 async def test_review_stops_saying_forever_once_the_gate_is_planned(box):
     """As a new user met it: Review read the unit as it is now, so with the gate drop-in in its service steps it still
     said "systemd restarts it every 5 s, forever" (HW401).  It judges the unit with the planned drop-in; unticking the

@@ -118,6 +118,23 @@ def refusal_words(report: HomeReport) -> str:
             "in a loop. Go back and change the answers, or type " + WRITE_ANYWAY + " to write them regardless.")
 
 
+def writes_anyway(typed: str) -> bool:
+    """Whether the confirmation typed is the words that let a plan Hermes would refuse be written."""
+    return typed.strip().lower() == WRITE_ANYWAY
+
+
+def apply_off_words(*, anything: bool, refused: bool, typed: str) -> str:
+    """Why Apply did nothing when asked for (a key pressed while it is off): nothing to apply, a confirmation
+    that is not the words (quoted back, escaped: it was typed), or none typed yet."""
+    if not anything:
+        return "Nothing to apply: no answer changes a file, and no service step is asked for."
+    if refused and typed.strip() and not writes_anyway(typed):
+        return (f"Apply stays off: '{visible(typed.strip())}' is not '{WRITE_ANYWAY}'. Type exactly "
+                f"{WRITE_ANYWAY} to write changes Hermes would refuse to start with, or go back.")
+    return (f"Apply is off: Hermes would refuse to start with these changes. Type {WRITE_ANYWAY} in the box above "
+            "to write them regardless, or go back and change the answers.")
+
+
 def restart_lines(result: ApplyResult, clean: bool) -> list[str]:
     """What each watched restart came to.  "Verified" is kept for a clean home (what `check` exits 0 for): a
     gateway that runs with a problem left (an unpaired WhatsApp) is "Running", never "Verified"."""

@@ -24,7 +24,15 @@ from hermes_wizard.cases.fixing import OFFERED_SERVICE, Applied, DoctorChoices, 
 from hermes_wizard.core.keyring_store import backend_name, usable_for
 from hermes_wizard.core.safetext import visible
 from hermes_wizard.core.values import Value, value_class
-from hermes_wizard.faces.outcome import WRITE_ANYWAY, planned, refusal_words, restart_lines, written
+from hermes_wizard.faces.outcome import (
+    WRITE_ANYWAY,
+    apply_off_words,
+    planned,
+    refusal_words,
+    restart_lines,
+    writes_anyway,
+    written,
+)
 from hermes_wizard.faces.plain.ask import Asks
 from hermes_wizard.faces.plain.platforms import platform_menu
 from hermes_wizard.faces.wording import open_words, plural, ssh_note, tilde, verdict_words
@@ -152,7 +160,9 @@ def review(asker: Asks, proposal: Proposal) -> bool:
     if not outlook.would_start:  # never applied by accident: the words typed, as the TUI's Review asks
         asker.say(refusal_words(outlook))
         typed = asker.text(f"Type {WRITE_ANYWAY} to write them regardless (Enter goes back):")
-        return typed.strip().lower() == WRITE_ANYWAY
+        if typed.strip() and not writes_anyway(typed):  # a mistyped confirmation is said, never silently back
+            asker.say(apply_off_words(anything=True, refused=True, typed=typed))
+        return writes_anyway(typed)
     return asker.confirm("Apply these changes?", default=False)
 
 
