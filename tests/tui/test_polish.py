@@ -189,7 +189,7 @@ async def test_inside_hermes_the_screens_name_the_command_that_works_there(demo,
 
 async def test_the_palettes_quit_asks_before_discarding_like_ctrl_q(demo):
     """Textual's own Quit in the palette once exited at once, the doctor's pending repair lost without the
-    question Ctrl+Q asks (issue 31): it goes through the same discard question."""
+    question Ctrl+Q asks: it goes through the same discard question."""
     from hermes_wizard.screens.confirm_quit import ConfirmQuit
 
     before = (demo / ".env").read_bytes()

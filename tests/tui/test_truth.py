@@ -201,7 +201,7 @@ async def test_a_plan_hermes_would_refuse_needs_write_anyway_typed(demo, tmp_pat
 
 
 async def test_an_apply_that_is_off_says_why_when_asked_for(demo):
-    """Ctrl+S with Apply off, and Enter on a mistyped "write anyway", once did nothing at all (issue 31): each
+    """Ctrl+S with Apply off, and Enter on a mistyped "write anyway", once did nothing at all: each
     says why Apply is off — the mistyped words quoted back — and writes nothing."""
     from textual.widgets import Button
 

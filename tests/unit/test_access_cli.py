@@ -219,7 +219,7 @@ WEIXIN = "WEIXIN_ACCOUNT_ID=acct1234567\nWEIXIN_TOKEN=tok1234567\n"
 @pytest.mark.parametrize("yaml", ["", "weixin:\n  group_policy: open\n"])
 def test_a_policy_from_env_is_named_where_it_is_not_config_yaml(tmp_path, yaml):
     """Hermes copies WEIXIN_GROUP_POLICY into the platform's extra, over any YAML value (env wins): the overview
-    named `[config.yaml]` for a policy set only in `.env` (issue 31).  It names the `.env` line, with or without
+    named `[config.yaml]` for a policy set only in `.env`.  It names the `.env` line, with or without
     a YAML value the environment overrides."""
     home = _home(tmp_path / "h", WEIXIN + "WEIXIN_GROUP_POLICY=allowlist\n",
                  {"config.yaml": "model:\n  default: x\n" + yaml})

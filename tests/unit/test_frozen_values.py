@@ -1,4 +1,5 @@
-"""A value that holds a collection holds an immutable one (issue 30: no module-level state, no shared lists).
+"""A value that holds a collection holds an immutable one: no module-level state, no shared lists
+(ARCHITECTURE.md, "How a home flows").
 
 Every dataclass of wizard/ is frozen, and no field of a frozen one is typed as a `list`, `dict` or `set`
 (a tuple, a `FrozenMap` or a read-only `Mapping` instead): a value handed on can be neither changed in place

@@ -6,7 +6,9 @@ the terminal side is a pair of pipes (tests/system/test_handover_terminal.py has
 from __future__ import annotations
 
 import os
+import select
 import threading
+import time
 from pathlib import Path
 
 import oracle
@@ -30,6 +32,9 @@ def login_running(tmp_path: Path, script: str) -> Login:
                  {"PATH": "/usr/bin:/bin", "HERMES_HOME": str(tmp_path / "home")}, "")
 
 
+STEP_SECONDS = 60  # how long a step's text is waited for (a loaded machine starts Hermes in seconds)
+
+
 def run(login: Login, home: Path, *, steps: tuple[tuple[bytes, bytes], ...] = (), **kwargs):
     """hand_over with pipes for the terminal: each step's keys are typed once its text was printed (after the
     previous step's keys); the handed back and what the terminal showed."""
@@ -38,12 +43,22 @@ def run(login: Login, home: Path, *, steps: tuple[tuple[bytes, bytes], ...] = ()
     shown = bytearray()
 
     def terminal() -> None:
-        waiting, start = list(steps), 0
-        while data := os.read(shown_in, 4096):
-            shown.extend(data)
-            if waiting and waiting[0][0] in shown[start:]:
-                start = len(shown)
+        # Each step's text is looked for after the previous step's text (not after what had been read when it
+        # matched: the next prompt may come in the same read).  A step not seen within STEP_SECONDS gets Ctrl+C
+        # until the login ends, so a login that prints something else fails the test instead of hanging it.
+        waiting, start, since = list(steps), 0, time.monotonic()
+        while True:
+            ready, _, _ = select.select([shown_in], [], [], 1.0)
+            if ready:
+                data = os.read(shown_in, 4096)
+                if not data:
+                    return
+                shown.extend(data)
+            while waiting and (found := shown.find(waiting[0][0], start)) >= 0:
+                start, since = found + len(waiting[0][0]), time.monotonic()
                 os.write(keys_out, waiting.pop(0)[1])
+            if waiting and time.monotonic() - since > STEP_SECONDS:
+                os.write(keys_out, b"\x03")
 
     reader = threading.Thread(target=terminal)
     reader.start()

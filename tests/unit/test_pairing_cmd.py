@@ -72,7 +72,7 @@ def test_list_approve_revoke_through_hermes(tmp_path, hermes_python):
     revoked = _wizard("pairing", "revoke", "telegram", "5501234567", "--yes", *common)
     assert revoked.returncode == 0 and "Revoked access for user 5501234567 on telegram." in revoked.stdout
     assert _wizard("access", "telegram", "5501234567", "--home", str(home)).returncode == 1
-    # the words after a revocation are what `undo` will really do: it cannot approve them again (issue 31)
+    # the words after a revocation are what `undo` will really do: it cannot approve them again
     assert "undo takes it back" not in revoked.stdout and "you approve the new code" in revoked.stdout
     undo_says = _wizard("undo", "--dry-run", "--home", str(home)).stdout
     assert "It cannot give 5501234567 back their pairing on telegram" in undo_says, undo_says
@@ -182,7 +182,7 @@ async def test_the_access_screen_approves_a_code_through_hermes(tmp_path, hermes
         await pilot.pause()
         revoked = str(app.screen.query_one("#pair-result").visual)
         assert "Revoked access for user 5501234567" in revoked
-        # it said undo takes a revocation back, and undo cannot (issue 31): the words say how to let them in again
+        # it said undo takes a revocation back, and undo cannot: the words say how to let them in again
         assert "undo takes it back" not in revoked and "approve the new code" in " ".join(revoked.split())
     assert "5501234567" not in _store(home)["telegram-approved.json"].decode()
 
@@ -230,7 +230,7 @@ async def test_a_strangers_hostile_name_is_shown_escaped_on_the_access_screen(tm
 
 async def test_the_quit_question_names_an_approval_already_written(tmp_path, hermes_python, monkeypatch):
     """An approval is written at once, by Hermes: quitting with other answers pending must not say "Nothing has
-    been written yet" (issue 31) — it names what is written and kept."""
+    been written yet" — it names what is written and kept."""
     from hermes_wizard.screens.access_screen import AccessScreen
     from hermes_wizard.screens.app import WizardApp
     from hermes_wizard.screens.confirm_quit import ConfirmQuit

@@ -119,7 +119,7 @@ def test_a_plan_hermes_would_refuse_is_not_applied_by_a_yes(demo, capsys):
     out = " ".join(capsys.readouterr().out.split())
     assert "Apply is off: with these changes Hermes would refuse to start" in out
     assert rc == 0 and "No changes were made." in out and tree(demo) == before
-    assert "'y' is not 'write anyway'" in out  # the mistyped words said, not silently back (issue 31)
+    assert "'y' is not 'write anyway'" in out  # the mistyped words said, not silently back
 
 
 def test_review_answered_no_goes_back_and_quitting_writes_nothing(demo, capsys):

@@ -1,6 +1,6 @@
 """The question before quitting (wizard/cases/fixing.py `quit_question`) is true about what is written: after an
 apply, answers typed since are lost by quitting, but what was applied is not — it once said "Nothing has been
-written yet" whatever was written (issue 31)."""
+written yet" whatever was written."""
 
 from __future__ import annotations
 

@@ -55,7 +55,7 @@ def test_check_service_reports_the_loop_in_progress(box, capsys):
 
 def test_no_loop_is_asserted_when_systemd_cannot_be_asked(box, capsys):
     """`systemctl show` fails (no user bus): the journal's old lines alone are no loop in progress.  HW404 once
-    asserted one from them (issue 31); it says the loop could not be checked, and why."""
+    asserted one from them; it says the loop could not be checked, and why."""
     fake, home, dropins = box
     fake.state["fail"] = {"show": [1, "Failed to connect to bus: No medium found"]}
     fake.save()
