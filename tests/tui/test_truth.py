@@ -34,6 +34,16 @@ async def open_platform(pilot, app, name: str) -> None:
     await pilot.pause()
 
 
+async def review_opening_everyone(pilot, app) -> None:
+    """The doctor on the demo home, every open policy kept open with its opt-in, on to Review: a plan Hermes would
+    refuse (the unpaired WhatsApp)."""
+    app.screen.query_one("#open-optin").value = True
+    await pilot.pause()
+    await pilot.press("r")
+    await pilot.pause()
+    assert isinstance(app.screen, ReviewScreen)
+
+
 def text_of(screen, selector: str) -> str:
     return str(screen.query_one(selector, Static).render())
 
@@ -172,11 +182,7 @@ async def test_a_plan_hermes_would_refuse_needs_write_anyway_typed(demo, tmp_pat
     before = (demo / ".env").read_bytes()
     app = WizardApp(demo, mode="doctor")
     async with app.run_test(size=(100, 40)) as pilot:
-        app.screen.query_one("#open-optin").value = True
-        await pilot.pause()
-        await pilot.press("r")
-        await pilot.pause()
-        assert isinstance(app.screen, ReviewScreen)
+        await review_opening_everyone(pilot, app)
         apply = app.screen.query_one("#apply", Button)
         assert apply.disabled and app.screen.focused is app.screen.query_one("#back", Button)
         assert "Apply is off: with these changes Hermes would refuse to start" in text_of(app.screen, "#refusal")
@@ -208,11 +214,8 @@ async def test_an_apply_that_is_off_says_why_when_asked_for(demo):
     before = (demo / ".env").read_bytes()
     app = WizardApp(demo, mode="doctor")
     async with app.run_test(size=(100, 40)) as pilot:
-        app.screen.query_one("#open-optin").value = True
-        await pilot.pause()
-        await pilot.press("r")
-        await pilot.pause()
-        assert isinstance(app.screen, ReviewScreen) and app.screen.query_one("#apply", Button).disabled
+        await review_opening_everyone(pilot, app)
+        assert app.screen.query_one("#apply", Button).disabled
         assert text_of(app.screen, "#message") == ""
         await pilot.press("ctrl+s")
         await pilot.pause()
