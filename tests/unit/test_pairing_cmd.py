@@ -207,9 +207,21 @@ def test_the_plain_face_approves_a_waiting_code_through_hermes(tmp_path, hermes_
     assert "5501234567" in _store(home)["telegram-approved.json"].decode()
 
 
+async def _approve_on_the_access_screen(app, pilot, code: str) -> None:
+    """Telegram's Access screen: the code typed, then Approve twice (the preview, then the approval Hermes writes)."""
+    from hermes_wizard.screens.access_screen import AccessScreen
+
+    app.push_screen(AccessScreen("telegram"))
+    await pilot.pause()
+    app.screen.query_one("#pair-code").value = code
+    app.screen.approve_code()
+    await pilot.pause()
+    app.screen.approve_code()
+    await pilot.pause()
+
+
 async def test_a_strangers_hostile_name_is_shown_escaped_on_the_access_screen(tmp_path, hermes_python, monkeypatch):
     """The display name is the stranger's own choice and Hermes quotes it when approving: escaped on screen."""
-    from hermes_wizard.screens.access_screen import AccessScreen
     from hermes_wizard.screens.app import WizardApp
 
     home = _home(tmp_path / "h", TOKEN)
@@ -217,13 +229,7 @@ async def test_a_strangers_hostile_name_is_shown_escaped_on_the_access_screen(tm
     monkeypatch.setenv("HERMES_WIZARD_HERMES_PYTHON", hermes_python)
     app = WizardApp(home, mode="setup")
     async with app.run_test(size=(110, 70)) as pilot:
-        app.push_screen(AccessScreen("telegram"))
-        await pilot.pause()
-        app.screen.query_one("#pair-code").value = code
-        app.screen.approve_code()
-        await pilot.pause()
-        app.screen.approve_code()
-        await pilot.pause()
+        await _approve_on_the_access_screen(app, pilot, code)
         shown = "".join(str(w.visual) for w in app.screen.query("#pair-result, #who"))
     assert "Approved!" in shown and "\x1b" not in shown and "\\x1b]2;owned" in shown
 
@@ -231,7 +237,6 @@ async def test_a_strangers_hostile_name_is_shown_escaped_on_the_access_screen(tm
 async def test_the_quit_question_names_an_approval_already_written(tmp_path, hermes_python, monkeypatch):
     """An approval is written at once, by Hermes: quitting with other answers pending must not say "Nothing has
     been written yet" — it names what is written and kept."""
-    from hermes_wizard.screens.access_screen import AccessScreen
     from hermes_wizard.screens.app import WizardApp
     from hermes_wizard.screens.confirm_quit import ConfirmQuit
 
@@ -240,12 +245,7 @@ async def test_the_quit_question_names_an_approval_already_written(tmp_path, her
     monkeypatch.setenv("HERMES_WIZARD_HERMES_PYTHON", hermes_python)
     app = WizardApp(home, mode="setup")
     async with app.run_test(size=(110, 70)) as pilot:
-        app.push_screen(AccessScreen("telegram"))
-        await pilot.pause()
-        app.screen.query_one("#pair-code").value = code
-        app.screen.approve_code()  # the preview
-        app.screen.approve_code()  # the approval, written by Hermes
-        await pilot.pause()
+        await _approve_on_the_access_screen(app, pilot, code)
         assert "Approved!" in str(app.screen.query_one("#pair-result").visual)
         app.session.set_access("telegram", "allowlist", ["111"])  # an answer not yet written
         await pilot.press("ctrl+q")
