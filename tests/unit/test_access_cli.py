@@ -126,7 +126,8 @@ def test_whatsapp_groups_under_pairing_never_reach_the_gateway(tmp_path):
     result = _run("whatsapp", "15551234567@s.whatsapp.net", "--chat", "group", "--chat-id", "g@g.us",
                   "--format", "json", home=home)
     data = json.loads(result.stdout)
-    assert result.returncode == 0 and data["authorized"] is True and data["rule"] == "pairing-approved"
+    # exit 1: authorized by the gateway's rules, but the message never reaches it
+    assert result.returncode == 1 and data["authorized"] is True and data["rule"] == "pairing-approved"
     assert data["reaches_gateway"] is False and data["gets_through"] is False
     assert data["intake_rule"] == "group_policy pairing"
     dm = json.loads(_run("whatsapp", "15551234567@s.whatsapp.net", "--format", "json", home=home).stdout)
@@ -206,7 +207,7 @@ def test_a_platform_is_one_the_judged_hermes_knows(tmp_path):
     unknown, naming the version, for 0.19.0."""
     home = _home(tmp_path / "h", "A2A_ALLOWED_USERS=peer-1\n")
     known = _run("a2a", "peer-1", "--format", "json", "--hermes-version", "0.20.1", home=home)
-    assert known.returncode == 0, known
+    assert known.returncode == 1 and json.loads(known.stdout)["platform_enabled"] is False, known  # not turned on
     assert (json.loads(known.stdout)["rule"], json.loads(known.stdout)["hermes"]) == ("allowlist", "0.20.1")
     unknown = _run("a2a", "peer-1", "--hermes-version", "0.19.0", home=home)
     assert unknown.returncode == 2 and unknown.stdout == "", unknown

@@ -66,6 +66,7 @@ def _one_sender(args: argparse.Namespace, view: AccessView, platform: str) -> in
     effective = view.report.effective
     intake, intake_rule = view.authorizer.intake(effective.environ, effective.platforms, view.files, sender)
     nobody = nobody_heard(view)
+    reaches = decision.authorized and intake is not False and enabled  # what exit 0 promises (the contract)
     if args.format == "json":
         payload = {"platform": platform, "sender": args.sender, "chat_type": args.chat, "chat_id": args.chat_id,
                    "authorized": decision.authorized, "rule": decision.rule, "source": source,
@@ -75,19 +76,21 @@ def _one_sender(args: argparse.Namespace, view: AccessView, platform: str) -> in
                    "would_start": view.report.would_start, "hermes": view.report.hermes.judged_as}
         sys.stdout.write(json_text(payload) + "\n")
     else:
-        mark, verdict = ("[✓]", "accepted") if decision.authorized else ("[✗]", "denied")
+        mark, verdict = ("[✓]", "accepted") if reaches else ("[✗]", "denied" if not decision.authorized else
+                                                               "dropped" if intake is False else "not received")
         where = {"dm": "a DM", "group": "a group", "channel": "a channel", "forum": "a forum topic"}[args.chat]
         where += f" ({visible(args.chat_id)})" if args.chat_id else ""
         if nobody is not None:  # first: no rule matters until the gateway starts
             print(f"[✗] {nobody}. Once it starts:")
         print(f"{mark} {verdict}: {visible(args.sender)!r} in {where} on {platform} "
               f"(Hermes {view.report.hermes.judged_as})")
-        print(f"    rule: {decision.rule} — {rule_words(decision)}" + (f" [{source}]" if source else ""))
+        print(f"    rule: {decision.rule} — {rule_words(decision)}" + (f" [{source}]" if source else "")
+              + (" (the gateway's own rule would let it through)" if decision.authorized and not reaches else ""))
         if intake is False:
             print(f"    but: the {platform} adapter drops this message before the gateway sees it ({intake_rule})")
         if not enabled:
             print(f"    note: {platform} is not enabled in this home: the gateway would not receive the message")
-    return ExitCode.OK if decision.authorized and nobody is None else ExitCode.PROBLEMS
+    return ExitCode.OK if reaches and nobody is None else ExitCode.PROBLEMS
 
 
 def _overview(args: argparse.Namespace, view: AccessView, platform: str | None) -> int:
