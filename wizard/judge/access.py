@@ -179,6 +179,13 @@ def _side(view: AccessView, name: str, side: str, known: dict[str, str]) -> Side
                  GROUP_CHATS.get(name, "") if side == "group" else "", "GATEWAY_ALLOWED_USERS"]
     allowlisted = tuple((item, variable, known.get(item)) for variable in filter(None, variables)
                         for item in sorted({i.strip() for i in auth.auth_env(env, variable).split(",") if i.strip()}))
+    if gate is not None and gate[0] == "listed" and side == "dm":  # the adapter forwards only its own list's DMs
+        platforms = view.report.effective.platforms
+        allowlisted = tuple(row for row in allowlisted if auth.intake(
+            env, platforms, view.files, Sender(name, row[0], "dm", None))[0] is not False)
+        if not allowlisted:
+            return Side(disabled=_policy_source(view, name, gate[2], side),
+                        dropped_by="allowlist, and its own list names none of them")
     return Side(allowlisted=allowlisted, chats_only=chats_only)
 
 

@@ -100,6 +100,8 @@ def _state(model: Model, platform: str, mode: str, group: str | None) -> tuple[A
     extra: dict[str, Any] = {"group_allow_from": LISTED_CHAT}  # a group list naming one chat
     if mode == "allowlist" and spec.allowlist_env:
         env[spec.allowlist_env] = LISTED
+        if spec.adapter_allowlist_env:
+            env[spec.adapter_allowlist_env] = LISTED
         if spec.adapter_allowlist_key:
             extra[spec.adapter_allowlist_key] = LISTED
     sides = [("dm", mode if mode != "disabled" else None), ("group", group)]

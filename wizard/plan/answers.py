@@ -143,6 +143,9 @@ def access_changes(report: HomeReport, platform: str, mode: str, ids: list[str] 
         listed = ",".join(ids)
         if mode == "allowlist" or (mode == "pairing" and ids):
             changes.append(_env(report, spec.allowlist_env, listed, platform, "who may use the agent"))
+        if mode == "allowlist" and spec.adapter_allowlist_env:
+            changes.append(_env(report, spec.adapter_allowlist_env, listed, platform,
+                                f"the {spec.label} adapter forwards only the DMs its own list names"))
         if mode == "allowlist" and spec.adapter_allowlist_key:
             changes.append(Change(YAML, f"{platform}.{spec.adapter_allowlist_key}", None, listed, platform=platform,
                                   reason=f"the {spec.label} adapter reads its allowlist from YAML"))

@@ -251,7 +251,7 @@ def _decides_access(change: Change, specs: dict[str, Spec]) -> bool:
     spec = specs.get(change.platform or "")
     if spec is None:
         return False
-    names = {spec.allow_all_env, spec.allowlist_env}
+    names = {spec.allow_all_env, spec.allowlist_env, spec.adapter_allowlist_env}
     if spec.gate:
         names |= {spec.gate.dm_env, spec.gate.group_env, spec.gate.allow_all_env}
     return change.key in names or change.key.rsplit(".", 1)[-1] in _ACCESS_YAML_LEAVES

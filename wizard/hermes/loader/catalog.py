@@ -48,6 +48,9 @@ class Spec(Value):
     # the `config.extra` key the adapter's own intake allowlist is read from, when it never reads
     # `allowlist_env` (its top-level YAML block is where a user writes it)
     adapter_allowlist_key: str | None = None
+    # the env variable the adapter's own DM allowlist is read from, when it is not `allowlist_env`: the gateway
+    # admits `allowlist_env`, the adapter forwards only what this one names, so an allowlist needs both
+    adapter_allowlist_env: str | None = None
     enabled_env: str | None = None  # the env switch that turns the platform on or off (both ways)
     policy_env_into_extra: bool = False  # its env override block copies the policy variables into `extra`
     # whether a missing credential variable is reported (HW: missing-credentials); False where the credentials
@@ -122,7 +125,7 @@ _SPECS = (
          Gate(None, None, "QQ_ALLOW_ALL_USERS"), id_hint="user OpenIDs"),
     Spec("yuanbao", "Yuanbao", ("YUANBAO_APP_ID", "YUANBAO_APP_SECRET"), "YUANBAO_ALLOWED_USERS",
          "YUANBAO_ALLOW_ALL_USERS", Gate("YUANBAO_DM_POLICY", "YUANBAO_GROUP_POLICY", "YUANBAO_ALLOW_ALL_USERS"),
-         policy_env_into_extra=True),
+         policy_env_into_extra=True, adapter_allowlist_env="YUANBAO_DM_ALLOW_FROM"),
     Spec("relay", "Relay (experimental)", ("GATEWAY_RELAY_URL",), always_authorized=True,
          env_credentials_checked=False),
     Spec("google_chat", "Google Chat", ("GOOGLE_CHAT_SERVICE_ACCOUNT_JSON", "GOOGLE_CHAT_PROJECT_ID"),

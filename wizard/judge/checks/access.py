@@ -199,6 +199,32 @@ def whatsapp_allowlist_unread(ctx: Context) -> Iterable[Hit]:
                 f"{spec.gate.dm_env}=pairing, or {name}: {key}: [<numbers>] in config.yaml")
 
 
+@check("HW111", "adapter-dm-list-empty", "warning",
+       "dm_policy allowlist, but the adapter's own DM list is empty: it drops every DM.",
+       what="""Yuanbao's adapter admits a DM under dm_policy=allowlist only when the sender is on its own list,
+YUANBAO_DM_ALLOW_FROM (or dm_allow_from in config.yaml). The gateway's YUANBAO_ALLOWED_USERS is a separate list,
+read only for the DMs the adapter has let through.""",
+       why="""With the adapter's list empty, nobody, not even the users on YUANBAO_ALLOWED_USERS, gets an answer.""",
+       fix="""List the same IDs in YUANBAO_DM_ALLOW_FROM (`hermes-wizard setup --platform yuanbao --policy allowlist
+--allow ID` writes both), or use dm_policy pairing.""")
+def adapter_dm_list_empty(ctx: Context) -> Iterable[Hit]:
+    platforms = ctx.model.platforms()
+    env = ctx.effective.environ
+    for name, spec in platforms.items():
+        state, variable = ctx.effective.platforms.get(name), spec.adapter_allowlist_env
+        if state is None or not state.enabled or variable is None or spec.gate is None:
+            continue
+        seen = policies(name, state, env, platforms)
+        if seen is None or seen.dm != "allowlist":
+            continue
+        if str(state.extra.get("dm_allow_from") or env.get(variable, "")).strip(", "):
+            continue
+        unread = spec.allowlist_env and env.get(spec.allowlist_env, "").strip()
+        yield Hit(name, f"dm_policy is allowlist but {variable} is empty: every DM is dropped"
+                  + (f" ({spec.allowlist_env} alone is not enough)" if unread else "") + ".",
+                  f"{variable}=<the IDs>" + (f" (those in {spec.allowlist_env})" if unread else ""))
+
+
 @check("HW108", "allowlist-id-format", "warning",
        "An allowlist entry does not look like an ID of that platform.",
        what="""Allowlists match sender IDs exactly. Telegram wants numeric IDs, Matrix @user:server, WhatsApp

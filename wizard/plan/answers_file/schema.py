@@ -250,7 +250,7 @@ def names_credential(variable: str, key: str) -> bool:
 
 
 def _access_env(spec: Spec, key: str) -> bool:
-    names = {spec.allowlist_env, spec.allow_all_env}
+    names = {spec.allowlist_env, spec.allow_all_env, spec.adapter_allowlist_env}
     if spec.gate:
         names |= {spec.gate.dm_env, spec.gate.group_env}
     return key in names
