@@ -78,6 +78,20 @@ def test_list_approve_revoke_through_hermes(tmp_path, hermes_python):
     assert "It cannot give 5501234567 back their pairing on telegram" in undo_says, undo_says
 
 
+def test_a_relative_hermes_python_is_the_one_named_from_here(tmp_path, hermes_python):
+    """`--hermes-python` relative to the folder the wizard runs in: Hermes is run from elsewhere, but the Python
+    named is the one from here (a venv's python is a symlink into the base interpreter: not resolved)."""
+    home = _home(tmp_path / "h", TOKEN)
+    _stranger_asks(home, hermes_python, "telegram", "5501234567", "Lee")
+    here = Path(hermes_python).parent.parent.parent
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HERMES_")}
+    listed = subprocess.run([sys.executable, "-m", "hermes_wizard", "pairing", "list", "--home", str(home),
+                             "--hermes-python", os.path.relpath(hermes_python, here)], capture_output=True,
+                            text=True, timeout=120, env=env, cwd=here)
+    assert listed.returncode == 0, listed.stderr
+    assert "telegram: Lee 5501234567" in listed.stdout
+
+
 def test_preview_without_a_terminal_changes_nothing(tmp_path, hermes_python):
     home = _home(tmp_path / "h", TOKEN)
     code = _stranger_asks(home, hermes_python, "telegram", "77", "Pat")

@@ -80,6 +80,8 @@ class HostFacts(Value):
     def detect(cls, home: Path, hermes_python: str | None = None,
                environ: Mapping[str, str] | None = None) -> HostFacts:
         environ = environ if environ is not None else dict(os.environ)
+        # as named, from here: Hermes is later run from another folder (lexically: a venv's python is a symlink)
+        hermes_python = os.path.abspath(hermes_python) if hermes_python else None
         node, raft_cli = node_present(home, environ), which("raft") is not None
         install = detect_install(home, hermes_python, environ)
         hermes = judgement(install.version, str(install.prefix) if install.prefix else None, "detected",
