@@ -74,6 +74,19 @@ def test_no_loop_is_asserted_when_systemd_cannot_be_asked(box, capsys):
     assert "restarts it forever" not in out.splitlines()[-1], out
 
 
+def test_no_unit_is_stopped_on_journal_lines_alone(box, capsys):
+    """systemd cannot be asked (no user bus): the journal's refusals and restart counter are old news, so the
+    doctor plans no stop of a loop it cannot see; it repairs the files, and says the loop could not be checked."""
+    fake, home, _ = box
+    fake.state["fail"] = {"show": [1, "Failed to connect to bus: No medium found"]}
+    fake.save()
+    assert loop.Evidence(UNIT, refusals=("refusing",), counter=40).may_be_looping is False
+    rc, out = doctor(capsys, home, "--fix", "--yes")
+    assert "systemctl stop" not in verbs(fake), (verbs(fake), out)
+    assert "could not be checked" in out, out
+    assert rc == 0, out
+
+
 def test_doctor_report_shows_the_loop_and_changes_nothing(box, capsys):
     fake, home, dropins = box
     before = (home / ".env").read_text()

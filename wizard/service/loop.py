@@ -90,7 +90,10 @@ class Evidence(Value):
     def may_be_looping(self) -> bool:
         """Restarted since its last start, with refusals in its journal: maybe between two turns of a loop
         (Hermes sleeps between starts when they come too fast, and a turn runs a second before refusing).
-        Before files change under it, doctor stops such a unit; it restarts it once they pass."""
+        Before files change under it, doctor stops such a unit; it restarts it once they pass.  Never claimed
+        when systemd could not be asked (`asked`): the journal's refusals and counter may be weeks old."""
+        if not self.asked:
+            return False
         return self.looping or self.restarting_now or (bool(self.refusals) and (self.restarts or 0) > 0)
 
     @property
