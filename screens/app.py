@@ -59,7 +59,9 @@ CSS_FILE = stylesheet()
 START_WITHOUT_COLLECTOR = 1.0  # seconds: the start runs without the cycle collector (WizardApp.on_load)
 # Theme colours that become the foreground under NO_COLOR (see WizardApp.get_css_variables).
 NO_COLOR_AS_FOREGROUND = ("error", "text-error", "warning", "text-warning", "success", "text-success",
-                          "text-muted", "text-accent")
+                          "text-muted", "text-accent", "text-primary", "text-secondary", "footer-key-foreground",
+                          "block-cursor-background", "markdown-h1-color", "markdown-h2-color", "markdown-h3-color",
+                          "markdown-h6-color")
 # Keys shown by name in the footer and the keys panel (Textual draws ⏎, ⇥, ↑ and friends).
 KEY_WORDS = {"enter": "Enter", "escape": "Esc", "tab": "Tab", "up": "Up", "down": "Down", "left": "Left",
              "right": "Right", "backspace": "Backspace", "delete": "Del", "space": "Space", "pageup": "PgUp",
@@ -96,7 +98,10 @@ class WizardApp(App[AppOutcome]):
     # -- looks: without colour, and without glyphs a terminal font may lack -----------------------------------------
     def get_css_variables(self) -> dict[str, str]:
         """Under NO_COLOR every semantic colour is the foreground: greyed, red and amber came out dimmer than a
-        label (the refusing verdict 2.7:1, errors 5.9:1); emphasis is carried by bold and reverse instead."""
+        label (the refusing verdict 2.7:1, errors 5.9:1, footer keys 6.4:1, the help's headings 2.9:1), and the
+        blue cursor of a list or a choice left its words at 4.8:1; emphasis is carried by bold and reverse
+        instead (the cursor is the foreground behind dark words), and the stylesheet's `:nocolor` rules do the
+        same for buttons and placeholders (assets/wizard.tcss)."""
         variables = super().get_css_variables()
         if self.no_color:
             for name in NO_COLOR_AS_FOREGROUND:
