@@ -23,7 +23,7 @@ from hermes_wizard.plan.answers import ACCESS_MODES, GROUP_POLICIES, id_problems
 from hermes_wizard.plan.session import AnswerError
 from hermes_wizard.screens.base import WizardScreen
 from hermes_wizard.screens.messages import AccessKept
-from hermes_wizard.screens.widgets import Choice, ChoiceSet, WizardFooter, wizard_header
+from hermes_wizard.screens.widgets import Choice, ChoiceSet, WizardFooter, verdict_line, wizard_header
 from hermes_wizard.write.undo import pairing_backup_words
 
 HELP = """# Who may use the agent
@@ -68,6 +68,7 @@ class AccessScreen(WizardScreen):
                                                                         before=self.wizard.report)
         words = {m: access_words(self.wizard.report.model, self.platform, m) for m in ACCESS_MODES}
         yield wizard_header()
+        yield verdict_line(*self.wizard.verdict_now())
         with VerticalScroll(id="body"):
             yield Static(f"Who may use the agent through {self.spec.label}?", classes="title")
             with ChoiceSet(id="access-choices"):

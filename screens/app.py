@@ -29,6 +29,7 @@ from hermes_wizard.core.bundled import stylesheet
 from hermes_wizard.core.safetext import scrubber
 from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.faces.handover import hand_over
+from hermes_wizard.faces.wording import verdict_words
 from hermes_wizard.judge.engine import HomeReport
 from hermes_wizard.judge.masking import secret_values
 from hermes_wizard.plan.changes import Plan
@@ -135,6 +136,17 @@ class WizardApp(App[AppOutcome]):
 
     def previewed(self) -> HomeReport:
         return self.session.outlook()
+
+    def verdict_now(self) -> tuple[str, bool]:
+        """The verdict line for the answers so far, in `check`'s words, and whether `check` would call it clean:
+        of the home as the plan would leave it ("After these changes: …", as Review says it) once an answer
+        changes anything, else of the home as read (as Home and Findings say it)."""
+        if not self.plan():
+            return verdict_words(self.report)
+        from hermes_wizard.faces.outcome import planned
+
+        said = planned(self.previewed())
+        return said.verdict, said.clean
 
     def choose_repair(self, options: RepairOptions, confirmed: list[str]) -> Repair:
         """The doctor's repair for these options, with the platforms whose name was typed; the notes and the

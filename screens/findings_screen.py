@@ -44,10 +44,10 @@ class FindingsScreen(WizardScreen):
         report = self.wizard.report
         words, ok = verdict_words(report)
         yield wizard_header()
+        # the home, the verdict and the buttons stay in view at 80x24; the findings and choices scroll between them
+        yield Static(visible_lines(tilde(f"Hermes home: {self.wizard.home}")), classes="title", markup=False)
+        yield Static(visible_lines(words), classes="verdict-ok" if ok else "verdict-bad", id="verdict", markup=False)
         with VerticalScroll(id="body"):
-            yield Static(visible_lines(tilde(f"Hermes home: {self.wizard.home}")), classes="title", markup=False)
-            yield Static(visible_lines(words), classes="verdict-ok" if ok else "verdict-bad", id="verdict",
-                         markup=False)
             shown = [f for f in report.findings if f.severity != "info"] or report.findings
             lines = [f"{f.severity.glyph} {f.code} {visible(f.platform or 'home')}: {visible(tilde(f.message))}"
                      for f in shown]
@@ -69,10 +69,10 @@ class FindingsScreen(WizardScreen):
                         classes="field-label")
             yield Input(placeholder="e.g. weixin", id="confirm-open")
             yield Static("", id="plan-notes", classes="hint", markup=False)
-            with Horizontal(classes="buttons"):
-                yield Button("Review the fix", variant="primary", id="review")
-                yield Button("Platforms", id="platforms")
-                yield Button("Quit", id="quit")
+        with Horizontal(classes="buttons"):
+            yield Button("Review the fix", variant="primary", id="review")
+            yield Button("Platforms", id="platforms")
+            yield Button("Quit", id="quit")
         yield WizardFooter()
 
     def on_mount(self) -> None:

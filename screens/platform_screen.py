@@ -16,7 +16,7 @@ from hermes_wizard.hermes.loader.catalog import Spec
 from hermes_wizard.plan.changes import is_secret_name
 from hermes_wizard.screens.base import WizardScreen
 from hermes_wizard.screens.messages import CredentialsKept, HomeReread, PairingRequested
-from hermes_wizard.screens.widgets import WizardFooter, wizard_header
+from hermes_wizard.screens.widgets import WizardFooter, verdict_line, wizard_header
 
 HELP = """# Platform
 
@@ -46,6 +46,7 @@ class PlatformScreen(WizardScreen):
     def compose(self) -> ComposeResult:
         report = self.wizard.report
         yield wizard_header()
+        yield verdict_line(*self.wizard.verdict_now())
         with VerticalScroll(id="body"):
             yield Static(platform_title(report.model.platforms()[self.platform]), classes="title", markup=False)
             yield Static(visible_lines(disk_words(report, self.platform)), id="state", classes="hint", markup=False)

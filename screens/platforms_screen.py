@@ -20,12 +20,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Static
 
-from hermes_wizard.core.safetext import visible
+from hermes_wizard.core.safetext import visible, visible_lines
 from hermes_wizard.faces.wording import credential_state, plural
 from hermes_wizard.hermes.loader.catalog import ALIASES
 from hermes_wizard.screens.base import WizardScreen
 from hermes_wizard.screens.messages import PlatformChosen, ReviewRequested
-from hermes_wizard.screens.widgets import WizardFooter, wizard_header
+from hermes_wizard.screens.widgets import WizardFooter, verdict_line, wizard_header
 
 if TYPE_CHECKING:
     from hermes_wizard.hermes.loader.catalog import Spec
@@ -79,6 +79,7 @@ class PlatformsScreen(WizardScreen):
 
     def compose(self) -> ComposeResult:
         yield wizard_header()
+        yield verdict_line(*self.wizard.verdict_now())
         yield Static("Choose a platform (Enter; type its name to jump to it), or Ctrl+R to review the plan.",
                      classes="hint", id="intro")
         yield DataTable(cursor_type="row", zebra_stripes=True, id="platforms")
@@ -125,6 +126,9 @@ class PlatformsScreen(WizardScreen):
                           key=name, height=height)
         if kept is not None:
             table.move_cursor(row=table.get_row_index(kept), animate=False)
+        words, ok = self.wizard.verdict_now()  # the rows' verdicts, and the one sentence they add up to
+        self.query_one("#verdict", Static).update(visible_lines(words))
+        self.query_one("#verdict").set_classes("verdict-ok" if ok else "verdict-bad")
         count = self.wizard.session.pending()
         self.query_one("#pending", Static).update(
             f"{plural(count, 'pending change')} — Ctrl+R to review" if count else "No changes yet.")

@@ -13,7 +13,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Header, RadioButton, RadioSet, Static
 
-from hermes_wizard.core.safetext import as_spoken
+from hermes_wizard.core.safetext import as_spoken, visible_lines
 
 # Textual's default icon (U+2B58) is missing from many terminal fonts and shows as a box; this one
 # exists everywhere and still reads as a menu (clicking it opens the command palette).
@@ -22,6 +22,12 @@ HEADER_ICON = "="
 
 def wizard_header() -> Header:
     return Header(icon=HEADER_ICON)
+
+
+def verdict_line(words: str, ok: bool) -> Static:
+    """The verdict as `check` words it (the App's `verdict_now`, or the screen's own report), put above a screen's
+    scrolling body so it stays in view at 80x24 whatever the body holds; strongest without colour (wizard.tcss)."""
+    return Static(visible_lines(words), classes="verdict-ok" if ok else "verdict-bad", id="verdict", markup=False)
 
 
 class WizardFooter(Footer):
