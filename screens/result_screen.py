@@ -1,5 +1,5 @@
-"""Result: where the backup is, the verdict read back from disk with every finding left, what the
-service steps did, and the real next step for this home."""
+"""Result: what was written and where the backup is, the verdict read back from disk (all three always in view),
+then every finding left, what the service steps did, and the real next step for this home."""
 
 from __future__ import annotations
 
@@ -33,12 +33,14 @@ class ResultScreen(WizardScreen):
         report = self.result.report
         said = written(report, self.wizard.home, running=self.result.running)
         yield wizard_header()
+        # the outcome stays in view at 80x24 above what scrolls (findings, service steps, the next step, Done:
+        # focused, it scrolled the outcome sentence away once the service steps were listed)
+        yield Static(visible_lines(f"Written: {', '.join(self.result.written) or 'no file'}"), classes="title",
+                     markup=False)
+        yield Static(visible_lines(tilde(f"Backup: {self.result.backup}/")), classes="hint", markup=False)
+        yield Static(visible_lines(said.verdict), classes="verdict-ok" if said.clean else "verdict-bad",
+                     id="verified", markup=False)
         with VerticalScroll(id="body"):
-            yield Static(visible_lines(f"Written: {', '.join(self.result.written) or 'no file'}"), classes="title",
-                         markup=False)
-            yield Static(visible_lines(tilde(f"Backup: {self.result.backup}/")), classes="hint", markup=False)
-            yield Static(visible_lines(said.verdict), classes="verdict-ok" if said.clean else "verdict-bad",
-                         id="verified", markup=False)
             opened = open_words(report)
             if opened:
                 yield Static(opened, classes="warning-text", id="open-to-everyone", markup=False)

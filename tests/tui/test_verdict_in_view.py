@@ -1,15 +1,20 @@
 """The verdict is in view on every screen at 80x24, in `check`'s words, without scrolling: Platforms, a platform and
-Access said none; Findings never showed it together with "Review the fix".  Read from what the compositor draws (the
+Access said none; Findings never showed it together with "Review the fix"; Result, after service steps, scrolled
+what was written away, and with a few more lines its outcome sentence.  Read from what the compositor draws (the
 screen as the terminal gets it), held to `check` run on the home (or on a copy with the plan written, for "After
 these changes: …")."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from one_outcome import _flat, check_line, write_planned
 from textual.widgets import DataTable
 
+from hermes_wizard.plan.service_steps import ServiceRequest
 from hermes_wizard.screens.app import WizardApp
 from hermes_wizard.screens.findings_screen import FindingsScreen
+from hermes_wizard.screens.result_screen import ResultScreen
 
 SIZE = (80, 24)
 
@@ -83,3 +88,28 @@ async def test_the_doctor_shows_checks_verdict_and_review_together(demo, capsys,
     after = "After these changes: " + clause(capsys, write_planned(demo, plan, tmp_path))
     for where, words in shown.items():
         assert_in_view(words, after, f"{where}, with the repair planned")
+
+
+async def test_the_result_of_service_steps_keeps_its_outcome_in_view(box, capsys):
+    """On a machine with Hermes's unit (fake systemd): the gate installed, the restart watched (settle 0, as
+    `doctor --settle 0`); Result lists every step, and what was written and the outcome sentence, `check`'s own,
+    stay in view at 80x24 above them."""
+    fake, home, _ = box
+    app = WizardApp(home, mode="doctor")
+    app.choices = replace(app.choices, service=ServiceRequest(install_gate=True, restart=True, settle=0))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r")
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        for _ in range(200):
+            await pilot.pause(0.05)
+            if isinstance(app.screen, ResultScreen):
+                break
+        assert isinstance(app.screen, ResultScreen)
+        await pilot.pause()
+        result, shown = app.screen.result, on_screen(app)
+    assert result.service_lines and result.restarts, result  # the gate written, the restart watched
+    code, line = check_line(capsys, home)
+    body = _flat(line.removeprefix("Verdict: "))
+    assert_in_view(shown, ("Verified: " + body) if code == 0 else body, "result", also="Written: .env")
+    assert "Next: " in shown  # and the last of what scrolls below it: Done has the focus
