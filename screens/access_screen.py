@@ -94,7 +94,8 @@ class AccessScreen(WizardScreen):
             yield Static(own_id_help(self.platform), id="ids-help", classes="hint", markup=False)
             yield Static("", id="ids-problems", classes="warning-text", markup=False)
             yield Label(f"Type {self.platform} to confirm open access", id="confirm-label")
-            yield Input(value=drafts.get("confirm", ""), placeholder=self.platform, id="confirm")
+            yield Input(value=drafts.get("confirm", ""), placeholder=f"type {self.platform} here",
+                        id="confirm")  # the bare name looked typed already
             yield Static("", id="message", classes="error-text")
             yield Static(visible_lines(self._who_now()), id="who", classes="hint", markup=False)
             yield Label("Approve a pairing request: the code the person received", id="pair-code-label")

@@ -70,7 +70,8 @@ class ReviewScreen(WizardScreen):
         self.anything = bool(plan or self.service_steps)
         if self.refused:
             yield Static(refusal_words(outlook), id="refusal", classes="error-text", markup=False)
-            yield Input(placeholder=WRITE_ANYWAY, id="write-anyway")
+            # the bare words as placeholder looked typed already: say what to do with them (drawn italic)
+            yield Input(placeholder=f"type {WRITE_ANYWAY} to turn Apply on", id="write-anyway")
         yield Static("", id="message", classes="error-text", markup=False)
         with Horizontal(classes="buttons"):
             yield Button("Apply", variant="success", id="apply",
