@@ -18,7 +18,7 @@ from hermes_wizard.plan.changes import render_diff
 from hermes_wizard.plan.service_steps import render_service
 from hermes_wizard.screens.base import WizardScreen
 from hermes_wizard.screens.messages import ChangesApplied
-from hermes_wizard.screens.widgets import DiffView, WizardFooter, findings_content, wizard_header
+from hermes_wizard.screens.widgets import DiffView, WizardFooter, WrappedCheckbox, findings_content, wizard_header
 from hermes_wizard.write.apply import ApplyError
 
 HELP = """# Review
@@ -56,7 +56,7 @@ class ReviewScreen(WizardScreen):
         with VerticalScroll(id="outlook"):
             yield from self._where_secrets_go()
             if self.service_steps:
-                yield Checkbox("Also run the service steps below", value=self.run_service, id="run-service")
+                yield WrappedCheckbox("Also run the service steps below", value=self.run_service, id="run-service")
                 yield Static(visible_lines(render_service(self.service_steps)), id="service", markup=False)
             if service_notes:  # a gate the doctor will not install, and why (the line `doctor` prints)
                 yield Static(visible_lines("\n".join(service_notes)), id="service-notes", classes="warning-text",
@@ -98,7 +98,7 @@ class ReviewScreen(WizardScreen):
             yield Static(visible_lines(f"The secrets go to .env, mode 0600: {self.no_keyring}."),
                          id="keyring-none", markup=False)
             return
-        yield Checkbox(f"Keep the secrets in the OS keyring ({backend_name()}) instead of .env",
+        yield WrappedCheckbox(f"Keep the secrets in the OS keyring ({backend_name()}) instead of .env",
                        value=session.secrets_in_keyring, id="keep-in-keyring")
 
     def on_checkbox_changed(self, event: Checkbox.Changed) -> None:

@@ -10,8 +10,9 @@ from __future__ import annotations
 from textual.command import CommandPalette, SearchIcon
 from textual.containers import VerticalScroll
 from textual.content import Content
+from textual.geometry import Size
 from textual.screen import Screen
-from textual.widgets import Footer, Header, RadioButton, RadioSet, Static
+from textual.widgets import Checkbox, Footer, Header, RadioButton, RadioSet, Static
 
 from hermes_wizard.core.safetext import as_spoken, visible_lines
 
@@ -54,9 +55,21 @@ class WizardFooter(Footer):
             await self.recompose()
 
 
-class Choice(RadioButton):
+class WrappingToggle:
+    """A toggle (radio button, checkbox) as tall as its words wrapped (wizard.tcss lets them wrap): Textual's is one
+    line high, its words cut at the screen's edge."""
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return self.render().get_height(self.styles, width)  # type: ignore[attr-defined]
+
+
+class WrappedCheckbox(WrappingToggle, Checkbox):
+    """A checkbox whose words wrap."""
+
+
+class Choice(WrappingToggle, RadioButton):
     """A radio button that marks the chosen option with a different glyph, not only a different colour,
-    so NO_COLOR and colour-blind users can tell which option is selected."""
+    so NO_COLOR and colour-blind users can tell which option is selected; its words wrap."""
 
     BUTTON_OFF = " "
     BUTTON_ON = "●"
