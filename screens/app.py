@@ -29,6 +29,7 @@ from hermes_wizard.core.bundled import stylesheet
 from hermes_wizard.core.safetext import scrubber
 from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.faces.handover import hand_over
+from hermes_wizard.faces.outcome import planned
 from hermes_wizard.faces.wording import verdict_words
 from hermes_wizard.judge.engine import HomeReport
 from hermes_wizard.judge.masking import secret_values
@@ -143,8 +144,6 @@ class WizardApp(App[AppOutcome]):
         changes anything, else of the home as read (as Home and Findings say it)."""
         if not self.plan():
             return verdict_words(self.report)
-        from hermes_wizard.faces.outcome import planned
-
         said = planned(self.previewed())
         return said.verdict, said.clean
 
