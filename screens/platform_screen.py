@@ -3,6 +3,7 @@ disk in words, with the command that fixes it."""
 
 from __future__ import annotations
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
@@ -82,6 +83,15 @@ class PlatformScreen(WizardScreen):
         problem = self.wizard.session.type_value(self.platform, key, event.value)
         event.input.set_class(problem is not None, "-invalid")
         self.query_one(f"#error-{key}", Static).update(problem or "")
+
+    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        """A field left: the verdict follows what was typed in it (a valid credential is planned; judged once per
+        field left, not per keystroke)."""
+        if isinstance(event.widget, Input):
+            words, ok = self.wizard.verdict_now()
+            verdict = self.query_one("#verdict", Static)
+            verdict.update(visible_lines(words))
+            verdict.set_classes("verdict-ok" if ok else "verdict-bad")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         """Enter advances: to the next field, and from the last one to Next."""

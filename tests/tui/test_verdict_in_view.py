@@ -113,3 +113,28 @@ async def test_the_result_of_service_steps_keeps_its_outcome_in_view(box, capsys
     body = _flat(line.removeprefix("Verdict: "))
     assert_in_view(shown, ("Verified: " + body) if code == 0 else body, "result", also="Written: .env")
     assert "Next: " in shown  # and the last of what scrolls below it: Done has the focus
+
+
+async def test_a_platforms_verdict_follows_the_field_just_left(tmp_path, capsys):
+    """On a platform's screen the verdict is of the answers so far: a valid token typed, once its field is left,
+    is what `check` would say of the home with it written."""
+    from hermes_wizard.screens.platform_screen import PlatformScreen
+
+    home = tmp_path / "new-home"
+    home.mkdir()
+    before = clause(capsys, home)
+    app = WizardApp(home, mode="setup")
+    async with app.run_test(size=SIZE) as pilot:
+        app.push_screen(PlatformScreen("telegram"))
+        await pilot.pause()
+        first = on_screen(app)
+        field = app.screen.query_one("#field-TELEGRAM_BOT_TOKEN")
+        field.value = "7123456789:AAHtestTokenTestTokenTestToken_012345"
+        await pilot.pause()
+        app.screen.query_one("#next").focus()  # the field left
+        await pilot.pause()
+        after, plan = on_screen(app), app.plan()
+    assert_in_view(first, before, "platform, nothing typed")
+    assert plan
+    assert_in_view(after, "After these changes: " + clause(capsys, write_planned(home, plan, tmp_path)),
+                   "platform, a token typed")
