@@ -104,6 +104,8 @@ def compared_class(cls: type[_T]) -> type[_T]:
 
 
 def _declared(cls: type[_T]) -> type[_T]:
+    if not cls.__doc__:  # the decorator would write one from inspect.signature, which compiles tokenize's regexes
+        cls.__doc__ = f"{cls.__name__}({', '.join(cls.__dict__.get('__annotations__', ()))})"
     made = dataclass(init=False, eq=False, repr=False)(cls)  # fields and defaults only: nothing compiled
     if "__init__" not in cls.__dict__:  # a class's own __init__ is kept, as the decorator keeps it
         setattr(made, "__init__", _first_init)  # noqa: B010 -- replacing a method: mypy forbids the assignment
