@@ -212,3 +212,15 @@ def test_a_multi_line_secret_does_not_shift_the_masks_after_it(tmp_path, capsys)
     out = capsys.readouterr().out
     assert "-WEIXIN_DM_POLICY=open" in out and "+WEIXIN_DM_POLICY=pairing" in out
     assert "line-one-secret" not in out and "line-two-secret" not in out and "ilink-token-77" not in out
+
+
+def test_the_quick_secret_test_matches_every_secret_name_in_any_case():
+    """`env_masks` skips a text the quick test finds nothing in: every name the catalog calls secret-valued, in
+    any case and inside a line, must be found, or its value would be printed unmasked."""
+    from hermes_wizard.hermes.loader.catalog import SECRET_VALUED
+    from hermes_wizard.judge.masking import env_masks
+
+    for name in sorted(SECRET_VALUED):
+        for spelled in (name, name.lower(), f"export {name.title()}"):
+            masks, values = env_masks(f"{spelled}=s3cr3t-value-123\n")
+            assert masks and "s3cr3t-value-123" in values, spelled
