@@ -6,6 +6,12 @@ gateway/run.py (`_OWN_POLICY_OPEN_ENV`, the startup gate).
 the DM policy, group policy and allow-all flag; only five platforms have one.
 `Spec.id_pattern` is the shape an allowlist entry must have, when the platform's
 IDs have a checkable shape.
+`Spec.group_chats_env` / `group_chats_key` say where the adapter reads its group chat list (the chats
+group_policy allowlist forwards): the same in every modelled release, 0.17.0 to 0.22.2 — Weixin's
+`group_allow_from` else WEIXIN_GROUP_ALLOWED_USERS (weixin.py), QQBot's QQ_GROUP_ALLOWED_USERS copied into
+`group_allow_from` (config.py's env block), Yuanbao's `group_allow_from` else YUANBAO_GROUP_ALLOW_FROM
+(yuanbao.py); WhatsApp and WeCom read only `config.extra`'s `group_allow_from` (their adapters; 0.22's WhatsApp
+reads its env names only when that key is unset).
 """
 
 from __future__ import annotations
@@ -56,6 +62,11 @@ class Spec(Value):
     # whether a missing credential variable is reported (HW: missing-credentials); False where the credentials
     # are paired on disk (judged from those files) or where the gateway runs without them
     env_credentials_checked: bool = True
+    # where the adapter's own group chat list is read (group_policy allowlist forwards only the chats it names):
+    # its env variable, when one reaches it, else the `config.extra` key (written under platforms.<name>.extra)
+    group_chats_env: str | None = None
+    group_chats_key: str | None = None
+    group_chat_hint: str = ""  # what a group chat ID of this platform looks like
 
     def id_ok(self, value: str) -> bool:
         return self.id_pattern is None or re.fullmatch(self.id_pattern, value) is not None
@@ -76,7 +87,8 @@ _SPECS = (
          id_pattern=r"\+?\d{6,15}(@s\.whatsapp\.net|@lid|:\d+)?",
          id_hint="phone numbers with country code, digits only (15551234567)",
          sender_id_shape=(r".*\d.*", "give the phone number with its country code, digits only (15551234567)"),
-         adapter_allowlist_key="allow_from", enabled_env="WHATSAPP_ENABLED", env_credentials_checked=False),
+         adapter_allowlist_key="allow_from", enabled_env="WHATSAPP_ENABLED", env_credentials_checked=False,
+         group_chats_key="group_allow_from", group_chat_hint="group JIDs such as 120363012345678901@g.us"),
     Spec("whatsapp_cloud", "WhatsApp Cloud API",
          ("WHATSAPP_CLOUD_PHONE_NUMBER_ID", "WHATSAPP_CLOUD_ACCESS_TOKEN"),
          "WHATSAPP_CLOUD_ALLOWED_USERS", "WHATSAPP_CLOUD_ALLOW_ALL_USERS",
@@ -111,21 +123,25 @@ _SPECS = (
          "FEISHU_ALLOW_ALL_USERS", group_default="allowlist", id_pattern=r"(ou|u|on)_[A-Za-z0-9]+",
          id_hint="open_id (ou_…), user_id (u_…) or union_id (on_…)", ungated_policy_env=(None, "FEISHU_GROUP_POLICY")),
     Spec("wecom", "WeCom", ("WECOM_BOT_ID", "WECOM_SECRET"), "WECOM_ALLOWED_USERS",
-         "WECOM_ALLOW_ALL_USERS", Gate("WECOM_DM_POLICY", "WECOM_GROUP_POLICY", "WECOM_ALLOW_ALL_USERS")),
+         "WECOM_ALLOW_ALL_USERS", Gate("WECOM_DM_POLICY", "WECOM_GROUP_POLICY", "WECOM_ALLOW_ALL_USERS"),
+         group_chats_key="group_allow_from", group_chat_hint="group chatids such as wrOgQhDgAAcwMTB7YmDkbe"),
     Spec("wecom_callback", "WeCom (callback)",
          ("WECOM_CALLBACK_CORP_ID", "WECOM_CALLBACK_CORP_SECRET"), "WECOM_CALLBACK_ALLOWED_USERS",
          "WECOM_CALLBACK_ALLOW_ALL_USERS"),
     Spec("weixin", "Weixin (WeChat)", ("WEIXIN_ACCOUNT_ID", "WEIXIN_TOKEN"), "WEIXIN_ALLOWED_USERS",
          "WEIXIN_ALLOW_ALL_USERS", Gate("WEIXIN_DM_POLICY", "WEIXIN_GROUP_POLICY", "WEIXIN_ALLOW_ALL_USERS"),
          group_default="disabled", token_env="WEIXIN_TOKEN", id_hint="iLink user IDs such as o9cq80…@im.wechat",
-         policy_env_into_extra=True, env_credentials_checked=False),
+         policy_env_into_extra=True, env_credentials_checked=False, group_chats_env="WEIXIN_GROUP_ALLOWED_USERS",
+         group_chat_hint="group IDs such as 1234567890@chatroom"),
     Spec("bluebubbles", "iMessage (BlueBubbles)", ("BLUEBUBBLES_SERVER_URL", "BLUEBUBBLES_PASSWORD"),
          "BLUEBUBBLES_ALLOWED_USERS", "BLUEBUBBLES_ALLOW_ALL_USERS", id_hint="email addresses or phone numbers"),
     Spec("qqbot", "QQ Bot", ("QQ_APP_ID", "QQ_CLIENT_SECRET"), "QQ_ALLOWED_USERS", "QQ_ALLOW_ALL_USERS",
-         Gate(None, None, "QQ_ALLOW_ALL_USERS"), id_hint="user OpenIDs"),
+         Gate(None, None, "QQ_ALLOW_ALL_USERS"), id_hint="user OpenIDs", group_chats_env="QQ_GROUP_ALLOWED_USERS",
+         group_chat_hint="group OpenIDs such as C9F778FE2A3B4C5D6E7F8091A2B3C4D5"),
     Spec("yuanbao", "Yuanbao", ("YUANBAO_APP_ID", "YUANBAO_APP_SECRET"), "YUANBAO_ALLOWED_USERS",
          "YUANBAO_ALLOW_ALL_USERS", Gate("YUANBAO_DM_POLICY", "YUANBAO_GROUP_POLICY", "YUANBAO_ALLOW_ALL_USERS"),
-         policy_env_into_extra=True, adapter_allowlist_env="YUANBAO_DM_ALLOW_FROM"),
+         policy_env_into_extra=True, adapter_allowlist_env="YUANBAO_DM_ALLOW_FROM",
+         group_chats_env="YUANBAO_GROUP_ALLOW_FROM", group_chat_hint="group codes such as 328461745"),
     Spec("relay", "Relay (experimental)", ("GATEWAY_RELAY_URL",), always_authorized=True,
          env_credentials_checked=False),
     Spec("google_chat", "Google Chat", ("GOOGLE_CHAT_SERVICE_ACCOUNT_JSON", "GOOGLE_CHAT_PROJECT_ID"),
