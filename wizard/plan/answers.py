@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 ACCESS_MODES = ("pairing", "allowlist", "open", "disabled")
 GROUP_POLICIES = ("open", "allowlist", "pairing", "disabled")  # the five gated platforms' adapters
 EMPTY_ALLOWLIST = "An allowlist of nobody is pairing: list at least one ID, or choose pairing."
+EMPTY_GROUP_ALLOWLIST = ("A group allowlist of no chat answers no group: list at least one group chat ID, "
+                         "or choose disabled.")
 TOKEN_SHAPES = {
     "TELEGRAM_BOT_TOKEN": (r"\d{6,12}:[A-Za-z0-9_-]{30,}",
                            "a Telegram token looks like 123456789:AA… (from @BotFather)"),
@@ -79,6 +81,39 @@ def unmatchable_ids(spec: Spec, ids: Iterable[str]) -> list[str]:
     shape, why = spec.sender_id_shape
     return [f"{item!r} can never match a {spec.label} sender: {why}"
             for item in ids if item != "*" and re.fullmatch(shape, item) is None]
+
+
+def chat_problems(spec: Spec, chats: Iterable[object]) -> list[str]:
+    """Why each group chat ID cannot be written to `spec`'s group chat list (its adapter splits the list at commas,
+    and `.env` ends a value at a line break): one token of printable characters, no comma, no whitespace."""
+    hint = f" ({spec.group_chat_hint})" if spec.group_chat_hint else ""
+    problems = []
+    for chat in chats:
+        if not isinstance(chat, str):
+            problems.append(f"a group chat ID must be text, not {type(chat).__name__}")
+        elif not chat or re.fullmatch(r"[^\s,\x00-\x1f\x7f]+", chat) is None:
+            problems.append(f"{chat!r} is not one {spec.label} group chat ID{hint}: no commas, spaces or line breaks")
+        elif chat == "*":
+            problems.append("'*' would admit every group: that is the open group policy, not a list")
+    return problems
+
+
+def group_chat_changes(report: HomeReport, platform: str, chats: Iterable[str]) -> list[Change]:
+    """Write `chats` where `platform`'s adapter reads its group chat list (the catalog's `group_chats_env`, else
+    `group_chats_key` in config.yaml: every place it is set already, else platforms.<name>.extra)."""
+    spec = report.model.platforms()[platform]
+    listed, reason = ",".join(chats), f"the group chats the {spec.label} adapter answers"
+    if spec.group_chats_env:
+        change = _env(report, spec.group_chats_env, listed, platform, reason)
+        return [change] if change.before != change.after else []
+    if not spec.group_chats_key:
+        return []
+    data = report.snapshot.yaml.mapping()
+    found = [path for path in yaml_paths(platform, spec.group_chats_key, data) if lookup(data, path) is not None]
+    paths = found or [("platforms", platform, "extra", spec.group_chats_key)]
+    changes = [Change(YAML, ".".join(path), None if (node := lookup(data, path)) is None else str(node), listed,
+                      platform=platform, reason=reason) for path in paths]
+    return [c for c in changes if c.before != c.after]
 
 
 def split_ids(text: str) -> list[str]:

@@ -10,8 +10,9 @@ Reconciled per platform, whatever order the answers came in:
     face, the repair's opt-in too; the global GATEWAY_ALLOW_ALL_USERS is never set (the repair may only
     comment it out: a UTF-16 `.env` converted for 0.18 keeps a key Hermes never read unread);
   * a group policy (`set_group`, the platforms with their own gate only) is written where Hermes reads
-    it; a group open to everyone needs the platform's name typed too, and sets that platform's own
-    allow-all, which Hermes's startup rule demands for an open group as for open DMs;
+    it, and a group allowlist's chats where its adapter reads its group list (the catalog's Spec); a group
+    open to everyone needs the platform's name typed too, and sets that platform's own allow-all, which
+    Hermes's startup rule demands for an open group as for open DMs;
   * the repair applies to every platform the user did not answer for;
   * `secrets_in_keyring` keeps every platform secret the answers would write to `.env` in the OS keyring
     instead (wizard/plan/keyring_steps.py `keep_in_keyring`): the same answers, no plaintext secret.
@@ -35,12 +36,15 @@ from hermes_wizard.plan.actions import ChangeAction
 from hermes_wizard.plan.answers import (
     ACCESS_MODES,
     EMPTY_ALLOWLIST,
+    EMPTY_GROUP_ALLOWLIST,
     GROUP_POLICIES,
     access_changes,
     build_plan,
+    chat_problems,
     credential_changes,
     credential_error,
     enable_changes,
+    group_chat_changes,
     opt_in_changes,
     policy_changes,
     preview,
@@ -70,6 +74,7 @@ class PlatformAnswer:
     access: str | None = None  # one of ACCESS_MODES; None: not answered
     ids: list[str] = field(default_factory=list)
     group: str | None = None  # one of GROUP_POLICIES; None: not answered
+    chats: list[str] = field(default_factory=list)  # the group chats a group allowlist names
     # a screen's unkept choices (Esc keeps them): never in the plan
     drafts: dict[str, str] = field(default_factory=dict)
 
@@ -126,17 +131,26 @@ class Session:
         answer.access, answer.ids = mode, list(ids)
         answer.drafts.clear()
 
-    def set_group(self, platform: str, policy: str, confirm: str = "") -> None:
-        """Answer what `platform` does with group chats; AnswerError for a platform without a group policy
-        in Hermes, an unknown policy, or an unconfirmed open."""
+    def set_group(self, platform: str, policy: str, confirm: str = "", chats: Sequence[str] = ()) -> None:
+        """Answer what `platform` does with group chats, and with `allowlist` the group chats its adapter answers
+        (`chats`, written where the adapter reads its group list); AnswerError for a platform without a group
+        policy in Hermes, an unknown policy, an unconfirmed open, an allowlist of no chat, chats with another
+        policy, or a chat ID that cannot be written as one entry of that list."""
         spec = self.report.model.platforms().get(platform)
         if spec is None or spec.gate is None:
             raise AnswerError(f"{platform} has no group policy in Hermes")
         if policy not in GROUP_POLICIES:
             raise AnswerError(f"unknown group policy {policy!r}")
+        if policy == "allowlist" and not chats:
+            raise AnswerError(EMPTY_GROUP_ALLOWLIST)
+        if policy != "allowlist" and chats:
+            raise AnswerError(f"group chats are listed only with the group policy allowlist, not {policy}")
+        if wrong := chat_problems(spec, chats):
+            raise AnswerError("; ".join(wrong) + ".")
         if policy == "open":
             self.confirm_open(platform, confirm)
-        self.answer(platform).group = policy
+        answer = self.answer(platform)
+        answer.group, answer.chats = policy, list(dict.fromkeys(chats))
 
     def confirm_open(self, platform: str, typed: str) -> None:
         """AnswerError unless `typed` is the platform's name (what every face asks before opening one)."""
@@ -173,6 +187,7 @@ class Session:
                 out += access
             if answer.group is not None:
                 out += policy_changes(self.report, platform, "group", answer.group)
+                out += group_chat_changes(self.report, platform, answer.chats) if answer.chats else []
                 if answer.group == "open":  # Hermes refuses an open group without the platform's own opt-in
                     allow_all = specs[platform].allow_all_env
                     out = [c for c in out if not (c.platform == platform and c.key == allow_all)]
@@ -202,7 +217,7 @@ class Session:
     def _answers(self) -> tuple[object, ...]:
         """Everything `plan()` depends on besides the report (a new report forgets the plan): every kept answer
         (drafts are never planned), the repair and its confirmations, where secrets go."""
-        kept = tuple((name, tuple(a.typed.items()), a.access, tuple(a.ids), a.group)
+        kept = tuple((name, tuple(a.typed.items()), a.access, tuple(a.ids), a.group, tuple(a.chats))
                      for name, a in sorted(self.platforms.items()))
         return (kept, tuple(self.repair), frozenset(self.repair_confirmed), self.secrets_in_keyring)
 
@@ -268,7 +283,8 @@ def _decides_enabled(change: Change) -> bool:
 def _decides_group(change: Change, specs: dict[str, Spec]) -> bool:
     spec = specs.get(change.platform or "")
     return spec is not None and spec.gate is not None and (
-        change.key == spec.gate.group_env or change.key.rsplit(".", 1)[-1] == "group_policy")
+        change.key in (spec.gate.group_env, spec.group_chats_env)
+        or change.key.rsplit(".", 1)[-1] in ("group_policy", spec.group_chats_key))
 
 
 def _opens(change: Change, specs: dict[str, Spec]) -> bool:
