@@ -226,7 +226,7 @@ def test_a_policy_from_env_is_named_where_it_is_not_config_yaml(tmp_path, yaml):
                  {"config.yaml": "model:\n  default: x\n" + yaml})
     result = _run(home=home)
     groups = next(line for line in result.stdout.splitlines() if line.strip().startswith("groups:"))
-    assert "only the group chats its group_allow_from lists (policy: allowlist) [.env:3]" in groups, result.stdout
+    assert "it names none: no group is answered (policy: allowlist) [.env:3]" in groups, result.stdout
     assert "config.yaml" not in groups
 
 

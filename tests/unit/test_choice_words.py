@@ -31,6 +31,7 @@ from hermes_wizard.plan.answers import GROUP_POLICIES, TOKEN_SHAPES
 MODELLED = sorted({model_version(v) for v in VERSIONS})
 DM_MODES = ("pairing", "allowlist", "open")
 STRANGER, LISTED, CHAT = "15551230001", "15551230002", "120363999999999999"
+LISTED_CHAT = "120363888888888888@g.us"  # the one chat a group allowlist names
 # a value each credential accepts (the session refuses one of the wrong shape)
 SAMPLES = {"TELEGRAM_BOT_TOKEN": "7123456789:AAHdemoTokenNotReal_0123456789abcd", "SLACK_BOT_TOKEN": "xoxb-1-2-abc",
            "SLACK_APP_TOKEN": "xapp-1-2-abc", "WEIXIN_ACCOUNT_ID": "b0f5demo@im.bot",
@@ -56,7 +57,7 @@ def _written(tmp_path, version: str, platform: str, mode: str, group: str | None
             assert session.type_value(platform, key, SAMPLES.get(key, "demo-value-1234567890")) is None
     session.set_access(platform, mode, [LISTED] if mode == "allowlist" else [], confirm=platform)
     if group is not None:
-        session.set_group(platform, group, confirm=platform)
+        session.set_group(platform, group, confirm=platform, chats=[LISTED_CHAT] if group == "allowlist" else [])
     fixing.apply(fixing.propose(), reason="test")
     view = load_view(home, base_env={}, facts=facts)
     assert platform in view.report.effective.enabled(), f"{platform} is not enabled by the choice"
@@ -68,11 +69,23 @@ def _through(view, sender: Sender) -> bool:
     """`access PLATFORM SENDER`'s answer: the adapter forwards the message (where it gates it) and it is authorized."""
     effective = view.report.effective
     forwarded, _ = view.authorizer.intake(effective.environ, effective.platforms, view.files, sender)
-    if forwarded is None:  # no per-chat gate modelled (Weixin's groups): its gate by policy, the chat never listed
+    if forwarded is None:  # no per-chat gate modelled (Weixin's groups): its gate by policy, then its list
         side = "dm" if sender.chat_type == "dm" else "group"
         gate = view.authorizer.gate(effective.environ, effective.platforms, sender.platform, side)
-        forwarded = gate is None or gate[0] == "forwards"
+        forwarded = gate is None or gate[0] == "forwards" or (gate[0] == "listed" and sender.chat_id in view.authorizer
+                                                              .group_chats(effective.environ, effective.platforms,
+                                                                           sender.platform))
     return forwarded and decide(view, sender).authorized
+
+
+def _forwarded(view, platform: str, chat: str) -> bool:
+    """Whether the adapter forwards a stranger's message in group `chat` (Weixin's inline group gate: its list)."""
+    effective = view.report.effective
+    forwarded, _ = view.authorizer.intake(effective.environ, effective.platforms, view.files,
+                                          Sender(platform, STRANGER, "group", chat))
+    if forwarded is None:
+        return chat in view.authorizer.group_chats(effective.environ, effective.platforms, platform)
+    return forwarded
 
 
 def _dm_claims(text: str) -> dict[str, bool]:
@@ -125,8 +138,12 @@ def test_each_group_choice_says_what_access_then_says(version, tmp_path):
                 dm_opened = mode != "open" and bool(row.dm.everyone) and _through(
                     view, Sender(platform, STRANGER, "dm", STRANGER))
                 dropped, chats = bool(row.group.disabled), bool(row.group.chats_only)
-                # in the chats its list names (none yet), who the overview says gets through
-                anyone_there = chats and bool(row.group.everyone or row.group.adapter_allowlist)
+                # in the chat its list names, a stranger gets through where the overview says anyone does
+                anyone_there = chats and _through(view, Sender(platform, STRANGER, "group", LISTED_CHAT))
+                if policy == "allowlist":  # the chat the wizard listed is forwarded, and `access` names it
+                    assert chats and row.group.chats == (LISTED_CHAT,), (platform, mode, row.group)
+                    assert _forwarded(view, platform, LISTED_CHAT), (platform, mode)
+                    assert not _forwarded(view, platform, CHAT), (platform, mode)
                 truth = {"nobody": dropped, "anyone": stranger_in and bool(row.group.everyone), "chats": chats,
                          "anyone_there": anyone_there, "paired": not (dropped or stranger_in or anyone_there),
                          "opens_dms": dm_opened}

@@ -53,7 +53,9 @@ def rule_words(decision: Decision) -> str:
 
 def _side_text(side: Side, pending_or_paired: bool) -> str:
     if side.chats_only:  # who gets through, in the only chats the adapter forwards
-        where = f"only the group chats its group_allow_from lists (policy: allowlist) [{side.chats_only}]"
+        named = (f"only the group chats its group list names: {', '.join(visible(chat) for chat in side.chats)}"
+                 if side.chats else "only the group chats its group list names — it names none: no group is answered")
+        where = f"{named} (policy: allowlist) [{side.chats_only}]"
         return f"{where}; in those: {_who_text(replace(side, chats_only=None), pending_or_paired)}"
     return _who_text(side, pending_or_paired)
 
@@ -106,7 +108,8 @@ def _side_json(side: Side) -> dict[str, object]:
     return {"everyone": bool(side.everyone), "opened_by": side.everyone, "source": side.everyone_source,
             "allowlisted": [{"id": item, "variable": variable, "name": name}
                             for item, variable, name in side.allowlisted],
-            "adapter_allowlist": side.adapter_allowlist, "disabled": side.disabled, "chats_only": side.chats_only}
+            "adapter_allowlist": side.adapter_allowlist, "disabled": side.disabled, "chats_only": side.chats_only,
+            "chats": list(side.chats)}
 
 
 def overview_json(view: AccessView, rows: list[PlatformAccess]) -> dict[str, object]:

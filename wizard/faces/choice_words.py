@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 # the phrases a test reads back (tests/unit/test_choice_words.py): one per answer of the access model
 NOBODY_IN_GROUPS = "no group message is answered"
 ANYONE_IN_GROUPS = "anyone in any group the bot is in"
-LISTED_CHATS = "only the group chats listed in its own group list"
+LISTED_CHATS = "only the group chats you list"
 ANYONE_IN_CHATS = "anyone in them is answered"
 PAIRED_IN_GROUPS = "only people approved by pairing"
 OPENS_DMS = "anyone who DMs the bot too"
@@ -72,8 +72,8 @@ def group_words(model: Model, platform: str, policy: str, mode: str = "pairing")
         text = f"{title}: {NOBODY_IN_GROUPS} — the {spec.label} adapter drops them all"
     elif reach.chats_only:
         who = ANYONE_IN_CHATS if reach.who == "everyone" else f"in them, {_paired(reach)} are answered"
-        text = (f"{title}: {LISTED_CHATS} (group_allow_from, which this wizard does not fill: until you list a chat "
-                f"there, no group is answered); {who}")
+        hint = f" ({spec.group_chat_hint})" if spec.group_chat_hint else ""
+        text = f"{title}: {LISTED_CHATS}{hint} are answered by the {spec.label} adapter; {who}"
     elif reach.who == "everyone":
         text = f"{title}: {ANYONE_IN_GROUPS} talks to the agent"
     else:

@@ -13,6 +13,7 @@ own text: faces escape them before display (wizard/core/safetext.py).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -114,6 +115,7 @@ class Side(Value):
     adapter_allowlist: str | None = None  # an own-policy adapter's allowlist (where it is set)
     disabled: str | None = None  # the adapter drops this side at intake (where its policy is set)
     chats_only: str | None = None  # groups: the adapter forwards only the chats its own group list names (where)
+    chats: tuple[str, ...] = ()  # with chats_only: the chats that list names
     dropped_by: str = ""  # the policy value that makes it drop them ("disabled", WhatsApp groups: "pairing"...)
 
 
@@ -168,13 +170,22 @@ def _side(view: AccessView, name: str, side: str, known: dict[str, str]) -> Side
     # groups an adapter forwards only from the chats its own list names: who gets through, in those chats
     chats_only = (_policy_source(view, name, gate[2], side) if gate is not None and gate[0] == "listed"
                   and side == "group" else None)
+    if chats_only:
+        chats = auth.group_chats(env, view.report.effective.platforms, name)
+        return replace(_who(view, name, side, known, gate), chats_only=chats_only, chats=chats)
+    return _who(view, name, side, known, gate)
+
+
+def _who(view: AccessView, name: str, side: str, known: dict[str, str], gate: tuple[str, str, str] | None) -> Side:
+    """Who the authorizer lets through on `side` (in groups the adapter forwards only from listed chats: in those)."""
+    env, auth = view.report.effective.environ, view.authorizer
     probe = Sender(name, "\x00nobody\x00", "dm" if side == "dm" else "group", "\x00nochat\x00")
     decision = decide(view, probe)
     if decision.authorized:
         source = source_of(view, decision, name)
         if decision.rule == "adapter-allowlist":
-            return Side(everyone_source=source, adapter_allowlist=source or "config.yaml", chats_only=chats_only)
-        return Side(everyone=decision.variable or decision.rule, everyone_source=source, chats_only=chats_only)
+            return Side(everyone_source=source, adapter_allowlist=source or "config.yaml")
+        return Side(everyone=decision.variable or decision.rule, everyone_source=source)
     variables = [auth.allowlist_env(name), GROUP_USERS.get(name, "") if side == "group" else "",
                  GROUP_CHATS.get(name, "") if side == "group" else "", "GATEWAY_ALLOWED_USERS"]
     allowlisted = tuple((item, variable, known.get(item)) for variable in filter(None, variables)
@@ -186,7 +197,7 @@ def _side(view: AccessView, name: str, side: str, known: dict[str, str]) -> Side
         if not allowlisted:
             return Side(disabled=_policy_source(view, name, gate[2], side),
                         dropped_by="allowlist, and its own list names none of them")
-    return Side(allowlisted=allowlisted, chats_only=chats_only)
+    return Side(allowlisted=allowlisted)
 
 
 def _policy_source(view: AccessView, name: str, where: str, side: str) -> str:

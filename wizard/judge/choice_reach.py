@@ -6,7 +6,8 @@ and by Hermes version — Hermes 0.18 and later drop every group message under `
 its authorizer; Email sends a stranger no pairing code from 0.18 on — so no face words a choice from a table:
 `dm_reach` and `group_reach` ask the version's own authorizer and adapter gates (`Model.authorizer()`,
 wizard/hermes/access/) about a platform set up as the wizard writes that choice (the platform enabled; the
-policy where its adapter reads it; an allowlist naming one ID; the platform's own allow-all for an open DM or
+policy where its adapter reads it; an allowlist naming one ID; a group allowlist naming one chat where the
+adapter reads its group list; the platform's own allow-all for an open DM or
 group policy, as Hermes's startup rule demands), and say who gets through: the same rules `access` applies to
 the written home (wizard/judge/access.py), so the words of a choice and `access` after it agree
 (tests/unit/test_choice_words.py).
@@ -82,6 +83,8 @@ def group_reach(model: Model, platform: str, policy: str, mode: str = "pairing")
     chats_only = gate is not None and gate[0] == "listed"
     chat = LISTED_CHAT if chats_only else CHAT
     decided = gate[1] if gate else ""
+    if chats_only and auth.intake(env, platforms, _FILES, Sender(platform, STRANGER, "group", chat))[0] is False:
+        return Reach("nobody", policy=decided)  # the chat was written where its adapter never reads its list
     if _through(auth, env, platforms, Sender(platform, STRANGER, "group", chat)):
         return Reach("everyone", chats_only=chats_only, opens_dms=opens, policy=decided)
     listed = mode == "allowlist" and _through(auth, env, platforms, Sender(platform, LISTED, "group", chat))
@@ -97,7 +100,12 @@ def _state(model: Model, platform: str, mode: str, group: str | None) -> tuple[A
     config.yaml sets in the platform's `extra`, then the version's env override blocks over it, as Hermes loads."""
     spec = model.platforms()[platform]
     env: dict[str, str] = {}
-    extra: dict[str, Any] = {"group_allow_from": LISTED_CHAT}  # a group list naming one chat
+    extra: dict[str, Any] = {}
+    if group == "allowlist":  # a group list naming one chat, where the wizard writes it (the catalog's Spec)
+        if spec.group_chats_env:
+            env[spec.group_chats_env] = LISTED_CHAT
+        elif spec.group_chats_key:
+            extra[spec.group_chats_key] = LISTED_CHAT
     if mode == "allowlist" and spec.allowlist_env:
         env[spec.allowlist_env] = LISTED
         if spec.adapter_allowlist_env:

@@ -389,6 +389,19 @@ class Authorizer:
             return None  # its DM gate is not modelled beyond `disabled`
         return gate(env, p, side, policy), policy, where
 
+    def group_chats(self, env: dict[str, str], platforms: dict[str, Any], p: str) -> tuple[str, ...]:
+        """The group chats `p`'s live adapter's own group list names (empty where none, or where reading it would
+        raise: `intake` reports that error)."""
+        from hermes_wizard.hermes.access.intake import group_chats
+
+        if p not in OWN_POLICY or not _live(platforms, p):
+            return ()
+        extra = platforms[p].extra if isinstance(platforms[p].extra, dict) else {}
+        try:
+            return tuple(group_chats(env, p, extra))
+        except (AttributeError, TypeError):
+            return ()
+
 class Asked:
     """One question to the authorizer: the gateway's environment, platforms and access files, the sender, and
     the allowlists as the rules after the pairing store read them (computed on first use, once)."""

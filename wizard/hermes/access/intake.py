@@ -126,11 +126,26 @@ def _group_listed(env: dict[str, str], p: str, extra: Parsed, files: Any, chat: 
         allow = coerce_allow_set(extra.get("group_allow_from") or extra.get("groupAllowFrom"))
         return _whatsapp_matches(chat, allow, files)
     if p == "wecom":
-        return _wecom_matches(_wecom_list(extra.get("group_allow_from") or extra.get("groupAllowFrom")), chat)
+        return _wecom_matches(group_chats(env, p, extra), chat)
     if p == "qqbot":
-        return _qq_matches(_wecom_list(extra.get("group_allow_from") or extra.get("groupAllowFrom")), chat)
+        return _qq_matches(group_chats(env, p, extra), chat)
+    return chat.strip() in group_chats(env, p, extra)
+
+
+def group_chats(env: dict[str, str], p: str, extra: Parsed) -> list[str]:
+    """The group chats `p`'s adapter's own group list names, as it reads them (what `access` shows): WhatsApp,
+    WeCom and QQBot `group_allow_from`/`groupAllowFrom`; Weixin `group_allow_from` else
+    WEIXIN_GROUP_ALLOWED_USERS; Yuanbao `group_allow_from` else YUANBAO_GROUP_ALLOW_FROM (a string, else its
+    adapter's constructor raises: so does this)."""
+    if p in ("whatsapp", "wecom", "qqbot"):
+        return _wecom_list(extra.get("group_allow_from") or extra.get("groupAllowFrom"))
+    if p == "weixin":
+        raw = extra.get("group_allow_from")
+        return _wecom_list(env.get("WEIXIN_GROUP_ALLOWED_USERS", "") if raw is None else raw)
+    if p != "yuanbao":
+        return []
     raw = extra.get("group_allow_from") or env.get("YUANBAO_GROUP_ALLOW_FROM", "")
-    return chat.strip() in [x.strip() for x in raw.split(",") if x.strip()]
+    return [x.strip() for x in raw.split(",") if x.strip()]  # a YAML list raises, as in its adapter
 
 
 def _wecom_list(value: Any) -> list[str]:
