@@ -2,7 +2,8 @@
 
     setup --answers FILE [--dry-run] [--detailed-exitcode] [--save-answers OUT]
     setup --platform telegram --token-from-env TELEGRAM_BOT_TOKEN --allow 123456789 [--policy pairing|allowlist|open
-          --i-understand-open telegram] [--group-policy P] [--env KEY=VALUE] [--env-from-env KEY=VAR]
+          --i-understand-open telegram] [--group-policy P [--group-allow CHAT]...] [--env KEY=VALUE]
+          [--env-from-env KEY=VAR]
           [--disable whatsapp]... [--save-answers OUT]
 
 Several platforms in one run: each `--platform` takes the flags after it, up to the next `--platform`
@@ -65,8 +66,8 @@ def add_arguments(setup: argparse.ArgumentParser) -> None:
 
 
 PLATFORM_FLAGS = ("token_from_env", "token_stdin", "env", "env_from_env", "allow", "policy", "group_policy",
-                  "i_understand_open")
-_REPEATED = ("env", "env_from_env", "allow")  # these add up; the others are one value per platform
+                  "group_allow", "i_understand_open")
+_REPEATED = ("env", "env_from_env", "allow", "group_allow")  # these add up; the others are one value per platform
 
 _PER_PLATFORM: list[tuple[str, dict[str, Any]]] = [
     ("--token-from-env", dict(metavar="VAR", help="the platform's token is in environment variable VAR")),
@@ -79,6 +80,8 @@ _PER_PLATFORM: list[tuple[str, dict[str, Any]]] = [
     ("--policy", dict(choices=("pairing", "allowlist", "open"), help="who may message the bot directly")),
     ("--group-policy", dict(choices=("open", "allowlist", "pairing", "disabled"),
                             help="what the platform does with group chats (whatsapp, weixin, wecom, qqbot, yuanbao)")),
+    ("--group-allow", dict(metavar="CHAT", help="with --group-policy allowlist: a group chat the bot answers "
+                           "(repeatable, one chat ID each)")),
     (OPEN_FLAG, dict(metavar="PLATFORM", dest="i_understand_open", help="required with an open policy, naming the "
                      "same platform: anyone who can reach it uses the agent")),
 ]
@@ -234,13 +237,22 @@ def _env_flags(group: PlatformFlags, problems: list[str]) -> dict[str, Item]:
 
 
 def _policy_fields(group: PlatformFlags, name: str, problems: list[str]) -> dict[str, Item]:
-    """--policy and --group-policy; an open one only with the confirmation flag naming this platform."""
+    """--policy, --group-policy and its --group-allow chats (only with allowlist, which needs one); an open
+    policy only with the confirmation flag naming this platform."""
     fields: dict[str, Item] = {}
     policy, group_policy, confirmed = group.get("policy"), group.get("group_policy"), group.get("i_understand_open")
     if policy:
         fields["dm_policy"] = Item(policy, "--policy")
     if group_policy:
         fields["group_policy"] = Item(group_policy, "--group-policy")
+    chats = group.get("group_allow", [])
+    if chats and group_policy != "allowlist":
+        problems.append(f"--group-allow {chats[0]!r}: only with --group-policy allowlist (the chats it answers)")
+    elif group_policy == "allowlist" and not chats:
+        problems.append(f"--group-policy allowlist: name each group chat {name} answers with --group-allow CHAT (a "
+                        "group allowlist of no chat answers no group)")
+    elif chats:
+        fields["group_chats"] = Item([Item(chat, "--group-allow") for chat in chats], "--group-allow")
     opening = "open" in (policy, group_policy)
     if confirmed and confirmed != name:
         problems.append(f"{OPEN_FLAG} {confirmed}: it must name the platform being opened ({name})")

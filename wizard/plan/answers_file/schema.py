@@ -8,6 +8,7 @@ checked against the schema and turned into `Declared` platforms, every problem c
         dm_policy: pairing    # pairing | allowlist | open
         allowed_users: [ID]   # who may use it (allowlist needs it; pairing keeps it as pre-approved)
         group_policy: disabled  # open | allowlist | pairing | disabled (gated platforms only)
+        group_chats: [CHAT]   # with group_policy allowlist (and only then): the group chats answered
         allow_all: true       # required, spelled out, beside an `open` policy; never implied
     secrets: keyring          # optional: keep the secrets in the OS keyring instead of .env (default env)
 
@@ -32,7 +33,13 @@ from hermes_wizard.core.frozenmap import FrozenMap
 from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.hermes.loader.catalog import ALIASES
 from hermes_wizard.judge.masking import is_secret_name
-from hermes_wizard.plan.answers import GROUP_POLICIES, credential_error, id_problems, unmatchable_ids
+from hermes_wizard.plan.answers import (
+    GROUP_POLICIES,
+    chat_problems,
+    credential_error,
+    id_problems,
+    unmatchable_ids,
+)
 from hermes_wizard.plan.answers_file.tree import Item, Number
 
 if TYPE_CHECKING:
@@ -42,7 +49,7 @@ if TYPE_CHECKING:
 
 TOP_KEYS = ("platforms", "version", "secrets")
 SECRET_STORES = ("env", "keyring")
-PLATFORM_KEYS = ("enabled", "env", "dm_policy", "group_policy", "allowed_users", "allow_all")
+PLATFORM_KEYS = ("enabled", "env", "dm_policy", "group_policy", "group_chats", "allowed_users", "allow_all")
 DM_POLICIES = ("pairing", "allowlist", "open")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
 
@@ -62,6 +69,7 @@ class PlatformDecl(Value):
     from_env: Mapping[str, str] = FrozenMap()  # KEY → the variable it was read from
     dm_policy: str | None = None
     group_policy: str | None = None
+    group_chats: tuple[str, ...] = ()
     allowed_users: tuple[str, ...] = ()
     allow_all: bool = False
 
@@ -146,7 +154,7 @@ def _platform(spec: Spec, item: Item, environ: Mapping[str, str], problems: list
     values, from_env = _env(name, spec, fields["env"], environ, problems) if "env" in fields else ({}, {})
     decl = PlatformDecl(name, item.where, enabled, FrozenMap(values), FrozenMap(from_env), allow_all=allow_all)
     gated, controlled = spec.gate is not None, bool(spec.allowlist_env or spec.allow_all_env or spec.gate)
-    for key in ("dm_policy", "allowed_users", "allow_all", "group_policy"):
+    for key in ("dm_policy", "allowed_users", "allow_all", "group_policy", "group_chats"):
         if key in fields and not controlled:
             problems.append(f"{fields[key].where}: {at}.{key}: {spec.label} has no per-user access control in "
                             "Hermes (anyone who can reach it is served); remove it")
@@ -159,6 +167,12 @@ def _platform(spec: Spec, item: Item, environ: Mapping[str, str], problems: list
                                                       problems))
         else:
             problems.append(f"{fields['group_policy'].where}: {at}.group_policy: {spec.label} has no group policy "
+                            "in Hermes (only whatsapp, weixin, wecom, qqbot and yuanbao do); remove it")
+    if "group_chats" in fields:
+        if gated:
+            decl = replace(decl, group_chats=tuple(_chats(spec, fields["group_chats"], f"{at}.group_chats", problems)))
+        else:
+            problems.append(f"{fields['group_chats'].where}: {at}.group_chats: {spec.label} has no group allowlist "
                             "in Hermes (only whatsapp, weixin, wecom, qqbot and yuanbao do); remove it")
     if "allowed_users" in fields:
         decl = replace(decl, allowed_users=tuple(_ids(fields["allowed_users"], f"{at}.allowed_users", problems)))
@@ -182,6 +196,12 @@ def _access_rules(decl: PlatformDecl, fields: dict[str, Item], at: str, problems
     elif decl.allow_all and not opens:
         problems.append(f"{fields['allow_all'].where}: {at}.allow_all: true opens the platform to everyone; it "
                         "goes only with `dm_policy: open` (or `group_policy: open`), spelled out")
+    if decl.group_policy == "allowlist" and not decl.group_chats and "group_chats" not in fields:
+        problems.append(f"{fields['group_policy'].where}: {at}.group_policy: allowlist needs `group_chats:` with at "
+                        "least one group chat ID (a group allowlist of no chat answers no group)")
+    elif decl.group_policy != "allowlist" and "group_chats" in fields:
+        problems.append(f"{fields['group_chats'].where}: {at}.group_chats: group chats are listed only with "
+                        "`group_policy: allowlist`")
     if decl.dm_policy == "allowlist" and not decl.allowed_users:
         problems.append(f"{where}: {at}.dm_policy: allowlist needs `allowed_users:` with at least one ID (an "
                         "allowlist of nobody is pairing)")
@@ -289,6 +309,23 @@ def _ids(item: Item, at: str, problems: list[str]) -> list[str]:
         else:
             ids.append(text)
     return ids
+
+
+def _chats(spec: Spec, item: Item, at: str, problems: list[str]) -> list[str]:
+    """The group chat IDs `item` lists (at least one; each one entry of the adapter's comma-separated list)."""
+    if not isinstance(item.value, list) or not item.value:
+        problems.append(f"{item.where}: {at}: expected a list of at least one group chat ID such as "
+                        f"[\"{spec.group_chat_hint.rsplit(' ', 1)[-1] or 'CHAT_ID'}\"], got {item.kind()}")
+        return []
+    chats = []
+    for entry in item.value:
+        if not isinstance(entry.value, str):  # a Number is a str, kept as written
+            problems.append(f"{entry.where}: {at}: each group chat ID is a string, got {entry.kind()}")
+        elif wrong := chat_problems(spec, [entry.value]):
+            problems.append(f"{entry.where}: {at}: {wrong[0]}")
+        else:
+            chats.append(str(entry.value))
+    return chats
 
 
 def _closest(word: str, choices: Iterable[str]) -> str:

@@ -39,7 +39,7 @@ def into_session(declared: Declared, session: Session) -> None:
         confirm = name if decl.allow_all else ""  # `allow_all: true` is the file's typed confirmation
         session.set_access(name, access_mode(decl, specs[name]), decl.allowed_users, confirm=confirm)
         if decl.group_policy is not None:
-            session.set_group(name, decl.group_policy, confirm=confirm)
+            session.set_group(name, decl.group_policy, confirm=confirm, chats=decl.group_chats)
 
 
 def access_mode(decl: PlatformDecl, spec: Spec) -> str:
@@ -78,6 +78,8 @@ def render_answers(session: Session, secret_env_names: dict[str, str] | None = N
                 entry["allowed_users"] = list(answer.ids)
         if answer.group is not None:
             entry["group_policy"] = answer.group
+            if answer.chats:
+                entry["group_chats"] = list(answer.chats)
         if answer.access == "open" or answer.group == "open":
             entry["allow_all"] = True
         platforms[name] = entry
