@@ -69,23 +69,18 @@ def _through(view, sender: Sender) -> bool:
     """`access PLATFORM SENDER`'s answer: the adapter forwards the message (where it gates it) and it is authorized."""
     effective = view.report.effective
     forwarded, _ = view.authorizer.intake(effective.environ, effective.platforms, view.files, sender)
-    if forwarded is None:  # no per-chat gate modelled (Weixin's groups): its gate by policy, then its list
+    if forwarded is None:  # no per-message gate modelled (WhatsApp Cloud's DMs): its gate by policy
         side = "dm" if sender.chat_type == "dm" else "group"
         gate = view.authorizer.gate(effective.environ, effective.platforms, sender.platform, side)
-        forwarded = gate is None or gate[0] == "forwards" or (gate[0] == "listed" and sender.chat_id in view.authorizer
-                                                              .group_chats(effective.environ, effective.platforms,
-                                                                           sender.platform))
+        forwarded = gate is None or gate[0] == "forwards"
     return forwarded and decide(view, sender).authorized
 
 
 def _forwarded(view, platform: str, chat: str) -> bool:
-    """Whether the adapter forwards a stranger's message in group `chat` (Weixin's inline group gate: its list)."""
+    """Whether the adapter forwards a stranger's message in group `chat`."""
     effective = view.report.effective
-    forwarded, _ = view.authorizer.intake(effective.environ, effective.platforms, view.files,
-                                          Sender(platform, STRANGER, "group", chat))
-    if forwarded is None:
-        return chat in view.authorizer.group_chats(effective.environ, effective.platforms, platform)
-    return forwarded
+    return view.authorizer.intake(effective.environ, effective.platforms, view.files,
+                                  Sender(platform, STRANGER, "group", chat))[0] is True
 
 
 def _dm_claims(text: str) -> dict[str, bool]:

@@ -133,8 +133,8 @@ def _state(model: Model, platform: str, mode: str, group: str | None) -> tuple[A
 def _through(auth: Authorizer, env: dict[str, str], platforms: dict[str, Any], sender: Sender) -> bool:
     """Whether `sender`'s message reaches the agent: forwarded by the adapter's gate, then authorized."""
     forwarded = auth.intake(env, platforms, _FILES, sender)[0]
-    if forwarded is None:  # no per-message gate modelled (Weixin's groups): the gate by policy
+    if forwarded is None:  # no per-message gate modelled (WhatsApp Cloud's DMs): the gate by policy
         side = "dm" if sender.chat_type == "dm" else "group"
         gate = auth.gate(env, platforms, sender.platform, side)
-        forwarded = gate is None or gate[0] == "forwards" or (gate[0] == "listed" and sender.chat_id == LISTED_CHAT)
+        forwarded = gate is None or gate[0] == "forwards"
     return bool(forwarded) and auth.decide(env, platforms, _FILES, sender).authorized

@@ -9,8 +9,9 @@ pairing store opened; ``adapter_errors`` names the own-policy adapters whose
 constructor raises (the gateway's ``start()`` would crash on them: nothing is authorized at all);
 ``intake[i]`` is the live own-policy adapter's own gate for that sender (``_is_dm_intake_allowed``
 -- 0.17: ``_is_dm_allowed``, the only DM gate its message handlers ask -- / ``_is_group_allowed``;
-null without one, for WhatsApp Cloud and for Weixin groups); ``behavior`` maps each sender's platform to
-``_get_unauthorized_dm_behavior`` (pair | ignore).
+null without one, for WhatsApp Cloud; for Weixin groups before 0.22, the tests its message handler makes
+inline, on the policy and list its constructor read: ``_weixin_inline_group_gate``); ``behavior`` maps each
+sender's platform to ``_get_unauthorized_dm_behavior`` (pair | ignore).
 
 Each home is loaded as ``probe.Batch`` loads it (environment reset, both ``.env`` loads), and its
 runner is built as ``hermes gateway run`` builds it (``probe._build_runner``: the real
@@ -125,13 +126,25 @@ def _intake(runner, sender: dict):
         if dm:
             dm_gate = getattr(adapter, "_is_dm_intake_allowed", None) or adapter._is_dm_allowed  # 0.17: one DM gate
             return bool(dm_gate(user))
-        if name == "weixin":
-            return None  # its group gate is inline in the message handler
+        if name == "weixin" and not hasattr(adapter, "_is_group_allowed"):  # before 0.22 its group gate is inline
+            return _weixin_inline_group_gate(adapter, chat)
         if name in ("wecom", "qqbot"):
             return bool(adapter._is_group_allowed(chat, user))
         return bool(adapter._is_group_allowed(chat))
     except Exception as exc:
         return f"error: {type(exc).__name__}: {exc}"
+
+
+def _weixin_inline_group_gate(adapter, chat: str) -> bool:
+    """The tests Weixin's message handler makes inline on a group message (weixin.py, after `_guess_chat_type`),
+    on the state its constructor read: `disabled` drops, `allowlist` drops a chat its `_group_allow_from` lacks,
+    and `pairing` drops where the handler tests it (0.18 on: read from this adapter's own source)."""
+    import inspect
+
+    source = inspect.getsource(sys.modules[type(adapter).__module__])
+    drops = ("disabled", "pairing") if 'self._group_policy == "pairing"' in source else ("disabled",)
+    policy = adapter._group_policy
+    return policy not in drops and (policy != "allowlist" or chat in adapter._group_allow_from)
 
 
 def answer(batch: probe.Batch, request: dict) -> dict:

@@ -10,7 +10,8 @@ and Yuanbao drop what their own policy refuses (the same code in 0.18.2 and 0.19
 * a group message (`_is_group_allowed`): `disabled` and `pairing` drop; `allowlist` admits the chats its
   group list names (WeCom: then `groups.<chat>.allow_from` senders); `open` forwards (Yuanbao: only
   with an allow-all); anything else drops (WeCom: forwards).  Weixin's group gate is inline in its
-  message handler (weixin.py:1425-1433): `gate` states it by policy, `intake` does not judge its chats.
+  message handler (weixin.py:1425-1433 in 0.19.0): `disabled` and `pairing` drop, `allowlist` admits only a chat
+  ID its `_group_allow_from` holds exactly, anything else forwards.
 * WhatsApp Cloud forwards no group message at all: its group support is not implemented (whatsapp_cloud.py,
   the "group-shaped message" guard); its DM gate is not modelled.
 
@@ -48,7 +49,7 @@ _ALLOW_ALL = {"whatsapp": "WHATSAPP_ALLOW_ALL_USERS", "weixin": "WEIXIN_ALLOW_AL
 def intake(env: dict[str, str], p: str, extra: Parsed, files: Any, group: bool, user_id: str | None,
            chat_id: str | None) -> tuple[bool, str] | None:
     """(forwarded?, the policy that decided), or None when this adapter's gate is not modelled."""
-    if p not in _ALLOW_ALL or (group and p == "weixin"):
+    if p not in _ALLOW_ALL:
         return None
     side = "group" if group else "dm"
     policy = intake_policy(env, p, extra, side)[0]
@@ -129,6 +130,8 @@ def _group_listed(env: dict[str, str], p: str, extra: Parsed, files: Any, chat: 
         return _wecom_matches(group_chats(env, p, extra), chat)
     if p == "qqbot":
         return _qq_matches(group_chats(env, p, extra), chat)
+    if p == "weixin":
+        return chat in group_chats(env, p, extra)  # `effective_chat_id not in self._group_allow_from`: exact
     return chat.strip() in group_chats(env, p, extra)
 
 

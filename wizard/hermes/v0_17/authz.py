@@ -20,6 +20,8 @@ Citations are into the 0.17.0 wheel, gateway/authz_mixin.py `_is_user_authorized
   `_is_dm_allowed` / `_is_group_allowed` (whatsapp_common.py:150-164, weixin.py:1472, wecom.py:863-880,
   qqbot/adapter.py:3145-3158, yuanbao.py:1548-1561): `disabled` drops, `allowlist` admits its list, and
   every other policy (open, pairing, anything) forwards; WeCom groups then check `groups.<chat>.allow_from`.
+  Weixin's group gate, inline in its message handler (weixin.py:1423-1428), is the same by policy (its
+  allowlist an exact lookup in `_group_allow_from`).
   WhatsApp's allowlist is a plain set lookup there (no phone/LID aliases).
 - A stranger's DM: the per-platform `unauthorized_dm_behavior`, then the global one, then the policy in
   the platform's *config* (`extra.dm_policy`, not the live adapter's), then the allowlists; Email has no
@@ -58,8 +60,7 @@ class Authorizer017(Authorizer018):
 
         p, group = s.platform, s.chat_type not in ("dm", "thread")
         state = platforms.get(p)
-        if (p not in OWN_POLICY or p == "whatsapp_cloud" or state is None or not state.enabled
-                or (group and p == "weixin")):
+        if p not in OWN_POLICY or p == "whatsapp_cloud" or state is None or not state.enabled:
             return None, ""
         extra = state.extra if isinstance(state.extra, dict) else {}
         side = "group" if group else "dm"
