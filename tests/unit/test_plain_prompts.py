@@ -229,3 +229,19 @@ def test_the_group_choices_say_what_the_judged_hermes_does_with_groups(demo, cap
         assert group_words(model, "whatsapp", policy, "pairing") in out
     assert f"Pairing: {NOBODY_IN_GROUPS}" in out
     assert "only people approved by pairing are answered" not in out
+
+
+def test_a_group_allowlist_asks_which_group_chats_and_writes_them(demo, capsys):
+    """Choosing "allowlist" for WhatsApp's groups asks the chats it answers (an empty answer is refused, as the
+    session refuses a group allowlist of no chat), and the plan writes them where its adapter reads its group list
+    (the demo home's other platforms keep the plan from being applied: the review's diff is what it would write)."""
+    from hermes_wizard.faces.plain import run_platform_step
+    from hermes_wizard.plan.answers import EMPTY_GROUP_ALLOWLIST
+
+    chat = "120363012345678901@g.us"
+    up = "\x1b[A"
+    with keys(up * 2 + "\r", "\r", "allowlist\r", "\r", "allowlist\r", chat + "\r", "\r"):
+        run_platform_step("whatsapp", demo, width=80)
+    out = capsys.readouterr().out
+    assert EMPTY_GROUP_ALLOWLIST in " ".join(out.split())
+    assert "+WHATSAPP_GROUP_POLICY=allowlist" in out and f"+      group_allow_from: {chat}" in out, out

@@ -185,12 +185,28 @@ def choose_group(asker: Asks, session: Session, name: str) -> None:
                for g in GROUP_POLICIES]
     while True:
         group = asker.choose(f"Group chats on {name}:", choices, default=current)
-        if group == current and not session.answer(name).group:
+        chats = _group_chats(asker, session, name) if group == "allowlist" else []
+        if group == current and not session.answer(name).group and chats == _listed_chats(session, name):
             return  # unchanged: nothing to write
         typed = asker.text(f"Type {name} to confirm that anyone in its groups may use the agent:") \
             if group == "open" else ""
         try:
-            session.set_group(name, group, typed)
+            session.set_group(name, group, typed, chats=chats)
             return
         except AnswerError as exc:
             asker.say(str(exc), indent="  ")
+
+
+def _group_chats(asker: Asks, session: Session, name: str) -> list[str]:
+    """The group chats a group allowlist answers, starting on the ones chosen or listed already."""
+    spec = session.report.model.platforms()[name]
+    answer = session.answer(name)
+    listed = ", ".join(answer.chats if answer.group == "allowlist" else _listed_chats(session, name))
+    return split_ids(asker.text(f"Group chat IDs it answers ({spec.group_chat_hint or 'comma separated'}):",
+                                default=listed))
+
+
+def _listed_chats(session: Session, name: str) -> list[str]:
+    """The group chats the adapter's own group list names in the home as read."""
+    effective = session.report.effective
+    return list(session.report.model.authorizer().group_chats(effective.environ, effective.platforms, name))
