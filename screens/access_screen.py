@@ -87,6 +87,11 @@ class AccessScreen(WizardScreen):
                 for choice in GROUP_POLICIES:
                     yield Static(self._group_words(choice, mode), classes="access-words", id=f"group-words-{choice}",
                                  markup=False)
+                chats = ", ".join(answer.chats if answer.group == "allowlist" else self.wizard.report.model.authorizer()
+                                  .group_chats(report.effective.environ, report.effective.platforms, self.platform))
+                yield Label(f"Group chat IDs it answers ({self.spec.group_chat_hint or 'comma separated'})",
+                            id="group-chats-label")
+                yield Input(value=drafts.get("chats", chats), placeholder="e.g. one chat ID, another", id="group-chats")
             listed = ", ".join(answer.ids) if answer.access else report.effective.environ.get(
                 self.spec.allowlist_env or "", "")
             yield Label(f"Allowed IDs ({self.spec.id_hint or 'comma separated'})", id="ids-label")
@@ -142,6 +147,8 @@ class AccessScreen(WizardScreen):
         if self.spec.gate is not None:
             for policy in GROUP_POLICIES:
                 self.query_one(f"#group-words-{policy}", Static).update(self._group_words(policy, mode))
+            for widget_id in ("#group-chats-label", "#group-chats"):
+                self.query_one(widget_id).display = self.selected_group() == "allowlist"
         for widget_id in ("#ids-label", "#ids", "#ids-help", "#ids-problems"):
             self.query_one(widget_id).display = mode in ("allowlist", "pairing") and bool(self.spec.allowlist_env)
         for widget_id in ("#confirm-label", "#confirm"):
@@ -200,7 +207,8 @@ class AccessScreen(WizardScreen):
         """Back without keeping the choice, but without losing it either: shown again on return."""
         self.wizard.session.keep_draft(self.platform, access=self.selected(), ids=self.query_one("#ids", Input).value,
                                        confirm=self.query_one("#confirm", Input).value,
-                                       **({"group": group} if (group := self.selected_group()) else {}))
+                                       **({"group": group, "chats": self.query_one("#group-chats", Input).value}
+                                          if (group := self.selected_group()) else {}))
         self.app.pop_screen()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -215,11 +223,14 @@ class AccessScreen(WizardScreen):
         confirm, group = self.query_one("#confirm", Input).value, self.selected_group()
         session = self.wizard.session
         try:
-            if group is not None and (group != self._current_group() or session.answer(self.platform).group):
-                session.set_group(self.platform, group, confirm)
+            chats = split_ids(self.query_one("#group-chats", Input).value) if group == "allowlist" else []
+            if group is not None and (group != self._current_group() or session.answer(self.platform).group
+                                      or chats):
+                session.set_group(self.platform, group, confirm, chats=chats)
             session.set_access(self.platform, mode, ids, confirm)
         except AnswerError as exc:
             self.query_one("#message", Static).update(str(exc))
-            self.query_one("#confirm" if "open" in (mode, group) else "#ids", Input).focus()
+            focus = "#confirm" if "open" in (mode, group) else "#group-chats" if "group" in str(exc) else "#ids"
+            self.query_one(focus, Input).focus()
             return
         self.app.post_message(AccessKept(self.platform))

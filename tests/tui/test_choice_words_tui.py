@@ -41,3 +41,39 @@ async def test_the_access_screen_words_every_choice_from_the_access_model(demo):
         await pilot.pause()
         assert _label(app, "open") == group_words(model, "whatsapp", "open", "allowlist")
         assert OPENS_DMS not in _label(app, "open")
+
+
+async def test_a_group_allowlist_shows_the_chats_input_and_keeps_the_chats(demo):
+    """Picking the group allowlist shows where to type its chats; keeping it with none is refused in the session's
+    words, and the chats typed are the session's answer (what the plan writes where the adapter reads them)."""
+    from textual.widgets import Input
+
+    from hermes_wizard.plan.answers import EMPTY_GROUP_ALLOWLIST
+
+    app = WizardApp(demo, mode="setup")
+    async with app.run_test(size=(100, 36)) as pilot:
+        await pilot.press("enter")
+        table = app.screen.query_one(DataTable)
+        table.move_cursor(row=table.get_row_index("whatsapp"))
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, AccessScreen)
+        screen.query_one("#mode-pairing").value = True
+        screen.query_one("#group-disabled").value = True
+        await pilot.pause()
+        assert not screen.query_one("#group-chats").display
+        screen.query_one("#group-allowlist").value = True
+        await pilot.pause()
+        assert screen.query_one("#group-chats").display
+        screen.query_one("#group-chats", Input).value = ""
+        screen.action_done()
+        await pilot.pause()
+        assert app.screen is screen and EMPTY_GROUP_ALLOWLIST in str(screen.query_one("#message", Static).render())
+        screen.query_one("#group-chats", Input).value = "120363012345678901@g.us"
+        screen.action_done()
+        await pilot.pause()
+        answer = app.session.answer("whatsapp")
+        assert (answer.group, answer.chats) == ("allowlist", ["120363012345678901@g.us"])
