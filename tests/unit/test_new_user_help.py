@@ -93,11 +93,13 @@ async def test_the_access_screen_asks_about_groups_starting_on_what_the_adapter_
         assert isinstance(app.screen, AccessScreen) and "Type weixin" in str(app.screen.query_one("#message").visual)
         app.screen.query_one("#group-allowlist").value = True
         await pilot.pause()
+        app.screen.query_one("#group-chats").value = "1234567890@chatroom"  # a group allowlist names its chats
         app.screen.action_done()
         await pilot.pause()
         changes = {c.key: c.after for c in app.plan().changes}
         assert changes.get("WEIXIN_GROUP_POLICY") == "allowlist" or any(
             k.endswith("group_policy") and v == "allowlist" for k, v in changes.items()), changes
+        assert changes.get("WEIXIN_GROUP_ALLOWED_USERS") == "1234567890@chatroom", changes
 
 
 async def test_a_platform_without_a_group_policy_gets_no_group_question(demo):
