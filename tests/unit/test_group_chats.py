@@ -84,6 +84,8 @@ def test_group_allow_flags_write_the_chats_and_the_saved_answers_keep_them(tmp_p
     (["--group-policy", "allowlist", "--group-allow", ""], "is not one Weixin (WeChat) group chat ID"),
     (["--group-policy", "allowlist", "--group-allow", "a,b\nEVIL=1"], "no commas, spaces or line breaks"),
     (["--group-policy", "allowlist", "--group-allow", "a,b"], "no commas, spaces or line breaks"),
+    (["--group-policy", "allowlist", "--group-allow", "${HOME}"], "letters, digits and @ . _ : + = / - only"),
+    (["--group-policy", "allowlist", "--group-allow", "a'b`c\\"], "letters, digits and @ . _ : + = / - only"),
 ])
 def test_bad_group_allow_flags_are_refused_and_nothing_written(tmp_path, argv, words):
     home = demo_copy(tmp_path, "home")

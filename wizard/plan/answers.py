@@ -84,17 +84,20 @@ def unmatchable_ids(spec: Spec, ids: Iterable[str]) -> list[str]:
 
 
 def chat_problems(spec: Spec, chats: Iterable[object]) -> list[str]:
-    """Why each group chat ID cannot be written to `spec`'s group chat list (its adapter splits the list at commas,
-    and `.env` ends a value at a line break): one token of printable characters, no comma, no whitespace."""
+    """Why each group chat ID cannot be written to `spec`'s group chat list: one entry of it (its adapter splits the
+    list at commas, `.env` ends a value at a line break), read back as written (no quote, `$`, backtick or
+    backslash, which `.env` quoting cannot always keep): letters, digits and `@ . _ : + = / -` only — every chat ID
+    shape the five adapters use (120363…@g.us, …@chatroom, OpenIDs, numeric group codes)."""
     hint = f" ({spec.group_chat_hint})" if spec.group_chat_hint else ""
     problems = []
     for chat in chats:
         if not isinstance(chat, str):
             problems.append(f"a group chat ID must be text, not {type(chat).__name__}")
-        elif not chat or re.fullmatch(r"[^\s,\x00-\x1f\x7f]+", chat) is None:
-            problems.append(f"{chat!r} is not one {spec.label} group chat ID{hint}: no commas, spaces or line breaks")
         elif chat == "*":
             problems.append("'*' would admit every group: that is the open group policy, not a list")
+        elif re.fullmatch(r"[A-Za-z0-9@._:+=/-]+", chat) is None:
+            problems.append(f"{chat!r} is not one {spec.label} group chat ID{hint}: no commas, spaces or line "
+                            "breaks — letters, digits and @ . _ : + = / - only")
     return problems
 
 
