@@ -9,7 +9,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Static
 
 from hermes_wizard.core.safetext import as_spoken, visible_lines
-from hermes_wizard.faces.outcome import restart_lines, written
+from hermes_wizard.faces.outcome import after_apply, restart_lines
 from hermes_wizard.faces.wording import open_words, tilde
 from hermes_wizard.screens.base import WizardScreen
 from hermes_wizard.screens.widgets import WizardFooter, findings_content, wizard_header
@@ -31,7 +31,7 @@ class ResultScreen(WizardScreen):
 
     def compose(self) -> ComposeResult:
         report = self.result.report
-        said = written(report, self.wizard.home, running=self.result.running)
+        said = after_apply(self.result, self.wizard.home, self.wizard.fixing.scope)
         yield wizard_header()
         # the outcome stays in view at 80x24 above what scrolls (findings, service steps, the next step, Done:
         # focused, it scrolled the outcome sentence away once the service steps were listed)

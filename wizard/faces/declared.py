@@ -147,7 +147,7 @@ def _apply(args: argparse.Namespace, fixing: Fixing) -> int:
     result = applied.result
     if result.backup is not None:
         _say(f"Backup: {visible(result.backup)}/")
-    done = outcome.written(result.report, home)
+    done = outcome.after_apply(result, home, fixing.scope)
     _say(done.verdict)
     for line in done.findings if done.findings != said.findings else ():  # listed above when unchanged
         _say(line)

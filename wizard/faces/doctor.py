@@ -33,7 +33,7 @@ from hermes_wizard.core.confined import Refused, identity_for
 from hermes_wizard.core.exitcodes import ExitCode
 from hermes_wizard.core.safetext import hide, to_stderr, visible
 from hermes_wizard.faces.judging import host_facts, plugin_tip
-from hermes_wizard.faces.outcome import is_clean, planned, restart_lines, written
+from hermes_wizard.faces.outcome import after_apply, is_clean, planned, restart_lines, written
 from hermes_wizard.faces.selection import select_homes
 from hermes_wizard.faces.terminal import chosen_place
 from hermes_wizard.faces.wording import restart_hint
@@ -177,7 +177,7 @@ def _said_after(applied: Applied, proposal: Proposal, fixing: Fixing, args: argp
     after = result.report
     if result.backup is not None:
         _say(f"Backup: {visible(result.backup)}/")
-    said = written(after, home, running=result.running, restart=_restart_hint(fixing))
+    said = after_apply(result, home, fixing.scope)
     if plan.changes:
         told = None if args.no_verify else _ask_hermes_itself(home, fixing.facts, fixing.base_env, args.verify)
         hermes_refuses = told is not None and (told.would_start is False or bool(told.error))
@@ -199,8 +199,7 @@ def _said_after(applied: Applied, proposal: Proposal, fixing: Fixing, args: argp
             scope = next(step.scope for step in plan.service if step.unit == unit)
             _say(f"{unit} is stopped. Start it once the home is fixed: "
                  f"{' '.join(_systemctl(scope, 'restart', unit))}")
-    if plan.changes and (result.running is None and not result.stopped or not said.clean):
-        _say(said.next_step)
+    _say(said.next_step)  # the model's, as every face says it (faces/outcome.py after_apply)
     return code
 
 

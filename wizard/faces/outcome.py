@@ -9,8 +9,11 @@ or `written(report, home)` (the files read back after apply) and prints them ver
     otherwise it IS the line `check` prints ("Verdict: …; 1 problem needs attention.").  Before writing it
     begins "After these changes: " and says nothing is verified.
   * `findings` — every finding `check` lists (notes included), each followed by its Fix line.
-  * `next_step` (written only) — chosen from the findings: the fix a platform needs before a restart can
-    help (pair WhatsApp with `hermes whatsapp`), else the restart, else nothing when the gateway runs.
+  * `next_step` (written only) — chosen from the findings and what the service steps did: the fix a platform
+    needs before a restart can help (pair WhatsApp with `hermes whatsapp`), else a service step that failed
+    here (a restart or the gate: no user bus, no permission), to be run where systemctl reaches the unit,
+    else the restart, else nothing when the gateway runs.  After apply every face takes it from
+    `after_apply(result, home, scope)`, so they all name the same next command.
 
 Contract: pure words from a HomeReport (the restart command is looked up from the home's service files);
 no UI imports.  A face may style these lines, never reword them.
@@ -18,6 +21,7 @@ no UI imports.  A face may style these lines, never reword them.
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,6 +33,7 @@ from hermes_wizard.judge.report import verdict_line
 
 if TYPE_CHECKING:
     from hermes_wizard.judge.engine import HomeReport
+    from hermes_wizard.service.scope import ServiceScope
     from hermes_wizard.write.apply import ApplyResult
 
 VERIFIED = "Verified: "
@@ -63,14 +68,39 @@ def planned(report: HomeReport) -> Outcome:
     return Outcome(AFTER + verdict_body(report), is_clean(report), report.would_start, finding_lines(report))
 
 
-def written(report: HomeReport, home: Path, *, running: bool | None = None, restart: str | None = None) -> Outcome:
+def written(report: HomeReport, home: Path, *, running: bool | None = None, restart: str | None = None,
+            failed: Failed | None = None) -> Outcome:
     """What `check` says of the files just written and read back, and the real next step.
     `running`: the service was restarted and watched (True: it stayed up); `restart`: the command that
-    restarts this home's gateway (default: wording.restart_hint)."""
+    restarts this home's gateway (default: wording.restart_hint); `failed`: the service steps that failed."""
     clean = is_clean(report)
     verdict = VERIFIED + verdict_body(report) if clean else verdict_line(report)
     return Outcome(verdict, clean, report.would_start, finding_lines(report),
-                   next_step(report, home, running=running, restart=restart))
+                   next_step(report, home, running=running, restart=restart, failed=failed))
+
+
+@value_class
+class Failed(Value):
+    """The service steps of an apply that did not run here (their command failed), which the next step names."""
+
+    restart: bool = False  # a `systemctl restart` that failed (not one that ran and looped again)
+    gate: bool = False  # the gate drop-in was not installed (written, then taken back: systemd did not read it)
+
+    def __bool__(self) -> bool:
+        return self.restart or self.gate
+
+
+def failed_steps(result: ApplyResult) -> Failed:
+    """Which of `result`'s service steps failed to run.  A stop that failed is not named: the restart after
+    the repair is what ends the loop, and it is planned whenever a stop is."""
+    return Failed(restart=any(o.unrun for o in result.restarts), gate=bool(result.gate_not_done))
+
+
+def after_apply(result: ApplyResult, home: Path, scope: ServiceScope | None = None) -> Outcome:
+    """The outcome of an apply, as every face says it: `written` for the files read back, the restart command
+    looked up among the units of `scope` (the session's), and the next step knowing which service step failed."""
+    return written(result.report, home, running=result.running, restart=restart_hint(home, scope),
+                   failed=failed_steps(result))
 
 
 def finding_lines(report: HomeReport) -> tuple[str, ...]:
@@ -83,12 +113,15 @@ def finding_lines(report: HomeReport) -> tuple[str, ...]:
     return tuple(lines)
 
 
-def next_step(report: HomeReport, home: Path, *, running: bool | None = None, restart: str | None = None) -> str:
+def next_step(report: HomeReport, home: Path, *, running: bool | None = None, restart: str | None = None,
+              failed: Failed | None = None) -> str:
     """The one thing to do now, chosen from the findings: a platform that cannot connect is repaired before
-    a restart (a restart would not bring it up); an error's own fix comes before the restart too."""
+    a restart (a restart would not bring it up); an error's own fix comes before the restart too; then a
+    service step that failed here, run again where systemctl can reach the unit."""
     if not report.would_start:
         return "Next: run hermes-wizard doctor again to see what is left."
-    restart_words = f"restart the gateway once: {visible(tilde(restart or restart_hint(home)))}"
+    restart = visible(tilde(restart or restart_hint(home)))
+    restart_words = f"restart the gateway once: {restart}"
     for name, transport in sorted(report.transports.items()):
         if transport.dead and transport.state in STATE_FIXES:
             return f"Next: repair {name} first ({_plain(STATE_FIXES[transport.state])}); then {restart_words}"
@@ -96,9 +129,22 @@ def next_step(report: HomeReport, home: Path, *, running: bool | None = None, re
     if first is not None:
         return f"Next: fix {first.code} {visible(first.platform or 'home')} first ({_plain(visible(first.fix))}); " \
                f"then {restart_words}"
+    if failed:
+        return _after_failure(failed, home, restart)
     if running:
         return "Next: nothing — the gateway is running."
     return f"Next: {restart_words}"
+
+
+def _after_failure(failed: Failed, home: Path, restart: str) -> str:
+    """The next command after a service step failed here (said above, with why: no user bus, no permission)."""
+    where = "from a shell where systemctl reaches the unit (it failed here, see above)"
+    gate = "hermes-wizard doctor --install-gate" + ("" if str(home).endswith("/.hermes")
+                                                    else f" --home {visible(tilde(shlex.quote(str(home))))}")
+    if failed.restart:
+        return f"Next: restart the gateway once {where}: {restart}" + (f"; then add the gate: {gate}"
+                                                                       if failed.gate else "")
+    return f"Next: add the gate {where}: {gate}"
 
 
 def _plain(words: str) -> str:

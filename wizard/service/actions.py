@@ -55,6 +55,11 @@ class Outcome(Value):
     words: str  # one sentence for the user
     evidence: loop.Evidence | None = None  # of the last look
 
+    @property
+    def unrun(self) -> bool:
+        """The command itself failed (no user bus, no permission): nothing was restarted, nothing watched."""
+        return not self.ok and self.evidence is None
+
 
 def version(runner: Runner) -> int | None:
     """The running systemd's version (`systemctl --version`), None if unknown or dry run."""

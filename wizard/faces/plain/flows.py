@@ -18,7 +18,6 @@ written); `apply`, called after them, asks nothing.
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
 from hermes_wizard.cases.fixing import OFFERED_SERVICE, Applied, DoctorChoices, Fixing, Proposal
 from hermes_wizard.core.keyring_store import backend_name, usable_for
@@ -26,12 +25,12 @@ from hermes_wizard.core.safetext import visible
 from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.faces.outcome import (
     WRITE_ANYWAY,
+    after_apply,
     apply_off_words,
     planned,
     refusal_words,
     restart_lines,
     writes_anyway,
-    written,
 )
 from hermes_wizard.faces.plain.ask import Asks
 from hermes_wizard.faces.plain.platforms import platform_menu
@@ -173,13 +172,13 @@ def apply(asker: Asks, fixing: Fixing, proposal: Proposal) -> Outcome:
     except ApplyError as exc:
         asker.say(f"hermes-wizard: {exc}")
         return Outcome(None)
-    _result(asker, applied.result, fixing.home)
+    _result(asker, applied.result, fixing)
     return Outcome(applied)
 
 
-def _result(asker: Asks, result: ApplyResult, home: Path) -> None:
+def _result(asker: Asks, result: ApplyResult, fixing: Fixing) -> None:
     report = result.report
-    said = written(report, home, running=result.running)
+    said = after_apply(result, fixing.home, fixing.scope)
     asker.say(f"Written: {', '.join(result.written) or 'no file'}")
     if result.backup is not None:
         asker.say(f"Backup: {visible(tilde(str(result.backup)))}/")
