@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from textual.app import App, SuspendNotSupported, SystemCommand
 from textual.binding import Binding
 
-from hermes_wizard.cases.fixing import OFFERED_SERVICE, DoctorChoices, Fixing, Proposal
+from hermes_wizard.cases.fixing import OFFERED_SERVICE, Applied, DoctorChoices, Fixing, Proposal
 from hermes_wizard.core.bundled import stylesheet
 from hermes_wizard.core.safetext import scrubber
 from hermes_wizard.core.values import Value, value_class
@@ -164,7 +164,7 @@ class WizardApp(App[AppOutcome]):
         self.home, self.profile = home, profile
         self.fixing = Fixing(home, profile, self.mode, keyring=self.keyring)
 
-    def apply_pending(self, run_service: bool = True) -> ApplyResult:
+    def apply_pending(self, run_service: bool = True) -> Applied:
         """The one write of the whole app; raises ApplyError with words for the user."""
         from hermes_wizard.write.apply import ApplyError
         from hermes_wizard.write.saved_answers import SavedAnswersError, save_answers
@@ -180,7 +180,7 @@ class WizardApp(App[AppOutcome]):
                 raise ApplyError(f"{exc}; nothing was written") from None
         applied = self.fixing.apply(proposal, reason=f"hermes-wizard {self.mode}")
         self.outcome = AppOutcome(True, applied.result, saved, applied.exit_code)
-        return applied.result
+        return applied
 
     # -- lifecycle ----------------------------------------------------------------------------------------------
     def on_load(self) -> None:
@@ -250,7 +250,7 @@ class WizardApp(App[AppOutcome]):
     def on_changes_applied(self, message: ChangesApplied) -> None:
         from hermes_wizard.screens.result_screen import ResultScreen
 
-        self.push_screen(ResultScreen(message.result))
+        self.push_screen(ResultScreen(message.applied))
 
     def on_pairing_requested(self, message: PairingRequested) -> None:
         """Hand the terminal to Hermes's own login (faces/handover.py: its own pty, its own Ctrl+C; then how it

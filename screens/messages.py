@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 if TYPE_CHECKING:
+    from hermes_wizard.cases.fixing import Applied
     from hermes_wizard.faces.pair_now import Login
-    from hermes_wizard.write.apply import ApplyResult
 
 
 @dataclass
@@ -51,9 +51,9 @@ class ReviewRequested(Message):
 
 @dataclass
 class ChangesApplied(Message):
-    """Review: the plan was written; `result` is the ApplyResult to show."""
+    """Review: the plan was written; `applied` is the use case's outcome to show (cases/fixing.py `Applied`)."""
 
-    result: ApplyResult
+    applied: Applied
 
 
 @dataclass

@@ -25,19 +25,22 @@ class ResultScreen(WizardScreen):
     HELP = HELP
     BINDINGS = [Binding("escape", "app.quit_wizard", "Quit"), Binding("enter", "app.quit_wizard", "Done")]
 
-    def __init__(self, result) -> None:
+    def __init__(self, applied) -> None:
         super().__init__()
-        self.result = result
+        self.applied = applied
+        self.result = applied.result
 
     def compose(self) -> ComposeResult:
         report = self.result.report
-        said = after_apply(self.result, self.wizard.home, self.wizard.fixing.scope)
+        said = after_apply(self.applied, self.wizard.home, self.wizard.fixing.scope)
         yield wizard_header()
         # the outcome stays in view at 80x24 above what scrolls (findings, service steps, the next step, Done:
         # focused, it scrolled the outcome sentence away once the service steps were listed)
         yield Static(visible_lines(f"Written: {', '.join(self.result.written) or 'no file'}"), classes="title",
                      markup=False)
         yield Static(visible_lines(tilde(f"Backup: {self.result.backup}/")), classes="hint", markup=False)
+        if said.hermes:  # the installed Hermes asked on a copy of the files written, as `doctor --fix` asks it
+            yield Static(visible_lines(said.hermes), classes="hint", id="hermes-said", markup=False)
         yield Static(visible_lines(said.verdict), classes="verdict-ok" if said.clean else "verdict-bad",
                      id="verified", markup=False)
         with VerticalScroll(id="body"):

@@ -147,11 +147,11 @@ class ReviewScreen(WizardScreen):
     def _apply(self, run_service: bool) -> None:
         """In a worker thread: a restart is watched for seconds, and the screen must keep drawing."""
         try:
-            result = self.wizard.apply_pending(run_service)
+            applied = self.wizard.apply_pending(run_service)
         except ApplyError as exc:
             self.app.call_from_thread(self._failed, str(exc))
             return
-        self.app.call_from_thread(self.app.post_message, ChangesApplied(result))
+        self.app.call_from_thread(self.app.post_message, ChangesApplied(applied))
 
     def _failed(self, words: str) -> None:
         self.applying = False

@@ -88,7 +88,7 @@ async def test_save_answers_from_the_tui_writes_the_file_before_the_apply(tmp_pa
     async with app.run_test(size=(120, 36)) as pilot:
         app.session.type_value("telegram", "TELEGRAM_BOT_TOKEN", TOKEN)
         app.session.set_access("telegram", "pairing")
-        result = app.apply_pending()
+        result = app.apply_pending().result
         await pilot.pause()
     assert result.report.would_start and app.outcome.saved == saved
     assert TOKEN not in saved.read_text() and "telegram" in saved.read_text()

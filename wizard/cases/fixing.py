@@ -6,8 +6,10 @@
   choices   the session's answers (wizard/plan/session.py) and, for the doctor, `DoctorChoices`
   propose   `Fixing.propose(choices)`: the Plan, the repair's notes, the service steps, and `outlook` — the report
             `check` will give the home as the proposal leaves it
-  apply     `Fixing.apply(proposal)`: the one write (wizard/write/apply.py), the written home judged again
-  outcome   `Applied`: what apply did, and `exit_code`, the one exit status every face returns for it
+  apply     `Fixing.apply(proposal)`: the one write (wizard/write/apply.py), the written home judged again,
+            and the installed Hermes asked for its own verdict on a copy of the files written
+  outcome   `Applied`: what apply did, what that Hermes said, and `exit_code`, the one exit status every face
+            returns for it
 
 What only applying or the service steps need (the writer, the backups, deciding service steps) is imported
 lazily, where used: the TUI's first screen judges and plans but writes nothing (ARCHITECTURE.md, "Performance
@@ -20,6 +22,7 @@ plan once per change of the answers, and each planned state is judged once (the 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -37,6 +40,7 @@ from hermes_wizard.service.scope import ServiceScope
 from hermes_wizard.service.systemd import Runner
 
 if TYPE_CHECKING:
+    from hermes_wizard.hermes.verify import HermesAnswer
     from hermes_wizard.write.apply import ApplyResult
 
 SETUP, DOCTOR = "setup", "doctor"
@@ -95,11 +99,21 @@ class Proposal(Value):
 class Applied(Value):
     result: ApplyResult
     exit_code: ExitCode
+    hermes: HermesAnswer | None = None  # the installed Hermes's own verdict on a copy of the files written
+    hermes_not_asked: str = ""  # why it was not asked although it is installed ("" when asked, or not installed)
 
     @property
     def report(self) -> HomeReport:
         """The written home, read back and judged again."""
         return self.result.report
+
+    @property
+    def hermes_disagrees(self) -> bool:
+        """The written home starts by our judgement, and the installed Hermes, asked, refuses it or crashes:
+        then Hermes is trusted (the exit code is 78)."""
+        told = self.hermes
+        return (told is not None and not told.failure and self.report.would_start
+                and (told.would_start is False or bool(told.error)))
 
 
 def outcome_code(report: HomeReport, result: ApplyResult | None = None) -> ExitCode:
@@ -181,18 +195,40 @@ class Fixing:
 
     # -- the one write ------------------------------------------------------------------------------------------
 
-    def apply(self, proposal: Proposal, *, reason: str) -> Applied:
+    def apply(self, proposal: Proposal, *, reason: str, ask_hermes: bool | None = None) -> Applied:
         """Write `proposal` (write/apply.py: back up, write atomically, read back, judge again); the written home
-        is the session's new starting point and the answers are spent.  Raises write.apply.ApplyError."""
+        is the session's new starting point and the answers are spent.  Once files changed, the installed
+        Hermes is asked for its own verdict on a copy of them (hermes/verify.py, confined): `ask_hermes` None
+        asks it where it runs as ourselves, True also as the home's owner (root: that Hermes is the owner's
+        code, asked only when told), False never.  Raises write.apply.ApplyError."""
         from hermes_wizard.write.apply import apply_plan
 
-        result = apply_plan(proposal.plan, base_env=self.base_env, reason=reason, facts=self.report.facts,
+        facts = self.report.facts
+        result = apply_plan(proposal.plan, base_env=self.base_env, reason=reason, facts=facts,
                             runner=self.scope.runner, scope=self.scope, parsed=self.report.parsed)
         self._start_from(result.report, spent=True)
         count = len(proposal.plan.changes)
         self.written.append(f"{count} {'change' if count == 1 else 'changes'} applied" if count
                             else "the service steps it ran")
-        return Applied(result, outcome_code(result.report, result))
+        told, not_asked = None, ""
+        if count and ask_hermes is not False and facts is not None and facts.site_packages is not None:
+            told, not_asked = self._ask_hermes(facts.site_packages, as_owner=bool(ask_hermes))
+        applied = Applied(result, outcome_code(result.report, result), told, not_asked)
+        return replace(applied, exit_code=ExitCode.CONFIG) if applied.hermes_disagrees else applied
+
+    def _ask_hermes(self, site_packages: Path, *, as_owner: bool) -> tuple[HermesAnswer | None, str]:
+        """The installed Hermes's verdict on a copy of the written home, or why it was not asked."""
+        from hermes_wizard.core.confined import Refused, identity_for
+        from hermes_wizard.hermes.verify import ask_installed
+
+        try:
+            runs_as = identity_for(self.home)
+        except Refused as exc:
+            return None, str(exc)
+        if runs_as.switch and not as_owner:
+            return None, (f"the Hermes of this home is {runs_as.name}'s code and you are root (`hermes-wizard check "
+                          f"--verify` asks it, run as {runs_as.name} without your terminal or environment)")
+        return ask_installed(self.home, site_packages, self.base_env), ""
 
     def wrote_pairing(self, action: str, platform: str, users: list[str]) -> None:
         """A pairing `action` Hermes did at once (not through the Plan): quitting does not take it back."""

@@ -147,7 +147,9 @@ def _apply(args: argparse.Namespace, fixing: Fixing) -> int:
     result = applied.result
     if result.backup is not None:
         _say(f"Backup: {visible(result.backup)}/")
-    done = outcome.after_apply(result, home, fixing.scope)
+    done = outcome.after_apply(applied, home, fixing.scope)
+    if done.hermes:
+        _say(done.hermes)
     _say(done.verdict)
     for line in done.findings if done.findings != said.findings else ():  # listed above when unchanged
         _say(line)

@@ -29,7 +29,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from hermes_wizard.cases.fixing import Applied, DoctorChoices, Fixing, Proposal, outcome_code, prepare
-from hermes_wizard.core.confined import Refused, identity_for
 from hermes_wizard.core.exitcodes import ExitCode
 from hermes_wizard.core.safetext import hide, to_stderr, visible
 from hermes_wizard.faces.judging import host_facts, plugin_tip
@@ -38,7 +37,6 @@ from hermes_wizard.faces.selection import select_homes
 from hermes_wizard.faces.terminal import chosen_place
 from hermes_wizard.faces.wording import restart_hint
 from hermes_wizard.hermes.loader.plugins import HostFacts
-from hermes_wizard.hermes.verify import HermesAnswer, ask_installed
 from hermes_wizard.judge.engine import HomeReport
 from hermes_wizard.judge.masking import secret_values
 from hermes_wizard.judge.report import verdict_clause
@@ -151,7 +149,8 @@ def _doctor_one(args: argparse.Namespace, fixing: Fixing, proposal: Proposal, co
         codes.append(ExitCode.PROBLEMS if sys.stdin.isatty() else ExitCode.USAGE)
         return True
     try:
-        applied = fixing.apply(proposal, reason="doctor --fix")
+        applied = fixing.apply(proposal, reason="doctor --fix",
+                               ask_hermes=False if args.no_verify else True if args.verify else None)
     except ApplyError as exc:
         to_stderr(f"hermes-wizard: {exc}")
         codes.append(ExitCode.PROBLEMS)
@@ -174,19 +173,14 @@ def _said_after(applied: Applied, proposal: Proposal, fixing: Fixing, args: argp
     for failure in result.service_failures:
         _say(f"Could not stop the loop: {failure}")
     code = applied.exit_code
-    after = result.report
     if result.backup is not None:
         _say(f"Backup: {visible(result.backup)}/")
-    said = after_apply(result, home, fixing.scope)
+    said = after_apply(applied, home, fixing.scope)
     if plan.changes:
-        told = None if args.no_verify else _ask_hermes_itself(home, fixing.facts, fixing.base_env, args.verify)
-        hermes_refuses = told is not None and (told.would_start is False or bool(told.error))
-        if after.would_start and hermes_refuses:
-            _say("Written, but the installed Hermes disagrees with hermes-wizard: trust Hermes, and report it "
-                 "(`hermes-wizard check --verify --format json`).")
-            code = ExitCode.CONFIG
-        else:
-            _say(said.verdict)
+        if said.hermes:
+            _say(said.hermes)
+        _say(said.verdict)
+        if not applied.hermes_disagrees:
             for line in said.findings:
                 _say(line)
     for line in result.service_lines:
@@ -244,28 +238,6 @@ def _dry_run(steps: Sequence[ServiceStep]) -> None:
 
 def _systemctl(scope: str, *words: str) -> list[str]:
     return systemctl(scope, *words)
-
-
-def _ask_hermes_itself(home: Path, facts: HostFacts | None, base_env: dict[str, str] | None,
-                       asked: bool) -> HermesAnswer | None:
-    """After a write, the installed Hermes's own verdict on the written files (None: not asked).  Root on
-    a home it does not own asks only when told (`--verify`): that Hermes is the owner's code."""
-    if facts is None or facts.site_packages is None:  # a judged report always carries its facts
-        return None
-    try:
-        runs_as = identity_for(home)
-    except Refused as exc:
-        _say(visible(f"Hermes itself was not asked: {exc}."))
-        return None
-    if runs_as.switch and not asked:
-        _say(visible(f"Hermes itself was not asked: the Hermes of this home is {runs_as.name}'s code and you are "
-                     f"root (add --verify to ask it, run as {runs_as.name} without your terminal or environment)."))
-        return None
-
-    told = ask_installed(home, facts.site_packages, base_env)
-    who = f"Hermes {told.version}" if told.version else "Hermes"
-    _say(visible(f"{who} itself, asked on a copy of the written files: {told.verdict()}"))
-    return None if told.failure else told
 
 
 def _restart_hint(fixing: Fixing) -> str:

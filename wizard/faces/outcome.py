@@ -22,6 +22,7 @@ no UI imports.  A face may style these lines, never reword them.
 from __future__ import annotations
 
 import shlex
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,6 +33,7 @@ from hermes_wizard.faces.wording import STATE_FIXES, restart_hint, tilde
 from hermes_wizard.judge.report import verdict_line
 
 if TYPE_CHECKING:
+    from hermes_wizard.cases.fixing import Applied
     from hermes_wizard.judge.engine import HomeReport
     from hermes_wizard.service.scope import ServiceScope
     from hermes_wizard.write.apply import ApplyResult
@@ -39,6 +41,8 @@ if TYPE_CHECKING:
 VERIFIED = "Verified: "
 VERDICT = "Verdict: "
 AFTER = "After these changes: "
+HERMES_DISAGREES = ("Written, but the installed Hermes disagrees with hermes-wizard: trust Hermes, and report it "
+                    "(`hermes-wizard check --verify --format json`).")
 
 
 @value_class
@@ -48,9 +52,11 @@ class Outcome(Value):
     starts: bool  # Hermes would start the gateway (even with problems left)
     findings: tuple[str, ...] = ()  # each finding, its Fix line indented under it
     next_step: str = ""
+    hermes: str = ""  # after apply: the installed Hermes's own verdict on the written files, or why not asked
 
     def lines(self) -> list[str]:
-        return [self.verdict, *self.findings] + ([self.next_step] if self.next_step else [])
+        return ([self.hermes] if self.hermes else []) + [self.verdict, *self.findings] + (
+            [self.next_step] if self.next_step else [])
 
 
 def is_clean(report: HomeReport) -> bool:
@@ -96,11 +102,30 @@ def failed_steps(result: ApplyResult) -> Failed:
     return Failed(restart=any(o.unrun for o in result.restarts), gate=bool(result.gate_not_done))
 
 
-def after_apply(result: ApplyResult, home: Path, scope: ServiceScope | None = None) -> Outcome:
+def after_apply(applied: Applied, home: Path, scope: ServiceScope | None = None) -> Outcome:
     """The outcome of an apply, as every face says it: `written` for the files read back, the restart command
-    looked up among the units of `scope` (the session's), and the next step knowing which service step failed."""
-    return written(result.report, home, running=result.running, restart=restart_hint(home, scope),
+    looked up among the units of `scope` (the session's), the next step knowing which service step failed, and
+    what the installed Hermes said of the written files (`hermes`; when it refuses what we call a start, the
+    verdict says to trust it, and nothing is "Verified")."""
+    result = applied.result
+    said = written(result.report, home, running=result.running, restart=restart_hint(home, scope),
                    failed=failed_steps(result))
+    said = replace(said, hermes=hermes_words(applied))
+    if applied.hermes_disagrees:
+        said = replace(said, verdict=HERMES_DISAGREES, clean=False)
+    return said
+
+
+def hermes_words(applied: Applied) -> str:
+    """The installed Hermes's own verdict on a copy of the written files, or why it was not asked ("" when no
+    Hermes is installed, or nothing was written)."""
+    if applied.hermes_not_asked:
+        return visible(f"Hermes itself was not asked: {applied.hermes_not_asked}.")
+    told = applied.hermes
+    if told is None:
+        return ""
+    who = f"Hermes {told.version}" if told.version else "Hermes"
+    return visible(f"{who} itself, asked on a copy of the written files: {told.verdict()}")
 
 
 def finding_lines(report: HomeReport) -> tuple[str, ...]:

@@ -40,7 +40,7 @@ from hermes_wizard.plan.changes import render_diff
 from hermes_wizard.plan.repairs import RepairOptions
 from hermes_wizard.plan.service_steps import render_service
 from hermes_wizard.plan.session import Session
-from hermes_wizard.write.apply import ApplyError, ApplyResult
+from hermes_wizard.write.apply import ApplyError
 
 ECHO_WARNING = ("This terminal cannot turn echo off: what you type for a secret would be shown on screen (and "
                 "kept by anything recording this session).")
@@ -172,16 +172,19 @@ def apply(asker: Asks, fixing: Fixing, proposal: Proposal) -> Outcome:
     except ApplyError as exc:
         asker.say(f"hermes-wizard: {exc}")
         return Outcome(None)
-    _result(asker, applied.result, fixing)
+    _result(asker, applied, fixing)
     return Outcome(applied)
 
 
-def _result(asker: Asks, result: ApplyResult, fixing: Fixing) -> None:
+def _result(asker: Asks, applied: Applied, fixing: Fixing) -> None:
+    result = applied.result
     report = result.report
-    said = after_apply(result, fixing.home, fixing.scope)
+    said = after_apply(applied, fixing.home, fixing.scope)
     asker.say(f"Written: {', '.join(result.written) or 'no file'}")
     if result.backup is not None:
         asker.say(f"Backup: {visible(tilde(str(result.backup)))}/")
+    if said.hermes:
+        asker.say(said.hermes)
     asker.say(said.verdict)
     opened = open_words(report)
     if opened:
