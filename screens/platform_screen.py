@@ -10,7 +10,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Input, Label, Static
 
 from hermes_wizard.core.safetext import visible_lines
-from hermes_wizard.faces.pair_now import LOGIN_WORDS, can_pair, login_for
+from hermes_wizard.faces.pair_now import can_pair, login_for, offer_words
 from hermes_wizard.faces.sources import credentials_from
 from hermes_wizard.faces.wording import disk_words, platform_title
 from hermes_wizard.hermes.loader.catalog import Spec
@@ -64,8 +64,7 @@ class PlatformScreen(WizardScreen):
             with Horizontal(classes="buttons"):
                 yield Button("Next: access", variant="primary", id="next")
                 if can_pair(self.platform):
-                    verb = "Pair now" if self.platform == "whatsapp" else "Log in by QR"
-                    yield Button(f"{verb} ({' '.join(('hermes', *LOGIN_WORDS[self.platform]))})", id="pair")
+                    yield Button(offer_words(self.platform), id="pair")
                 yield Button("Back", id="back")
         yield WizardFooter()
 

@@ -91,16 +91,8 @@ def test_root_never_runs_a_users_login_in_its_terminal(tmp_path):
     assert said.startswith("This home belongs to nobody") and "sudo -u nobody env HERMES_HOME=" in said
 
 
-def test_the_plain_face_offers_the_login_and_reads_the_home_again(tmp_path):
-    from prompt_toolkit.application import create_app_session
-    from prompt_toolkit.input import create_pipe_input
-    from prompt_toolkit.output import DummyOutput
-
-    from hermes_wizard.faces.plain.ask import Asker
-    from hermes_wizard.faces.plain.platforms import offer_login
-    from hermes_wizard.plan.session import Session
-
-    home = whatsapp_home(tmp_path)
+def fake_login(tmp_path: Path, monkeypatch) -> None:
+    """Node.js and a `hermes` on PATH whose `hermes whatsapp` pairs at once (it writes creds.json, as Hermes's does)."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     for name, body in (("node", "exit 0"), ("hermes", 'mkdir -p "$HERMES_HOME/platforms/whatsapp/session"\n'
@@ -108,17 +100,52 @@ def test_the_plain_face_offers_the_login_and_reads_the_home_again(tmp_path):
                        '> "$HERMES_HOME/platforms/whatsapp/session/creds.json"')):
         (bin_dir / name).write_text(f"#!/bin/sh\n{body}\n")
         (bin_dir / name).chmod(0o755)
-    session = Session(evaluate(home))
-    assert session.report.transports["whatsapp"].dead
-    os.environ["PATH"], saved = f"{bin_dir}:{os.environ.get('PATH', '')}", os.environ.get("PATH", "")
-    try:
-        with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
-            pipe.send_text("y\r")
-            offer_login(Asker(width=80), session, "whatsapp")
-    finally:
-        os.environ["PATH"] = saved
-    assert not session.report.transports["whatsapp"].dead
-    assert session.report.transports["whatsapp"].detail == "paired as +15557654321"
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ.get('PATH', '')}")
+
+
+def test_the_plain_face_offers_the_login_and_reads_the_home_again(tmp_path, monkeypatch):
+    from prompt_toolkit.application import create_app_session
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from hermes_wizard.cases.fixing import Fixing
+    from hermes_wizard.faces.plain.ask import Asker
+    from hermes_wizard.faces.plain.platforms import offer_login
+
+    home = whatsapp_home(tmp_path)
+    fake_login(tmp_path, monkeypatch)
+    fixing = Fixing(home)
+    assert fixing.report.transports["whatsapp"].dead
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
+        pipe.send_text("y\r")
+        offer_login(Asker(width=80), fixing, "whatsapp")
+    assert not fixing.report.transports["whatsapp"].dead
+    assert fixing.report.transports["whatsapp"].detail == "paired as +15557654321"
+
+
+def test_the_plain_setup_offers_pair_now_in_the_tuis_words_where_whatsapp_is_not_set_up(tmp_path, monkeypatch,
+                                                                                         capsys):
+    """The TUI offers Pair now on WhatsApp's screen; the plain face asked only for a WhatsApp already enabled
+    and not connecting, so a first setup of WhatsApp never met it (Faces, round 3, item 5.2)."""
+    from prompt_toolkit.application import create_app_session
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from hermes_wizard.faces import pair_now
+    from hermes_wizard.faces.plain import run_plain
+
+    home = tmp_path / "home"
+    fake_login(tmp_path, monkeypatch)
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
+        # WhatsApp, Pair now (Enter: yes, it is needed), pairing, no IDs, group chats as they are, review, apply
+        pipe.send_text("whatsapp\r" + "\r" * 4 + "review\r" + "y\r")
+        pipe.close()  # a question more or less than these keys ends the run (cancelled), never waits
+        rc = run_plain("setup", home, ssh=False, echo_hidden=True, width=80)
+    out = " ".join(capsys.readouterr().out.split())
+    assert "bin/hermes whatsapp for " in out and "hermes whatsapp ended." in out, out  # the one hand-over ran
+    assert (home / "platforms" / "whatsapp" / "session" / "creds.json").is_file()
+    assert "Verified: the gateway will start (whatsapp)." in out and rc == 0, out
+    assert pair_now.offer_words("whatsapp") == "Pair now (hermes whatsapp)"  # what it was offered as: the TUI's button
 
 
 async def test_the_access_screen_shows_who_reaches_the_agent_today(tmp_path):

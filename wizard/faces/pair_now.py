@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from hermes_wizard.judge.engine import HomeReport
 
 LOGIN_WORDS = {"whatsapp": ("whatsapp",), "weixin": ("gateway", "setup")}
+OFFER_VERBS = {"whatsapp": "Pair now", "weixin": "Log in by QR"}  # what every face offers it as
 WHAT_TO_CHOOSE = {"whatsapp": "choose the mode, then scan the QR code with the phone that owns the number",
                   "weixin": "choose Weixin in Hermes's list, then scan the QR code with WeChat"}
 
@@ -58,6 +59,19 @@ class Login(Value):
 
 def can_pair(platform: str) -> bool:
     return platform in LOGIN_WORDS
+
+
+def offer_words(platform: str) -> str:
+    """The offer of the login, as every face words it (the TUI's button, the plain face's question):
+    "Pair now (hermes whatsapp)", "Log in by QR (hermes gateway setup)"."""
+    return f"{OFFER_VERBS[platform]} ({' '.join(('hermes', *LOGIN_WORDS[platform]))})"
+
+
+def login_needed(report: HomeReport, platform: str) -> bool:
+    """Whether the login is the thing to do now: the platform is not set up yet, or it cannot connect (WhatsApp
+    not paired, Weixin without its account); a face offers it either way, first where it is needed."""
+    transport = report.transports.get(platform)
+    return transport is None or transport.dead
 
 
 def login_for(report: HomeReport, platform: str, environ: dict[str, str] | None = None) -> Login | str:

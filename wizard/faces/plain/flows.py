@@ -68,7 +68,7 @@ def introduce(asker: Asks, fixing: Fixing, *, ssh: bool, echo_hidden: bool) -> b
 def setup(asker: Asks, fixing: Fixing) -> Proposal | None:
     """Ask until the user confirms the review: the proposal to apply, or None when they quit."""
     asked = False
-    while platform_menu(asker, fixing.session):
+    while platform_menu(asker, fixing):
         asked = asked or where_secrets_go(asker, fixing.session)
         proposal = fixing.propose()
         if review(asker, proposal):
@@ -125,7 +125,7 @@ def doctor(asker: Asks, fixing: Fixing) -> Proposal | None:
     while True:
         step = asker.choose("Next:", [("Review the fix and apply", "review"), ("Change a platform by hand", "edit"),
                                       ("Quit without changes", "quit")], default="review")
-        if step == "quit" or (step == "edit" and not platform_menu(asker, fixing.session)):
+        if step == "quit" or (step == "edit" and not platform_menu(asker, fixing)):
             return None
         asked = asked or where_secrets_go(asker, fixing.session)
         proposal = fixing.propose(choices)

@@ -9,18 +9,19 @@ Every answer goes into the session (wizard/plan/session.py); nothing here writes
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hermes_wizard.core.safetext import scrubber, visible
 from hermes_wizard.faces.access_words import waiting_and_paired, who_reaches
 from hermes_wizard.faces.choice_words import access_words, group_words
 from hermes_wizard.faces.handover import hand_over
-from hermes_wizard.faces.pair_now import can_pair, login_for
+from hermes_wizard.faces.pair_now import can_pair, login_for, login_needed, offer_words
 from hermes_wizard.faces.pairing_cmd import journalled, preview
 from hermes_wizard.faces.plain.ask import Asks
 from hermes_wizard.faces.sources import credentials_from, own_id_help
 from hermes_wizard.faces.wording import credential_state, current_access, disk_words, plural
 from hermes_wizard.hermes.verify import hermes_python
-from hermes_wizard.judge.engine import HomeReport, PlatformRow, evaluate
+from hermes_wizard.judge.engine import HomeReport, PlatformRow
 from hermes_wizard.judge.masking import secret_values
 from hermes_wizard.plan.answers import (
     ACCESS_MODES,
@@ -33,13 +34,17 @@ from hermes_wizard.plan.changes import is_secret_name
 from hermes_wizard.plan.session import AnswerError, Session
 from hermes_wizard.write.undo import pairing_backup_words
 
+if TYPE_CHECKING:
+    from hermes_wizard.cases.fixing import Fixing
+
 REVIEW, QUIT = "\0review", "\0quit"  # menu values no platform name can take
 AGENT_WARNING = ("Everyone who gets through talks to the same agent as you: it runs terminal commands, edits files "
                  "and executes code on this machine for them.")
 
 
-def platform_menu(asker: Asks, session: Session) -> bool:
+def platform_menu(asker: Asks, fixing: Fixing) -> bool:
     """Platforms until the user asks to review (True) or to quit (False)."""
+    session = fixing.session
     while True:
         outlook = session.outlook()  # the rows as they will be, pending answers included
         rows = {row.name: row for row in outlook.rows}
@@ -52,7 +57,7 @@ def platform_menu(asker: Asks, session: Session) -> bool:
         picked = asker.choose(f"Choose a platform to set up, or review{waiting}:", choices)
         if picked in (REVIEW, QUIT):
             return picked == REVIEW
-        edit_platform(asker, session, picked)
+        edit_platform(asker, fixing, picked)
 
 
 def _title(report: HomeReport, name: str, row: PlatformRow | None) -> str:
@@ -62,13 +67,14 @@ def _title(report: HomeReport, name: str, row: PlatformRow | None) -> str:
     return f"{label} — on; credentials {visible(credential_state(report, name))}; {row.verdict}"
 
 
-def edit_platform(asker: Asks, session: Session, name: str) -> None:
+def edit_platform(asker: Asks, fixing: Fixing, name: str) -> None:
+    session = fixing.session
     report = session.report
     spec = report.model.platforms()[name]
     asker.say(f"\n{spec.label} ({name})")
     asker.say(disk_words(report, name), indent="  ")
     asker.say(credentials_from(name), indent="  ")
-    offer_login(asker, session, name)
+    offer_login(asker, fixing, name)
     report = session.report  # read again if Hermes's login ran
     typed = session.answer(name).typed
     for key in (key for key in spec.credentials if not key.endswith("_ENABLED")):
@@ -87,17 +93,20 @@ def edit_platform(asker: Asks, session: Session, name: str) -> None:
     choose_access(asker, session, name)
 
 
-def offer_login(asker: Asks, session: Session, name: str) -> None:
-    """Where Hermes has an interactive login (WhatsApp's QR pairing, Weixin's QR login) and the platform cannot
-    connect: offer to run it here, then read the home again; or say what to run where."""
-    transport = session.report.transports.get(name)
-    if not can_pair(name) or transport is None or not transport.dead:
+def offer_login(asker: Asks, fixing: Fixing, name: str) -> None:
+    """Where Hermes has an interactive login (WhatsApp's QR pairing, Weixin's QR login): offer it at the
+    platform's step, in the TUI's words (faces/pair_now.py `offer_words`; Yes by default where it is needed:
+    not set up yet, or not connecting), hand the terminal over as the TUI does (faces/handover.py), then read
+    the home again through the use case; or say what to run where."""
+    session = fixing.session
+    if not can_pair(name):
         return
     login = login_for(session.report, name)
-    if isinstance(login, str):
-        asker.say(login, indent="  ")
+    if isinstance(login, str):  # the offer, and why it cannot run here: what to run where
+        asker.say(f"{offer_words(name)}: {login}", indent="  ")
         return
-    if not asker.confirm(f"Run {login.shown} now, in this terminal?", default=True):
+    if not asker.confirm(f"{offer_words(name)}: run it in this terminal?",
+                         default=login_needed(session.report, name)):
         return
     asker.say(login.says)
     secrets = scrubber(secret_values(session.report.snapshot))
@@ -105,7 +114,7 @@ def offer_login(asker: Asks, session: Session, name: str) -> None:
     if back.code is None:
         asker.say(visible(back.ended()), indent="  ")
         return
-    session.reread(evaluate(session.report.home, session.report.profile))
+    fixing.reread()
     # its last lines stay above, as it left them: said here are how it ended and what it wrote
     asker.say("\n".join(back.words(scrubber(secret_values(session.report.snapshot)), lines=0)), indent="  ")
     asker.say(disk_words(session.report, name), indent="  ")
