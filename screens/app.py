@@ -265,7 +265,7 @@ class WizardApp(App[AppOutcome]):
             self.screen.post_message(HomeReread(f"This terminal cannot be handed over; in another terminal run: "
                                                 f"HERMES_HOME={self.home} {login.shown}"))
             return
-        self.fixing.reread()
+        self.fixing.logged_in(back.shown, back.wrote)  # read again; what it wrote is named when quitting
         transport = self.report.transports.get(login.platform)
         state = transport.detail if transport is not None else "state unknown"
         said = back.words(scrubber(secret_values(self.report.snapshot)), lines=4, named=3)

@@ -98,7 +98,9 @@ def test_ctrl_c_ends_the_login_only_and_the_session_survives(tmp_path):
         assert ACCOUNT in said  # what was typed is still in its field
         tmux.keys("C-q")
         screen = tmux.wait_for("Discard")
-        assert "Discard 2 changes?" in screen  # ... and the changes it makes are still pending
+        # ... and the changes it makes are still pending; what Hermes's login wrote is named, kept by quitting
+        assert "Discard 2 changes (not written)? Already written, and" in screen, screen  # drawn beside the form
+        assert "kept: logs/setup.log, weixin/accounts/part-1.json," in screen and "and 6 more (by hermes" in screen
     finally:
         tmux.close()
     assert len(list((home / "weixin" / "accounts").iterdir())) == 9

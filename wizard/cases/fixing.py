@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from hermes_wizard.core.exitcodes import ExitCode
 from hermes_wizard.core.homefs import refusals
+from hermes_wizard.core.safetext import visible
 from hermes_wizard.core.values import Value, value_class
 from hermes_wizard.hermes.loader.plugins import HostFacts
 from hermes_wizard.hermes.loader.yamlfile import ParsedYaml
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
 SETUP, DOCTOR = "setup", "doctor"
 # What the interactive doctors (the TUI, the plain prompts) offer of the service: the gate and a watched restart.
 OFFERED_SERVICE = ServiceRequest(install_gate=True, restart=True)
+NAMED_WRITTEN = 4  # files a login wrote, named one by one in what this session wrote; the rest counted
 
 
 @value_class
@@ -234,6 +236,18 @@ class Fixing:
         """A pairing `action` Hermes did at once (not through the Plan): quitting does not take it back."""
         done = "approved" if action == "approve" else "revoked"
         self.written += [f"{done} {user} on {platform} (pairing)" for user in users]
+
+    def logged_in(self, command: str, wrote: tuple[str, ...] | None) -> HomeReport:
+        """Hermes's own login (`command`, run by a face's hand-over) ended, having written `wrote` (the home's
+        files it created, changed or removed; None: not compared): the home is read again, answers kept, and
+        what it wrote is this session's too (quitting does not take it back)."""
+        if wrote is None:
+            self.written.append(f"whatever {visible(command)} wrote (its files were not compared)")
+        elif wrote:
+            more = f" and {len(wrote) - NAMED_WRITTEN} more" if len(wrote) > NAMED_WRITTEN else ""
+            names = ", ".join(visible(name) for name in wrote[:NAMED_WRITTEN])  # names from the home: escaped
+            self.written.append(f"{names}{more} (by {visible(command)})")
+        return self.reread()
 
     def quit_question(self) -> str | None:
         """The question before quitting loses answers — what would be lost, and what is written already

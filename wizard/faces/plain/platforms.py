@@ -114,7 +114,7 @@ def offer_login(asker: Asks, fixing: Fixing, name: str) -> None:
     if back.code is None:
         asker.say(visible(back.ended()), indent="  ")
         return
-    fixing.reread()
+    fixing.logged_in(back.shown, back.wrote)  # read again; what it wrote is named when quitting
     # its last lines stay above, as it left them: said here are how it ended and what it wrote
     asker.say("\n".join(back.words(scrubber(secret_values(session.report.snapshot)), lines=0)), indent="  ")
     asker.say(disk_words(session.report, name), indent="  ")
