@@ -250,9 +250,8 @@ def explained(user: User) -> str:
 SITUATIONS = [setup_no_terminal, setup_no_terminal_new_home, bare_new_home, bare_demo_home, check_demo,
               check_hermes_found, doctor_no_terminal, gate_stops_a_start, doctor_repaired, undone, access_waiting,
               pairing_waiting, explained]
-# a home named with --home (or the demo's copy): the commands the face composes itself carry it, but the
-# verdict line's and the findings' and notes' commands (judge/, plan/) name none, so run as printed they act on
-# ~/.hermes instead
+# a home named with --home (or the demo's copy): every command printed names it, those the face composes and those
+# of the verdict line, the findings and the plan's notes (judge/commands.py), so run as printed they act on it
 NAMED_HOME = [setup_no_terminal_elsewhere, doctor_no_terminal_elsewhere, demo]
 
 # ---- running one, and what its sentence says -----------------------------------------------------------------
@@ -400,8 +399,6 @@ def test_every_printed_command_runs_as_printed(user, situation, tmp_path):
     _run_what_was_printed(user, situation, tmp_path)
 
 
-@pytest.mark.xfail(strict=True, reason="the commands in the verdict line, the findings' fixes and the plan's notes "
-                   "(judge/, plan/) name no --home: run as printed after `--home X`, they act on ~/.hermes")
 @pytest.mark.parametrize("situation", NAMED_HOME, ids=[s.__name__ for s in NAMED_HOME])
 def test_commands_printed_for_a_named_home_act_on_it(user, situation, tmp_path):
     _run_what_was_printed(user, situation, tmp_path)

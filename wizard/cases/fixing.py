@@ -258,8 +258,8 @@ class Fixing:
         lost = f"{pending} {'change' if pending == 1 else 'changes'}" if pending else "what you typed"
         if not self.written:
             return f"Discard {lost}? Nothing has been written yet."
-        return (f"Discard {lost} (not written)? Already written, and kept: {'; '.join(self.written)}. "
-                "(hermes-wizard undo takes back what it can.)")
+        return self.report.naming_this_home(f"Discard {lost} (not written)? Already written, and kept: "
+                                            f"{'; '.join(self.written)}. (hermes-wizard undo takes back what it can.)")
 
     def reread(self) -> HomeReport:
         """The home changed under the session (Hermes's own login wrote files): judge it again, keep the answers."""

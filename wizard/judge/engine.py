@@ -18,7 +18,7 @@ Hermes itself (a subprocess) is imported lazily, only for `--verify` or an asked
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import field
+from dataclasses import field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,6 +38,7 @@ from hermes_wizard.hermes.loader.yamlfile import ParsedYaml
 from hermes_wizard.hermes.models import model_for, refuses_at_start
 from hermes_wizard.hermes.versions import Judgement, judgement
 from hermes_wizard.judge.checks import Context, Finding, run_checks
+from hermes_wizard.judge.commands import home_words, naming_the_home
 from hermes_wizard.read.snapshot import take_snapshot
 from hermes_wizard.service.scope import ServiceScope
 
@@ -93,6 +94,12 @@ class HomeReport(Value):
     # after an upgrade is kept here, not in `violations` (today's truth decides the exit code).
     upgrade_violations: tuple[gate.Violation, ...] = ()
     hermes_answer: HermesAnswer | None = None  # the installed Hermes's own verdict (`--verify`), when asked
+
+    def naming_this_home(self, text: str) -> str:
+        """`text` with this home named on each of our commands in it, where a command run as printed would find
+        another (wizard/judge/commands.py)."""
+        default = self.facts.default_home if self.facts is not None else None
+        return naming_the_home(text, home_words(self.home, self.profile, default))
 
     @property
     def hermes(self) -> Judgement:
@@ -205,6 +212,10 @@ def evaluate(home: Path, profile: str = "default", *, base_env: Mapping[str, str
     refusals, refusals_after_upgrade, by_platform = tuple(violations), tuple(upgrade), FrozenMap(transports)
     findings = run_checks(Context(snapshot, effective, refusals, by_platform, facts, refusals_after_upgrade, answer,
                                   service))
+    named = home_words(home, profile, facts.default_home)
+    if named:  # run as printed, each command of a finding acts on this home, not the one it would find itself
+        findings = [replace(f, message=naming_the_home(f.message, named), fix=naming_the_home(f.fix, named))
+                    for f in findings]
     return HomeReport(home, profile, snapshot, effective, refusals, tuple(findings), by_platform,
                       tuple(_rows(effective, refusals, by_platform, refusals_after_upgrade, model.platforms())),
                       facts=facts, service=service, parsed=parsed if parsed is not None else ParsedYaml(),

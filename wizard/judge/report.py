@@ -9,6 +9,7 @@ control or bidi character in a file is printed as an escape, never obeyed.
 
 from __future__ import annotations
 
+import re
 import textwrap
 from typing import TYPE_CHECKING
 
@@ -26,10 +27,20 @@ WIDTH = 100
 
 def _wrap(text: str, indent: str) -> list[str]:
     lines = []
-    for paragraph in text.splitlines() or [""]:
+    for paragraph in _glue_quoted(text).splitlines() or [""]:
         lines.extend(textwrap.wrap(paragraph, WIDTH - len(indent), initial_indent=indent,
-                                   subsequent_indent=indent + "  ") or [indent])
-    return lines
+                                   subsequent_indent=indent + "  ", break_long_words=False) or [indent])
+    return [line.replace("\x01", " ").replace("\x02", "-") for line in lines]
+
+
+def _glue_quoted(text: str) -> str:
+    """`text` with each printed command up to the home it names (`hermes-wizard doctor --home PATH`, shell-quoted
+    or not, and `--profile NAME`) made one unbreakable word: a command read off two lines must still run.  \x01 and \x02 stand for its spaces and
+    hyphens while wrapping (`visible` has escaped any control character the text held)."""
+    if "--home " not in text:
+        return text
+    return re.sub(r"hermes-wizard(?: [a-z-]+)+ --home (?:'[^'\n]*'|\S+)(?: --profile \S+)?",
+                  lambda named: named.group(0).replace(" ", "\x01").replace("-", "\x02"), text)
 
 
 def _headline(row: PlatformRow) -> str:
@@ -150,7 +161,7 @@ def verdict_line(report: HomeReport) -> str:
     """The last line `check` prints ("Verdict: …"): every face's outcome sentence is built from it
     (wizard/faces/outcome.py), so no face tells a friendlier story than `check`."""
     if not report.would_start:
-        return f"Verdict: {verdict_clause(report)}. → hermes-wizard doctor"
+        return report.naming_this_home(f"Verdict: {verdict_clause(report)}. → hermes-wizard doctor")
     errors = len(report.errors())
     tail = {0: "", 1: "; 1 problem needs attention"}.get(errors, f"; {errors} problems need attention")
     return f"Verdict: {verdict_clause(report)}{tail}."

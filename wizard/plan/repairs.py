@@ -75,8 +75,9 @@ def plan_repairs(report: HomeReport, options: RepairOptions = RepairOptions(), *
     builder.fix_env_mode()
     plan = builder.without_no_ops(builder.plan())
     after = builder.simulate(plan.changes) if plan else report
-    return Repair(plan, tuple(dict.fromkeys(builder.notes)), tuple(builder.unfixable), after,
-                  tuple(dict.fromkeys(builder.done)))
+    named = report.naming_this_home  # the notes' commands act on this home, run as printed
+    return Repair(plan, tuple(dict.fromkeys(map(named, builder.notes))), tuple(map(named, builder.unfixable)), after,
+                  tuple(dict.fromkeys(map(named, builder.done))))
 
 
 class _Builder:

@@ -72,6 +72,9 @@ class HostFacts(Value):
     # `hermes plugins enable` admits a plugin through Hermes's package manager (the main line: its
     # hermes_cli/plugins_admission.py; a download of Hermes's managed Python, refused offline)
     plugin_admission: bool = False
+    # the home a command run here finds by itself ($HERMES_HOME, else ~/.hermes); None: unknown
+    # (wizard/judge/commands.py names any other home on the commands a report prints)
+    default_home: Path | None = None
 
     def has(self, *names: str) -> bool:
         return self.modules is None or all(name in self.modules for name in names)
@@ -87,15 +90,16 @@ class HostFacts(Value):
         hermes = judgement(install.version, str(install.prefix) if install.prefix else None, "detected",
                            distribution=install.distribution, release_date=install.release_date,
                            verified_as=install.verified_as)
-        site = install.site_packages
+        site, default = install.site_packages, _default_home(environ)
         if site is None:
             return cls(node=node, raft_cli=raft_cli, hermes=hermes, photon_sidecar=True,
-                       notes=("Hermes's Python was not found: assuming its messaging SDKs are installed",))
+                       notes=("Hermes's Python was not found: assuming its messaging SDKs are installed",),
+                       default_home=default)
         code = install.code_root or site
         return cls(frozenset(_importable(site)), node, raft_cli,
                    photon_sidecar=(code / "plugins" / "platforms" / "photon" / "sidecar" / "node_modules").is_dir(),
                    site_packages=site, hermes=hermes,
-                   plugin_admission=_regular_file(code / "hermes_cli" / "plugins_admission.py"))
+                   plugin_admission=_regular_file(code / "hermes_cli" / "plugins_admission.py"), default_home=default)
 
     def judged_as(self, hermes: Judgement) -> HostFacts:
         """This host, its Hermes judged as `hermes` (`--hermes-version`, `--target`)."""
@@ -261,3 +265,12 @@ def enable_pass(platforms: dict[str, PlatformState], environ: dict[str, str], fa
         state.enabled = True
         if seeded:
             state.extra.update(seeded)
+
+
+def _default_home(environ: Mapping[str, str]) -> Path | None:
+    """The home `hermes-wizard` finds without --home under `environ` (core/homeroot.py resolve_root's rule)."""
+    raw = (environ.get("HERMES_HOME") or "").strip()
+    try:
+        return (Path(raw).expanduser() if raw else Path(environ.get("HOME") or Path.home()) / ".hermes").absolute()
+    except (RuntimeError, KeyError):  # no home directory to expand
+        return None
