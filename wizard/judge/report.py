@@ -35,8 +35,9 @@ def _wrap(text: str, indent: str) -> list[str]:
 
 def _glue_quoted(text: str) -> str:
     """`text` with each printed command up to the home it names (`hermes-wizard doctor --home PATH`, shell-quoted
-    or not, and `--profile NAME`) made one unbreakable word: a command read off two lines must still run.  \x01 and \x02 stand for its spaces and
-    hyphens while wrapping (`visible` has escaped any control character the text held)."""
+    or not, and `--profile NAME`) made one unbreakable word: a command read off two lines must still run.  \\x01
+    and \\x02 stand for its spaces and hyphens while wrapping (`visible` has escaped any control character the text
+    held)."""
     if "--home " not in text:
         return text
     return re.sub(r"hermes-wizard(?: [a-z-]+)+ --home (?:'[^'\n]*'|\S+)(?: --profile \S+)?",
