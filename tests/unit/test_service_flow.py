@@ -46,7 +46,7 @@ def test_check_service_reports_the_loop_in_progress(box, capsys):
     assert findings["HW404"]["message"].startswith(
         "hermes-gateway.service has restarted 1,705 times; last reason: whatsapp open policy without opt-in")
     assert "40 starts within an hour in gateway-starts.log" in findings["HW404"]["message"]
-    assert findings["HW404"]["fix"] == "hermes-wizard doctor --fix --install-gate --restart"
+    assert findings["HW404"]["fix"] == f"hermes-wizard doctor --home {home} --fix --install-gate --restart"
     assert verbs(fake) == ["systemctl show", "journalctl"]  # looking only
     assert fake.calls()[0] == ["systemctl", "--user", "show", "-p",
                                "NRestarts,ActiveState,SubState,Result,ExecMainStatus,ExecMainCode", UNIT]

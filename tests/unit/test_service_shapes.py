@@ -130,7 +130,7 @@ def test_hw401_says_why_a_notify_unit_restarts_the_refusal(box, capsys):
     assert rc == 78 and "has Type=notify and Restart=always: Hermes exits 0 when it refuses to start, before it " \
                         "reports ready, so systemd counts a failed start (result 'protocol') and restarts it every " \
                         "5 s, forever." in message
-    assert found["HW401"]["fix"] == "hermes-wizard doctor --fix --install-gate --restart"
+    assert found["HW401"]["fix"] == f"hermes-wizard doctor --home {home} --fix --install-gate --restart"
     # a hand-made Restart=on-failure drop-in stops the simple unit's loop, not this one's
     dropins.mkdir()
     (dropins / "50-mine.conf").write_text("[Service]\nRestart=on-failure\nRestartSec=1min\n")
@@ -167,7 +167,7 @@ def test_check_service_recognises_the_notify_loop_without_result_exit_code(box, 
                               "gateway exits before it reports ready (Type=notify)")
     # the quoted line is Hermes's message, without 0.20.1's timestamp and logger prefix
     assert "its journal's last refusal: \"Refusing to start: whatsapp has dm_policy" in message
-    assert found["HW404"]["fix"] == "hermes-wizard doctor --fix --install-gate --restart"
+    assert found["HW404"]["fix"] == f"hermes-wizard doctor --home {home} --fix --install-gate --restart"
     # between two turns too: a turn under way shows activating/start with Result reset to success
     fake.state["phases"]["loop"]["show"] = {**LOOPING_NOTIFY, "Result": "success", "SubState": "start"}
     fake.save()

@@ -164,7 +164,7 @@ def test_plain_check_flags_the_loop_prone_unit_and_runs_no_command(machine, tmp_
     assert rc == 78
     assert found["HW401"]["severity"] == "error"
     assert "Restart=always" in found["HW401"]["message"] and "every 5 s, forever" in found["HW401"]["message"]
-    assert found["HW401"]["fix"] == "hermes-wizard doctor --fix --install-gate --restart"
+    assert found["HW401"]["fix"] == f"hermes-wizard doctor --home {home} --fix --install-gate --restart"
     assert "HW402" not in found and "HW404" not in found
     assert fake.calls() == []  # plain check: file reads only
 
@@ -221,7 +221,8 @@ def test_explicit_unit_outside_the_search_paths(machine, tmp_path, capsys):
     elsewhere.write_text(user_unit(PY, home))
     rc, found = codes(capsys, "--home", str(home), "--unit", str(elsewhere))
     assert str(elsewhere) in found["HW401"]["message"]
-    assert found["HW401"]["fix"] == f"hermes-wizard doctor --fix --install-gate --restart --unit {elsewhere}"
+    assert found["HW401"]["fix"] == (f"hermes-wizard doctor --home {home} --fix --install-gate --restart "
+                                     f"--unit {elsewhere}")
 
 
 # ------------------------------------------------------------------------------ speed / hygiene
