@@ -9,6 +9,7 @@ from textual.widgets import Button, Select, Static
 
 from hermes_wizard.core.homeroot import HomeError, list_profiles, profile_home
 from hermes_wizard.core.safetext import visible_lines
+from hermes_wizard.faces.outcome import setting_notes
 from hermes_wizard.faces.terminal import over_ssh
 from hermes_wizard.faces.wording import plural, ssh_note, tilde, verdict_words
 from hermes_wizard.screens.base import WizardScreen
@@ -44,6 +45,9 @@ class HomeScreen(WizardScreen):
             words, ok = verdict_words(app.report)
             yield Static(visible_lines(words), classes="verdict-ok" if ok else "verdict-bad", id="verdict",
                          markup=False)
+            notes = setting_notes(app.report, creates=not app.fixing.home_existed)
+            if notes:  # next to the verdict: the home to be created, no Hermes installed
+                yield Static(visible_lines("\n".join(notes)), id="setting-notes", classes="hint", markup=False)
             yield Static(visible_lines(self._summary()), id="summary", classes="hint", markup=False)
             if over_ssh():  # said here, once: anything printed before the full screen starts is hidden by it
                 yield Static(visible_lines(ssh_note(tilde(str(app.home / ".env")))), id="ssh-note", classes="hint",

@@ -44,6 +44,8 @@ class ResultScreen(WizardScreen):
         yield Static(visible_lines(said.verdict), classes="verdict-ok" if said.clean else "verdict-bad",
                      id="verified", markup=False)
         with VerticalScroll(id="body"):
+            if said.notes:  # first below the verdict: the home created, no Hermes installed
+                yield Static(visible_lines("\n".join(said.notes)), id="setting-notes", classes="hint", markup=False)
             opened = open_words(report)
             if opened:
                 yield Static(opened, classes="warning-text", id="open-to-everyone", markup=False)

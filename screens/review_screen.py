@@ -47,10 +47,12 @@ class ReviewScreen(WizardScreen):
         files = " and ".join(plan.files())
         yield Static(f"{plural(len(plan.changes), 'change')} in {files}" if plan.changes else "No file changes",
                      classes="title")
-        said = planned(outlook)
+        said = planned(outlook, creates_home=proposal.creates_home)
         # the verdict first, above the diff: on 80x24 it stays in view beside the focused Apply
         yield Static(visible_lines(said.verdict), id="after", classes="verdict-ok" if said.clean else "verdict-bad",
                      markup=False)
+        if said.notes:  # next to the verdict: the home to be created, no Hermes installed
+            yield Static(visible_lines("\n".join(said.notes)), id="setting-notes", classes="hint", markup=False)
         diff = render_diff(plan) if plan.changes else "Nothing to change in the files."
         yield DiffView(diff, id="diff")
         with VerticalScroll(id="outlook"):

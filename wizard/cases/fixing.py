@@ -91,6 +91,7 @@ class Proposal(Value):
     repair: Repair | None = None  # the doctor's repair: its notes, what it cannot fix, its past tense
     service: ServicePlan = ServicePlan()  # every service step planned, and what will not be done, and why
     waiting: tuple[str, ...] = ()  # platforms the repair opens once their name is typed
+    creates_home: bool = False  # the home does not exist yet: applying the plan creates it
 
     @property
     def editing(self) -> bool:
@@ -103,6 +104,7 @@ class Applied(Value):
     exit_code: ExitCode
     hermes: HermesAnswer | None = None  # the installed Hermes's own verdict on a copy of the files written
     hermes_not_asked: str = ""  # why it was not asked although it is installed ("" when asked, or not installed)
+    created_home: bool = False  # the home did not exist before this apply, and does now
 
     @property
     def report(self) -> HomeReport:
@@ -136,6 +138,7 @@ class Fixing:
                  base_env: dict[str, str] | None = None, facts: HostFacts | None = None,
                  scope: ServiceScope | None = None, keyring: bool = False) -> None:
         self.home, self.profile, self.mode = home, profile, mode
+        self.home_existed = home.is_dir()  # a first run on a missing home: every face says it will be created
         # the environment the gateway inherits (None: judged by its files alone, the host detected from ours)
         self.base_env = dict(base_env) if base_env is not None else None
         self.scope = scope if scope is not None else ServiceScope()
@@ -184,7 +187,8 @@ class Fixing:
         steps = service.steps if choices is not None and choices.run_service else ()
         outlook = session.outlook(steps)
         plan = (files if editing else files.without_changes()).with_service(steps)
-        return Proposal(plan, files, outlook, repair, service, tuple(session.needs_confirming()))
+        return Proposal(plan, files, outlook, repair, service, tuple(session.needs_confirming()),
+                        creates_home=bool(plan) and not self.home.is_dir())
 
     def _service_plan(self, request: ServiceRequest, editing: bool, will_start: bool) -> ServicePlan:
         key = (request, editing, will_start)
@@ -205,7 +209,7 @@ class Fixing:
         code, asked only when told), False never.  Raises write.apply.ApplyError."""
         from hermes_wizard.write.apply import apply_plan
 
-        facts = self.report.facts
+        facts, existed = self.report.facts, self.home.is_dir()
         result = apply_plan(proposal.plan, base_env=self.base_env, reason=reason, facts=facts,
                             runner=self.scope.runner, scope=self.scope, parsed=self.report.parsed)
         self._start_from(result.report, spent=True)
@@ -215,7 +219,8 @@ class Fixing:
         told, not_asked = None, ""
         if count and ask_hermes is not False and facts is not None and facts.site_packages is not None:
             told, not_asked = self._ask_hermes(facts.site_packages, as_owner=bool(ask_hermes))
-        applied = Applied(result, outcome_code(result.report, result), told, not_asked)
+        applied = Applied(result, outcome_code(result.report, result), told, not_asked,
+                          created_home=not existed and self.home.is_dir())
         return replace(applied, exit_code=ExitCode.CONFIG) if applied.hermes_disagrees else applied
 
     def _ask_hermes(self, site_packages: Path, *, as_owner: bool) -> tuple[HermesAnswer | None, str]:

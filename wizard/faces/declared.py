@@ -126,7 +126,7 @@ def _apply(args: argparse.Namespace, fixing: Fixing) -> int:
     home = fixing.home
     if plan:
         _say(render_diff(plan).rstrip("\n"))
-        said = outcome.planned(outlook)
+        said = outcome.planned(outlook, creates_home=proposal.creates_home)
     else:  # the files on disk are the home as declared: `check`'s words for them, verified or not
         _say("Nothing to change: the home is already as declared.")
         said = outcome.written(outlook, home)
@@ -151,6 +151,8 @@ def _apply(args: argparse.Namespace, fixing: Fixing) -> int:
     if done.hermes:
         _say(done.hermes)
     _say(done.verdict)
+    for line in done.notes:
+        _say(line)
     for line in done.findings if done.findings != said.findings else ():  # listed above when unchanged
         _say(line)
     _say(done.next_step)

@@ -132,7 +132,7 @@ def _doctor_one(args: argparse.Namespace, fixing: Fixing, proposal: Proposal, co
         return False
     if proposal.files:
         _say(render_diff(proposal.files).rstrip("\n"))
-        for line in planned(proposal.outlook).lines():
+        for line in planned(proposal.outlook, creates_home=proposal.creates_home).lines():
             _say(line)
     if steps:
         _say(render_service(steps).rstrip("\n"))
@@ -180,6 +180,8 @@ def _said_after(applied: Applied, proposal: Proposal, fixing: Fixing, args: argp
         if said.hermes:
             _say(said.hermes)
         _say(said.verdict)
+        for line in said.notes:
+            _say(line)
         if not applied.hermes_disagrees:
             for line in said.findings:
                 _say(line)

@@ -41,6 +41,8 @@ if TYPE_CHECKING:
 VERIFIED = "Verified: "
 VERDICT = "Verdict: "
 AFTER = "After these changes: "
+NO_HERMES = ("Hermes is not installed here (none in the home's venv or on PATH): this verdict is about the files "
+             "alone; no gateway runs until Hermes is installed.")
 HERMES_DISAGREES = ("Written, but the installed Hermes disagrees with hermes-wizard: trust Hermes, and report it "
                     "(`hermes-wizard check --verify --format json`).")
 
@@ -53,9 +55,10 @@ class Outcome(Value):
     findings: tuple[str, ...] = ()  # each finding, its Fix line indented under it
     next_step: str = ""
     hermes: str = ""  # after apply: the installed Hermes's own verdict on the written files, or why not asked
+    notes: tuple[str, ...] = ()  # said next to the verdict: the home created (or to be), no Hermes installed
 
     def lines(self) -> list[str]:
-        return ([self.hermes] if self.hermes else []) + [self.verdict, *self.findings] + (
+        return ([self.hermes] if self.hermes else []) + [self.verdict, *self.notes, *self.findings] + (
             [self.next_step] if self.next_step else [])
 
 
@@ -69,9 +72,27 @@ def verdict_body(report: HomeReport) -> str:
     return verdict_line(report).removeprefix(VERDICT)
 
 
-def planned(report: HomeReport) -> Outcome:
-    """What `check` will say of the home once the plan is written (nothing is verified yet)."""
-    return Outcome(AFTER + verdict_body(report), is_clean(report), report.would_start, finding_lines(report))
+def planned(report: HomeReport, *, creates_home: bool = False) -> Outcome:
+    """What `check` will say of the home once the plan is written (nothing is verified yet); `creates_home`:
+    the home does not exist yet (cases/fixing.py `Proposal.creates_home`)."""
+    return Outcome(AFTER + verdict_body(report), is_clean(report), report.would_start, finding_lines(report),
+                   notes=setting_notes(report, creates=creates_home))
+
+
+def hermes_installed(report: HomeReport) -> bool:
+    """Whether a Hermes was found that runs this home (its venv, --hermes-python, or `hermes` on PATH)."""
+    judged = getattr(report.facts, "hermes", None)
+    return judged is not None and judged.found_at is not None
+
+
+def setting_notes(report: HomeReport, *, creates: bool = False, created: bool = False) -> tuple[str, ...]:
+    """What every face says next to a verdict about where it applies: the home will be (or was) created, and
+    no Hermes is installed (the verdict is about the files: it must not read as a gateway that will run)."""
+    home = visible(tilde(str(report.home)))
+    notes = [f"{home} does not exist yet: applying creates it." if creates else "",
+             f"Created {home} (it did not exist)." if created else "",
+             "" if hermes_installed(report) else NO_HERMES]
+    return tuple(note for note in notes if note)
 
 
 def written(report: HomeReport, home: Path, *, running: bool | None = None, restart: str | None = None,
@@ -82,7 +103,8 @@ def written(report: HomeReport, home: Path, *, running: bool | None = None, rest
     clean = is_clean(report)
     verdict = VERIFIED + verdict_body(report) if clean else verdict_line(report)
     return Outcome(verdict, clean, report.would_start, finding_lines(report),
-                   next_step(report, home, running=running, restart=restart, failed=failed))
+                   next_step(report, home, running=running, restart=restart, failed=failed),
+                   notes=setting_notes(report))
 
 
 @value_class
@@ -110,7 +132,8 @@ def after_apply(applied: Applied, home: Path, scope: ServiceScope | None = None)
     result = applied.result
     said = written(result.report, home, running=result.running, restart=restart_hint(home, scope),
                    failed=failed_steps(result))
-    said = replace(said, hermes=hermes_words(applied))
+    said = replace(said, hermes=hermes_words(applied),
+                   notes=setting_notes(result.report, created=applied.created_home))
     if applied.hermes_disagrees:
         said = replace(said, verdict=HERMES_DISAGREES, clean=False)
     return said

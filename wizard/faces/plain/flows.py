@@ -30,6 +30,7 @@ from hermes_wizard.faces.outcome import (
     planned,
     refusal_words,
     restart_lines,
+    setting_notes,
     writes_anyway,
 )
 from hermes_wizard.faces.plain.ask import Asks
@@ -55,8 +56,10 @@ def introduce(asker: Asks, fixing: Fixing, *, ssh: bool, echo_hidden: bool) -> b
     """The home, its verdict, and the terminal's facts; False when the user declines visible secrets."""
     home = fixing.home
     words, _ = verdict_words(fixing.report)
-    asker.say(f"Hermes home: {visible(tilde(str(home)))}" + ("" if home.is_dir() else " (created on apply)"))
+    asker.say(f"Hermes home: {visible(tilde(str(home)))}")
     asker.say(words)
+    for note in setting_notes(fixing.report, creates=not fixing.home_existed):  # next to the verdict
+        asker.say(note)
     if ssh:
         asker.say(ssh_note(visible(tilde(str(home / ".env")))))
     if not echo_hidden:
@@ -147,8 +150,10 @@ def review(asker: Asks, proposal: Proposal) -> bool:
         asker.say("No file changes.")
     if steps:
         asker.show(render_service(steps))
-    said = planned(outlook)
+    said = planned(outlook, creates_home=proposal.creates_home)
     asker.say(said.verdict)
+    for note in said.notes:
+        asker.say(note)
     opened = open_words(outlook)
     if opened:
         asker.say(opened)
@@ -186,6 +191,8 @@ def _result(asker: Asks, applied: Applied, fixing: Fixing) -> None:
     if said.hermes:
         asker.say(said.hermes)
     asker.say(said.verdict)
+    for note in said.notes:
+        asker.say(note)
     opened = open_words(report)
     if opened:
         asker.say(opened)
